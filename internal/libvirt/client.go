@@ -1,0 +1,88 @@
+package libvirt
+
+import (
+	"context"
+	"sync"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+)
+
+// Client is the provider's one handle on a libvirt daemon: every resource calls libvirt
+// through it, on connections from the pool it shares with every other resource.
+type Client struct {
+	uri  *URI
+	pool *pool
+	// Warnings are things the user should hear once, e.g. host key checking disabled.
+	Warnings []string
+}
+
+// readAttempts bounds how often a read is retried on a fresh connection.
+const readAttempts = 3
+
+var (
+	registryMu sync.Mutex
+	registry   = map[string]*Client{}
+)
+
+// NewClient returns the client for cfg. Provider instances configured alike share one
+// client and its pool for the life of the process. No connection is made here: the first
+// call dials, so a provider that is configured but unused never touches the host.
+func NewClient(cfg Config) (*Client, error) {
+	cfg = cfg.withDefaults()
+	key := cfg.key()
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if c, ok := registry[key]; ok {
+		return c, nil
+	}
+	u, err := ParseURI(cfg.URI)
+	if err != nil {
+		return nil, err
+	}
+	dial, warnings, err := newDialer(u, cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{uri: u, pool: newPool(u, cfg, dial), Warnings: warnings}
+	registry[key] = c
+	return c, nil
+}
+
+// URI is the parsed URI this client talks to.
+func (c *Client) URI() *URI { return c.uri }
+
+// Stats are the pool's counters.
+func (c *Client) Stats() Stats { return c.pool.snapshot() }
+
+// CloseIdle drops idle connections; the next call dials again.
+func (c *Client) CloseIdle() { c.pool.closeIdle() }
+
+// Read runs fn, which must only read (lookups, XML, lists): when the connection breaks
+// under it, fn runs again on a freshly dialled connection, up to readAttempts times.
+// op names the action for messages ("look up domain web-1").
+func (c *Client) Read(ctx context.Context, op string, fn func(*golibvirt.Libvirt) error) error {
+	var err error
+	for attempt := 1; attempt <= readAttempts; attempt++ {
+		err = c.once(ctx, op, fn)
+		if !IsTransport(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// Write runs fn once. When the connection breaks under it the error says so, and the
+// caller must read the object back before assuming the change did or did not happen.
+func (c *Client) Write(ctx context.Context, op string, fn func(*golibvirt.Libvirt) error) error {
+	return c.once(ctx, op, fn)
+}
+
+func (c *Client) once(ctx context.Context, op string, fn func(*golibvirt.Libvirt) error) error {
+	cn, err := c.pool.acquire(ctx)
+	if err != nil {
+		return &TransportError{Op: op, URI: c.uri.String(), Err: err}
+	}
+	err = classify(op, c.uri.String(), cn.call(ctx, fn))
+	c.pool.release(cn, IsTransport(err))
+	return err
+}

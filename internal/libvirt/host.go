@@ -1,0 +1,131 @@
+package libvirt
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"libvirt.org/go/libvirtxml"
+)
+
+// HostInfo is what the daemon says about the host and its hypervisor.
+type HostInfo struct {
+	Hostname          string
+	Arch              string
+	HypervisorType    string // e.g. QEMU
+	LibvirtVersion    string // of the daemon, e.g. 9.0.0
+	HypervisorVersion string // e.g. 7.2.0
+	DomainTypes       []string
+	DefaultDomainType string   // kvm when offered, else qemu (what libvirt_domain uses)
+	FirmwareTypes     []string // firmware auto-selection values, e.g. bios, efi
+	FirmwarePaths     []string // loader images the host offers
+}
+
+// HostInfo reads the host's capabilities and, for its default domain type, its domain
+// capabilities (firmware).
+func (c *Client) HostInfo(ctx context.Context) (*HostInfo, error) {
+	info := &HostInfo{}
+	var capsXML, domCapsXML string
+	err := c.Read(ctx, "read host capabilities", func(l *golibvirt.Libvirt) error {
+		var err error
+		if info.Hostname, err = l.ConnectGetHostname(); err != nil {
+			return err
+		}
+		if info.HypervisorType, err = l.ConnectGetType(); err != nil {
+			return err
+		}
+		lib, err := l.ConnectGetLibVersion()
+		if err != nil {
+			return err
+		}
+		info.LibvirtVersion = formatVersion(lib)
+		hv, err := l.ConnectGetVersion()
+		if err != nil {
+			return err
+		}
+		info.HypervisorVersion = formatVersion(hv)
+		capsXML, err = l.ConnectGetCapabilities()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var caps libvirtxml.Caps
+	if err := caps.Unmarshal(capsXML); err != nil {
+		return nil, fmt.Errorf("parse host capabilities: %w", err)
+	}
+	info.Arch, info.DomainTypes = archAndDomainTypes(&caps)
+	info.DefaultDomainType = DefaultDomainType(info.DomainTypes)
+	if info.DefaultDomainType == "" {
+		return info, nil // e.g. the test driver: no hvm guests, no firmware to report
+	}
+
+	err = c.Read(ctx, "read domain capabilities", func(l *golibvirt.Libvirt) error {
+		var err error
+		domCapsXML, err = l.ConnectGetDomainCapabilities(nil, golibvirt.OptString{info.Arch}, nil, golibvirt.OptString{info.DefaultDomainType}, 0)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var dc libvirtxml.DomainCaps
+	if err := dc.Unmarshal(domCapsXML); err != nil {
+		return nil, fmt.Errorf("parse domain capabilities: %w", err)
+	}
+	info.FirmwareTypes, info.FirmwarePaths = firmware(&dc)
+	return info, nil
+}
+
+// archAndDomainTypes: the host CPU's architecture and the domain types offered for
+// hvm guests of that architecture.
+func archAndDomainTypes(caps *libvirtxml.Caps) (string, []string) {
+	arch := ""
+	if caps.Host.CPU != nil {
+		arch = caps.Host.CPU.Arch
+	}
+	var types []string
+	for _, g := range caps.Guests {
+		if g.OSType != "hvm" || (arch != "" && g.Arch.Name != arch) {
+			continue
+		}
+		for _, d := range g.Arch.Domains {
+			if !slices.Contains(types, d.Type) {
+				types = append(types, d.Type)
+			}
+		}
+	}
+	slices.Sort(types)
+	return arch, types
+}
+
+// DefaultDomainType is kvm when the host offers it, else qemu (TCG), else "".
+func DefaultDomainType(offered []string) string {
+	for _, t := range []string{"kvm", "qemu"} {
+		if slices.Contains(offered, t) {
+			return t
+		}
+	}
+	return ""
+}
+
+func firmware(dc *libvirtxml.DomainCaps) (types, paths []string) {
+	if dc.OS == nil {
+		return nil, nil
+	}
+	for _, e := range dc.OS.Enums {
+		if e.Name == "firmware" {
+			types = append(types, e.Values...)
+		}
+	}
+	if dc.OS.Loader != nil {
+		paths = append(paths, dc.OS.Loader.Values...)
+	}
+	slices.Sort(types)
+	return types, paths
+}
+
+// formatVersion turns libvirt's major*1e6+minor*1e3+micro into "major.minor.micro".
+func formatVersion(v uint64) string {
+	return fmt.Sprintf("%d.%d.%d", v/1000000, (v/1000)%1000, v%1000)
+}

@@ -1,0 +1,251 @@
+package libvirt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/digitalocean/go-libvirt/socket/dialers"
+)
+
+// conn is one live RPC connection to the daemon.
+type conn struct {
+	l        *golibvirt.Libvirt
+	raw      net.Conn // closing it interrupts every call in flight on l
+	lastUsed time.Time
+}
+
+func (c *conn) close() {
+	// Closing the socket is enough: go-libvirt's reader sees it and fails pending calls.
+	_ = c.raw.Close()
+}
+
+// call runs fn on the connection and makes ctx's deadline real: go-libvirt calls take no
+// context, so when ctx ends first we close the socket, which aborts the call.
+func (c *conn) call(ctx context.Context, fn func(*golibvirt.Libvirt) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, c.close)
+	err := fn(c.l)
+	if !stop() && err != nil {
+		// The socket was closed under the call: report why.
+		return fmt.Errorf("%w (%v)", ctx.Err(), err)
+	}
+	return err
+}
+
+// Stats are counters of a pool, for tests and the benchmark.
+type Stats struct {
+	Open     int // live connections now
+	Idle     int
+	InUse    int
+	MaxOpen  int // peak of Open
+	MaxInUse int // peak of InUse
+	Dials    int // successful dials since the pool was made
+}
+
+// pool holds up to size live connections to one daemon and hands them out one caller at
+// a time. Dead connections are dropped and re-dialled with backoff on the next use.
+type pool struct {
+	uri    *URI
+	cfg    Config
+	dial   dialFunc
+	tokens chan struct{} // one per connection that may be in use
+
+	mu    sync.Mutex
+	idle  []*conn // most recently used last
+	stats Stats
+
+	stopKeepalive chan struct{}
+}
+
+func newPool(u *URI, cfg Config, dial dialFunc) *pool {
+	p := &pool{
+		uri:           u,
+		cfg:           cfg,
+		dial:          dial,
+		tokens:        make(chan struct{}, cfg.MaxConnections),
+		stopKeepalive: make(chan struct{}),
+	}
+	for range cfg.MaxConnections {
+		p.tokens <- struct{}{}
+	}
+	go p.keepalive()
+	return p
+}
+
+// acquire waits for a free slot, then returns an idle live connection or dials a new one.
+func (p *pool) acquire(ctx context.Context) (*conn, error) {
+	select {
+	case <-p.tokens:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for a free connection (max_connections = %d): %w", p.cfg.MaxConnections, ctx.Err())
+	}
+	for {
+		p.mu.Lock()
+		n := len(p.idle)
+		if n == 0 {
+			p.mu.Unlock()
+			break
+		}
+		c := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		if c.l.IsConnected() {
+			p.markInUse(+1)
+			return c, nil
+		}
+		p.discard(c) // died while idle (daemon restarted, link dropped)
+	}
+	c, err := p.dialWithBackoff(ctx)
+	if err != nil {
+		p.tokens <- struct{}{}
+		return nil, err
+	}
+	p.markInUse(+1)
+	return c, nil
+}
+
+// release returns a connection; a broken one is closed instead of kept.
+func (p *pool) release(c *conn, broken bool) {
+	p.markInUse(-1)
+	if broken || !c.l.IsConnected() {
+		p.discard(c)
+	} else {
+		c.lastUsed = time.Now()
+		p.mu.Lock()
+		p.idle = append(p.idle, c)
+		p.mu.Unlock()
+	}
+	p.tokens <- struct{}{}
+}
+
+func (p *pool) markInUse(delta int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stats.InUse += delta
+	p.stats.MaxInUse = max(p.stats.MaxInUse, p.stats.InUse)
+}
+
+func (p *pool) discard(c *conn) {
+	c.close()
+	p.mu.Lock()
+	p.stats.Open--
+	p.mu.Unlock()
+}
+
+func (p *pool) dialWithBackoff(ctx context.Context) (*conn, error) {
+	wait := p.cfg.BackoffBase
+	var last error
+	for attempt := 1; attempt <= p.cfg.DialAttempts; attempt++ {
+		c, err := p.connect(ctx)
+		if err == nil {
+			return c, nil
+		}
+		last = err
+		if isPermanent(err) || ctx.Err() != nil || attempt == p.cfg.DialAttempts {
+			break
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w (after %d dial attempts, last: %v)", ctx.Err(), attempt, last)
+		}
+		wait = min(2*wait, p.cfg.BackoffMax)
+	}
+	return nil, last
+}
+
+// connect dials once and opens the driver (ConnectOpen) within DialTimeout.
+func (p *pool) connect(ctx context.Context) (*conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, p.cfg.DialTimeout)
+	defer cancel()
+	raw, err := p.dial(dctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{l: golibvirt.NewWithDialer(dialers.NewAlreadyConnected(raw)), raw: raw}
+	err = c.call(dctx, func(l *golibvirt.Libvirt) error {
+		return l.ConnectToURI(golibvirt.ConnectURI(p.uri.DriverURI()))
+	})
+	if err != nil {
+		raw.Close()
+		var lerr golibvirt.Error
+		if errors.As(err, &lerr) {
+			// The daemon answered and refused (unknown driver, access denied): retrying
+			// will not change its mind.
+			return nil, &permanentError{fmt.Errorf("open %s on the daemon: %s", p.uri.DriverURI(), lerr.Message)}
+		}
+		return nil, fmt.Errorf("open %s on the daemon: %w", p.uri.DriverURI(), err)
+	}
+	p.mu.Lock()
+	p.stats.Open++
+	p.stats.Dials++
+	p.stats.MaxOpen = max(p.stats.MaxOpen, p.stats.Open)
+	p.mu.Unlock()
+	return c, nil
+}
+
+// keepalive pings idle connections so that a dead link is found before a caller needs
+// it (and SSH / NAT sessions stay open), and closes the ones idle for too long.
+func (p *pool) keepalive() {
+	t := time.NewTicker(p.cfg.KeepaliveInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stopKeepalive:
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		idle := p.idle
+		p.idle = nil
+		p.mu.Unlock()
+		var keep []*conn
+		for _, c := range idle {
+			if time.Since(c.lastUsed) > p.cfg.IdleTimeout || !c.l.IsConnected() {
+				p.discard(c)
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := c.call(ctx, func(l *golibvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err })
+			cancel()
+			if err != nil {
+				p.discard(c)
+				continue
+			}
+			keep = append(keep, c)
+		}
+		p.mu.Lock()
+		// Connections released meanwhile were appended; keep the pinged ones before them.
+		p.idle = append(keep, p.idle...)
+		p.mu.Unlock()
+	}
+}
+
+// stats returns a snapshot of the counters.
+func (p *pool) snapshot() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.stats
+	s.Idle = len(p.idle)
+	return s
+}
+
+// closeIdle closes every idle connection (tests, and a provider shutting down).
+func (p *pool) closeIdle() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, c := range idle {
+		p.discard(c)
+	}
+}

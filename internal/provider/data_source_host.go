@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+var _ datasource.DataSourceWithConfigure = (*hostDataSource)(nil)
+
+// NewHostDataSource is the libvirt_host data source.
+func NewHostDataSource() datasource.DataSource { return &hostDataSource{} }
+
+type hostDataSource struct {
+	client *libvirt.Client
+}
+
+type hostModel struct {
+	ID                types.String   `tfsdk:"id"`
+	URI               types.String   `tfsdk:"uri"`
+	Hostname          types.String   `tfsdk:"hostname"`
+	Arch              types.String   `tfsdk:"arch"`
+	HypervisorType    types.String   `tfsdk:"hypervisor_type"`
+	LibvirtVersion    types.String   `tfsdk:"libvirt_version"`
+	HypervisorVersion types.String   `tfsdk:"hypervisor_version"`
+	DomainTypes       []string       `tfsdk:"domain_types"`
+	DefaultDomainType types.String   `tfsdk:"default_domain_type"`
+	FirmwareTypes     []string       `tfsdk:"firmware_types"`
+	Firmware          []string       `tfsdk:"firmware"`
+	Timeouts          timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (d *hostDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_host"
+}
+
+func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	computed := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+	}
+	list := func(desc string) schema.ListAttribute {
+		return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.StringType}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "What the libvirt host offers: architecture, domain types, versions and firmware. " +
+			"Use it to choose `type` or `firmware` for domains, or to check a host before building on it.",
+		Attributes: map[string]schema.Attribute{
+			"id":                  computed("The connection URI (one host per provider instance)."),
+			"uri":                 computed("The libvirt URI the provider is connected to."),
+			"hostname":            computed("The host's name as libvirt reports it."),
+			"arch":                computed("The host CPU architecture, e.g. `x86_64`."),
+			"hypervisor_type":     computed("The hypervisor driver, e.g. `QEMU`."),
+			"libvirt_version":     computed("Version of the libvirt daemon, e.g. `9.0.0`."),
+			"hypervisor_version":  computed("Version of the hypervisor, e.g. `7.2.0` for QEMU."),
+			"domain_types":        list("Domain types offered for hvm guests of the host architecture, e.g. `[\"kvm\", \"qemu\"]`."),
+			"default_domain_type": computed("What `libvirt_domain.type` defaults to here: `kvm` when offered, else `qemu` (software emulation)."),
+			"firmware_types":      list("Firmware auto-selection values offered for the default domain type, e.g. `[\"bios\", \"efi\"]`."),
+			"firmware":            list("Firmware loader images the host offers (paths on the host)."),
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx),
+		},
+	}
+}
+
+func (d *hostDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
+}
+
+func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m hostModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := m.Timeouts.Read(ctx, time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	info, err := d.client.HostInfo(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read libvirt host "+d.client.URI().String(), err.Error())
+		return
+	}
+	m.fromHostInfo(d.client.URI().String(), info)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (m *hostModel) fromHostInfo(uri string, info *libvirt.HostInfo) {
+	m.ID = types.StringValue(uri)
+	m.URI = types.StringValue(uri)
+	m.Hostname = types.StringValue(info.Hostname)
+	m.Arch = types.StringValue(info.Arch)
+	m.HypervisorType = types.StringValue(info.HypervisorType)
+	m.LibvirtVersion = types.StringValue(info.LibvirtVersion)
+	m.HypervisorVersion = types.StringValue(info.HypervisorVersion)
+	m.DomainTypes = nonNil(info.DomainTypes)
+	m.DefaultDomainType = types.StringValue(info.DefaultDomainType)
+	m.FirmwareTypes = nonNil(info.FirmwareTypes)
+	m.Firmware = nonNil(info.FirmwarePaths)
+}
+
+// nonNil makes an empty list known-empty rather than null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
