@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -49,6 +50,16 @@ func newDialer(u *URI, cfg Config) (dialFunc, []string, error) {
 			if err := c.HandshakeContext(ctx); err != nil {
 				raw.Close()
 				return nil, &permanentError{fmt.Errorf("TLS handshake with %s: %w", addr, err)}
+			}
+			// libvirtd then checks the client certificate and sends one byte: 1 = accepted.
+			ok := make([]byte, 1)
+			if _, err := io.ReadFull(c, ok); err != nil {
+				raw.Close()
+				return nil, fmt.Errorf("TLS with %s: waiting for the daemon to accept the client certificate: %w", addr, err)
+			}
+			if ok[0] != 1 {
+				raw.Close()
+				return nil, &permanentError{fmt.Errorf("TLS with %s: the daemon rejected the client certificate (check tls.cert_file / key_file and the daemon's tls_allowed_dn_list)", addr)}
 			}
 			return c, nil
 		}, warnings, nil

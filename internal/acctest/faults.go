@@ -1,0 +1,128 @@
+package acctest
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// DropDaemonClients makes the libvirt daemon itself close every connection this test
+// process holds on its unix socket (virt-admin client-disconnect), as a daemon restart or
+// a dropped link would. It returns how many it closed.
+func DropDaemonClients(t testing.TB) int {
+	t.Helper()
+	out, err := exec.Command("virt-admin", "srv-clients-list", "libvirtd").CombinedOutput()
+	if err != nil {
+		t.Fatalf("virt-admin srv-clients-list: %v\n%s", err, out)
+	}
+	idRe := regexp.MustCompile(`(?m)^\s*(\d+)\s+unix\s`)
+	pidRe := regexp.MustCompile(`(?m)^unix_process_id\s*:\s*(\d+)`)
+	me := strconv.Itoa(os.Getpid())
+	n := 0
+	for _, m := range idRe.FindAllStringSubmatch(string(out), -1) {
+		info, err := exec.Command("virt-admin", "client-info", "libvirtd", m[1]).CombinedOutput()
+		if err != nil {
+			continue // it went away meanwhile
+		}
+		if pm := pidRe.FindStringSubmatch(string(info)); pm == nil || pm[1] != me {
+			continue
+		}
+		if out, err := exec.Command("virt-admin", "client-disconnect", "libvirtd", m[1]).CombinedOutput(); err != nil &&
+			!strings.Contains(string(out), "no client") {
+			t.Fatalf("virt-admin client-disconnect %s: %v\n%s", m[1], err, out)
+		}
+		n++
+	}
+	return n
+}
+
+// FaultProxy forwards TCP connections to a libvirt listener and can freeze or cut them,
+// to put the provider through broken links deterministically.
+type FaultProxy struct {
+	Addr   string // 127.0.0.1:port to dial instead of the target
+	target string
+	ln     net.Listener
+
+	mu     sync.Mutex
+	frozen bool
+	conns  []net.Conn
+	Accept int // connections accepted so far
+}
+
+// StartFaultProxy listens on loopback and forwards to target (host:port).
+func StartFaultProxy(t testing.TB, target string) *FaultProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &FaultProxy{Addr: ln.Addr().String(), target: target, ln: ln}
+	go p.serve()
+	t.Cleanup(func() { ln.Close(); p.Cut() })
+	return p
+}
+
+func (p *FaultProxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.Accept++
+		p.conns = append(p.conns, c, up)
+		p.mu.Unlock()
+		go p.pipe(up, c)
+		go p.pipe(c, up)
+	}
+}
+
+// pipe copies until either side closes; while frozen, bytes are read and held back.
+func (p *FaultProxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			frozen := p.frozen
+			p.mu.Unlock()
+			if !frozen {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+		}
+		if err != nil { // EOF or a closed socket: close the other side too
+			break
+		}
+	}
+	dst.Close()
+	src.Close()
+}
+
+// Freeze swallows traffic from now on: calls in flight hang as on a dead link.
+func (p *FaultProxy) Freeze() { p.mu.Lock(); p.frozen = true; p.mu.Unlock() }
+
+// Thaw forwards again (new connections only; frozen ones have lost bytes).
+func (p *FaultProxy) Thaw() { p.mu.Lock(); p.frozen = false; p.mu.Unlock() }
+
+// Cut closes every connection through the proxy, as a dropped link would.
+func (p *FaultProxy) Cut() {
+	p.mu.Lock()
+	conns := p.conns
+	p.conns = nil
+	p.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+}
