@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +31,10 @@ func init() {
 	// source = "kvmforge/libvirt" under Terraform and OpenTofu alike.
 	if os.Getenv("TF_ACC_PROVIDER_NAMESPACE") == "" {
 		os.Setenv("TF_ACC_PROVIDER_NAMESPACE", "kvmforge")
+	}
+	if os.Getenv("TF_CLI_CONFIG_FILE") == "" {
+		_, self, _, _ := runtime.Caller(0)
+		os.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(filepath.Dir(self), "cli.tfrc"))
 	}
 	if os.Getenv("CHECKPOINT_DISABLE") == "" {
 		os.Setenv("CHECKPOINT_DISABLE", "1") // no version check calls from the test sandbox

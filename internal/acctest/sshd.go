@@ -1,7 +1,6 @@
 package acctest
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
@@ -89,17 +88,25 @@ LogLevel VERBOSE
 		t.Fatal(err)
 	}
 
-	var logBuf bytes.Buffer
+	// The log goes to a file, not a pipe: per-connection sshd children outlive the
+	// listener while the provider's pool keeps its connections, and would hold a pipe open.
+	logPath := filepath.Join(dir, "sshd.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	readLog := func() string { b, _ := os.ReadFile(logPath); return string(b) }
 	cmd := exec.Command(sshdBin, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
-	cmd.Stdout, cmd.Stderr = &logBuf, &logBuf
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start sshd: %v", err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		_ = cmd.Process.Kill() // by its pid; sessions still open end with their connections
 		_ = cmd.Wait()
 		if t.Failed() {
-			t.Logf("sshd log:\n%s", logBuf.String())
+			t.Logf("sshd log:\n%s", readLog())
 		}
 	})
 	deadline := time.Now().Add(10 * time.Second)
@@ -110,7 +117,7 @@ LogLevel VERBOSE
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("sshd did not listen on 127.0.0.1:%d: %v\n%s", s.Port, err, logBuf.String())
+			t.Fatalf("sshd did not listen on 127.0.0.1:%d: %v\n%s", s.Port, err, readLog())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -328,6 +329,57 @@ func TestExamplesValidate(t *testing.T) {
 				t.Errorf("terraform validate %s: %v\n%s%s", rel, err, out, errOut)
 			}
 		})
+	}
+}
+
+// TestTemplateSnippetsFormatted checks the ```terraform blocks written inline in
+// templates/ (examples/ files are checked by TestExamplesValidate and `terraform fmt`).
+func TestTemplateSnippetsFormatted(t *testing.T) {
+	bin := terraformCLI(t)
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	n := 0
+	err = filepath.WalkDir(filepath.Join(root, "templates"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		var block []string
+		in, start := false, 0
+		for i, line := range strings.Split(string(src), "\n") {
+			switch {
+			case !in && strings.TrimSpace(line) == "```terraform":
+				in, start, block = true, i+1, nil
+			case in && strings.TrimSpace(line) == "```":
+				in = false
+				n++
+				name := fmt.Sprintf("%03d_%s_line%d.tf", n, strings.NewReplacer("/", "_", ".", "_").Replace(rel), start+1)
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(block, "\n")+"\n"), 0o644); err != nil {
+					return err
+				}
+			case in:
+				block = append(block, line)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Skip("no terraform snippets in templates/")
+	}
+	cmd := exec.Command(bin, "fmt", "-check", "-diff", "-no-color", dir)
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("terraform snippets in templates/ are not valid, formatted HCL (file names say template and line): %v\n%s", err, out)
 	}
 }
 

@@ -1,0 +1,111 @@
+package provider_test
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+// The daemon drops the provider's live connections between two runs of the same
+// config: the provider re-dials and the second run succeeds, with nothing to change.
+func TestAccProvider_reconnectsAfterDrop(t *testing.T) {
+	config := acctest.ProviderBlock("") + `data "libvirt_host" "this" {}`
+	dropped := 0
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() { dropped = acctest.DropDaemonClients(t) },
+				Config:    config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("hypervisor_type"), knownvalue.StringExact("QEMU")),
+				},
+				Check: func(*terraform.State) error {
+					if dropped == 0 {
+						return fmt.Errorf("no live provider connection was dropped: the test proved nothing")
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// qemu+ssh through a real OpenSSH server, configured the way users do: key and
+// known_hosts content in the provider block.
+func TestAccProvider_ssh(t *testing.T) {
+	acctest.RequireAcc(t)
+	sshd := acctest.StartSSHD(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("SSH_AUTH_SOCK", "")
+	sshConfig := func(knownHosts string) string {
+		return fmt.Sprintf(`
+terraform {
+  required_providers {
+    libvirt = { source = "kvmforge/libvirt" }
+  }
+}
+provider "libvirt" {
+  uri = %q
+  ssh {
+    private_key = <<-EOT
+%sEOT
+    known_hosts = %q
+  }
+}
+data "libvirt_host" "this" {}
+`, sshd.URI(), sshd.ClientKeyPEM, knownHosts)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: sshConfig(sshd.KnownHostsLine),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("uri"), knownvalue.StringExact(sshd.URI())),
+					statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("hypervisor_type"), knownvalue.StringExact("QEMU")),
+				},
+			},
+			{
+				// A known_hosts that names another key for this host: hard error, with the
+				// fingerprint the host offered.
+				Config:      sshConfig(acctest.NewHostKeyLine(t, fmt.Sprintf("127.0.0.1:%d", sshd.Port))),
+				ExpectError: regexp.MustCompile(`(?s)ssh host key verification failed for 127\.0\.0\.1:\d+.*SHA256:`),
+			},
+		},
+	})
+}
+
+func TestAccProvider_tcp(t *testing.T) {
+	uri := acctest.Env("LIBVIRT_TEST_TCP_URI", "qemu+tcp://127.0.0.1/system")
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+terraform {
+  required_providers {
+    libvirt = { source = "kvmforge/libvirt" }
+  }
+}
+provider "libvirt" {
+  uri = %q
+}
+data "libvirt_host" "this" {}
+`, uri),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("uri"), knownvalue.StringExact(uri)),
+			},
+		}},
+	})
+}
