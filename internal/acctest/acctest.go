@@ -32,13 +32,26 @@ func init() {
 	if os.Getenv("TF_ACC_PROVIDER_NAMESPACE") == "" {
 		os.Setenv("TF_ACC_PROVIDER_NAMESPACE", "kvmforge")
 	}
-	if os.Getenv("TF_CLI_CONFIG_FILE") == "" {
+	// OpenTofu resolves the short source "kvmforge/libvirt" on its own registry host, as it
+	// does for its users; reattach the provider there.
+	if OpenTofu() && os.Getenv("TF_ACC_PROVIDER_HOST") == "" {
+		os.Setenv("TF_ACC_PROVIDER_HOST", "registry.opentofu.org")
+	}
+	// An unset TF_CLI_CONFIG_FILE, or one naming a missing file (this workplace's machines
+	// set it so), makes the CLI print a warning that breaks the version check of
+	// terraform-plugin-testing under OpenTofu.
+	if _, err := os.Stat(os.Getenv("TF_CLI_CONFIG_FILE")); err != nil {
 		_, self, _, _ := runtime.Caller(0)
 		os.Setenv("TF_CLI_CONFIG_FILE", filepath.Join(filepath.Dir(self), "cli.tfrc"))
 	}
 	if os.Getenv("CHECKPOINT_DISABLE") == "" {
 		os.Setenv("CHECKPOINT_DISABLE", "1") // no version check calls from the test sandbox
 	}
+}
+
+// OpenTofu reports whether the tests run under OpenTofu (TF_ACC_TERRAFORM_PATH names tofu).
+func OpenTofu() bool {
+	return strings.Contains(filepath.Base(os.Getenv("TF_ACC_TERRAFORM_PATH")), "tofu")
 }
 
 // ProtoV6ProviderFactories runs the provider in the test process.
