@@ -79,6 +79,18 @@ func Env(name, def string) string {
 func Pool() string    { return Env("LIBVIRT_TEST_POOL", "default") }
 func Network() string { return Env("LIBVIRT_TEST_NETWORK", "default") }
 
+// GuestImage is the tiny test guest's qcow2 (tools/guest-image/build.sh): from
+// LIBVIRT_TEST_IMAGE, else the build's stable symlink. Tests copy or overlay it, never
+// boot it in place.
+func GuestImage(t testing.TB) string {
+	t.Helper()
+	p := Env("LIBVIRT_TEST_IMAGE", filepath.Join(Env("KVMFORGE_CACHE", "/var/cache/kvmforge"), "guest-image", "tiny.qcow2"))
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("tiny guest image missing (build it with `make image`): %v", err)
+	}
+	return p
+}
+
 // RequireAcc skips a test that needs the real daemon unless TF_ACC is set (the usual gate
 // of acceptance tests), and fails it — never skips — when TF_ACC is set but the host does
 // not answer: a CI run without its libvirt host must go red, not quietly green.
