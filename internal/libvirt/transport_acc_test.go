@@ -248,3 +248,38 @@ func TestAccPoolBound(t *testing.T) {
 		t.Errorf("20 concurrent calls used %d connections at once, want 2", s.MaxInUse)
 	}
 }
+
+// Idle connections are pinged by the keepalive loop: one the daemon dropped is found and
+// closed without any caller touching it, and one idle past IdleTimeout is closed too.
+func TestAccKeepalive(t *testing.T) {
+	acctest.RequireAcc(t)
+	c := newClient(t, libvirt.Config{URI: acctest.URI(), MaxConnections: 1, KeepaliveInterval: 100 * time.Millisecond, IdleTimeout: time.Hour})
+	if _, err := hostInfo(t, c); err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Stats(); s.Open != 1 || s.Idle != 1 {
+		t.Fatalf("after one call: %+v", s)
+	}
+	acctest.DropDaemonClients(t)
+	waitFor(t, "the dropped idle connection to be closed", func() bool { return c.Stats().Open == 0 })
+
+	idle := newClient(t, libvirt.Config{URI: acctest.URI(), MaxConnections: 2, KeepaliveInterval: 100 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
+	if _, err := hostInfo(t, idle); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the idle connection to time out", func() bool { return idle.Stats().Open == 0 })
+	if _, err := hostInfo(t, idle); err != nil {
+		t.Fatalf("call after idle close: %v", err)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
