@@ -64,7 +64,8 @@ func (c *Client) Read(ctx context.Context, op string, fn func(*golibvirt.Libvirt
 	var err error
 	for attempt := 1; attempt <= readAttempts; attempt++ {
 		err = c.once(ctx, op, fn)
-		if !IsTransport(err) || ctx.Err() != nil {
+		// A rejected host key or credential will be rejected again: no point retrying.
+		if !IsTransport(err) || isPermanent(err) || ctx.Err() != nil {
 			return err
 		}
 	}
