@@ -48,10 +48,12 @@ type FaultProxy struct {
 	target string
 	ln     net.Listener
 
-	mu     sync.Mutex
-	frozen bool
-	conns  []net.Conn
-	Accept int // connections accepted so far
+	mu           sync.Mutex
+	frozen       bool
+	refused      bool
+	refusedCount int
+	conns        []net.Conn
+	accepted     int // connections forwarded so far
 }
 
 // StartFaultProxy listens on loopback and forwards to target (host:port).
@@ -73,13 +75,23 @@ func (p *FaultProxy) serve() {
 		if err != nil {
 			return
 		}
+		p.mu.Lock()
+		refused := p.refused
+		p.mu.Unlock()
+		if refused { // a host whose daemon is down: the link opens and closes at once
+			c.Close()
+			p.mu.Lock()
+			p.refusedCount++
+			p.mu.Unlock()
+			continue
+		}
 		up, err := net.Dial("tcp", p.target)
 		if err != nil {
 			c.Close()
 			continue
 		}
 		p.mu.Lock()
-		p.Accept++
+		p.accepted++
 		p.conns = append(p.conns, c, up)
 		p.mu.Unlock()
 		go p.pipe(up, c)
@@ -115,6 +127,16 @@ func (p *FaultProxy) Freeze() { p.mu.Lock(); p.frozen = true; p.mu.Unlock() }
 
 // Thaw forwards again (new connections only; frozen ones have lost bytes).
 func (p *FaultProxy) Thaw() { p.mu.Lock(); p.frozen = false; p.mu.Unlock() }
+
+// Refuse closes new connections at once (a daemon that is down); Accept undoes it.
+func (p *FaultProxy) Refuse() { p.mu.Lock(); p.refused = true; p.mu.Unlock() }
+func (p *FaultProxy) Accept() { p.mu.Lock(); p.refused = false; p.mu.Unlock() }
+
+// Accepted counts connections forwarded to the target.
+func (p *FaultProxy) Accepted() int { p.mu.Lock(); defer p.mu.Unlock(); return p.accepted }
+
+// Refused counts connections closed at once while refusing.
+func (p *FaultProxy) Refused() int { p.mu.Lock(); defer p.mu.Unlock(); return p.refusedCount }
 
 // Cut closes every connection through the proxy, as a dropped link would.
 func (p *FaultProxy) Cut() {

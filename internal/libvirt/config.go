@@ -22,6 +22,8 @@ type Config struct {
 	BackoffMax        time.Duration
 	KeepaliveInterval time.Duration // how often idle connections are pinged
 	IdleTimeout       time.Duration // idle connections older than this are closed
+	BreakerThreshold  int           // consecutive failed dials that open the breaker
+	BreakerCooldown   time.Duration // how long an open breaker fails calls without dialling
 }
 
 // SSHConfig is the provider's ssh block. Zero values fall back to the URI's query
@@ -55,6 +57,8 @@ const (
 	defaultBackoffMax        = 4 * time.Second
 	defaultKeepaliveInterval = 30 * time.Second
 	defaultIdleTimeout       = 5 * time.Minute
+	defaultBreakerThreshold  = 3
+	defaultBreakerCooldown   = 30 * time.Second
 )
 
 func (c Config) withDefaults() Config {
@@ -78,6 +82,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = defaultIdleTimeout
+	}
+	if c.BreakerThreshold <= 0 {
+		c.BreakerThreshold = defaultBreakerThreshold
+	}
+	if c.BreakerCooldown <= 0 {
+		c.BreakerCooldown = defaultBreakerCooldown
 	}
 	return c
 }

@@ -61,6 +61,8 @@ type pool struct {
 	idle  []*conn // most recently used last
 	stats Stats
 
+	breaker *breaker
+
 	stopKeepalive chan struct{}
 }
 
@@ -71,6 +73,7 @@ func newPool(u *URI, cfg Config, dial dialFunc) *pool {
 		dial:          dial,
 		tokens:        make(chan struct{}, cfg.MaxConnections),
 		stopKeepalive: make(chan struct{}),
+		breaker:       &breaker{threshold: cfg.BreakerThreshold, cooldown: cfg.BreakerCooldown, now: time.Now},
 	}
 	for range cfg.MaxConnections {
 		p.tokens <- struct{}{}
@@ -143,9 +146,21 @@ func (p *pool) dialWithBackoff(ctx context.Context) (*conn, error) {
 	wait := p.cfg.BackoffBase
 	var last error
 	for attempt := 1; attempt <= p.cfg.DialAttempts; attempt++ {
+		if err := p.breaker.allow(); err != nil {
+			if last != nil {
+				return nil, last
+			}
+			return nil, err
+		}
 		c, err := p.connect(ctx)
 		if err == nil {
+			p.breaker.success()
 			return c, nil
+		}
+		if ctx.Err() == nil {
+			p.breaker.failure(err)
+		} else {
+			p.breaker.abandon() // our own deadline says nothing about the host
 		}
 		last = err
 		if isPermanent(err) || ctx.Err() != nil || attempt == p.cfg.DialAttempts {

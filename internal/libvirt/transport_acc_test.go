@@ -283,3 +283,44 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A dead host: after a few failed dials the breaker opens and every other caller fails at
+// once naming the first cause, instead of each waiting out its own dials; after the
+// cool-down it closes by itself once the host answers again.
+func TestAccBreaker(t *testing.T) {
+	acctest.RequireAcc(t)
+	proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
+	proxy.Refuse()
+	_, port, _ := net.SplitHostPort(proxy.Addr)
+	c := newClient(t, libvirt.Config{URI: "qemu+tcp://127.0.0.1:" + port + "/system", MaxConnections: 4,
+		DialAttempts: 4, BackoffBase: 20 * time.Millisecond, BreakerThreshold: 3, BreakerCooldown: time.Second})
+	ctx := context.Background()
+	ping := func(l *golibvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err }
+
+	const callers = 10
+	errs := make(chan error, callers)
+	for range callers {
+		go func() { errs <- c.Read(ctx, "version", ping) }()
+	}
+	for range callers {
+		err := <-errs
+		if err == nil || !libvirt.IsTransport(err) || errors.Is(err, libvirt.ErrNotFound) {
+			t.Fatalf("dead host: want a transport error, got %v", err)
+		}
+	}
+	// 10 callers x 3 reads x 4 dials would be 120 connection attempts without the breaker.
+	if n := proxy.Accepted() + proxy.Refused(); n > 6 {
+		t.Errorf("%d connection attempts to a dead host; the breaker should have stopped them after 3", n)
+	}
+	err := c.Read(ctx, "version", ping)
+	var open *libvirt.BreakerOpenError
+	if !errors.As(err, &open) || !strings.Contains(err.Error(), "first cause") {
+		t.Fatalf("while open: want BreakerOpenError naming the first cause, got %v", err)
+	}
+
+	proxy.Accept()
+	time.Sleep(1100 * time.Millisecond) // the cool-down
+	if err := c.Read(ctx, "version", ping); err != nil {
+		t.Fatalf("after the cool-down, with the host back: %v", err)
+	}
+}
