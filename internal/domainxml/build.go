@@ -1,0 +1,434 @@
+package domainxml
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// Build returns the domain definition for s. With base nil it is a fresh definition with
+// the defaults users expect; otherwise s is merged onto a copy of base (the domain's
+// current definition): what s controls is replaced, the rest is kept, and a device that
+// stays the same device (a disk on the same target, a NIC with the same MAC) keeps its
+// address and any settings the user does not manage.
+func Build(base *libvirtxml.Domain, s Spec) (*libvirtxml.Domain, error) {
+	disks := slices.Clone(s.Disks)
+	var ci *CloudInit
+	if s.CloudInit != nil {
+		c := *s.CloudInit
+		ci = &c
+	}
+	FillDiskDefaults(disks, ci)
+	s.Disks, s.CloudInit = disks, ci
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+
+	var d *libvirtxml.Domain
+	if base == nil {
+		d = fresh()
+	} else {
+		var err error
+		if d, err = clone(base); err != nil {
+			return nil, err
+		}
+	}
+	if d.Devices == nil {
+		d.Devices = &libvirtxml.DomainDeviceList{}
+	}
+	d.ID = nil
+	d.Type = s.Type
+	d.Name = s.Name
+	if s.UUID != "" {
+		d.UUID = s.UUID
+	}
+
+	d.VCPU = &libvirtxml.DomainVCPU{Placement: "static", Value: s.EffectiveMaxVCPU()}
+	if s.VCPU != d.VCPU.Value {
+		d.VCPU.Current = s.VCPU
+	}
+	d.Memory = &libvirtxml.DomainMemory{Value: uint(s.EffectiveMaxMemoryMiB() * 1024), Unit: "KiB"}
+	d.CurrentMemory = &libvirtxml.DomainCurrentMemory{Value: uint(s.MemoryMiB * 1024), Unit: "KiB"}
+
+	if d.OS == nil {
+		d.OS = &libvirtxml.DomainOS{}
+	}
+	if d.OS.Type == nil {
+		d.OS.Type = &libvirtxml.DomainOSType{Type: "hvm"}
+	}
+	machineChanged := !SameMachine(s.Machine, d.OS.Type.Machine)
+	if s.Machine != "" && (machineChanged || d.OS.Type.Machine == "") {
+		d.OS.Type.Machine = s.Machine
+	}
+	if base != nil && parseFirmware(d.OS) != normFirmware(s.Firmware) {
+		d.OS.Loader, d.OS.NVRam, d.OS.FirmwareInfo = nil, nil, nil
+	}
+	if normFirmware(s.Firmware) == FirmwareUEFI {
+		d.OS.Firmware = "efi"
+	} else {
+		d.OS.Firmware = ""
+	}
+
+	switch s.CPUMode {
+	case "":
+		// Keep what is there: libvirt writes its own default (custom qemu64 under TCG).
+	case "custom":
+		d.CPU = &libvirtxml.DomainCPU{Mode: "custom", Match: "exact"}
+		if s.CPUModel != "" {
+			d.CPU.Model = &libvirtxml.DomainCPUModel{Value: s.CPUModel, Fallback: "allow"}
+		}
+	default:
+		if d.CPU == nil || d.CPU.Mode != s.CPUMode {
+			d.CPU = &libvirtxml.DomainCPU{Mode: s.CPUMode}
+		}
+	}
+
+	if machineChanged && base != nil {
+		// Another machine type lays out its buses differently: let libvirt place
+		// controllers and devices afresh.
+		stripAddresses(d)
+	}
+
+	d.Devices.Disks = buildDisks(d.Devices.Disks, s.Disks, ci)
+	anyBootOrder := false
+	for _, dk := range s.Disks {
+		if dk.BootOrder > 0 {
+			anyBootOrder = true
+		}
+	}
+	if anyBootOrder {
+		d.OS.BootDevices = nil // per-device boot order excludes <os><boot dev>
+	} else if len(d.OS.BootDevices) == 0 {
+		d.OS.BootDevices = []libvirtxml.DomainBootDevice{{Dev: "hd"}}
+	}
+
+	d.Devices.Interfaces = buildInterfaces(d.Devices.Interfaces, s.Interfaces)
+	d.Devices.Graphics = buildGraphics(d.Devices.Graphics, s.Graphics)
+	d.Devices.Channels = buildChannels(d.Devices.Channels, s.QemuAgent)
+
+	meta, err := setMetadata(d.Metadata, s, ci)
+	if err != nil {
+		return nil, err
+	}
+	d.Metadata = meta
+	return d, nil
+}
+
+// Marshal is Build's result as XML text.
+func Marshal(d *libvirtxml.Domain) (string, error) { return d.Marshal() }
+
+func fresh() *libvirtxml.Domain {
+	port0 := uint(0)
+	return &libvirtxml.Domain{
+		Features: &libvirtxml.DomainFeatureList{
+			ACPI: &libvirtxml.DomainFeature{}, // the power button: graceful shutdown
+			APIC: &libvirtxml.DomainFeatureAPIC{},
+		},
+		Devices: &libvirtxml.DomainDeviceList{
+			Serials: []libvirtxml.DomainSerial{{
+				Source: &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}},
+				Target: &libvirtxml.DomainSerialTarget{Port: &port0},
+			}},
+			Consoles: []libvirtxml.DomainConsole{{
+				Source: &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}},
+				Target: &libvirtxml.DomainConsoleTarget{Type: "serial", Port: &port0},
+			}},
+		},
+	}
+}
+
+func clone(d *libvirtxml.Domain) (*libvirtxml.Domain, error) {
+	text, err := d.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("copy domain definition: %w", err)
+	}
+	var c libvirtxml.Domain
+	if err := c.Unmarshal(text); err != nil {
+		return nil, fmt.Errorf("copy domain definition: %w", err)
+	}
+	return &c, nil
+}
+
+func stripAddresses(d *libvirtxml.Domain) {
+	d.Devices.Controllers = nil
+	for i := range d.Devices.Disks {
+		d.Devices.Disks[i].Address = nil
+	}
+	for i := range d.Devices.Interfaces {
+		d.Devices.Interfaces[i].Address = nil
+	}
+	for i := range d.Devices.Channels {
+		d.Devices.Channels[i].Address = nil
+	}
+	for i := range d.Devices.Videos {
+		d.Devices.Videos[i].Address = nil
+	}
+	for i := range d.Devices.Inputs {
+		d.Devices.Inputs[i].Address = nil
+	}
+	for i := range d.Devices.Sounds {
+		d.Devices.Sounds[i].Address = nil
+	}
+	for i := range d.Devices.RNGs {
+		d.Devices.RNGs[i].Address = nil
+	}
+	if d.Devices.MemBalloon != nil {
+		d.Devices.MemBalloon.Address = nil
+	}
+}
+
+func diskSourcePath(d *libvirtxml.DomainDisk) string {
+	if d.Source == nil {
+		return ""
+	}
+	switch {
+	case d.Source.File != nil:
+		return d.Source.File.File
+	case d.Source.Block != nil:
+		return d.Source.Block.Dev
+	}
+	return ""
+}
+
+func buildDisks(existing []libvirtxml.DomainDisk, disks []Disk, ci *CloudInit) []libvirtxml.DomainDisk {
+	byTarget := map[string]libvirtxml.DomainDisk{}
+	for _, e := range existing {
+		if e.Target != nil {
+			byTarget[e.Target.Dev] = e
+		}
+	}
+	var out []libvirtxml.DomainDisk
+	for _, dk := range disks {
+		out = append(out, buildDisk(byTarget, dk, false))
+	}
+	if ci != nil {
+		out = append(out, buildDisk(byTarget, Disk{Path: ci.Path, Device: DeviceCDROM, Bus: "sata", Target: ci.Target, Format: "raw"}, true))
+	}
+	return out
+}
+
+func buildDisk(byTarget map[string]libvirtxml.DomainDisk, dk Disk, readonly bool) libvirtxml.DomainDisk {
+	x, ok := byTarget[dk.Target]
+	if !ok || x.Target.Bus != dk.Bus || x.Device != dk.Device {
+		x = libvirtxml.DomainDisk{}
+	}
+	x.Device = dk.Device
+	if x.Driver == nil {
+		x.Driver = &libvirtxml.DomainDiskDriver{}
+	}
+	x.Driver.Name = "qemu"
+	x.Driver.Type = dk.Format
+	if x.Driver.Type == "" {
+		x.Driver.Type = "raw"
+	}
+	if strings.HasPrefix(dk.Path, "/dev/") {
+		x.Source = &libvirtxml.DomainDiskSource{Block: &libvirtxml.DomainDiskSourceBlock{Dev: dk.Path}}
+	} else {
+		x.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: dk.Path}}
+	}
+	x.BackingStore = nil // libvirt reads the chain from the image itself
+	x.Target = &libvirtxml.DomainDiskTarget{Dev: dk.Target, Bus: dk.Bus}
+	if readonly || dk.Device == DeviceCDROM {
+		x.ReadOnly = &libvirtxml.DomainDiskReadOnly{}
+	} else {
+		x.ReadOnly = nil
+	}
+	x.Boot = nil
+	if dk.BootOrder > 0 {
+		x.Boot = &libvirtxml.DomainDeviceBoot{Order: dk.BootOrder}
+	}
+	x.Alias = nil
+	return x
+}
+
+func buildInterfaces(existing []libvirtxml.DomainInterface, nics []Interface) []libvirtxml.DomainInterface {
+	byMAC := map[string]libvirtxml.DomainInterface{}
+	for _, e := range existing {
+		if e.MAC != nil {
+			byMAC[strings.ToLower(e.MAC.Address)] = e
+		}
+	}
+	var out []libvirtxml.DomainInterface
+	for _, n := range nics {
+		x, ok := byMAC[strings.ToLower(n.MAC)]
+		if n.MAC == "" || !ok {
+			x = libvirtxml.DomainInterface{}
+		}
+		if n.MAC != "" {
+			x.MAC = &libvirtxml.DomainInterfaceMAC{Address: strings.ToLower(n.MAC)}
+		}
+		if n.Network != "" {
+			x.Source = &libvirtxml.DomainInterfaceSource{Network: &libvirtxml.DomainInterfaceSourceNetwork{Network: n.Network}}
+		} else {
+			x.Source = &libvirtxml.DomainInterfaceSource{Bridge: &libvirtxml.DomainInterfaceSourceBridge{Bridge: n.Bridge}}
+		}
+		model := n.Model
+		if model == "" {
+			model = DefaultNIC
+		}
+		if x.Model == nil || x.Model.Type != model {
+			x.Address = nil // another model may sit on another bus
+		}
+		x.Model = &libvirtxml.DomainInterfaceModel{Type: model}
+		x.Target, x.Alias = nil, nil // vnet names are libvirt's
+		out = append(out, x)
+	}
+	return out
+}
+
+func buildGraphics(existing []libvirtxml.DomainGraphic, g Graphics) []libvirtxml.DomainGraphic {
+	listen := g.Listen
+	if listen == "" {
+		listen = DefaultListen
+	}
+	listeners := []libvirtxml.DomainGraphicListener{{Address: &libvirtxml.DomainGraphicListenerAddress{Address: listen}}}
+	var out []libvirtxml.DomainGraphic
+	switch g.Type {
+	case GraphicsVNC, "":
+		out = append(out, libvirtxml.DomainGraphic{VNC: &libvirtxml.DomainGraphicVNC{Port: -1, AutoPort: "yes", Listen: listen, Listeners: listeners}})
+	case GraphicsSpice:
+		out = append(out, libvirtxml.DomainGraphic{Spice: &libvirtxml.DomainGraphicSpice{Port: -1, AutoPort: "yes", Listen: listen, Listeners: listeners}})
+	}
+	// Keep graphics of other kinds the user did not declare (e.g. egl-headless).
+	for _, e := range existing {
+		if e.VNC == nil && e.Spice == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func buildChannels(existing []libvirtxml.DomainChannel, agent bool) []libvirtxml.DomainChannel {
+	var out []libvirtxml.DomainChannel
+	have := false
+	for _, c := range existing {
+		if isAgentChannel(c) {
+			if !agent || have {
+				continue
+			}
+			have = true
+		}
+		out = append(out, c)
+	}
+	if agent && !have {
+		out = append(out, libvirtxml.DomainChannel{
+			Source: &libvirtxml.DomainChardevSource{UNIX: &libvirtxml.DomainChardevSourceUNIX{Mode: "bind"}},
+			Target: &libvirtxml.DomainChannelTarget{VirtIO: &libvirtxml.DomainChannelTargetVirtIO{Name: AgentChannel}},
+		})
+	}
+	return out
+}
+
+func isAgentChannel(c libvirtxml.DomainChannel) bool {
+	return c.Target != nil && c.Target.VirtIO != nil && c.Target.VirtIO.Name == AgentChannel
+}
+
+// metadata is what the provider records in the domain's <metadata>: the user's own
+// references for disks and the cloud-init seed, so Read (and import of a domain this
+// provider made) gives back exactly what the configuration says.
+type metadata struct {
+	XMLName   xml.Name       `xml:"domain"`
+	Disks     []metaDisk     `xml:"disk"`
+	CloudInit *metaCloudInit `xml:"cloudinit"`
+}
+
+type metaDisk struct {
+	Target string `xml:"target,attr"`
+	Volume string `xml:"volume,attr"`
+	Path   string `xml:"path,attr"`
+}
+
+type metaCloudInit struct {
+	Target string `xml:"target,attr"`
+	ID     string `xml:"id,attr"`
+	Path   string `xml:"path,attr"`
+}
+
+// setMetadata replaces the provider's element in <metadata>, keeping other applications'.
+func setMetadata(m *libvirtxml.DomainMetadata, s Spec, ci *CloudInit) (*libvirtxml.DomainMetadata, error) {
+	others := ""
+	if m != nil {
+		var err error
+		if others, _, err = splitMetadata(m.XML); err != nil {
+			return nil, err
+		}
+	}
+	md := metadata{}
+	for _, d := range s.Disks {
+		if d.VolumeID != "" {
+			md.Disks = append(md.Disks, metaDisk{Target: d.Target, Volume: d.VolumeID, Path: d.Path})
+		}
+	}
+	if ci != nil {
+		md.CloudInit = &metaCloudInit{Target: ci.Target, ID: ci.ID, Path: ci.Path}
+	}
+	if len(md.Disks) == 0 && md.CloudInit == nil {
+		if strings.TrimSpace(others) == "" {
+			return nil, nil
+		}
+		return &libvirtxml.DomainMetadata{XML: others}, nil
+	}
+	var buf strings.Builder
+	fmt.Fprintf(&buf, "<%s:domain xmlns:%s=%q>", metadataPrefix, metadataPrefix, MetadataNS)
+	for _, d := range md.Disks {
+		fmt.Fprintf(&buf, "<%s:disk target=\"%s\" volume=\"%s\" path=\"%s\"/>", metadataPrefix, attr(d.Target), attr(d.Volume), attr(d.Path))
+	}
+	if c := md.CloudInit; c != nil {
+		fmt.Fprintf(&buf, "<%s:cloudinit target=\"%s\" id=\"%s\" path=\"%s\"/>", metadataPrefix, attr(c.Target), attr(c.ID), attr(c.Path))
+	}
+	fmt.Fprintf(&buf, "</%s:domain>", metadataPrefix)
+	return &libvirtxml.DomainMetadata{XML: others + buf.String()}, nil
+}
+
+func attr(v string) string {
+	var b bytes.Buffer
+	_ = xml.EscapeText(&b, []byte(v))
+	return strings.ReplaceAll(b.String(), `"`, "&quot;")
+}
+
+// splitMetadata separates the provider's element from the rest of <metadata>'s content.
+func splitMetadata(inner string) (others string, ours *metadata, err error) {
+	dec := xml.NewDecoder(strings.NewReader(inner))
+	var rest strings.Builder
+	depth := 0
+	start := int64(0)
+	skipping := false
+	for {
+		before := dec.InputOffset()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return inner, nil, fmt.Errorf("parse domain metadata: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				start = before
+				skipping = t.Name.Space == MetadataNS && t.Name.Local == "domain"
+				if skipping {
+					var md metadata
+					if err := dec.DecodeElement(&md, &t); err != nil {
+						return inner, nil, fmt.Errorf("parse domain metadata: %w", err)
+					}
+					ours = &md
+					skipping = false
+					continue
+				}
+			}
+			depth++
+		case xml.EndElement:
+			depth--
+			if depth == 0 {
+				rest.WriteString(inner[start:dec.InputOffset()])
+			}
+		}
+	}
+	return rest.String(), ours, nil
+}
