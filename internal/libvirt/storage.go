@@ -1,0 +1,366 @@
+package libvirt
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/qcow2"
+)
+
+// VolumeInfo is what libvirt reports about a volume.
+type VolumeInfo struct {
+	Key        string
+	Name       string
+	Pool       string
+	Path       string
+	Format     string // qcow2, raw, iso, ... ("" when libvirt does not say)
+	Capacity   uint64 // bytes the guest sees
+	Allocation uint64 // bytes used on the host
+	Backing    string // path of the backing file of an overlay
+}
+
+// VolumeSpec is a volume to make.
+type VolumeSpec struct {
+	Pool     string
+	Name     string
+	Format   string // qcow2, raw or iso
+	Capacity uint64 // bytes; 0 = take it from the source
+}
+
+func (s VolumeSpec) String() string { return s.Pool + "/" + s.Name }
+
+// volumeInfo reads a volume's XML (libvirt refreshes it from the file first).
+func volumeInfo(l *golibvirt.Libvirt, v golibvirt.StorageVol) (*VolumeInfo, error) {
+	doc, err := l.StorageVolGetXMLDesc(v, 0)
+	if err != nil {
+		return nil, err
+	}
+	var x libvirtxml.StorageVolume
+	if err := x.Unmarshal(doc); err != nil {
+		return nil, fmt.Errorf("parse volume XML of %s: %w", v.Name, err)
+	}
+	info := &VolumeInfo{Key: x.Key, Name: x.Name, Pool: v.Pool}
+	if info.Key == "" {
+		info.Key = v.Key
+	}
+	if x.Target != nil {
+		info.Path = x.Target.Path
+		if x.Target.Format != nil {
+			info.Format = x.Target.Format.Type
+		}
+	}
+	if x.BackingStore != nil {
+		info.Backing = x.BackingStore.Path
+	}
+	if info.Capacity, err = sizeBytes(x.Capacity); err != nil {
+		return nil, err
+	}
+	if info.Allocation, err = sizeBytes(x.Allocation); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+func sizeBytes(s *libvirtxml.StorageVolumeSize) (uint64, error) {
+	if s == nil {
+		return 0, nil
+	}
+	mult := uint64(1)
+	switch s.Unit {
+	case "", "b", "bytes":
+	case "KiB", "K", "k":
+		mult = 1 << 10
+	case "MiB", "M":
+		mult = 1 << 20
+	case "GiB", "G":
+		mult = 1 << 30
+	case "TiB", "T":
+		mult = 1 << 40
+	case "KB":
+		mult = 1000
+	case "MB":
+		mult = 1000 * 1000
+	case "GB":
+		mult = 1000 * 1000 * 1000
+	default:
+		return 0, fmt.Errorf("volume size unit %q not understood", s.Unit)
+	}
+	return s.Value * mult, nil
+}
+
+// VolumeInfo looks a volume up and describes it. A missing volume or pool is ErrNotFound.
+func (c *Client) VolumeInfo(ctx context.Context, ref VolumeRef) (*VolumeInfo, error) {
+	var info *VolumeInfo
+	err := c.Read(ctx, "look up volume "+ref.String(), func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, ref)
+		if err != nil {
+			return err
+		}
+		info, err = volumeInfo(l, v)
+		return err
+	})
+	return info, err
+}
+
+func volumeXML(spec VolumeSpec, capacity uint64, backing *VolumeInfo) (string, error) {
+	x := libvirtxml.StorageVolume{
+		Name:     spec.Name,
+		Capacity: &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: capacity},
+		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: spec.Format}},
+	}
+	if backing != nil {
+		x.BackingStore = &libvirtxml.StorageVolumeBackingStore{
+			Path:   backing.Path,
+			Format: &libvirtxml.StorageVolumeTargetFormat{Type: backing.Format},
+		}
+	}
+	return x.Marshal()
+}
+
+// create makes an empty volume with the given capacity and returns it.
+func (c *Client) create(ctx context.Context, spec VolumeSpec, capacity uint64, backing *VolumeInfo) (golibvirt.StorageVol, error) {
+	doc, err := volumeXML(spec, capacity, backing)
+	if err != nil {
+		return golibvirt.StorageVol{}, err
+	}
+	var vol golibvirt.StorageVol
+	err = c.Write(ctx, "create volume "+spec.String(), func(l *golibvirt.Libvirt) error {
+		p, err := l.StoragePoolLookupByName(spec.Pool)
+		if err != nil {
+			return err
+		}
+		vol, err = l.StorageVolCreateXML(p, doc, 0)
+		return err
+	})
+	return vol, err
+}
+
+// CreateVolume makes an empty volume of spec.Capacity bytes.
+func (c *Client) CreateVolume(ctx context.Context, spec VolumeSpec) (*VolumeInfo, error) {
+	if spec.Capacity == 0 {
+		return nil, fmt.Errorf("volume %s: capacity_bytes is required for a volume without a source", spec)
+	}
+	vol, err := c.create(ctx, spec, spec.Capacity, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.VolumeInfo(ctx, VolumeRef{Key: vol.Key, Pool: spec.Pool, Name: spec.Name})
+}
+
+// CreateOverlay makes a qcow2 volume whose backing file is another volume (a linked,
+// copy-on-write disk). Its capacity is the backing volume's unless a larger one is asked.
+func (c *Client) CreateOverlay(ctx context.Context, spec VolumeSpec, backing VolumeRef) (*VolumeInfo, error) {
+	if spec.Format != "qcow2" {
+		return nil, fmt.Errorf("volume %s: an overlay (backing_volume) must have format qcow2, not %s", spec, spec.Format)
+	}
+	b, err := c.VolumeInfo(ctx, backing)
+	if err != nil {
+		return nil, fmt.Errorf("backing volume %s: %w", backing, err)
+	}
+	if b.Format == "" {
+		b.Format = "raw"
+	}
+	capacity := b.Capacity
+	if spec.Capacity != 0 {
+		if spec.Capacity < b.Capacity {
+			return nil, fmt.Errorf("volume %s: capacity_bytes %d is smaller than the backing volume's %d bytes", spec, spec.Capacity, b.Capacity)
+		}
+		capacity = spec.Capacity
+	}
+	vol, err := c.create(ctx, spec, capacity, b)
+	if err != nil {
+		return nil, err
+	}
+	return c.VolumeInfo(ctx, VolumeRef{Key: vol.Key})
+}
+
+// CloneVolume copies a volume whole into a new one (libvirt converts to spec.Format and
+// flattens any backing chain). A larger capacity than the source's grows the copy.
+func (c *Client) CloneVolume(ctx context.Context, spec VolumeSpec, from VolumeRef) (*VolumeInfo, error) {
+	src, err := c.VolumeInfo(ctx, from)
+	if err != nil {
+		return nil, fmt.Errorf("clone_from volume %s: %w", from, err)
+	}
+	if spec.Capacity != 0 && spec.Capacity < src.Capacity {
+		return nil, fmt.Errorf("volume %s: capacity_bytes %d is smaller than the source volume's %d bytes", spec, spec.Capacity, src.Capacity)
+	}
+	doc, err := volumeXML(spec, src.Capacity, nil)
+	if err != nil {
+		return nil, err
+	}
+	var vol golibvirt.StorageVol
+	err = c.Write(ctx, fmt.Sprintf("clone volume %s into %s", from, spec), func(l *golibvirt.Libvirt) error {
+		sv, err := LookupVolume(l, VolumeRef{Key: src.Key})
+		if err != nil {
+			return err
+		}
+		p, err := l.StoragePoolLookupByName(spec.Pool)
+		if err != nil {
+			return err
+		}
+		vol, err = l.StorageVolCreateXMLFrom(p, doc, sv, 0)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(ctx, spec, vol, src.Capacity)
+}
+
+// finish grows a new volume to spec.Capacity when that is larger than what it was made
+// with, then reads it back. On failure it removes the volume: nothing half-made stays.
+func (c *Client) finish(ctx context.Context, spec VolumeSpec, vol golibvirt.StorageVol, made uint64) (*VolumeInfo, error) {
+	if spec.Capacity > made {
+		err := c.Write(ctx, fmt.Sprintf("resize volume %s to %d bytes", spec, spec.Capacity), func(l *golibvirt.Libvirt) error {
+			return l.StorageVolResize(vol, spec.Capacity, 0)
+		})
+		if err != nil {
+			return nil, c.discard(ctx, spec, vol, err)
+		}
+	}
+	info, err := c.VolumeInfo(ctx, VolumeRef{Key: vol.Key})
+	if err != nil {
+		return nil, c.discard(ctx, spec, vol, err)
+	}
+	return info, nil
+}
+
+// discard deletes a volume that could not be finished and returns cause, noting when the
+// deletion failed too. It runs on its own deadline: the caller's may be what expired.
+func (c *Client) discard(ctx context.Context, spec VolumeSpec, vol golibvirt.StorageVol, cause error) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	err := c.Write(dctx, "delete half-made volume "+spec.String(), func(l *golibvirt.Libvirt) error {
+		// Look it up again: the connection the failure happened on may be gone.
+		v, err := LookupVolume(l, VolumeRef{Key: vol.Key})
+		if err != nil {
+			return err
+		}
+		return l.StorageVolDelete(v, 0)
+	})
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w; the half-made volume %s could not be deleted either (remove it by hand): %v", cause, spec, err)
+	}
+	return fmt.Errorf("%w (the half-made volume %s was deleted)", cause, spec)
+}
+
+// UploadOptions tune UploadVolume.
+type UploadOptions struct {
+	Checksum         *Checksum
+	Progress         Progress
+	ProgressInterval time.Duration // default 5 s
+}
+
+// UploadVolume makes a volume from a source stream: it peeks at the first bytes (the
+// qcow2 header says the virtual size, which is not the download's length), creates the
+// volume with that capacity, streams the source into it (verifying the checksum on the
+// way), then grows it when a larger capacity is asked. On any failure — the source
+// breaking off, a wrong checksum, libvirt refusing — the volume is deleted again.
+func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source, opts UploadOptions) (*VolumeInfo, error) {
+	defer src.Body.Close()
+	br := bufio.NewReaderSize(src.Body, 1<<16)
+	head, err := br.Peek(qcow2.HeaderSize)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read the start of %s: %w", src.Name, err)
+	}
+	var size uint64
+	switch hdr, perr := qcow2.Probe(head); {
+	case perr == nil:
+		if spec.Format != "qcow2" {
+			return nil, fmt.Errorf("%s is a qcow2 image but format = %q: set format = \"qcow2\"", src.Name, spec.Format)
+		}
+		if hdr.HasBacking {
+			return nil, fmt.Errorf("%s is a qcow2 overlay (it names a backing file): upload a standalone image, or use backing_volume", src.Name)
+		}
+		size = hdr.VirtualSize
+	case errors.Is(perr, qcow2.ErrNotQCOW2):
+		if spec.Format == "qcow2" {
+			return nil, fmt.Errorf("%s is not a qcow2 image (no qcow2 header): set format = \"raw\" (or \"iso\" for a CD image)", src.Name)
+		}
+		switch {
+		case src.Size >= 0:
+			size = uint64(src.Size)
+		case spec.Capacity > 0:
+			size = spec.Capacity
+		default:
+			return nil, fmt.Errorf("the size of %s is unknown (no Content-Length): set capacity_bytes", src.Name)
+		}
+	default:
+		return nil, fmt.Errorf("%s: %w", src.Name, perr)
+	}
+	if size == 0 {
+		return nil, fmt.Errorf("%s is empty", src.Name)
+	}
+	if spec.Capacity != 0 && spec.Capacity < size {
+		return nil, fmt.Errorf("volume %s: capacity_bytes %d is smaller than the image's size %d bytes (%s): leave capacity_bytes unset or make it at least that", spec, spec.Capacity, size, src.Name)
+	}
+
+	vol, err := c.create(ctx, spec, size, nil)
+	if err != nil {
+		return nil, err
+	}
+	interval := opts.ProgressInterval
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	m := newMeter(br, src.Size, opts.Checksum, interval, opts.Progress)
+	err = c.Write(ctx, fmt.Sprintf("upload %s into volume %s", src.Name, spec), func(l *golibvirt.Libvirt) error {
+		return l.StorageVolUpload(vol, m, 0, 0, 0)
+	})
+	if m.err != nil {
+		// The source failed or its checksum was wrong; libvirt only says "aborted".
+		err = fmt.Errorf("upload %s into volume %s: %w", src.Name, spec, m.err)
+	}
+	if err != nil {
+		return nil, c.discard(ctx, spec, vol, err)
+	}
+	return c.finish(ctx, spec, vol, size)
+}
+
+// DeleteVolume removes a volume. A volume already gone is ErrNotFound.
+func (c *Client) DeleteVolume(ctx context.Context, ref VolumeRef) error {
+	return c.Write(ctx, "delete volume "+ref.String(), func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, ref)
+		if err != nil {
+			return err
+		}
+		return l.StorageVolDelete(v, 0)
+	})
+}
+
+// DownloadVolume streams a volume's bytes into w.
+func (c *Client) DownloadVolume(ctx context.Context, ref VolumeRef, w io.Writer) error {
+	return c.Write(ctx, "download volume "+ref.String(), func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, ref)
+		if err != nil {
+			return err
+		}
+		return l.StorageVolDownload(v, w, 0, 0, 0)
+	})
+}
+
+// UploadBytes makes a volume holding exactly b (a raw volume of len(b) bytes).
+func (c *Client) UploadBytes(ctx context.Context, spec VolumeSpec, name string, b []byte) (*VolumeInfo, error) {
+	src := &Source{Name: name, Body: io.NopCloser(bytes.NewReader(b)), Size: int64(len(b))}
+	return c.UploadVolume(ctx, spec, src, UploadOptions{})
+}
+
+// FormatBytes writes n as a short human size, for logs and messages.
+func FormatBytes(n float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for n >= 1024 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	return strconv.FormatFloat(n, 'f', 1, 64) + " " + units[i]
+}

@@ -1,0 +1,172 @@
+package libvirt
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Checksum is an expected digest of a source image, written "sha256:<hex>".
+type Checksum struct {
+	Algorithm string // "sha256"
+	Hex       string // lower-case hex digest
+}
+
+func (c Checksum) String() string { return c.Algorithm + ":" + c.Hex }
+
+// ParseChecksum accepts "sha256:<64 hex digits>" (hex in either case).
+func ParseChecksum(s string) (Checksum, error) {
+	algo, sum, ok := strings.Cut(s, ":")
+	if !ok {
+		return Checksum{}, fmt.Errorf("checksum %q: expected sha256:<64 hex digits>", s)
+	}
+	if algo != "sha256" {
+		return Checksum{}, fmt.Errorf("checksum %q: algorithm %q is not supported; expected sha256:<64 hex digits>", s, algo)
+	}
+	if len(sum) != 64 {
+		return Checksum{}, fmt.Errorf("checksum %q: a sha256 digest has 64 hex digits, got %d", s, len(sum))
+	}
+	if _, err := hex.DecodeString(sum); err != nil {
+		return Checksum{}, fmt.Errorf("checksum %q: digest is not hex: expected sha256:<64 hex digits>", s)
+	}
+	return Checksum{Algorithm: algo, Hex: strings.ToLower(sum)}, nil
+}
+
+// ErrChecksumMismatch is returned when the streamed bytes do not hash to the expected sum.
+var ErrChecksumMismatch = errors.New("checksum mismatch")
+
+// Source is an image to upload into a volume: a stream read once, front to back.
+type Source struct {
+	Name string // the URL or path, for messages
+	Body io.ReadCloser
+	Size int64 // bytes, or -1 when unknown (an HTTP response without Content-Length)
+}
+
+// OpenSource opens a source_url (http, https, file) or a local path for streaming.
+// Nothing is read yet beyond the response headers.
+func OpenSource(ctx context.Context, rawURL, file string) (*Source, error) {
+	if file != "" {
+		return openFile(file)
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("source_url %q: %w", rawURL, err)
+	}
+	switch u.Scheme {
+	case "file":
+		p := u.Path
+		if p == "" {
+			p = u.Opaque
+		}
+		return openFile(p)
+	case "http", "https":
+	default:
+		return nil, fmt.Errorf("source_url %q: scheme %q is not supported (use http, https or file)", rawURL, u.Scheme)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("source_url %q: %w", rawURL, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("download %s: %w", rawURL, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("download %s: server answered %s", rawURL, resp.Status)
+	}
+	return &Source{Name: rawURL, Body: resp.Body, Size: resp.ContentLength}, nil
+}
+
+func openFile(p string) (*Source, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("open source file: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open source file: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("source file %s is not a regular file", p)
+	}
+	return &Source{Name: p, Body: f, Size: st.Size()}, nil
+}
+
+// Progress reports an upload's advance: bytes sent, the total (-1 when unknown) and the
+// average rate in bytes per second since the start.
+type Progress func(done, total int64, rate float64)
+
+// meter wraps the stream given to libvirt: it counts, hashes, reports progress every
+// interval and, at the end, turns EOF into ErrChecksumMismatch when the sum is wrong.
+// It remembers the first error of the source so the caller can name the real cause
+// (libvirt itself only says the stream was aborted).
+type meter struct {
+	r        io.Reader
+	h        hash.Hash
+	want     *Checksum
+	total    int64
+	done     int64
+	start    time.Time
+	last     time.Time
+	interval time.Duration
+	progress Progress
+	err      error // first non-EOF error seen (source failure or checksum mismatch)
+	sum      string
+}
+
+func newMeter(r io.Reader, total int64, want *Checksum, interval time.Duration, p Progress) *meter {
+	now := time.Now()
+	return &meter{r: r, h: sha256.New(), want: want, total: total, start: now, last: now, interval: interval, progress: p}
+}
+
+func (m *meter) Read(b []byte) (int, error) {
+	n, err := m.r.Read(b)
+	if n > 0 {
+		m.h.Write(b[:n])
+		m.done += int64(n)
+		if m.progress != nil && time.Since(m.last) >= m.interval {
+			m.last = time.Now()
+			m.progress(m.done, m.total, m.rate())
+		}
+	}
+	if err == io.EOF {
+		m.sum = hex.EncodeToString(m.h.Sum(nil))
+		if m.total >= 0 && m.done != m.total {
+			m.err = fmt.Errorf("source ended after %d of %d bytes", m.done, m.total)
+			return n, m.err
+		}
+		if m.want != nil && m.sum != m.want.Hex {
+			m.err = fmt.Errorf("%w: the source's sha256 is %s, source_checksum says %s", ErrChecksumMismatch, m.sum, m.want.Hex)
+			return n, m.err
+		}
+		if m.progress != nil {
+			m.progress(m.done, m.total, m.rate())
+		}
+		return n, io.EOF
+	}
+	if err != nil && m.err == nil {
+		m.err = fmt.Errorf("reading the source after %d bytes: %w", m.done, err)
+		return n, m.err
+	}
+	return n, err
+}
+
+func (m *meter) rate() float64 {
+	s := time.Since(m.start).Seconds()
+	if s <= 0 {
+		return 0
+	}
+	return float64(m.done) / s
+}
