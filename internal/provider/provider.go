@@ -245,5 +245,8 @@ func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.Dat
 }
 
 func (p *libvirtProvider) Functions(_ context.Context) []func() function.Function {
-	return []func() function.Function{}
+	return []func() function.Function{
+		NewClusterMachineNameFunction,
+		NewMACFromNameFunction,
+	}
 }
