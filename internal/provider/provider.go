@@ -235,7 +235,10 @@ func (m *providerModel) toConfig() (libvirt.Config, []diagError) {
 }
 
 func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{}
+	return []func() resource.Resource{
+		NewVolumeResource,
+		NewCloudinitISOResource,
+	}
 }
 
 func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.DataSource {

@@ -1,0 +1,443 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/cloudinit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*cloudinitISOResource)(nil)
+	_ resource.ResourceWithImportState    = (*cloudinitISOResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*cloudinitISOResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*cloudinitISOResource)(nil)
+)
+
+// NewCloudinitISOResource is the libvirt_cloudinit_iso resource.
+func NewCloudinitISOResource() resource.Resource { return &cloudinitISOResource{} }
+
+type cloudinitISOResource struct {
+	client *libvirt.Client
+}
+
+type cloudinitISOModel struct {
+	ID            types.String   `tfsdk:"id"`
+	Name          types.String   `tfsdk:"name"`
+	Pool          types.String   `tfsdk:"pool"`
+	UserData      types.String   `tfsdk:"user_data"`
+	MetaData      types.String   `tfsdk:"meta_data"`
+	InstanceID    types.String   `tfsdk:"instance_id"`
+	Hostname      types.String   `tfsdk:"hostname"`
+	NetworkConfig types.String   `tfsdk:"network_config"`
+	VendorData    types.String   `tfsdk:"vendor_data"`
+	Path          types.String   `tfsdk:"path"`
+	SHA256        types.String   `tfsdk:"sha256"`
+	Timeouts      timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *cloudinitISOResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_cloudinit_iso"
+}
+
+func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	computedReplace := []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A cloud-init NoCloud seed: an ISO9660 image labelled `cidata` holding `user-data`, `meta-data` " +
+			"and, when given, `network-config` and `vendor-data`, built in memory by the provider (nothing is written to " +
+			"the local disk) and stored as a raw volume in a pool. Attach it to a domain as a read-only cdrom " +
+			"(`libvirt_domain.cloudinit_id`). Any change replaces it.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The volume's key (for directory pools, its path on the host).",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Volume name, unique in its pool, e.g. `web-1-cloudinit.iso`.",
+				Required:            true,
+				PlanModifiers:       replace,
+				Validators:          []validator.String{objectNameValidator{what: "volume name"}},
+			},
+			"pool": schema.StringAttribute{
+				MarkdownDescription: "Storage pool to store the seed in, e.g. `default`.",
+				Required:            true,
+				PlanModifiers:       replace,
+				Validators:          []validator.String{objectNameValidator{what: "pool name"}},
+			},
+			"user_data": schema.StringAttribute{
+				MarkdownDescription: "Content of `user-data` (`#cloud-config` YAML, a `#!` script, ...). Sensitive: it usually " +
+					"carries bootstrap secrets. An empty `user-data` file is written when unset.",
+				Optional:      true,
+				Sensitive:     true,
+				PlanModifiers: replace,
+			},
+			"meta_data": schema.StringAttribute{
+				MarkdownDescription: "Content of `meta-data`. Instead of it, set `instance_id` (and `hostname`) to have it " +
+					"written for you; then this shows what was written.",
+				Optional:      true,
+				Computed:      true,
+				PlanModifiers: computedReplace,
+				Validators:    []validator.String{yamlValidator{}},
+			},
+			"instance_id": schema.StringAttribute{
+				MarkdownDescription: "Writes `meta-data` as `instance-id: <instance_id>` (plus `local-hostname: <hostname>`). " +
+					"cloud-init runs its once-per-instance steps again when it changes. Conflicts with `meta_data`; " +
+					"when `meta_data` is set, this shows the instance-id read from it.",
+				Optional:      true,
+				Computed:      true,
+				PlanModifiers: computedReplace,
+			},
+			"hostname": schema.StringAttribute{
+				MarkdownDescription: "`local-hostname` written into `meta-data` with `instance_id`: a host name (RFC 1123), e.g. `web-1`.",
+				Optional:            true,
+				Computed:            true,
+				PlanModifiers:       computedReplace,
+				Validators:          []validator.String{hostnameValidator{}},
+			},
+			"network_config": schema.StringAttribute{
+				MarkdownDescription: "Content of `network-config` (network-config v2 YAML, e.g. `version: 2` with `ethernets:`). " +
+					"Checked to parse as YAML at plan time. Not written when unset.",
+				Optional:      true,
+				PlanModifiers: replace,
+				Validators:    []validator.String{yamlValidator{}},
+			},
+			"vendor_data": schema.StringAttribute{
+				MarkdownDescription: "Content of `vendor-data`. Not written when unset.",
+				Optional:            true,
+				PlanModifiers:       replace,
+			},
+			"path": schema.StringAttribute{
+				MarkdownDescription: "Path of the ISO volume on the host.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"sha256": schema.StringAttribute{
+				MarkdownDescription: "sha256 of the ISO image (hex). The image is reproducible, so this is known at plan time " +
+					"when all contents are.",
+				Computed:      true,
+				PlanModifiers: keep,
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Delete: true}),
+		},
+	}
+}
+
+func (r *cloudinitISOResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
+}
+
+func (r *cloudinitISOResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m cloudinitISOModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	switch {
+	case !m.MetaData.IsNull() && (!m.InstanceID.IsNull() || !m.Hostname.IsNull()):
+		resp.Diagnostics.AddAttributeError(path.Root("meta_data"), "Conflicting meta-data",
+			"meta_data and instance_id / hostname are both set: use meta_data for the whole file, or instance_id (and hostname) to have it written, not both.")
+	case m.MetaData.IsNull() && m.InstanceID.IsNull() && !m.Hostname.IsNull():
+		resp.Diagnostics.AddAttributeError(path.Root("instance_id"), "Missing instance_id",
+			"hostname is set without instance_id: NoCloud meta-data needs an instance-id. Set instance_id too (e.g. the domain's name or uuid).")
+	case m.MetaData.IsNull() && m.InstanceID.IsNull():
+		resp.Diagnostics.AddAttributeError(path.Root("instance_id"), "Missing meta-data",
+			"A NoCloud seed needs meta-data: set instance_id (and hostname) to have it written, or meta_data with its content.")
+	}
+	if v := m.InstanceID; !v.IsNull() && !v.IsUnknown() {
+		if _, err := cloudinit.MetaData(v.ValueString(), ""); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("instance_id"), "Invalid instance_id", err.Error()+".")
+		}
+	}
+}
+
+// seed builds the seed from known values; ok is false while any of them is unknown.
+func (m *cloudinitISOModel) seed() (s cloudinit.Seed, ok bool, err error) {
+	for _, v := range []types.String{m.UserData, m.MetaData, m.InstanceID, m.Hostname, m.NetworkConfig, m.VendorData} {
+		if v.IsUnknown() {
+			return s, false, nil
+		}
+	}
+	s.UserData = m.UserData.ValueString()
+	s.MetaData = m.MetaData.ValueString()
+	if m.MetaData.IsNull() {
+		if s.MetaData, err = cloudinit.MetaData(m.InstanceID.ValueString(), m.Hostname.ValueString()); err != nil {
+			return s, false, err
+		}
+	}
+	if !m.NetworkConfig.IsNull() {
+		v := m.NetworkConfig.ValueString()
+		s.NetworkConfig = &v
+	}
+	if !m.VendorData.IsNull() {
+		v := m.VendorData.ValueString()
+		s.VendorData = &v
+	}
+	return s, true, nil
+}
+
+// derive fills the computed halves of meta_data / instance_id / hostname from the other.
+func (m *cloudinitISOModel) derive(metaData string) {
+	if m.MetaData.IsNull() || m.MetaData.IsUnknown() {
+		m.MetaData = types.StringValue(metaData)
+	}
+	if m.InstanceID.IsNull() || m.InstanceID.IsUnknown() {
+		id, host, err := cloudinit.ParseMetaData(metaData)
+		m.InstanceID, m.Hostname = types.StringNull(), types.StringNull()
+		if err == nil && id != "" {
+			m.InstanceID = types.StringValue(id)
+		}
+		if err == nil && host != "" {
+			m.Hostname = types.StringValue(host)
+		}
+	}
+	if m.Hostname.IsUnknown() {
+		m.Hostname = types.StringNull()
+	}
+}
+
+// ModifyPlan computes, for a new seed whose contents are known, the meta-data it will
+// hold and the image's sha256: the image is reproducible, so both are known at plan time.
+func (r *cloudinitISOResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
+		return // destroy, or an update (only timeouts can change in place)
+	}
+	var plan, config cloudinitISOModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Plan from what is configured: computed halves are unknown in the plan.
+	s, ok, err := config.seed()
+	if err != nil || !ok {
+		return
+	}
+	plan.derive(s.MetaData)
+	if _, sum, err := cloudinit.BuildISO(s); err == nil {
+		plan.SHA256 = types.StringValue(sum)
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan, config cloudinitISOModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, 5*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: "raw"}
+
+	// Build from the configuration: the plan's computed halves are derived from it.
+	config.UserData, config.NetworkConfig, config.VendorData = plan.UserData, plan.NetworkConfig, plan.VendorData
+	s, _, err := config.seed()
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to create cloud-init seed "+spec.String(), err.Error())
+		return
+	}
+	img, sum, err := cloudinit.BuildISO(s)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to create cloud-init seed "+spec.String(), "build the ISO image: "+err.Error())
+		return
+	}
+	info, err := r.client.UploadBytes(ctx, spec, "cloud-init seed", img)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to create cloud-init seed "+spec.String(), err.Error())
+		return
+	}
+	tflog.Info(ctx, "stored cloud-init seed", map[string]any{"volume": spec.String(), "bytes": len(img), "sha256": sum})
+	plan.MetaData, plan.InstanceID, plan.Hostname = config.MetaData, config.InstanceID, config.Hostname
+	plan.derive(s.MetaData)
+	plan.SHA256 = types.StringValue(sum)
+	plan.ID = types.StringValue(info.Key)
+	plan.Path = types.StringValue(info.Path)
+	plan.Name = types.StringValue(info.Name)
+	plan.Pool = types.StringValue(info.Pool)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *cloudinitISOResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state cloudinitISOModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Read(ctx, 2*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: state.ID.ValueString()})
+	if errors.Is(err, libvirt.ErrNotFound) {
+		tflog.Warn(ctx, "cloud-init seed volume is gone from the host; removing it from state", map[string]any{"id": state.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read cloud-init seed "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error())
+		return
+	}
+	state.ID = types.StringValue(info.Key)
+	state.Path = types.StringValue(info.Path)
+	state.Name = types.StringValue(info.Name)
+	state.Pool = types.StringValue(info.Pool)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update only ever changes timeouts: every other attribute replaces the seed.
+func (r *cloudinitISOResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan cloudinitISOModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *cloudinitISOResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state cloudinitISOModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, 5*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: state.ID.ValueString()})
+	if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
+		resp.Diagnostics.AddError("Unable to delete cloud-init seed "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error())
+	}
+}
+
+// ImportState takes <pool>/<name> or the volume key, downloads the seed and reads its
+// files back, so an imported seed plans clean against the configuration that made it.
+func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ref, err := libvirt.ParseVolumeRef(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import id for libvirt_cloudinit_iso", err.Error())
+		return
+	}
+	info, err := r.client.VolumeInfo(ctx, ref)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to import cloud-init seed "+ref.String(), err.Error())
+		return
+	}
+	if info.Capacity > 64<<20 {
+		resp.Diagnostics.AddError("Unable to import cloud-init seed "+ref.String(),
+			fmt.Sprintf("the volume is %d bytes: too large for a cloud-init seed", info.Capacity))
+		return
+	}
+	var buf bytes.Buffer
+	if err := r.client.DownloadVolume(ctx, libvirt.VolumeRef{Key: info.Key}, &buf); err != nil {
+		resp.Diagnostics.AddError("Unable to import cloud-init seed "+ref.String(), err.Error())
+		return
+	}
+	label, files, err := cloudinit.ReadISO(buf.Bytes())
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to import cloud-init seed "+ref.String(), "the volume is not an ISO9660 image: "+err.Error())
+		return
+	}
+	if label != cloudinit.VolumeLabel {
+		resp.Diagnostics.AddWarning("Not a NoCloud seed label", fmt.Sprintf("volume %s is labelled %q, not %q: cloud-init will not find it.", ref, label, cloudinit.VolumeLabel))
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	opt := func(name string) types.String {
+		if b, ok := files[name]; ok {
+			return types.StringValue(string(b))
+		}
+		return types.StringNull()
+	}
+	m := cloudinitISOModel{
+		ID:            types.StringValue(info.Key),
+		Name:          types.StringValue(info.Name),
+		Pool:          types.StringValue(info.Pool),
+		Path:          types.StringValue(info.Path),
+		SHA256:        types.StringValue(hex.EncodeToString(sum[:])),
+		UserData:      opt(cloudinit.UserDataFile),
+		NetworkConfig: opt(cloudinit.NetworkConfigFile),
+		VendorData:    opt(cloudinit.VendorDataFile),
+		InstanceID:    types.StringNull(),
+		Hostname:      types.StringNull(),
+		MetaData:      types.StringNull(),
+		Timeouts:      timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes("create", "read", "delete"))},
+	}
+	if m.UserData.ValueString() == "" {
+		m.UserData = types.StringNull() // an unset user_data is written as an empty file
+	}
+	m.derive(string(files[cloudinit.MetaDataFile]))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// yamlValidator checks that a value parses as a YAML mapping.
+type yamlValidator struct{}
+
+func (yamlValidator) Description(context.Context) string { return "must be a YAML mapping" }
+func (v yamlValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (yamlValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := cloudinit.ValidateYAML(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid YAML in "+req.Path.String(),
+			fmt.Sprintf("%s does not parse as YAML: %v. Fix the document (e.g. check its indentation) or write it with yamlencode().", req.Path, err))
+	}
+}
+
+var hostnameRe = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`)
+
+// hostnameValidator checks an RFC 1123 host name.
+type hostnameValidator struct{}
+
+func (hostnameValidator) Description(context.Context) string {
+	return "must be a host name: labels of letters, digits and '-', separated by dots"
+}
+func (v hostnameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (hostnameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	if len(s) > 253 || !hostnameRe.MatchString(s) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid hostname",
+			fmt.Sprintf("hostname %q is not a valid host name: use letters, digits and '-' (not at either end of a label), labels of at most 63 characters separated by dots, e.g. \"web-1\".", s))
+	}
+}
