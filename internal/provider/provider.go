@@ -236,6 +236,7 @@ func (m *providerModel) toConfig() (libvirt.Config, []diagError) {
 
 func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
+		NewDomainResource,
 		NewVolumeResource,
 		NewCloudinitISOResource,
 	}
@@ -244,6 +245,7 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewHostDataSource,
+		NewDomainDataSource,
 	}
 }
 

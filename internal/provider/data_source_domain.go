@@ -1,0 +1,171 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+var (
+	_ datasource.DataSourceWithConfigure        = (*domainDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*domainDataSource)(nil)
+)
+
+// NewDomainDataSource is the libvirt_domain data source.
+func NewDomainDataSource() datasource.DataSource { return &domainDataSource{} }
+
+type domainDataSource struct {
+	client *libvirt.Client
+}
+
+type domainDataModel struct {
+	ID           types.String         `tfsdk:"id"`
+	Name         types.String         `tfsdk:"name"`
+	UUID         types.String         `tfsdk:"uuid"`
+	Type         types.String         `tfsdk:"type"`
+	State        types.String         `tfsdk:"state"`
+	Running      types.Bool           `tfsdk:"running"`
+	Autostart    types.Bool           `tfsdk:"autostart"`
+	VCPU         types.Int64          `tfsdk:"vcpu"`
+	MaxVCPU      types.Int64          `tfsdk:"max_vcpu"`
+	MemoryMiB    types.Int64          `tfsdk:"memory_mib"`
+	MaxMemoryMiB types.Int64          `tfsdk:"max_memory_mib"`
+	Firmware     types.String         `tfsdk:"firmware"`
+	IPAddress    types.String         `tfsdk:"ip_address"`
+	ConsoleURL   types.String         `tfsdk:"console_url"`
+	Interfaces   []domainDataNICModel `tfsdk:"network_interface"`
+	Timeouts     timeouts.Value       `tfsdk:"timeouts"`
+}
+
+type domainDataNICModel struct {
+	MAC       types.String `tfsdk:"mac"`
+	Network   types.String `tfsdk:"network"`
+	Bridge    types.String `tfsdk:"bridge"`
+	Model     types.String `tfsdk:"model"`
+	Addresses types.List   `tfsdk:"addresses"`
+}
+
+func (d *domainDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_domain"
+}
+
+func (d *domainDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	computed := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+	}
+	num := func(desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "An existing libvirt domain, by name or UUID: its state, sizes, addresses and console. Addresses come " +
+			"from one quick look at DHCP leases and the guest agent (one-second deadline); reading never waits for a guest.",
+		Attributes: map[string]schema.Attribute{
+			"id": computed("The domain's UUID."),
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Domain name. Exactly one of `name` and `uuid`.",
+				Optional:            true,
+				Computed:            true,
+			},
+			"uuid": schema.StringAttribute{
+				MarkdownDescription: "Domain UUID. Exactly one of `name` and `uuid`.",
+				Optional:            true,
+				Computed:            true,
+			},
+			"type":           computed("`kvm` or `qemu`."),
+			"state":          computed("`running`, `paused`, `shutoff`, ..."),
+			"running":        schema.BoolAttribute{MarkdownDescription: "Whether the domain runs (a QEMU process exists).", Computed: true},
+			"autostart":      schema.BoolAttribute{MarkdownDescription: "Whether libvirtd starts it at boot.", Computed: true},
+			"vcpu":           num("Current vCPU count (persistent definition)."),
+			"max_vcpu":       num("Maximum vCPU count (hot-add ceiling)."),
+			"memory_mib":     num("Current memory in MiB (persistent definition)."),
+			"max_memory_mib": num("Maximum memory in MiB."),
+			"firmware":       computed("`bios` or `uefi`."),
+			"ip_address":     computed("First IPv4 address that is not loopback or link-local (empty when none is known)."),
+			"console_url":    computed("`vnc://host:port` or `spice://host:port` of the running domain (empty otherwise)."),
+			"network_interface": schema.ListNestedAttribute{
+				MarkdownDescription: "The domain's network interfaces on libvirt networks or bridges.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"mac":       computed("MAC address."),
+					"network":   computed("libvirt network (empty for a bridge)."),
+					"bridge":    computed("Host bridge (empty for a network)."),
+					"model":     computed("NIC model."),
+					"addresses": schema.ListAttribute{MarkdownDescription: "IP addresses (IPv4 first).", Computed: true, ElementType: types.StringType},
+				}},
+			},
+		},
+		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
+	}
+}
+
+func (d *domainDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("name"), path.MatchRoot("uuid"))}
+}
+
+func (d *domainDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
+}
+
+func (d *domainDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m domainDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := m.Timeouts.Read(ctx, time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id := m.Name.ValueString()
+	if id == "" {
+		id = m.UUID.ValueString()
+	}
+	r := &domainResource{client: d.client}
+	got, err := r.read(ctx, id, nil, false)
+	if err != nil {
+		summary := "Unable to read libvirt domain " + id
+		if errors.Is(err, libvirt.ErrNotFound) {
+			resp.Diagnostics.AddError(summary, "No domain named or with UUID "+id+" exists on "+d.client.URI().String()+".")
+			return
+		}
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	m.ID, m.Name, m.UUID, m.Type = got.ID, got.Name, got.UUID, got.Type
+	m.State, m.Running, m.Autostart = got.State, got.Running, got.Autostart
+	m.VCPU, m.MemoryMiB, m.Firmware = got.VCPU, got.MemoryMiB, got.Firmware
+	m.MaxVCPU, m.MaxMemoryMiB = got.MaxVCPU, got.MaxMemoryMiB
+	if m.MaxVCPU.IsNull() {
+		m.MaxVCPU = got.VCPU
+	}
+	if m.MaxMemoryMiB.IsNull() {
+		m.MaxMemoryMiB = got.MemoryMiB
+	}
+	m.IPAddress, m.ConsoleURL = got.IPAddress, got.ConsoleURL
+	m.Interfaces = []domainDataNICModel{}
+	for _, n := range got.Interfaces {
+		m.Interfaces = append(m.Interfaces, domainDataNICModel{
+			MAC: n.MAC, Network: stringOrEmpty(n.Network), Bridge: stringOrEmpty(n.Bridge), Model: n.Model, Addresses: n.Addresses,
+		})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func stringOrEmpty(s types.String) types.String {
+	if s.IsNull() {
+		return types.StringValue("")
+	}
+	return s
+}
