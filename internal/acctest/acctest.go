@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -149,4 +150,14 @@ provider "libvirt" {
 %s
 }
 `, URI(), extra)
+}
+
+// ErrorText matches an error message that contains text, however Terraform wrapped its
+// lines: spaces in text match any run of whitespace.
+func ErrorText(text string) *regexp.Regexp {
+	parts := strings.Fields(text)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(strings.Join(parts, `\s+`))
 }

@@ -239,6 +239,7 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewDomainResource,
 		NewVolumeResource,
 		NewCloudinitISOResource,
+		NewDHCPReservationResource,
 	}
 }
 

@@ -1,0 +1,166 @@
+package provider_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+func reservationConfig(network, mac, ip, hostname string) string {
+	h := ""
+	if hostname != "" {
+		h = fmt.Sprintf("hostname = %q", hostname)
+	}
+	return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_dhcp_reservation" "r" {
+  network = %q
+  mac     = %q
+  ip      = %q
+  %s
+}
+`, network, mac, ip, h)
+}
+
+// checkHost asks libvirt for the network's host entries, persistent and (when running)
+// live, and compares them with want (nil: no entry for mac).
+func checkHost(t *testing.T, network, mac string, want *libvirt.DHCPHost) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		n, err := acctest.Client(t).ReadNetworkDHCP(ctx, network)
+		if err != nil {
+			return err
+		}
+		for what, hosts := range map[string][]libvirt.DHCPHost{"persistent": n.Hosts, "live": n.Live} {
+			if what == "live" && !n.Active {
+				continue
+			}
+			var got *libvirt.DHCPHost
+			for i := range hosts {
+				if hosts[i].MAC == mac {
+					got = &hosts[i]
+				}
+			}
+			switch {
+			case want == nil && got != nil:
+				return fmt.Errorf("%s XML of %s still has host %v", what, network, *got)
+			case want != nil && (got == nil || *got != *want):
+				return fmt.Errorf("%s XML of %s: host entry %v, want %v", what, network, got, *want)
+			}
+		}
+		return nil
+	}
+}
+
+func TestAccDHCPReservation_live(t *testing.T) {
+	acctest.RequireAcc(t)
+	net := acctest.CreateNetwork(t, true)
+	mac := "52:54:00:aa:bb:01"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             checkHost(t, net.Name, mac, nil),
+		Steps: []resource.TestStep{
+			{
+				Config: reservationConfig(net.Name, mac, net.Addr(10), "web"),
+				Check:  checkHost(t, net.Name, mac, &libvirt.DHCPHost{MAC: mac, IP: net.Addr(10), Name: "web"}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_dhcp_reservation.r", tfjsonpath.New("id"), knownvalue.StringExact(net.Name+"/"+mac)),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				ResourceName:            "libvirt_dhcp_reservation.r",
+				ImportState:             true,
+				ImportStateId:           net.Name + "/" + strings.ToUpper(mac),
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				// ip and hostname change in place, live and persistently.
+				Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkHost(t, net.Name, mac, &libvirt.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+			},
+			{
+				// Removed out of band: the next plan puts it back.
+				PreConfig: func() {
+					ctx := context.Background()
+					if err := acctest.Client(t).UpdateDHCPHost(ctx, net.Name, libvirt.DHCPDelete, libvirt.DHCPHost{MAC: mac, IP: net.Addr(11)}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionCreate)},
+				},
+				Check: checkHost(t, net.Name, mac, &libvirt.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+			},
+		},
+	})
+}
+
+// An inactive network takes the entry in its persistent definition only.
+func TestAccDHCPReservation_inactiveNetwork(t *testing.T) {
+	acctest.RequireAcc(t)
+	net := acctest.CreateNetwork(t, false)
+	mac := "52:54:00:aa:bb:02"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             checkHost(t, net.Name, mac, nil),
+		Steps: []resource.TestStep{{
+			Config:           reservationConfig(net.Name, mac, net.Addr(20), "db"),
+			Check:            checkHost(t, net.Name, mac, &libvirt.DHCPHost{MAC: mac, IP: net.Addr(20), Name: "db"}),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		}},
+	})
+}
+
+func TestAccDHCPReservation_badInput(t *testing.T) {
+	acctest.RequireAcc(t)
+	net := acctest.CreateNetwork(t, true)
+	other := "52:54:00:aa:bb:03"
+	if err := acctest.Client(t).UpdateDHCPHost(context.Background(), net.Name, libvirt.DHCPAdd, libvirt.DHCPHost{MAC: other, IP: net.Addr(30)}); err != nil {
+		t.Fatal(err)
+	}
+	mac := "52:54:00:aa:bb:04"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             checkHost(t, net.Name, mac, nil),
+		Steps: []resource.TestStep{
+			{Config: reservationConfig(net.Name, mac, "10.1.2.3", ""), ExpectError: acctest.ErrorText("ip 10.1.2.3 is outside network " + net.Name + "'s subnets (" + net.Prefix + ".0/24)")},
+			{Config: reservationConfig(net.Name, mac, net.Addr(1), ""), ExpectError: acctest.ErrorText("is network " + net.Name + "'s own address (the guests' gateway)")},
+			{Config: reservationConfig(net.Name, mac, net.Addr(255), ""), ExpectError: acctest.ErrorText("is the broadcast address of " + net.Prefix + ".0/24")},
+			{Config: reservationConfig(net.Name, mac, net.Addr(30), ""), ExpectError: acctest.ErrorText("is already reserved for MAC " + other)},
+			{Config: reservationConfig(net.Name, other, net.Addr(31), ""), ExpectError: acctest.ErrorText("already has a DHCP host entry for MAC " + other)},
+			{Config: reservationConfig("tfacc-no-such-net", mac, "10.0.0.5", ""), ExpectError: acctest.ErrorText(`Network "tfacc-no-such-net" does not exist`)},
+		},
+	})
+}
+
+func TestDHCPReservation_validation(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: reservationConfig("default", "52:54:00:zz:00:01", "10.0.0.5", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)mac.*six colon-separated hex pairs`)},
+			{Config: reservationConfig("default", "52:54:00:AA:00:01", "10.0.0.5", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Upper-case MAC address.*52:54:00:aa:00:01`)},
+			{Config: reservationConfig("default", "52:54:00:aa:00:01", "10.0.0.500", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`must be an IPv4 address`)},
+			{Config: reservationConfig("default", "52:54:00:aa:00:01", "10.0.0.5", "bad_name"), PlanOnly: true, ExpectError: regexp.MustCompile(`host name label`)},
+		},
+	})
+}
