@@ -246,6 +246,7 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewHostDataSource,
+		NewClusterDataSource,
 		NewDomainDataSource,
 	}
 }

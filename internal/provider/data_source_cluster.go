@@ -1,0 +1,93 @@
+package provider
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+var _ datasource.DataSourceWithConfigure = (*clusterDataSource)(nil)
+
+// NewClusterDataSource is the libvirt_cluster data source.
+func NewClusterDataSource() datasource.DataSource { return &clusterDataSource{} }
+
+type clusterDataSource struct {
+	client *libvirt.Client
+}
+
+type clusterModel struct {
+	ID         types.String   `tfsdk:"id"`
+	Network    types.String   `tfsdk:"network"`
+	BasePool   types.String   `tfsdk:"base_pool"`
+	DomainPool types.String   `tfsdk:"domain_pool"`
+	Ready      types.Bool     `tfsdk:"ready"`
+	Reason     types.String   `tfsdk:"reason"`
+	Message    types.String   `tfsdk:"message"`
+	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (d *clusterDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_cluster"
+}
+
+func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	name := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: desc, Required: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1)}}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Checks that the infrastructure a cluster's `libvirt_cluster_machine`s need is there: the network and " +
+			"both storage pools exist and are active. It never fails on a missing or inactive object — it reports it, the way a " +
+			"Cluster API infrastructure provider sets a condition — so configurations can gate on `ready` (e.g. in a `check` " +
+			"block or a `precondition`). A connection failure is an error.",
+		Attributes: map[string]schema.Attribute{
+			"id":          schema.StringAttribute{MarkdownDescription: "`<network>/<base_pool>/<domain_pool>`.", Computed: true},
+			"network":     name("Network the machines attach to."),
+			"base_pool":   name("Storage pool holding the base images."),
+			"domain_pool": name("Storage pool for the machines' disks and seed ISOs (may equal `base_pool`)."),
+			"ready":       schema.BoolAttribute{MarkdownDescription: "True when the network and both pools exist and are active.", Computed: true},
+			"reason": schema.StringAttribute{
+				MarkdownDescription: "Empty when ready; else `InfrastructureMissing` (something does not exist — wins when both apply) or `InfrastructureInactive` (something is defined but not running).",
+				Computed:            true,
+			},
+			"message": schema.StringAttribute{MarkdownDescription: "Names every missing or inactive object and how to start it.", Computed: true},
+		},
+		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
+	}
+}
+
+func (d *clusterDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
+}
+
+func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m clusterModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := m.Timeouts.Read(ctx, time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r, err := d.client.CheckInfrastructure(ctx, m.Network.ValueString(), m.BasePool.ValueString(), m.DomainPool.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to check cluster infrastructure on "+d.client.URI().String(), err.Error())
+		return
+	}
+	m.ID = types.StringValue(m.Network.ValueString() + "/" + m.BasePool.ValueString() + "/" + m.DomainPool.ValueString())
+	m.Ready = types.BoolValue(r.Ready)
+	m.Reason = types.StringValue(r.Reason)
+	m.Message = types.StringValue(r.Message)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
