@@ -178,8 +178,22 @@ func (c *Client) agent(ctx context.Context, dom golibvirt.Domain, cmd any, timeo
 }
 
 // GuestGrowFilesystem runs guestGrowScript in the guest through the QEMU guest agent
-// (guest-exec, then guest-exec-status until it exits) and returns what it printed.
+// and returns what it printed.
 func (c *Client) GuestGrowFilesystem(ctx context.Context, dom golibvirt.Domain, target string) (string, error) {
+	out, code, err := c.GuestExec(ctx, dom, "/bin/sh", "-c", guestGrowScript, "grow", target)
+	if err != nil {
+		return "", err
+	}
+	if code != 0 {
+		return out, fmt.Errorf("in-guest grow exited %d: %s", code, out)
+	}
+	return out, nil
+}
+
+// GuestExec runs a program in the guest through the QEMU guest agent (guest-exec, then
+// guest-exec-status until it exits, 90 s at most) and returns its output (stdout then
+// stderr) and exit code.
+func (c *Client) GuestExec(ctx context.Context, dom golibvirt.Domain, path string, args ...string) (string, int, error) {
 	actx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	var started struct {
@@ -188,13 +202,13 @@ func (c *Client) GuestGrowFilesystem(ctx context.Context, dom golibvirt.Domain, 
 	err := c.agent(actx, dom, map[string]any{
 		"execute": "guest-exec",
 		"arguments": map[string]any{
-			"path":           "/bin/sh",
-			"arg":            []string{"-c", guestGrowScript, "grow", target},
+			"path":           path,
+			"arg":            args,
 			"capture-output": true,
 		},
 	}, 10*time.Second, &started)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	for {
 		var st struct {
@@ -204,21 +218,23 @@ func (c *Client) GuestGrowFilesystem(ctx context.Context, dom golibvirt.Domain, 
 			ErrData  string `json:"err-data"`
 		}
 		if err := c.agent(actx, dom, map[string]any{"execute": "guest-exec-status", "arguments": map[string]any{"pid": started.PID}}, 10*time.Second, &st); err != nil {
-			return "", err
+			return "", 0, err
 		}
 		if st.Exited {
 			out, _ := base64.StdEncoding.DecodeString(st.OutData)
 			errOut, _ := base64.StdEncoding.DecodeString(st.ErrData)
-			text := strings.TrimSpace(string(out) + string(errOut))
-			if st.ExitCode != 0 {
-				return text, fmt.Errorf("in-guest grow exited %d: %s", st.ExitCode, text)
-			}
-			return text, nil
+			return strings.TrimSpace(string(out) + string(errOut)), st.ExitCode, nil
 		}
 		select {
 		case <-actx.Done():
-			return "", fmt.Errorf("in-guest grow still running after 90 s: %w", actx.Err())
+			return "", 0, fmt.Errorf("%s still running in the guest after 90 s: %w", path, actx.Err())
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// GuestPing reports whether the guest agent of dom answers.
+func (c *Client) GuestPing(ctx context.Context, dom golibvirt.Domain) error {
+	var out struct{}
+	return c.agent(ctx, dom, map[string]any{"execute": "guest-ping"}, 5*time.Second, &out)
 }

@@ -1,0 +1,159 @@
+package provider_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/cloudinit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// checkSeed downloads the seed volume (StorageVolDownload), checks its sha256 against
+// state and the files inside the ISO against want.
+func checkSeed(t *testing.T, addr, pool, name string, want map[string]string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var buf bytes.Buffer
+		if err := acctest.Client(t).DownloadVolume(ctx, libvirt.VolumeRef{Pool: pool, Name: name}, &buf); err != nil {
+			return err
+		}
+		sum := sha256.Sum256(buf.Bytes())
+		if got := hex.EncodeToString(sum[:]); got != rs.Primary.Attributes["sha256"] {
+			return fmt.Errorf("downloaded seed has sha256 %s, state says %s", got, rs.Primary.Attributes["sha256"])
+		}
+		label, files, err := cloudinit.ReadISO(buf.Bytes())
+		if err != nil {
+			return fmt.Errorf("downloaded seed does not parse as ISO9660: %w", err)
+		}
+		if label != "cidata" {
+			return fmt.Errorf("label %q, want cidata", label)
+		}
+		if len(files) != len(want) {
+			return fmt.Errorf("seed holds %d files, want %d: %v", len(files), len(want), files)
+		}
+		for f, content := range want {
+			if got, ok := files[f]; !ok || string(got) != content {
+				return fmt.Errorf("file %s = %q (present %v), want %q", f, got, ok, content)
+			}
+		}
+		return nil
+	}
+}
+
+func TestAccCloudinitISO(t *testing.T) {
+	name, name2 := acctest.RandomName("seed"), acctest.RandomName("seed")
+	const userData = "#cloud-config\npassword: s3cret\nchpasswd: { expire: false }\n"
+	const network = "version: 2\nethernets:\n  nic0:\n    match:\n      name: \"e*\"\n    dhcp4: true\n"
+	const meta2 = "instance-id: i-meta\nlocal-hostname: from-meta\n"
+	const vendor = "#cloud-config\npackages: []\n"
+	config := func(userData string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_cloudinit_iso" "seed" {
+  name           = %[1]q
+  pool           = %[3]q
+  user_data      = %[4]q
+  instance_id    = "i-0123"
+  hostname       = "web-1"
+  network_config = %[5]q
+}
+
+resource "libvirt_cloudinit_iso" "meta" {
+  name        = %[2]q
+  pool        = %[3]q
+  meta_data   = %[6]q
+  vendor_data = %[7]q
+}
+`, name, name2, acctest.Pool(), userData, network, meta2, vendor)
+	}
+
+	nc := network
+	want, wantSum, err := cloudinit.BuildISO(cloudinit.Seed{UserData: userData, MetaData: "instance-id: i-0123\nlocal-hostname: web-1\n", NetworkConfig: &nc})
+	if err != nil || len(want) == 0 {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(name, name2),
+		Steps: []resource.TestStep{
+			{
+				Config: config(userData),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					// The image is reproducible: its hash is known before anything is made.
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue("libvirt_cloudinit_iso.seed", tfjsonpath.New("sha256"), knownvalue.StringExact(wantSum)),
+						plancheck.ExpectKnownValue("libvirt_cloudinit_iso.seed", tfjsonpath.New("meta_data"), knownvalue.StringExact("instance-id: i-0123\nlocal-hostname: web-1\n")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.seed", tfjsonpath.New("sha256"), knownvalue.StringExact(wantSum)),
+					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.seed", tfjsonpath.New("path"), knownvalue.StringRegexp(regexp.MustCompile("/"+name+"$"))),
+					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.meta", tfjsonpath.New("instance_id"), knownvalue.StringExact("i-meta")),
+					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.meta", tfjsonpath.New("hostname"), knownvalue.StringExact("from-meta")),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkSeed(t, "libvirt_cloudinit_iso.seed", acctest.Pool(), name, map[string]string{
+						"user-data":      userData,
+						"meta-data":      "instance-id: i-0123\nlocal-hostname: web-1\n",
+						"network-config": network,
+					}),
+					checkSeed(t, "libvirt_cloudinit_iso.meta", acctest.Pool(), name2, map[string]string{
+						"user-data":   "",
+						"meta-data":   meta2,
+						"vendor-data": vendor,
+					}),
+					checkVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
+						if v.Capacity != uint64(len(want)) {
+							return fmt.Errorf("seed volume is %d bytes, the ISO %d", v.Capacity, len(want))
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				ResourceName:            "libvirt_cloudinit_iso.seed",
+				ImportState:             true,
+				ImportStateId:           acctest.Pool() + "/" + name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				ResourceName:            "libvirt_cloudinit_iso.meta",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				// Any change replaces the seed.
+				Config: config(userData + "runcmd: [true]\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_cloudinit_iso.seed", plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectResourceAction("libvirt_cloudinit_iso.meta", plancheck.ResourceActionNoop),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}

@@ -1,0 +1,628 @@
+package provider_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/qcow2"
+)
+
+// emptyPlanAfterApply is what every step must show: a second plan changes nothing.
+var emptyPlanAfterApply = resource.ConfigPlanChecks{
+	PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+}
+
+// imageVirtualSize reads the tiny guest image's virtual size from its qcow2 header.
+func imageVirtualSize(t *testing.T, p string) int64 {
+	t.Helper()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	head := make([]byte, qcow2.HeaderSize)
+	if _, err := io.ReadFull(f, head); err != nil {
+		t.Fatal(err)
+	}
+	h, err := qcow2.Probe(head)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	return int64(h.VirtualSize)
+}
+
+func fileSHA256(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// volumeInfo asks libvirt directly about pool/name.
+func volumeInfo(t *testing.T, pool, name string) (*libvirt.VolumeInfo, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return acctest.Client(t).VolumeInfo(ctx, libvirt.VolumeRef{Pool: pool, Name: name})
+}
+
+// checkVolume is a step check that asks libvirt about a volume and runs fn on it.
+func checkVolume(t *testing.T, pool, name string, fn func(*libvirt.VolumeInfo) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		info, err := volumeInfo(t, pool, name)
+		if err != nil {
+			return fmt.Errorf("volume %s/%s on the host: %w", pool, name, err)
+		}
+		return fn(info)
+	}
+}
+
+// requireGone fails unless libvirt answers "not found" for pool/name.
+func requireGone(t *testing.T, pool, name string) {
+	t.Helper()
+	_, err := volumeInfo(t, pool, name)
+	if !errors.Is(err, libvirt.ErrNotFound) {
+		t.Fatalf("volume %s/%s: want it gone from the host, lookup says %v", pool, name, err)
+	}
+}
+
+func volumeGone(names ...string) resource.TestCheckFunc {
+	m := map[string]acctest.Lookup{}
+	for _, n := range names {
+		m["volume "+acctest.Pool()+"/"+n] = acctest.VolumeLookup(acctest.Pool(), n)
+	}
+	return acctest.CheckGone(m)
+}
+
+var volumeImportIgnore = []string{"source_url", "source_file", "backing_volume", "clone_from", "source_checksum", "timeouts"}
+
+func TestAccVolume_sourceFile(t *testing.T) {
+	name := acctest.RandomName("vol")
+	var img string
+	var size int64
+	resource.Test(t, resource.TestCase{
+		PreCheck: func() {
+			acctest.RequireAcc(t)
+			img = acctest.GuestImage(t)
+			size = imageVirtualSize(t, img)
+		},
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(name),
+		Steps: []resource.TestStep{
+			{
+				Config: func() string {
+					return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "base" {
+  name        = %q
+  pool        = %q
+  source_file = %q
+}
+`, name, acctest.Pool(), acctest.GuestImage(t))
+				}(),
+				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_volume.base", tfjsonpath.New("format"), knownvalue.StringExact("qcow2")),
+					statecheck.ExpectKnownValue("libvirt_volume.base", tfjsonpath.New("path"), knownvalue.StringRegexp(regexp.MustCompile("/"+name+"$"))),
+					statecheck.ExpectKnownValue("libvirt_volume.base", tfjsonpath.New("allocation_bytes"), knownvalue.NotNull()),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(s *terraform.State) error {
+						// The qcow2 header's virtual size, not the file's length.
+						return resource.TestCheckResourceAttr("libvirt_volume.base", "capacity_bytes", strconv.FormatInt(size, 10))(s)
+					},
+					checkVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
+						if v.Format != "qcow2" || int64(v.Capacity) != size {
+							return fmt.Errorf("libvirt says format %q capacity %d, want qcow2 and %d", v.Format, v.Capacity, size)
+						}
+						if st, _ := os.Stat(img); int64(v.Capacity) == st.Size() {
+							return fmt.Errorf("capacity %d is the file length, not the virtual size", v.Capacity)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				ResourceName:            "libvirt_volume.base",
+				ImportState:             true,
+				ImportStateId:           acctest.Pool() + "/" + name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: volumeImportIgnore,
+			},
+			{
+				// By key, too.
+				ResourceName:            "libvirt_volume.base",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: volumeImportIgnore,
+			},
+		},
+	})
+}
+
+func TestAccVolume_overlayAndClone(t *testing.T) {
+	base, overlay, clone := acctest.RandomName("vol"), acctest.RandomName("vol"), acctest.RandomName("vol")
+	var basePath string
+	config := func() string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "base" {
+  name        = %[1]q
+  pool        = %[4]q
+  source_file = %[5]q
+}
+
+resource "libvirt_volume" "overlay" {
+  name           = %[2]q
+  pool           = %[4]q
+  backing_volume = libvirt_volume.base.id
+}
+
+resource "libvirt_volume" "clone" {
+  name       = %[3]q
+  pool       = %[4]q
+  clone_from = libvirt_volume.overlay.id
+  format     = "qcow2"
+}
+`, base, overlay, clone, acctest.Pool(), acctest.GuestImage(t))
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(base, overlay, clone),
+		Steps: []resource.TestStep{
+			{
+				Config:           config(),
+				ConfigPlanChecks: emptyPlanAfterApply,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttrPair("libvirt_volume.overlay", "capacity_bytes", "libvirt_volume.base", "capacity_bytes"),
+					resource.TestCheckResourceAttrPair("libvirt_volume.clone", "capacity_bytes", "libvirt_volume.base", "capacity_bytes"),
+					checkVolume(t, acctest.Pool(), base, func(v *libvirt.VolumeInfo) error { basePath = v.Path; return nil }),
+					checkVolume(t, acctest.Pool(), overlay, func(v *libvirt.VolumeInfo) error {
+						if v.Format != "qcow2" || v.Backing != basePath {
+							return fmt.Errorf("overlay: format %q backing %q, want qcow2 backed by %q", v.Format, v.Backing, basePath)
+						}
+						return nil
+					}),
+					checkVolume(t, acctest.Pool(), clone, func(v *libvirt.VolumeInfo) error {
+						if v.Format != "qcow2" || v.Backing != "" {
+							return fmt.Errorf("clone: format %q backing %q, want a flat qcow2", v.Format, v.Backing)
+						}
+						// A full copy holds the image's data itself.
+						if v.Allocation < 1<<20 {
+							return fmt.Errorf("clone allocation %d bytes: the data was not copied", v.Allocation)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				ResourceName:            "libvirt_volume.overlay",
+				ImportState:             true,
+				ImportStateId:           acctest.Pool() + "/" + overlay,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: volumeImportIgnore,
+			},
+			{
+				ResourceName:            "libvirt_volume.clone",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: volumeImportIgnore,
+			},
+		},
+	})
+}
+
+// imageServer serves the tiny guest image on 127.0.0.1. With cut set, it announces the
+// whole length, sends half the body and drops the connection.
+func imageServer(t *testing.T, img string, cut bool) *httptest.Server {
+	t.Helper()
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.Header().Set("Content-Type", "application/octet-stream")
+		if !cut {
+			_, _ = w.Write(b)
+			return
+		}
+		_, _ = w.Write(b[:len(b)/2])
+		w.(http.Flusher).Flush()
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func urlConfig(name, url, checksum string) string {
+	sum := ""
+	if checksum != "" {
+		sum = fmt.Sprintf("source_checksum = %q", checksum)
+	}
+	return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "img" {
+  name       = %q
+  pool       = %q
+  source_url = %q
+  %s
+}
+`, name, acctest.Pool(), url, sum)
+}
+
+func TestAccVolume_sourceURL(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("vol")
+	img := acctest.GuestImage(t)
+	size := imageVirtualSize(t, img)
+	sum := fileSHA256(t, img)
+	srv := imageServer(t, img, false)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(name),
+		Steps: []resource.TestStep{
+			{
+				Config:           urlConfig(name, srv.URL+"/tiny.qcow2", "sha256:"+sum),
+				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_volume.img", tfjsonpath.New("capacity_bytes"), knownvalue.Int64Exact(size)),
+					statecheck.ExpectKnownValue("libvirt_volume.img", tfjsonpath.New("format"), knownvalue.StringExact("qcow2")),
+				},
+				Check: checkVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
+					var h = sha256.New()
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					if err := acctest.Client(t).DownloadVolume(ctx, libvirt.VolumeRef{Key: v.Key}, h); err != nil {
+						return err
+					}
+					if got := hex.EncodeToString(h.Sum(nil)); got != sum {
+						return fmt.Errorf("volume content sha256 %s, want the image's %s", got, sum)
+					}
+					return nil
+				}),
+			},
+			{
+				ResourceName:            "libvirt_volume.img",
+				ImportState:             true,
+				ImportStateId:           acctest.Pool() + "/" + name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: volumeImportIgnore,
+			},
+		},
+	})
+}
+
+func TestAccVolume_sourceURLWrongChecksum(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("vol")
+	img := acctest.GuestImage(t)
+	srv := imageServer(t, img, false)
+	wrong := "sha256:" + hex.EncodeToString(make([]byte, 32))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(name),
+		Steps: []resource.TestStep{
+			{
+				Config:      urlConfig(name, srv.URL+"/tiny.qcow2", wrong),
+				ExpectError: wrapped(`(?s)Unable to create volume.*checksum mismatch: the source's sha256 is [0-9a-f]{64}, source_checksum says 0{64}.*half-made volume .* was deleted`),
+			},
+			{
+				// Nothing is left on the host, and nothing in state: a right checksum then works.
+				PreConfig:        func() { requireGone(t, acctest.Pool(), name) },
+				Config:           urlConfig(name, srv.URL+"/tiny.qcow2", "sha256:"+fileSHA256(t, img)),
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+		},
+	})
+}
+
+func TestAccVolume_interruptedUpload(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("vol")
+	srv := imageServer(t, acctest.GuestImage(t), true)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(name),
+		Steps: []resource.TestStep{
+			{
+				Config:      urlConfig(name, srv.URL+"/tiny.qcow2", ""),
+				ExpectError: wrapped(`(?s)Unable to create volume.*reading the source after \d+ bytes.*half-made volume .* was deleted`),
+			},
+			{
+				PreConfig: func() { requireGone(t, acctest.Pool(), name) },
+				Config:    acctest.ProviderBlock(""),
+			},
+		},
+	})
+}
+
+func growConfig(name string, capacity int64) string {
+	return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "disk" {
+  name           = %q
+  pool           = %q
+  capacity_bytes = %d
+}
+`, name, acctest.Pool(), capacity)
+}
+
+func TestAccVolume_growInPlace(t *testing.T) {
+	name := acctest.RandomName("vol")
+	var id string
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(name),
+		Steps: []resource.TestStep{
+			{
+				Config:           growConfig(name, 1<<20),
+				ConfigPlanChecks: emptyPlanAfterApply,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("libvirt_volume.disk", "capacity_bytes", strconv.Itoa(1<<20)),
+					resource.TestCheckResourceAttr("libvirt_volume.disk", "format", "qcow2"),
+					func(s *terraform.State) error {
+						id = s.RootModule().Resources["libvirt_volume.disk"].Primary.ID
+						return nil
+					},
+				),
+			},
+			{
+				ResourceName:            "libvirt_volume.disk",
+				ImportState:             true,
+				ImportStateId:           acctest.Pool() + "/" + name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: volumeImportIgnore,
+			},
+			{
+				Config: growConfig(name, 3<<20),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_volume.disk", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(s *terraform.State) error {
+						if got := s.RootModule().Resources["libvirt_volume.disk"].Primary.ID; got != id {
+							return fmt.Errorf("id changed from %s to %s: the volume was replaced, not grown", id, got)
+						}
+						return nil
+					},
+					checkVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
+						if v.Capacity != 3<<20 || v.Key != id {
+							return fmt.Errorf("libvirt says key %s capacity %d, want %s and %d", v.Key, v.Capacity, id, 3<<20)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				Config:      growConfig(name, 2<<20),
+				PlanOnly:    true,
+				ExpectError: wrapped(`(?s)Volume cannot shrink.*is 3145728 bytes; capacity_bytes = 2097152 would shrink it.*Set capacity_bytes to 3145728 or more`),
+			},
+		},
+	})
+}
+
+// TestAccVolume_growOnline grows the disk of a running domain through the resource: the
+// domain is made directly with libvirt (the tiny guest on a qcow2 overlay the test's
+// Terraform config owns), then capacity_bytes is raised.
+func TestAccVolume_growOnline(t *testing.T) {
+	base, disk, dom := acctest.RandomName("vol"), acctest.RandomName("vol"), acctest.RandomName("grow")
+	const grown = 32 << 20
+	var domID int32
+	config := func(capacity string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "base" {
+  name        = %[1]q
+  pool        = %[3]q
+  source_file = %[4]q
+}
+
+resource "libvirt_volume" "disk" {
+  name           = %[2]q
+  pool           = %[3]q
+  backing_volume = libvirt_volume.base.id
+  %[5]s
+}
+`, base, disk, acctest.Pool(), acctest.GuestImage(t), capacity)
+	}
+	removeDomain := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = acctest.Client(t).Write(ctx, "remove domain "+dom, func(l *golibvirt.Libvirt) error {
+			d, err := l.DomainLookupByName(dom)
+			if err != nil {
+				return err
+			}
+			_ = l.DomainDestroy(d)
+			return l.DomainUndefine(d)
+		})
+	}
+	t.Cleanup(removeDomain)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
+			volumeGone(base, disk),
+			acctest.CheckGone(map[string]acctest.Lookup{"domain " + dom: acctest.DomainLookup(dom)}),
+		),
+		Steps: []resource.TestStep{
+			{
+				Config:           config(""),
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+			{
+				PreConfig: func() {
+					info, err := volumeInfo(t, acctest.Pool(), disk)
+					if err != nil {
+						t.Fatal(err)
+					}
+					domID = startGuest(t, dom, info.Path)
+					// Let the guest boot and its agent answer, so the in-guest step runs too.
+					waitForAgent(t, dom)
+				},
+				Config: config(fmt.Sprintf("capacity_bytes = %d", grown)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_volume.disk", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("libvirt_volume.disk", "capacity_bytes", strconv.Itoa(grown)),
+					func(*terraform.State) error {
+						ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+						defer cancel()
+						return acctest.Client(t).Read(ctx, "check domain "+dom, func(l *golibvirt.Libvirt) error {
+							d, err := l.DomainLookupByName(dom)
+							if err != nil {
+								return err
+							}
+							if d.ID != domID {
+								return fmt.Errorf("domain id %d, was %d: the domain was restarted", d.ID, domID)
+							}
+							state, _, err := l.DomainGetState(d, 0)
+							if err != nil {
+								return err
+							}
+							if golibvirt.DomainState(state) != golibvirt.DomainRunning {
+								return fmt.Errorf("domain state %d, want running", state)
+							}
+							_, capacity, _, err := l.DomainGetBlockInfo(d, "vda", 0)
+							if err != nil {
+								return err
+							}
+							if capacity != grown {
+								return fmt.Errorf("the running domain sees vda as %d bytes, want %d", capacity, grown)
+							}
+							return nil
+						})
+					},
+					func(*terraform.State) error {
+						// The guest itself sees the new size, and the resource's in-guest
+						// step found nothing to grow (the tiny guest never mounts its disk).
+						ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+						defer cancel()
+						c := acctest.Client(t)
+						d := golibvirt.Domain{Name: dom}
+						if err := c.Read(ctx, "look up "+dom, func(l *golibvirt.Libvirt) (err error) { d, err = l.DomainLookupByName(dom); return err }); err != nil {
+							return err
+						}
+						out, code, err := c.GuestExec(ctx, d, "/bin/cat", "/sys/block/vda/size")
+						if err != nil || code != 0 {
+							return fmt.Errorf("read the disk size in the guest: %v (exit %d) %s", err, code, out)
+						}
+						if out != strconv.Itoa(grown/512) {
+							return fmt.Errorf("the guest sees vda as %s sectors, want %d", out, grown/512)
+						}
+						out, err = c.GuestGrowFilesystem(ctx, d, "vda")
+						if err != nil || !strings.Contains(out, "/dev/vda is not mounted: no filesystem to grow") {
+							return fmt.Errorf("in-guest grow: %v %q", err, out)
+						}
+						return nil
+					},
+					checkVolume(t, acctest.Pool(), disk, func(v *libvirt.VolumeInfo) error {
+						if v.Capacity != grown {
+							return fmt.Errorf("libvirt says the volume is %d bytes, want %d", v.Capacity, grown)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				// The domain goes before Terraform deletes the volumes.
+				PreConfig:        removeDomain,
+				Config:           config(fmt.Sprintf("capacity_bytes = %d", grown)),
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+		},
+	})
+}
+
+// waitForAgent waits until the guest agent of domain name answers (the tiny guest boots
+// in 10 to 30 s under TCG).
+func waitForAgent(t *testing.T, name string) {
+	t.Helper()
+	c := acctest.Client(t)
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		var d golibvirt.Domain
+		err := c.Read(ctx, "look up "+name, func(l *golibvirt.Libvirt) (err error) { d, err = l.DomainLookupByName(name); return err })
+		if err == nil {
+			err = c.GuestPing(ctx, d)
+		}
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("guest agent of %s did not answer within 3 minutes: %v", name, err)
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
+
+// startGuest defines and starts the tiny guest (TCG, 256 MiB) with diskPath as its
+// virtio disk and a guest-agent channel, and returns its domain id.
+func startGuest(t *testing.T, name, diskPath string) int32 {
+	t.Helper()
+	xml := fmt.Sprintf(`<domain type='qemu'>
+  <name>%s</name>
+  <memory unit='MiB'>256</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64'>hvm</type><boot dev='hd'/></os>
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='qcow2'/>
+      <source file='%s'/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
+    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
+  </devices>
+</domain>`, name, diskPath)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var id int32
+	err := acctest.Client(t).Write(ctx, "define and start domain "+name, func(l *golibvirt.Libvirt) error {
+		d, err := l.DomainDefineXML(xml)
+		if err != nil {
+			return err
+		}
+		if err := l.DomainCreate(d); err != nil {
+			return err
+		}
+		d, err = l.DomainLookupByName(name)
+		id = d.ID
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}

@@ -1,0 +1,90 @@
+package provider_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+// Plan-time validation of libvirt_volume: no daemon is asked.
+func TestVolume_validation(t *testing.T) {
+	sum := "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	tests := []struct {
+		name string
+		body string
+		want string
+	}{
+		{"two sources", `source_url = "http://127.0.0.1/a.qcow2"
+  clone_from = "default/base.qcow2"`, `(?s)Conflicting volume sources.*source_url and clone_from are all set.*Keep one of\s+source_url, source_file, backing_volume or clone_from`},
+		{"three sources", `source_file = "/etc/hostname"
+  backing_volume = "default/a"
+  clone_from = "default/b"`, `(?s)source_file and backing_volume and clone_from are all set`},
+		{"checksum format", `source_url = "http://127.0.0.1/a.qcow2"
+  source_checksum = "md5:abc"`, `(?s)Invalid source_checksum.*algorithm "md5" is not supported; expected\s+sha256:<64 hex digits>`},
+		{"checksum length", `source_url = "http://127.0.0.1/a.qcow2"
+  source_checksum = "sha256:abc"`, `(?s)Invalid source_checksum.*64 hex digits, got 3`},
+		{"checksum without upload", `capacity_bytes = 1024
+  source_checksum = "` + sum + `"`, `(?s)source_checksum without an upload.*set source_url or source_file`},
+		{"format enum", `capacity_bytes = 1024
+  format = "vmdk"`, `(?s)Attribute format value must be one of: \["qcow2" "raw" "iso"\], got: "vmdk"`},
+		{"capacity positive", `capacity_bytes = 0`, `(?s)Attribute capacity_bytes value must be at least 1, got: 0`},
+		{"empty volume needs size", ``, `(?s)Missing capacity_bytes.*set capacity_bytes`},
+		{"overlay must be qcow2", `backing_volume = "default/base"
+  format = "raw"`, `(?s)Overlay volumes are qcow2.*remove format or set it to "qcow2"`},
+		{"url scheme", `source_url = "ftp://host/a.qcow2"`, `(?s)Invalid source_url.*scheme "ftp" is not supported; use an http://,\s+https:// or file:// URL`},
+		{"bad volume id", `clone_from = "no-slash"`, `(?s)Invalid volume id.*clone_from.*expected <pool>/<name> or the\s+volume key`},
+		{"missing source file", `source_file = "/nonexistent/tfacc.qcow2"`, `(?s)Unreadable source_file.*no such file or directory.*source_file is a path on\s+the machine running Terraform`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "v" {
+  name = "tfacc-v"
+  pool = "default"
+  %s
+}
+`, tt.body),
+					PlanOnly:    true,
+					ExpectError: wrapped(tt.want),
+				}},
+			})
+		})
+	}
+}
+
+func TestVolume_validationNames(t *testing.T) {
+	for name, want := range map[string]string{
+		"":          `(?s)Invalid volume name.*name must not be empty`,
+		"a/b":       `(?s)Invalid volume name.*name "a/b" contains '/'.*Use e.g. "a-b"`,
+		"bad\nname": `(?s)Invalid volume name.*control characters`,
+	} {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "v" {
+  name           = %q
+  pool           = "default"
+  capacity_bytes = 1024
+}
+`, name),
+				PlanOnly:    true,
+				ExpectError: wrapped(want),
+			}},
+		})
+	}
+}
+
+// wrapped compiles a pattern whose spaces match any run of white space: Terraform wraps
+// diagnostics at its own line width.
+func wrapped(pattern string) *regexp.Regexp {
+	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
+}
