@@ -1,0 +1,55 @@
+variable "debian_sha256" {
+  description = "sha256 of the Debian cloud image (sha256sum of the file)"
+  type        = string
+}
+
+# A base image, downloaded once and streamed into the pool; the checksum is verified
+# while streaming (a mismatch fails the apply and leaves no volume behind).
+resource "libvirt_volume" "debian" {
+  name            = "debian-12-generic-amd64.qcow2"
+  pool            = "default"
+  source_url      = "https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-generic-amd64.qcow2"
+  source_checksum = "sha256:${var.debian_sha256}"
+}
+
+# A VM disk: a copy-on-write overlay of the base image, 20 GiB. Raising capacity_bytes
+# later grows it in place (online, through the running domain that uses it).
+resource "libvirt_volume" "web_disk" {
+  name           = "web-1.qcow2"
+  pool           = "default"
+  backing_volume = libvirt_volume.debian.id
+  capacity_bytes = 20 * 1024 * 1024 * 1024
+}
+
+# A full, independent copy of the base image (its backing chain flattened).
+resource "libvirt_volume" "golden" {
+  name       = "golden.qcow2"
+  pool       = "default"
+  clone_from = libvirt_volume.debian.id
+}
+
+# An image file on the machine running Terraform.
+resource "libvirt_volume" "local" {
+  name        = "appliance.qcow2"
+  pool        = "default"
+  source_file = "${path.module}/appliance.qcow2"
+}
+
+# An empty data disk of 10 GiB.
+resource "libvirt_volume" "data" {
+  name           = "web-1-data.qcow2"
+  pool           = "default"
+  capacity_bytes = 10 * 1024 * 1024 * 1024
+
+  timeouts {
+    create = "5m"
+  }
+}
+
+# An installer CD image.
+resource "libvirt_volume" "installer" {
+  name       = "netinst.iso"
+  pool       = "default"
+  source_url = "file:///srv/iso/debian-12-amd64-netinst.iso"
+  format     = "iso"
+}
