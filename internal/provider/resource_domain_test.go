@@ -1,0 +1,423 @@
+package provider_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+const domRes = "libvirt_domain.test"
+
+var ipv4 = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)
+
+// emptyAfterApply is the post-apply refresh check every step makes: nothing drifts.
+var emptyAfterApply = resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+
+func domAttr(s *terraform.State, name string) (string, error) {
+	r, ok := s.RootModule().Resources[domRes]
+	if !ok {
+		return "", fmt.Errorf("%s not in state", domRes)
+	}
+	return r.Primary.Attributes[name], nil
+}
+
+// The main path, on one tiny guest booted under TCG: a qcow2 overlay and a cloud-init
+// seed; the DHCP lease carries the seed's hostname and the address lands in state; import
+// plans clean; vcpu and memory grow live within the headroom (same running domain); a
+// change of the headroom restarts it (the plan said so) and wait_for_ip asks the real
+// qemu-ga this time.
+func TestAccDomain_cloudInitLiveResizeRestart(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("dom")
+	hostname := strings.ReplaceAll(name, "tfacc-", "tfaccvm-")
+	disk := domAccOverlay(t, name+".qcow2")
+	seed := domAccSeed(t, name+"-seed.iso", hostname)
+	network := acctest.Network()
+
+	config := func(vcpu, maxVCPU, mem, maxMem int, source string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name           = %q
+  vcpu           = %d
+  max_vcpu       = %d
+  memory_mib     = %d
+  max_memory_mib = %d
+  cloudinit_id   = %q
+
+  disk {
+    volume_id = %q
+  }
+
+  network_interface {
+    network = %q
+    wait_for_ip {
+      source  = %q
+      timeout = "4m"
+    }
+  }
+}
+`, name, vcpu, maxVCPU, mem, maxMem, seed, disk, network, source)
+	}
+
+	var firstID, restartedID int32
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config:           config(1, 2, 256, 320, "lease"),
+				ConfigPlanChecks: emptyAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("type"), knownvalue.StringExact("qemu")),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(0).AtMapKey("mac"), knownvalue.StringRegexp(regexp.MustCompile(`^52:54:00:`))),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(0).AtMapKey("addresses"), knownvalue.ListSizeExact(1)),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("target"), knownvalue.StringExact("vda")),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("format"), knownvalue.StringExact("qcow2")),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("machine"), knownvalue.StringRegexp(regexp.MustCompile(`^pc`))),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^vnc://127\.0\.0\.1:59\d\d$`))),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("none")),
+				},
+				Check: func(s *terraform.State) error {
+					ip, _ := domAttr(s, "ip_address")
+					mac, _ := domAttr(s, "network_interface.0.mac")
+					leases, err := domAccLeases(t, network)
+					if err != nil {
+						return err
+					}
+					var seen []string
+					for _, l := range leases[mac] {
+						seen = append(seen, l.IP+"/"+l.Hostname)
+						if l.IP == ip && l.Hostname == hostname {
+							live, err := domAccInspect(t, name)
+							if err != nil {
+								return err
+							}
+							firstID = live.ID
+							return nil
+						}
+					}
+					return fmt.Errorf("no lease of %s for %s with hostname %s; leases of that MAC: %v", network, ip, hostname, seen)
+				},
+			},
+			{
+				ResourceName:            domRes,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return name, nil },
+				ImportStateVerifyIgnore: []string{"network_interface.0.wait_for_ip", "network_interface.0.addresses", "ip_address", "timeouts"},
+			},
+			{
+				Config: config(2, 2, 320, 320, "lease"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("live")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("vcpu"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(320)),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("live")),
+				},
+				Check: func(*terraform.State) error {
+					// Same QEMU process; live and persistent definitions agree with state.
+					var live *domAccLive
+					var err error
+					for deadline := time.Now().Add(30 * time.Second); ; {
+						if live, err = domAccInspect(t, name); err != nil {
+							return err
+						}
+						if live.Live.CurrentMemory.Value == 320*1024 || time.Now().After(deadline) {
+							break
+						}
+						time.Sleep(time.Second)
+					}
+					if live.ID != firstID {
+						return fmt.Errorf("domain id changed from %d to %d: it was restarted, not resized live", firstID, live.ID)
+					}
+					if v := live.Live.VCPU; v.Current != 0 && v.Current != 2 {
+						return fmt.Errorf("live vcpu current=%d max=%d, want 2", v.Current, v.Value)
+					}
+					if v := live.Inactive.VCPU; v.Current != 0 && v.Current != 2 {
+						return fmt.Errorf("persistent vcpu current=%d max=%d, want 2", v.Current, v.Value)
+					}
+					if m := live.Live.CurrentMemory.Value; m != 320*1024 {
+						return fmt.Errorf("live currentMemory %d KiB, want %d", m, 320*1024)
+					}
+					if m := live.Inactive.CurrentMemory.Value; m != 320*1024 {
+						return fmt.Errorf("persistent currentMemory %d KiB, want %d", m, 320*1024)
+					}
+					return nil
+				},
+			},
+			{
+				Config: config(2, 3, 320, 320, "agent"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("restart")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(3)),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
+				},
+				Check: func(*terraform.State) error {
+					live, err := domAccInspect(t, name)
+					if err != nil {
+						return err
+					}
+					restartedID = live.ID
+					if !live.Active || restartedID == firstID {
+						return fmt.Errorf("domain id %d (before %d), active %v: want a restarted, running domain", restartedID, firstID, live.Active)
+					}
+					if v := live.Live.VCPU; v.Value != 3 {
+						return fmt.Errorf("live vcpu max %d, want 3", v.Value)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// wait_for_ip on a network where the guest gets no lease: the apply fails after the
+// short timeout with an error naming the domain, the MAC and the source, and the domain
+// stays in state (tainted: the next plan replaces it; CheckDestroy proves it was tracked).
+func TestAccDomain_waitForIPTimeout(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("dom")
+	network := acctest.RandomName("net")
+	domAccIsolatedNetwork(t, network)
+	disk := domAccOverlay(t, name+".qcow2")
+	config := func(running bool, wait string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name       = %q
+  vcpu       = 1
+  memory_mib = 256
+  running    = %t
+  disk {
+    volume_id = %q
+  }
+  network_interface {
+    network = %q
+    %s
+  }
+  shutdown = {
+    timeout = "20s"
+  }
+}
+`, name, running, disk, network, wait)
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config: config(true, `wait_for_ip {
+      source  = "lease"
+      timeout = "15s"
+    }`),
+				ExpectError: regexp.MustCompile(strings.ReplaceAll(`domain `+name+`: network interface on network `+network+
+					` \(MAC 52:54:00(:[0-9a-f]{2}){3}\) got no IP address from the network's DHCP leases within 15s`, " ", `\s+`)),
+			},
+			{
+				// The failed domain is in state, tainted: the plan replaces it.
+				Config: config(false, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionDestroyBeforeCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringExact("")),
+				},
+			},
+		},
+	})
+}
+
+// UEFI through libvirt's firmware auto-selection: the domain gets its own nvram
+// varstore, which is gone after destroy.
+func TestAccDomain_uefi(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("dom")
+	disk := domAccOverlay(t, name+".qcow2")
+	var nvram string
+	config := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name       = %q
+  vcpu       = 1
+  memory_mib = 256
+  firmware   = "uefi"
+  qemu_agent = false
+  disk {
+    volume_id = %q
+  }
+  graphics = {
+    type = "none"
+  }
+  shutdown = {
+    timeout = "5s"
+  }
+}
+`, name, disk)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			err := acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)})(s)
+			if nvram == "" {
+				return errors.Join(err, fmt.Errorf("no nvram path was seen"))
+			}
+			if _, serr := os.Stat(nvram); !errors.Is(serr, os.ErrNotExist) {
+				err = errors.Join(err, fmt.Errorf("nvram %s left behind after destroy (stat: %v)", nvram, serr))
+			}
+			return err
+		},
+		Steps: []resource.TestStep{{
+			Config:           config,
+			ConfigPlanChecks: emptyAfterApply,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("firmware"), knownvalue.StringExact("uefi")),
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringExact("")),
+			},
+			Check: func(*terraform.State) error {
+				live, err := domAccInspect(t, name)
+				if err != nil {
+					return err
+				}
+				if live.Live.OS == nil || live.Live.OS.NVRam == nil || live.Live.OS.NVRam.NVRam == "" {
+					return fmt.Errorf("running UEFI domain has no nvram in its live XML")
+				}
+				nvram = live.Live.OS.NVRam.NVRam
+				if _, err := os.Stat(nvram); err != nil {
+					return fmt.Errorf("nvram of the running domain: %w", err)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// A domain defined outside Terraform (as `virsh define` does) imports by name and plans
+// clean; the data source reads it by UUID; undefined behind Terraform's back, the next
+// plan proposes to create it again, without an error.
+func TestAccDomain_importDefinedAndGone(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("dom")
+	disk := domAccOverlay(t, name+".qcow2")
+	domAccDefine(t, fmt.Sprintf(`<domain type='qemu'>
+  <name>%s</name>
+  <memory unit='MiB'>128</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64'>hvm</type><boot dev='hd'/></os>
+  <features><acpi/><apic/></features>
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='qcow2'/>
+      <source file='%s'/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
+    <interface type='network'>
+      <mac address='52:54:00:0a:0b:0c'/>
+      <source network='%s'/>
+      <model type='virtio'/>
+    </interface>
+    <serial type='pty'/>
+    <console type='pty'/>
+    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
+    <graphics type='vnc' autoport='yes' listen='127.0.0.1'/>
+  </devices>
+</domain>`, name, disk, acctest.Network()))
+	config := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name       = %q
+  vcpu       = 1
+  memory_mib = 128
+  running    = false
+  disk {
+    path = %q
+  }
+  network_interface {
+    network = %q
+    mac     = "52:54:00:0a:0b:0c"
+  }
+}
+`, name, disk, acctest.Network())
+	withData := config + `
+data "libvirt_domain" "test" {
+  uuid = libvirt_domain.test.uuid
+}
+`
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config:             config,
+				ResourceName:       domRes,
+				ImportState:        true,
+				ImportStateId:      name,
+				ImportStatePersist: true,
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					if len(states) != 1 || states[0].Attributes["name"] != name || states[0].Attributes["state"] != "shutoff" {
+						return fmt.Errorf("imported: %v", states)
+					}
+					return nil
+				},
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				Config:           withData,
+				ConfigPlanChecks: emptyAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("name"), knownvalue.StringExact(name)),
+					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
+					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("vcpu"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(128)),
+					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("console_url"), knownvalue.StringExact("")),
+					statecheck.CompareValuePairs("data.libvirt_domain.test", tfjsonpath.New("id"), domRes, tfjsonpath.New("id"), compare.ValuesSame()),
+				},
+			},
+			{
+				PreConfig: func() { domAccUndefine(t, name) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
