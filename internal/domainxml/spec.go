@@ -214,13 +214,14 @@ func sameStructure(a, b Spec) bool {
 		a.EffectiveMaxVCPU() != b.EffectiveMaxVCPU() || a.EffectiveMaxMemoryMiB() != b.EffectiveMaxMemoryMiB() ||
 		!SameMachine(a.Machine, b.Machine) || a.CPUMode != b.CPUMode || a.CPUModel != b.CPUModel ||
 		normFirmware(a.Firmware) != normFirmware(b.Firmware) || a.QemuAgent != b.QemuAgent ||
-		a.Graphics != b.Graphics || len(a.Disks) != len(b.Disks) || len(a.Interfaces) != len(b.Interfaces) {
+		!sameGraphics(a.Graphics, b.Graphics) || len(a.Disks) != len(b.Disks) || len(a.Interfaces) != len(b.Interfaces) {
 		return false
 	}
 	if (a.CloudInit == nil) != (b.CloudInit == nil) {
 		return false
 	}
-	if a.CloudInit != nil && (a.CloudInit.ID != b.CloudInit.ID || a.CloudInit.Target != b.CloudInit.Target) {
+	if a.CloudInit != nil && (a.CloudInit.ID != b.CloudInit.ID ||
+		a.CloudInit.Target != "" && b.CloudInit.Target != "" && a.CloudInit.Target != b.CloudInit.Target) {
 		return false
 	}
 	for i := range a.Disks {
@@ -239,6 +240,14 @@ func sameStructure(a, b Spec) bool {
 		}
 	}
 	return true
+}
+
+// sameGraphics: without graphics, where it would listen does not matter.
+func sameGraphics(a, b Graphics) bool {
+	if a.Type == GraphicsNone && b.Type == GraphicsNone {
+		return true
+	}
+	return a == b
 }
 
 func normFirmware(f string) string {
