@@ -240,6 +240,8 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewVolumeResource,
 		NewCloudinitISOResource,
 		NewDHCPReservationResource,
+		NewNetworkResource,
+		NewPoolResource,
 	}
 }
 

@@ -1,0 +1,218 @@
+package libvirt
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"libvirt.org/go/libvirtxml"
+)
+
+// NetworkState is a network as libvirt has it.
+type NetworkState struct {
+	UUID       string
+	Active     bool
+	Autostart  bool
+	Persistent bool
+	Def        *libvirtxml.Network // persistent definition (the live one for a transient network)
+	Live       *libvirtxml.Network // running network; nil when inactive
+}
+
+// ReadNetwork reads a network's definition, live XML, state and autostart flag.
+func (c *Client) ReadNetwork(ctx context.Context, name string) (*NetworkState, error) {
+	out := &NetworkState{}
+	var persistent, live string
+	err := c.Read(ctx, "read network "+name, func(l *golibvirt.Libvirt) error {
+		n, err := l.NetworkLookupByName(name)
+		if err != nil {
+			return err
+		}
+		active, err := l.NetworkIsActive(n)
+		if err != nil {
+			return err
+		}
+		pers, err := l.NetworkIsPersistent(n)
+		if err != nil {
+			return err
+		}
+		auto, err := l.NetworkGetAutostart(n)
+		if err != nil {
+			return err
+		}
+		out.Active, out.Persistent, out.Autostart = active == 1, pers == 1, auto == 1
+		flags := uint32(golibvirt.NetworkXMLInactive)
+		if !out.Persistent {
+			flags = 0
+		}
+		if persistent, err = l.NetworkGetXMLDesc(n, flags); err != nil {
+			return err
+		}
+		if out.Active {
+			live, err = l.NetworkGetXMLDesc(n, 0)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Def = &libvirtxml.Network{}
+	if err := out.Def.Unmarshal(persistent); err != nil {
+		return nil, fmt.Errorf("parse the definition of network %s: %w", name, err)
+	}
+	out.UUID = out.Def.UUID
+	if out.Active {
+		out.Live = &libvirtxml.Network{}
+		if err := out.Live.Unmarshal(live); err != nil {
+			return nil, fmt.Errorf("parse the live XML of network %s: %w", name, err)
+		}
+	}
+	return out, nil
+}
+
+// CreateNetwork defines a network, sets autostart and starts it when active. When a step
+// after the definition fails, the definition is removed again, so that nothing is left on
+// the host that the caller does not know about.
+func (c *Client) CreateNetwork(ctx context.Context, def *libvirtxml.Network, active, autostart bool) error {
+	doc, err := def.Marshal()
+	if err != nil {
+		return fmt.Errorf("network %s: %w", def.Name, err)
+	}
+	var net golibvirt.Network
+	if err := c.Write(ctx, "define network "+def.Name, func(l *golibvirt.Libvirt) error {
+		net, err = l.NetworkDefineXML(doc)
+		return err
+	}); err != nil {
+		return err
+	}
+	undo := func(cause error) error {
+		uerr := c.Write(context.WithoutCancel(ctx), "remove half-made network "+def.Name, func(l *golibvirt.Libvirt) error {
+			_ = l.NetworkDestroy(net)
+			return l.NetworkUndefine(net)
+		})
+		if uerr != nil && !errors.Is(uerr, ErrNotFound) {
+			return fmt.Errorf("%w (and removing the half-made network failed: %v)", cause, uerr)
+		}
+		return cause
+	}
+	if autostart {
+		if err := c.SetNetworkAutostart(ctx, def.Name, true); err != nil {
+			return undo(err)
+		}
+	}
+	if active {
+		if err := c.SetNetworkActive(ctx, def.Name, true); err != nil {
+			return undo(err)
+		}
+	}
+	return nil
+}
+
+// SetNetworkAutostart turns autostart on or off.
+func (c *Client) SetNetworkAutostart(ctx context.Context, name string, on bool) error {
+	v := int32(0)
+	if on {
+		v = 1
+	}
+	return c.Write(ctx, fmt.Sprintf("set autostart=%t on network %s", on, name), func(l *golibvirt.Libvirt) error {
+		n, err := l.NetworkLookupByName(name)
+		if err != nil {
+			return err
+		}
+		return l.NetworkSetAutostart(n, v)
+	})
+}
+
+// SetNetworkActive starts or stops a network (no-op when it already is so).
+func (c *Client) SetNetworkActive(ctx context.Context, name string, on bool) error {
+	op := "start network " + name
+	if !on {
+		op = "stop network " + name
+	}
+	return c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
+		n, err := l.NetworkLookupByName(name)
+		if err != nil {
+			return err
+		}
+		active, err := l.NetworkIsActive(n)
+		if err != nil {
+			return err
+		}
+		switch {
+		case on && active == 0:
+			return l.NetworkCreate(n)
+		case !on && active == 1:
+			return l.NetworkDestroy(n)
+		}
+		return nil
+	})
+}
+
+// DeleteNetwork stops and undefines a network. A missing network is ErrNotFound.
+func (c *Client) DeleteNetwork(ctx context.Context, name string) error {
+	return c.Write(ctx, "delete network "+name, func(l *golibvirt.Libvirt) error {
+		n, err := l.NetworkLookupByName(name)
+		if err != nil {
+			return err
+		}
+		active, err := l.NetworkIsActive(n)
+		if err != nil {
+			return err
+		}
+		if active == 1 {
+			if err := l.NetworkDestroy(n); err != nil {
+				return err
+			}
+		}
+		pers, err := l.NetworkIsPersistent(n)
+		if err != nil || pers == 0 {
+			return err
+		}
+		return l.NetworkUndefine(n)
+	})
+}
+
+// NetworkUpdate is one network-update call.
+type NetworkUpdate struct {
+	Command     golibvirt.NetworkUpdateCommand
+	Section     golibvirt.NetworkUpdateSection
+	ParentIndex int32 // index of the <ip> element for DHCP sections (-1: libvirt picks)
+	Element     any   // marshalled to XML: libvirtxml.NetworkDHCPHost, NetworkDNSHost, ...
+	What        string
+}
+
+// UpdateNetwork applies network-update calls in order, to the persistent definition and,
+// when the network runs, to the live network as well (no restart: dnsmasq re-reads its
+// host files on SIGHUP). It stops at the first failure, naming the entry.
+func (c *Client) UpdateNetwork(ctx context.Context, name string, updates []NetworkUpdate) error {
+	for _, u := range updates {
+		b, err := xml.Marshal(u.Element)
+		if err != nil {
+			return err
+		}
+		cmd := map[golibvirt.NetworkUpdateCommand]string{
+			golibvirt.NetworkUpdateCommandAddLast: "add", golibvirt.NetworkUpdateCommandModify: "modify",
+			golibvirt.NetworkUpdateCommandDelete: "delete",
+		}[u.Command]
+		err = c.Write(ctx, fmt.Sprintf("%s %s in network %s (network-update)", cmd, u.What, name), func(l *golibvirt.Libvirt) error {
+			n, err := l.NetworkLookupByName(name)
+			if err != nil {
+				return err
+			}
+			active, err := l.NetworkIsActive(n)
+			if err != nil {
+				return err
+			}
+			flags := golibvirt.NetworkUpdateAffectConfig
+			if active == 1 {
+				flags |= golibvirt.NetworkUpdateAffectLive
+			}
+			return l.NetworkUpdateCompat(n, u.Command, u.Section, u.ParentIndex, string(b), flags)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,309 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+type networkModel struct {
+	ID        types.String   `tfsdk:"id"`
+	Name      types.String   `tfsdk:"name"`
+	Mode      types.String   `tfsdk:"mode"`
+	Bridge    types.String   `tfsdk:"bridge"`
+	MTU       types.Int64    `tfsdk:"mtu"`
+	Domain    types.String   `tfsdk:"domain"`
+	Addresses types.List     `tfsdk:"addresses"`
+	DHCP      types.Object   `tfsdk:"dhcp"`
+	DNS       types.Object   `tfsdk:"dns"`
+	Autostart types.Bool     `tfsdk:"autostart"`
+	Active    types.Bool     `tfsdk:"active"`
+	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+}
+
+type networkDHCPModel struct {
+	Enabled types.Bool `tfsdk:"enabled"`
+	Ranges  types.List `tfsdk:"ranges"`
+	Hosts   types.Set  `tfsdk:"hosts"`
+}
+
+type networkRangeModel struct {
+	Start types.String `tfsdk:"start"`
+	End   types.String `tfsdk:"end"`
+}
+
+type networkDHCPHostModel struct {
+	MAC      types.String `tfsdk:"mac"`
+	IP       types.String `tfsdk:"ip"`
+	Hostname types.String `tfsdk:"hostname"`
+}
+
+type networkDNSModel struct {
+	Enabled    types.Bool `tfsdk:"enabled"`
+	Hosts      types.Set  `tfsdk:"hosts"`
+	Forwarders types.List `tfsdk:"forwarders"`
+}
+
+type networkDNSHostModel struct {
+	IP        types.String `tfsdk:"ip"`
+	Hostnames types.List   `tfsdk:"hostnames"`
+}
+
+type networkForwarderModel struct {
+	Addr   types.String `tfsdk:"addr"`
+	Domain types.String `tfsdk:"domain"`
+}
+
+var (
+	networkRangeType     = types.ObjectType{AttrTypes: map[string]attr.Type{"start": types.StringType, "end": types.StringType}}
+	networkDHCPHostType  = types.ObjectType{AttrTypes: map[string]attr.Type{"mac": types.StringType, "ip": types.StringType, "hostname": types.StringType}}
+	networkDNSHostType   = types.ObjectType{AttrTypes: map[string]attr.Type{"ip": types.StringType, "hostnames": types.ListType{ElemType: types.StringType}}}
+	networkForwarderType = types.ObjectType{AttrTypes: map[string]attr.Type{"addr": types.StringType, "domain": types.StringType}}
+	networkDHCPAttrTypes = map[string]attr.Type{
+		"enabled": types.BoolType,
+		"ranges":  types.ListType{ElemType: networkRangeType},
+		"hosts":   types.SetType{ElemType: networkDHCPHostType},
+	}
+	networkDNSAttrTypes = map[string]attr.Type{
+		"enabled":    types.BoolType,
+		"hosts":      types.SetType{ElemType: networkDNSHostType},
+		"forwarders": types.ListType{ElemType: networkForwarderType},
+	}
+)
+
+// known reports whether no value (nor anything nested in it) is unknown.
+func allKnown(vs ...attr.Value) bool {
+	for _, v := range vs {
+		if v == nil {
+			continue
+		}
+		if v.IsUnknown() {
+			return false
+		}
+		switch t := v.(type) {
+		case basetypes.ListValue:
+			if !allKnown(t.Elements()...) {
+				return false
+			}
+		case basetypes.SetValue:
+			if !allKnown(t.Elements()...) {
+				return false
+			}
+		case basetypes.ObjectValue:
+			for _, a := range t.Attributes() {
+				if !allKnown(a) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func strOrEmpty(v types.String) string {
+	if v.IsNull() || v.IsUnknown() {
+		return ""
+	}
+	return v.ValueString()
+}
+
+func strOrNull(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+// toSpec turns the model into a spec. ok is false when a value is unknown (not yet
+// known at plan time): callers then skip what needs the whole spec.
+func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bool, diags diag.Diagnostics) {
+	if !allKnown(m.Name, m.Mode, m.Bridge, m.MTU, m.Domain, m.Addresses, m.DHCP, m.DNS) {
+		return nil, false, nil
+	}
+	n := &hostxml.Network{Name: m.Name.ValueString(), Mode: m.Mode.ValueString(), Bridge: strOrEmpty(m.Bridge), Domain: strOrEmpty(m.Domain)}
+	if n.Mode == "" {
+		n.Mode = hostxml.ModeNAT
+	}
+	if !m.MTU.IsNull() {
+		n.MTU = uint(max(m.MTU.ValueInt64(), 0))
+	}
+	if !m.Addresses.IsNull() {
+		diags.Append(m.Addresses.ElementsAs(ctx, &n.Addresses, false)...)
+	}
+	if !m.DHCP.IsNull() {
+		var d networkDHCPModel
+		diags.Append(m.DHCP.As(ctx, &d, basetypes.ObjectAsOptions{})...)
+		n.DHCP = &hostxml.DHCP{Enabled: d.Enabled.IsNull() || d.Enabled.ValueBool(), ManageHosts: !d.Hosts.IsNull()}
+		var ranges []networkRangeModel
+		if !d.Ranges.IsNull() {
+			diags.Append(d.Ranges.ElementsAs(ctx, &ranges, false)...)
+		}
+		for _, r := range ranges {
+			n.DHCP.Ranges = append(n.DHCP.Ranges, hostxml.Range{Start: r.Start.ValueString(), End: r.End.ValueString()})
+		}
+		var hosts []networkDHCPHostModel
+		if !d.Hosts.IsNull() {
+			diags.Append(d.Hosts.ElementsAs(ctx, &hosts, false)...)
+		}
+		for _, h := range hosts {
+			n.DHCP.Hosts = append(n.DHCP.Hosts, hostxml.DHCPHost{MAC: h.MAC.ValueString(), IP: h.IP.ValueString(), Hostname: strOrEmpty(h.Hostname)})
+		}
+	}
+	if !m.DNS.IsNull() {
+		var d networkDNSModel
+		diags.Append(m.DNS.As(ctx, &d, basetypes.ObjectAsOptions{})...)
+		n.DNS = &hostxml.DNS{Enabled: d.Enabled.IsNull() || d.Enabled.ValueBool(), ManageHosts: !d.Hosts.IsNull()}
+		var hosts []networkDNSHostModel
+		if !d.Hosts.IsNull() {
+			diags.Append(d.Hosts.ElementsAs(ctx, &hosts, false)...)
+		}
+		for _, h := range hosts {
+			dh := hostxml.DNSHost{IP: h.IP.ValueString()}
+			if !h.Hostnames.IsNull() {
+				diags.Append(h.Hostnames.ElementsAs(ctx, &dh.Hostnames, false)...)
+			}
+			n.DNS.Hosts = append(n.DNS.Hosts, dh)
+		}
+		var fwds []networkForwarderModel
+		if !d.Forwarders.IsNull() {
+			diags.Append(d.Forwarders.ElementsAs(ctx, &fwds, false)...)
+		}
+		for _, f := range fwds {
+			n.DNS.Forwarders = append(n.DNS.Forwarders, hostxml.Forwarder{Addr: strOrEmpty(f.Addr), Domain: strOrEmpty(f.Domain)})
+		}
+	}
+	return n, !diags.HasError(), diags
+}
+
+// fromState sets the model from what libvirt has. prior is the model before (state or
+// plan): it decides the forms libvirt does not keep — null versus empty lists, the way an
+// address was written, and whether host entries are managed here at all.
+func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, prior networkModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	n, err := hostxml.NetworkFromXML(st.Def)
+	if err != nil {
+		diags.AddError("Unable to read network "+prior.Name.ValueString(), err.Error())
+		return diags
+	}
+	m.ID = types.StringValue(st.UUID)
+	m.Name = types.StringValue(n.Name)
+	m.Mode = types.StringValue(n.Mode)
+	m.Bridge = strOrNull(n.Bridge)
+	m.MTU = types.Int64Null()
+	if n.MTU != 0 {
+		m.MTU = types.Int64Value(int64(n.MTU))
+	}
+	m.Domain = strOrNull(n.Domain)
+	m.Autostart = types.BoolValue(st.Autostart)
+	m.Active = types.BoolValue(st.Active)
+
+	// addresses: keep the way each was written when it means the same.
+	var priorAddrs []string
+	if !prior.Addresses.IsNull() && !prior.Addresses.IsUnknown() {
+		diags.Append(prior.Addresses.ElementsAs(ctx, &priorAddrs, false)...)
+	}
+	addrs := make([]attr.Value, len(n.Addresses))
+	for i, a := range n.Addresses {
+		if i < len(priorAddrs) && hostxml.EquivalentAddress(priorAddrs[i], a) {
+			a = priorAddrs[i]
+		}
+		addrs[i] = types.StringValue(a)
+	}
+	m.Addresses = listOrNull(types.StringType, addrs, prior.Addresses)
+
+	// dhcp
+	var pd networkDHCPModel
+	priorDHCP := !prior.DHCP.IsNull() && !prior.DHCP.IsUnknown()
+	if priorDHCP {
+		diags.Append(prior.DHCP.As(ctx, &pd, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
+	}
+	switch {
+	case n.DHCP == nil && priorDHCP && !pd.Enabled.ValueBool():
+		m.DHCP = types.ObjectValueMust(networkDHCPAttrTypes, map[string]attr.Value{
+			"enabled": types.BoolValue(false), "ranges": types.ListNull(networkRangeType), "hosts": types.SetNull(networkDHCPHostType),
+		})
+	case n.DHCP == nil:
+		m.DHCP = types.ObjectNull(networkDHCPAttrTypes)
+	default:
+		var ranges, hosts []attr.Value
+		for _, r := range n.DHCP.Ranges {
+			ranges = append(ranges, types.ObjectValueMust(networkRangeType.AttrTypes, map[string]attr.Value{
+				"start": types.StringValue(r.Start), "end": types.StringValue(r.End)}))
+		}
+		for _, h := range n.DHCP.Hosts {
+			hosts = append(hosts, types.ObjectValueMust(networkDHCPHostType.AttrTypes, map[string]attr.Value{
+				"mac": types.StringValue(h.MAC), "ip": types.StringValue(h.IP), "hostname": strOrNull(h.Hostname)}))
+		}
+		hostsV := types.SetNull(networkDHCPHostType)
+		if priorDHCP && !pd.Hosts.IsNull() { // managed here
+			hostsV = types.SetValueMust(networkDHCPHostType, nonNilValues(hosts))
+		} else if !priorDHCP && len(hosts) > 0 { // import: show what is there
+			hostsV = types.SetValueMust(networkDHCPHostType, hosts)
+		}
+		m.DHCP = types.ObjectValueMust(networkDHCPAttrTypes, map[string]attr.Value{
+			"enabled": types.BoolValue(true), "ranges": types.ListValueMust(networkRangeType, nonNilValues(ranges)), "hosts": hostsV,
+		})
+	}
+
+	// dns
+	var pn networkDNSModel
+	priorDNS := !prior.DNS.IsNull() && !prior.DNS.IsUnknown()
+	if priorDNS {
+		diags.Append(prior.DNS.As(ctx, &pn, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
+	}
+	if n.DNS == nil {
+		m.DNS = types.ObjectNull(networkDNSAttrTypes)
+	} else {
+		var hosts, fwds []attr.Value
+		for _, h := range n.DNS.Hosts {
+			var names []attr.Value
+			for _, hn := range h.Hostnames {
+				names = append(names, types.StringValue(hn))
+			}
+			hosts = append(hosts, types.ObjectValueMust(networkDNSHostType.AttrTypes, map[string]attr.Value{
+				"ip": types.StringValue(h.IP), "hostnames": types.ListValueMust(types.StringType, nonNilValues(names))}))
+		}
+		for _, f := range n.DNS.Forwarders {
+			fwds = append(fwds, types.ObjectValueMust(networkForwarderType.AttrTypes, map[string]attr.Value{
+				"addr": strOrNull(f.Addr), "domain": strOrNull(f.Domain)}))
+		}
+		hostsV := types.SetNull(networkDNSHostType)
+		if priorDNS && !pn.Hosts.IsNull() {
+			hostsV = types.SetValueMust(networkDNSHostType, nonNilValues(hosts))
+		} else if !priorDNS && len(hosts) > 0 {
+			hostsV = types.SetValueMust(networkDNSHostType, hosts) // import: show what is there
+		}
+		var priorFwds types.List
+		if priorDNS {
+			priorFwds = pn.Forwarders
+		} else {
+			priorFwds = types.ListNull(networkForwarderType)
+		}
+		m.DNS = types.ObjectValueMust(networkDNSAttrTypes, map[string]attr.Value{
+			"enabled": types.BoolValue(n.DNS.Enabled), "hosts": hostsV, "forwarders": listOrNull(networkForwarderType, fwds, priorFwds),
+		})
+	}
+	return diags
+}
+
+func nonNilValues(vs []attr.Value) []attr.Value {
+	if vs == nil {
+		return []attr.Value{}
+	}
+	return vs
+}
+
+// listOrNull is a list of vs, or null when vs is empty and prior was null (or unknown).
+func listOrNull(t attr.Type, vs []attr.Value, prior types.List) types.List {
+	if len(vs) == 0 && (prior.IsNull() || prior.IsUnknown()) {
+		return types.ListNull(t)
+	}
+	return types.ListValueMust(t, nonNilValues(vs))
+}
