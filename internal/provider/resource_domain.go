@@ -569,7 +569,9 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 	wantRunning := plan.Running.ValueBool()
 	oldSpec := specFromModel(&state)
 	method := domainxml.Classify(oldSpec, specFromModel(&plan), st.Active, wantRunning)
-	plan.UpdateMethod = types.StringValue(string(method))
+	if plan.UpdateMethod.IsUnknown() {
+		plan.UpdateMethod = types.StringValue(string(method))
+	} // else: what the plan said (the domain may have stopped since; method is what is done)
 	tflog.Info(ctx, "updating domain", map[string]any{"name": name, "method": string(method)})
 
 	var errs []error

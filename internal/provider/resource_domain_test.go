@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider"
 )
 
 const domRes = "libvirt_domain.test"
@@ -110,7 +111,7 @@ resource "libvirt_domain" "test" {
 								return err
 							}
 							firstID = live.ID
-							return nil
+							return domAccRefreshIsQuick(t, name, ip)
 						}
 					}
 					return fmt.Errorf("no lease of %s for %s with hostname %s; leases of that MAC: %v", network, ip, hostname, seen)
@@ -120,7 +121,7 @@ resource "libvirt_domain" "test" {
 				ResourceName:            domRes,
 				ImportState:             true,
 				ImportStateVerify:       true,
-				ImportStateIdFunc:       func(*terraform.State) (string, error) { return name, nil },
+				ImportStateIdFunc:       func(s *terraform.State) (string, error) { return domAttr(s, "uuid") }, // by UUID; the other test imports by name
 				ImportStateVerifyIgnore: []string{"network_interface.0.wait_for_ip", "network_interface.0.addresses", "ip_address", "timeouts"},
 			},
 			{
@@ -201,6 +202,29 @@ resource "libvirt_domain" "test" {
 	})
 }
 
+// domAccRefreshIsQuick times the refresh (Read) path of a running domain: one look at
+// leases and the agent, no polling. Plans must cost milliseconds per domain; 2 s is the
+// bound on 2 busy cores (the agent's deadline is 1 s).
+func domAccRefreshIsQuick(t *testing.T, name, wantIP string) error {
+	c := acctest.Client(t)
+	for i := range 3 {
+		start := time.Now()
+		ip, err := provider.RefreshDomainForTest(domAccCtx(t), c, name)
+		took := time.Since(start)
+		if err != nil {
+			return err
+		}
+		t.Logf("refresh %d of %s took %s (ip %s)", i, name, took, ip)
+		if took > 2*time.Second {
+			return fmt.Errorf("a refresh of %s took %s: Read must not wait", name, took)
+		}
+		if ip != wantIP {
+			return fmt.Errorf("refresh found ip %q, want %q", ip, wantIP)
+		}
+	}
+	return nil
+}
+
 // wait_for_ip on a network where the guest gets no lease: the apply fails after the
 // short timeout with an error naming the domain, the MAC and the source, and the domain
 // stays in state (tainted: the next plan replaces it; CheckDestroy proves it was tracked).
@@ -272,6 +296,7 @@ resource "libvirt_domain" "test" {
   vcpu       = 1
   memory_mib = 256
   firmware   = "uefi"
+  machine    = "q35"
   qemu_agent = false
   disk {
     volume_id = %q
@@ -302,6 +327,8 @@ resource "libvirt_domain" "test" {
 			ConfigPlanChecks: emptyAfterApply,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("firmware"), knownvalue.StringExact("uefi")),
+				// libvirt expands q35 to pc-q35-<version>: not drift (emptyAfterApply).
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("machine"), knownvalue.StringExact("q35")),
 				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
 				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringExact("")),
 			},
@@ -353,12 +380,14 @@ func TestAccDomain_importDefinedAndGone(t *testing.T) {
     <graphics type='vnc' autoport='yes' listen='127.0.0.1'/>
   </devices>
 </domain>`, name, disk, acctest.Network()))
-	config := acctest.ProviderBlock("") + fmt.Sprintf(`
+	cfg := func(vcpu int, autostart bool) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_domain" "test" {
   name       = %q
-  vcpu       = 1
+  vcpu       = %d
   memory_mib = 128
   running    = false
+  autostart  = %t
   disk {
     path = %q
   }
@@ -367,7 +396,9 @@ resource "libvirt_domain" "test" {
     mac     = "52:54:00:0a:0b:0c"
   }
 }
-`, name, disk, acctest.Network())
+`, name, vcpu, autostart, disk, acctest.Network())
+	}
+	config := cfg(1, false)
 	withData := config + `
 data "libvirt_domain" "test" {
   uuid = libvirt_domain.test.uuid
@@ -408,6 +439,35 @@ data "libvirt_domain" "test" {
 					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(128)),
 					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("console_url"), knownvalue.StringExact("")),
 					statecheck.CompareValuePairs("data.libvirt_domain.test", tfjsonpath.New("id"), domRes, tfjsonpath.New("id"), compare.ValuesSame()),
+				},
+			},
+			{
+				// A stopped domain: the definition is rewritten, nothing starts.
+				Config: cfg(2, true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("definition")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("autostart"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
+				},
+				Check: func(*terraform.State) error {
+					live, err := domAccInspect(t, name)
+					if err != nil {
+						return err
+					}
+					if live.Active || live.Inactive.VCPU.Value != 2 {
+						return fmt.Errorf("active %v, persistent vcpu %d: want a stopped domain with 2 vcpus", live.Active, live.Inactive.VCPU.Value)
+					}
+					// Devices the provider does not manage survive the rewrite.
+					if len(live.Inactive.Devices.Serials) != 1 || len(live.Inactive.Devices.Channels) != 1 {
+						return fmt.Errorf("serial/channel lost in the rewrite: %+v", live.Inactive.Devices)
+					}
+					return nil
 				},
 			},
 			{
