@@ -124,7 +124,9 @@ func strOrNull(s string) types.String {
 // toSpec turns the model into a spec. ok is false when a value is unknown (not yet
 // known at plan time): callers then skip what needs the whole spec.
 func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bool, diags diag.Diagnostics) {
-	if !allKnown(m.Name, m.Mode, m.Bridge, m.MTU, m.Domain, m.Addresses, m.DHCP, m.DNS) {
+	// bridge is unknown in a create plan when libvirt is to pick it: that is "".
+	if !allKnown(m.Name, m.Mode, m.MTU, m.Domain, m.Addresses, m.DHCP, m.DNS) ||
+		(m.Bridge.IsUnknown() && m.Mode.ValueString() == hostxml.ModeBridge) {
 		return nil, false, nil
 	}
 	n := &hostxml.Network{Name: m.Name.ValueString(), Mode: m.Mode.ValueString(), Bridge: strOrEmpty(m.Bridge), Domain: strOrEmpty(m.Domain)}

@@ -1,0 +1,378 @@
+package provider_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// networkXML asks libvirt for a network's XML: live (flags 0) or persistent (NetworkXMLInactive).
+func networkXML(t *testing.T, name string, flags uint32) (*libvirtxml.Network, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var doc string
+	err := acctest.Client(t).Read(ctx, "read network "+name, func(l *golibvirt.Libvirt) error {
+		n, err := l.NetworkLookupByName(name)
+		if err != nil {
+			return err
+		}
+		doc, err = l.NetworkGetXMLDesc(n, flags)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var x libvirtxml.Network
+	return &x, x.Unmarshal(doc)
+}
+
+// netLiveness is what changes when a network is restarted: dnsmasq's pid and the bridge's
+// ifindex (a restart makes a new bridge device).
+type netLiveness struct {
+	pid     string
+	ifindex int
+}
+
+func readLiveness(name, bridge string) (netLiveness, error) {
+	b, err := os.ReadFile("/run/libvirt/network/" + name + ".pid")
+	if err != nil {
+		return netLiveness{}, fmt.Errorf("dnsmasq pid of network %s: %w", name, err)
+	}
+	ifc, err := net.InterfaceByName(bridge)
+	if err != nil {
+		return netLiveness{}, fmt.Errorf("bridge %s of network %s (run the test inside the test host's netns): %w", bridge, name, err)
+	}
+	return netLiveness{pid: strings.TrimSpace(string(b)), ifindex: ifc.Index}, nil
+}
+
+type netHost struct{ mac, ip, name string }
+type dnsEntry struct {
+	ip    string
+	names []string
+}
+
+// checkNetworkXML compares the parts of a network's XML the test configured, in the live
+// and the persistent XML.
+func checkNetworkXML(t *testing.T, name, mode string, addrs [][2]string, rng [2]string, hosts []netHost, dns []dnsEntry) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for what, flags := range map[string]uint32{"live": 0, "persistent": uint32(golibvirt.NetworkXMLInactive)} {
+			x, err := networkXML(t, name, flags)
+			if err != nil {
+				return err
+			}
+			gotMode := "isolated"
+			if x.Forward != nil {
+				gotMode = x.Forward.Mode
+			}
+			if gotMode != mode {
+				return fmt.Errorf("%s XML of %s: forward mode %q, want %q", what, name, gotMode, mode)
+			}
+			if len(x.IPs) != len(addrs) {
+				return fmt.Errorf("%s XML of %s: %d <ip> elements, want %d", what, name, len(x.IPs), len(addrs))
+			}
+			for i, a := range addrs {
+				if got := fmt.Sprintf("%s/%d", x.IPs[i].Address, x.IPs[i].Prefix); got != a[0]+"/"+a[1] {
+					return fmt.Errorf("%s XML of %s: ip[%d] %s, want %s/%s", what, name, i, got, a[0], a[1])
+				}
+			}
+			d := x.IPs[0].DHCP
+			if d == nil || len(d.Ranges) != 1 || d.Ranges[0].Start != rng[0] || d.Ranges[0].End != rng[1] {
+				return fmt.Errorf("%s XML of %s: DHCP %+v, want one range %s-%s", what, name, d, rng[0], rng[1])
+			}
+			var gotHosts []netHost
+			for _, h := range d.Hosts {
+				gotHosts = append(gotHosts, netHost{h.MAC, h.IP, h.Name})
+			}
+			// hosts are sets: the order libvirt keeps is the order they were added in.
+			slices.SortFunc(gotHosts, func(a, b netHost) int { return strings.Compare(a.mac, b.mac) })
+			if !slices.Equal(gotHosts, hosts) {
+				return fmt.Errorf("%s XML of %s: DHCP hosts %v, want %v", what, name, gotHosts, hosts)
+			}
+			var gotDNS []dnsEntry
+			if x.DNS != nil {
+				for _, h := range x.DNS.Host {
+					e := dnsEntry{ip: h.IP}
+					for _, n := range h.Hostnames {
+						e.names = append(e.names, n.Hostname)
+					}
+					gotDNS = append(gotDNS, e)
+				}
+			}
+			slices.SortFunc(gotDNS, func(a, b dnsEntry) int { return strings.Compare(a.ip, b.ip) })
+			if !slices.EqualFunc(gotDNS, dns, func(a, b dnsEntry) bool { return a.ip == b.ip && slices.Equal(a.names, b.names) }) {
+				return fmt.Errorf("%s XML of %s: DNS hosts %v, want %v", what, name, gotDNS, dns)
+			}
+		}
+		return nil
+	}
+}
+
+type netConf struct {
+	name, mode, v4, v6 string
+	autostart          bool
+	dhcpHosts          string // HCL list, "" = omitted
+	dnsHosts           string
+}
+
+func (c netConf) String() string {
+	hosts := ""
+	if c.dhcpHosts != "" {
+		hosts = "hosts = " + c.dhcpHosts
+	}
+	return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_network" "n" {
+  name      = %q
+  mode      = %q
+  domain    = "tfacc.test"
+  addresses = ["%s.0/24", "%s::/64"]
+  autostart = %t
+  dhcp {
+    ranges = [{ start = "%s.100", end = "%s.199" }]
+    %s
+  }
+  dns {
+    hosts = %s
+  }
+}
+`, c.name, c.mode, c.v4, c.v6, c.autostart, c.v4, c.v4, hosts, c.dnsHosts)
+}
+
+func TestAccNetwork_lifecycle(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("net")
+	// 10.150-199.x: apart from acctest.CreateNetwork's 10.200-249.x.
+	v4 := fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
+	v6 := fmt.Sprintf("fd00:%x:%x", rand.IntN(0xffff)+1, rand.IntN(0xffff)+1)
+	addrs := [][2]string{{v4 + ".1", "24"}, {v6 + "::1", "64"}}
+	rng := [2]string{v4 + ".100", v4 + ".199"}
+	conf := netConf{name: name, mode: "isolated", v4: v4, v6: v6,
+		dnsHosts: fmt.Sprintf(`[{ ip = "%s.10", hostnames = ["db"] }]`, v4)}
+	withHosts := conf
+	withHosts.autostart = true
+	withHosts.dhcpHosts = fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:01", ip = "%s.50", hostname = "web" }]`, v4)
+	withHosts.dnsHosts = fmt.Sprintf(`[{ ip = "%s.10", hostnames = ["db"] }, { ip = "%s::11", hostnames = ["cache", "cache6"] }]`, v4, v6)
+	modified := withHosts
+	modified.dhcpHosts = fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:01", ip = "%s.51" }, { mac = "52:54:00:aa:cc:02", ip = "%s.52", hostname = "api" }]`, v4, v4)
+	modified.dnsHosts = fmt.Sprintf(`[{ ip = "%s.10", hostnames = ["db", "db1"] }]`, v4)
+	open := modified
+	open.mode = "open"
+
+	var before netLiveness
+	var bridge string
+	remember := func(s *terraform.State) error {
+		bridge = s.RootModule().Resources["libvirt_network.n"].Primary.Attributes["bridge"]
+		var err error
+		before, err = readLiveness(name, bridge)
+		return err
+	}
+	notRestarted := func(*terraform.State) error {
+		now, err := readLiveness(name, bridge)
+		if err != nil {
+			return err
+		}
+		if now != before {
+			return fmt.Errorf("network %s was restarted: dnsmasq pid / bridge ifindex %+v before, %+v after", name, before, now)
+		}
+		return nil
+	}
+	checkAutostart := func(want bool) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			st, err := acctest.Client(t).ReadNetwork(context.Background(), name)
+			if err != nil {
+				return err
+			}
+			if st.Autostart != want || !st.Active {
+				return fmt.Errorf("network %s: autostart %t active %t, want autostart %t and active", name, st.Autostart, st.Active, want)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config: conf.String(),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkNetworkXML(t, name, "isolated", addrs, rng, nil, []dnsEntry{{v4 + ".10", []string{"db"}}}),
+					checkAutostart(false),
+					remember,
+				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
+					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
+					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("hosts"), knownvalue.Null()),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				ResourceName:            "libvirt_network.n",
+				ImportState:             true,
+				ImportStateId:           name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				// import { } block: the plan after import must be a no-op.
+				ResourceName:    "libvirt_network.n",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+			},
+			{
+				// DHCP and DNS host entries and autostart change in place, live and persistently,
+				// without restarting the network.
+				Config: withHosts.String(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkNetworkXML(t, name, "isolated", addrs, rng,
+						[]netHost{{"52:54:00:aa:cc:01", v4 + ".50", "web"}},
+						[]dnsEntry{{v4 + ".10", []string{"db"}}, {v6 + "::11", []string{"cache", "cache6"}}}),
+					checkAutostart(true),
+					notRestarted,
+				),
+			},
+			{
+				// Modify a DHCP host, add another; change a DNS host's names, remove another.
+				Config: modified.String(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkNetworkXML(t, name, "isolated", addrs, rng,
+						[]netHost{{"52:54:00:aa:cc:01", v4 + ".51", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
+						[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
+					notRestarted,
+				),
+			},
+			{
+				// A mode change replaces the network.
+				Config: open.String(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionReplace)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkNetworkXML(t, name, "open", addrs, rng,
+					[]netHost{{"52:54:00:aa:cc:01", v4 + ".51", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
+					[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
+			},
+		},
+	})
+}
+
+// Default DHCP range, an inactive network, and host entries left alone when not managed.
+func TestAccNetwork_defaultsInactive(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("net")
+	v4 := fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
+	config := func(active bool) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_network" "n" {
+  name      = %q
+  mode      = "isolated"
+  addresses = ["%s.0/24"]
+  active    = %t
+  dhcp {}
+}
+`, name, v4, active)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config: config(false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("ranges"),
+						knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"start": knownvalue.StringExact(v4 + ".2"), "end": knownvalue.StringExact(v4 + ".254")})}))},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(false)),
+				},
+			},
+			{
+				// A reservation made elsewhere is not this resource's business (dhcp.hosts omitted).
+				PreConfig: func() {
+					if err := acctest.Client(t).UpdateDHCPHost(context.Background(), name, libvirt.DHCPAdd, libvirt.DHCPHost{MAC: "52:54:00:aa:cc:09", IP: v4 + ".9"}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:   config(false),
+				PlanOnly: true,
+			},
+			{
+				Config: config(true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
+				},
+			},
+		},
+	})
+}
+
+func networkBad(body string) string {
+	return acctest.ProviderBlock("") + `
+resource "libvirt_network" "n" {
+  name = "tfacc-net-bad"
+` + body + `
+}
+`
+}
+
+func TestNetwork_validation(t *testing.T) {
+	cases := []struct {
+		body string
+		want string
+	}{
+		{`addresses = ["10.17.0.0/33"]`, `"10.17.0.0/33" is not a CIDR`},
+		{`addresses = ["10.17.0.0/24", "10.17.0.128/25"]`, `10.17.0.128/25 overlaps 10.17.0.0/24`},
+		{`addresses = ["FD00::/64"]`, `write it in canonical form, "fd00::/64"`},
+		{"addresses = [\"10.17.0.0/24\"]\n dhcp {\n ranges = [{ start = \"10.18.0.10\", end = \"10.18.0.20\" }]\n }", `10.18.0.10 - 10.18.0.20 is outside the network's subnets (10.17.0.0/24)`},
+		{"addresses = [\"10.17.0.0/24\"]\n dhcp {\n ranges = [{ start = \"10.17.0.20\", end = \"10.17.0.10\" }]\n }", `start 10.17.0.20 is after end 10.17.0.10`},
+		{"addresses = [\"10.17.0.0/24\"]\n dhcp {\n ranges = [{ start = \"10.17.0.1\", end = \"10.17.0.10\" }]\n }", `includes the host's own address 10.17.0.1`},
+		{"addresses = [\"10.17.0.0/24\"]\n dhcp {\n hosts = [{ mac = \"52:54:00:00:00:01\", ip = \"10.99.0.5\" }]\n }", `ip 10.99.0.5 is outside the DHCP subnet 10.17.0.0/24`},
+		{"addresses = [\"10.17.0.0/24\"]\n dhcp {\n hosts = [{ mac = \"52:54:00:00:00:01\", ip = \"10.17.0.5\" }, { mac = \"52:54:00:00:00:02\", ip = \"10.17.0.5\" }]\n }", `ip 10.17.0.5 appears twice`},
+		{"dhcp {}", `DHCP needs an address on the network`},
+		{`mode = "bridge"`, `set bridge to its name`},
+		{"mode = \"bridge\"\n bridge = \"br0\"\n addresses = [\"10.17.0.0/24\"]", `networks have no addresses of their own`},
+		{`mode = "flat"`, `value must be one of`},
+		{"addresses = [\"10.17.0.0/24\"]\n dns {\n hosts = [{ ip = \"10.17.0.5\", hostnames = [\"a\"] }, { ip = \"10.17.0.6\", hostnames = [\"a\"] }]\n }", `hostname a appears in hosts[0] and hosts[1]`},
+		{"dns {\n forwarders = [{}]\n }", `forwarders[0]: give addr, domain or both`},
+	}
+	var steps []resource.TestStep
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{Config: networkBad(c.body), PlanOnly: true, ExpectError: acctest.ErrorText(c.want)})
+	}
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: steps})
+}

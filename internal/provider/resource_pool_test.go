@@ -1,0 +1,173 @@
+package provider_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+func poolConfig(name, dir string, force bool) string {
+	return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_pool" "p" {
+  name          = %q
+  type          = "dir"
+  target_path   = %q
+  autostart     = true
+  force_destroy = %t
+}
+`, name, dir, force)
+}
+
+// testPoolDir is a directory for a test pool next to the test host's own pool.
+func testPoolDir(name string) string {
+	base := "/var/lib/kvmforge-testhost"
+	if p := os.Getenv("LIBVIRT_TEST_POOL_PATH"); p != "" {
+		base = filepath.Dir(p)
+	}
+	return filepath.Join(base, name)
+}
+
+func TestAccPool_dir(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("pool")
+	dir := testPoolDir(name)
+	positive := func(attr string) resource.TestCheckFunc {
+		return resource.TestCheckResourceAttrWith("libvirt_pool.p", attr, func(v string) error {
+			if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= 0 {
+				return fmt.Errorf("%s = %q, want a positive number of bytes", attr, v)
+			}
+			return nil
+		})
+	}
+	checkLive := func(*terraform.State) error {
+		st, err := acctest.Client(t).ReadPool(context.Background(), name)
+		if err != nil {
+			return err
+		}
+		if !st.Active || !st.Autostart || st.Def.Type != "dir" || st.Def.Target == nil || st.Def.Target.Path != dir {
+			return fmt.Errorf("pool %s: active %t autostart %t type %s target %+v; want an active autostarted dir pool on %s",
+				name, st.Active, st.Autostart, st.Def.Type, st.Def.Target, dir)
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("pool directory %s was not built: %v", dir, err)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
+			acctest.CheckGone(map[string]acctest.Lookup{"pool " + name: acctest.PoolLookup(name)}),
+			func(*terraform.State) error {
+				if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("pool directory %s still exists after destroy (%v)", dir, err)
+				}
+				return nil
+			},
+		),
+		Steps: []resource.TestStep{
+			{
+				Config: poolConfig(name, dir, false),
+				Check:  resource.ComposeAggregateTestCheckFunc(checkLive, positive("capacity_bytes"), positive("available_bytes")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("id"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("source"), knownvalue.Null()),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				ResourceName:            "libvirt_pool.p",
+				ImportState:             true,
+				ImportStateId:           name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts", "allocation_bytes", "available_bytes"},
+			},
+			{
+				ResourceName:    "libvirt_pool.p",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+			},
+			{
+				// A volume written into the pool changes its sizes; that is no diff.
+				PreConfig: func() { createTestVolume(t, name, "tfacc-vol.raw", 4<<20) },
+				Config:    poolConfig(name, dir, false),
+				PlanOnly:  true,
+			},
+			{
+				// Destroy refuses a pool that holds volumes.
+				Config:      acctest.ProviderBlock(""),
+				ExpectError: acctest.ErrorText("Storage pool " + name + " still holds 1 volume(s): tfacc-vol.raw. Delete them first, or set force_destroy = true"),
+			},
+			{
+				Config: poolConfig(name, dir, true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_pool.p", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkLive,
+			},
+			// The test's destroy now deletes the volume, the pool and its directory.
+		},
+	})
+}
+
+func createTestVolume(t *testing.T, pool, name string, size int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	xml := fmt.Sprintf(`<volume><name>%s</name><capacity unit='bytes'>%d</capacity><allocation unit='bytes'>%d</allocation><target><format type='raw'/></target></volume>`, name, size, size)
+	err := acctest.Client(t).Write(ctx, "create volume "+pool+"/"+name, func(l *golibvirt.Libvirt) error {
+		p, err := l.StoragePoolLookupByName(pool)
+		if err != nil {
+			return err
+		}
+		_, err = l.StorageVolCreateXML(p, xml, 0)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("create test volume: %v", err)
+	}
+}
+
+func poolBad(body string) string {
+	return acctest.ProviderBlock("") + `
+resource "libvirt_pool" "p" {
+  name = "tfacc-pool-bad"
+` + body + `
+}
+`
+}
+
+func TestPool_validation(t *testing.T) {
+	cases := []struct{ body, want string }{
+		{`type = "dir"`, `a dir pool needs target_path`},
+		{"type = \"dir\"\n target_path = \"relative/dir\"", `must be a clean absolute path`},
+		{"type = \"dir\"\n target_path = \"/srv/p\"\n source {\n devices = [\"/dev/sdb\"]\n }", `a dir pool has no source`},
+		{`type = "logical"`, `a logical pool needs source.devices`},
+		{"type = \"logical\"\n source {\n name = \"vg0\"\n }", `a logical pool needs source.devices`},
+		{"type = \"logical\"\n target_path = \"/srv/x\"\n source {\n devices = [\"/dev/sdb\"]\n name = \"vg0\"\n }", `target_path is always /dev/<volume group> ("/dev/vg0" here)`},
+		{"type = \"netfs\"\n target_path = \"/mnt/p\"\n source {\n host = \"nas\"\n }", `a netfs pool needs source.host (the server) and source.dir`},
+		{"type = \"netfs\"\n target_path = \"/mnt/p\"\n source {\n host = \"nas\"\n dir = \"/x\"\n format = \"ntfs\"\n }", `source.format "ntfs" is not one of auto, nfs, glusterfs, cifs`},
+		{`type = "zfs"`, `value must be one of`},
+	}
+	var steps []resource.TestStep
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{Config: poolBad(c.body), PlanOnly: true, ExpectError: acctest.ErrorText(c.want)})
+	}
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: steps})
+}
