@@ -31,8 +31,16 @@ fi
 cd "$work"
 case "$action" in
   apply)
-    # apply prints the outputs (the machine's IP once the example boots one).
     ip netns exec "$KVMFORGE_NETNS" "$terraform" apply -auto-approve -input=false -compact-warnings
+    # A second plan must be empty: nothing libvirt filled in or rewrote shows as drift.
+    if ip netns exec "$KVMFORGE_NETNS" "$terraform" plan -detailed-exitcode -input=false -compact-warnings >"$work/second-plan.txt"; then
+      echo "quickstart: second plan is empty (no drift)"
+    else
+      cat "$work/second-plan.txt"
+      echo "quickstart: the second plan is NOT empty (see above)" >&2
+      exit 1
+    fi
+    echo "quickstart: the VM's IP address is $(ip netns exec "$KVMFORGE_NETNS" "$terraform" output -raw ip_address)"
     ;;
   destroy)
     ip netns exec "$KVMFORGE_NETNS" "$terraform" destroy -auto-approve -input=false -compact-warnings
