@@ -235,6 +235,18 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 		m.DHCP = types.ObjectNull(networkDHCPAttrTypes)
 	default:
 		var ranges, hosts []attr.Value
+		// libvirt keeps ranges per <ip> element: keep the order they were written in.
+		if !pd.Ranges.IsNull() && !pd.Ranges.IsUnknown() {
+			var pr []networkRangeModel
+			diags.Append(pd.Ranges.ElementsAs(ctx, &pr, false)...)
+			var prior []hostxml.Range
+			for _, r := range pr {
+				prior = append(prior, hostxml.Range{Start: r.Start.ValueString(), End: r.End.ValueString()})
+			}
+			if sameElements(prior, n.DHCP.Ranges) {
+				n.DHCP.Ranges = prior
+			}
+		}
 		for _, r := range n.DHCP.Ranges {
 			ranges = append(ranges, types.ObjectValueMust(networkRangeType.AttrTypes, map[string]attr.Value{
 				"start": types.StringValue(r.Start), "end": types.StringValue(r.End)}))
@@ -308,4 +320,22 @@ func listOrNull(t attr.Type, vs []attr.Value, prior types.List) types.List {
 		return types.ListNull(t)
 	}
 	return types.ListValueMust(t, nonNilValues(vs))
+}
+
+// sameElements reports whether a and b hold the same elements, in any order.
+func sameElements[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[T]int{}
+	for _, x := range a {
+		count[x]++
+	}
+	for _, x := range b {
+		count[x]--
+		if count[x] < 0 {
+			return false
+		}
+	}
+	return true
 }
