@@ -242,6 +242,7 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewDHCPReservationResource,
 		NewNetworkResource,
 		NewPoolResource,
+		NewClusterMachineResource,
 	}
 }
 

@@ -1,0 +1,225 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/capi"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// machineSizing is the part of a machine's domain that updates touch.
+type machineSizing struct {
+	VCPU, MaxVCPU     uint
+	MemMiB, MaxMemMiB uint64
+}
+
+func (s machineSizing) spec() domainxml.Spec {
+	return domainxml.Spec{VCPU: s.VCPU, MaxVCPU: s.MaxVCPU, MemoryMiB: s.MemMiB, MaxMemoryMiB: s.MaxMemMiB}
+}
+
+// planSizing is the sizing an update goes to: the ceilings stay while the new values fit
+// under them, else they become the new values times the headroom factor.
+func planSizing(old machineSizing, vcpu uint, mem uint64) machineSizing {
+	n := machineSizing{VCPU: vcpu, MaxVCPU: old.MaxVCPU, MemMiB: mem, MaxMemMiB: old.MaxMemMiB}
+	if vcpu > old.MaxVCPU || old.MaxVCPU == 0 {
+		n.MaxVCPU = vcpu * cmHeadroom
+	}
+	if mem > old.MaxMemMiB || old.MaxMemMiB == 0 {
+		n.MaxMemMiB = mem * cmHeadroom
+	}
+	return n
+}
+
+func sizingOf(m *clusterMachineModel) machineSizing {
+	return machineSizing{VCPU: uint(m.VCPU.ValueInt64()), MaxVCPU: uint(m.MaxVCPU.ValueInt64()),
+		MemMiB: uint64(m.MemoryMiB.ValueInt64()), MaxMemMiB: uint64(m.MaxMemoryMiB.ValueInt64())}
+}
+
+// ModifyPlan shows at plan time the names the machine gets (domain_name, mac, and
+// provider_id when uid is known), how an update reaches it (update_method, a warning
+// before a restart) and the new ceilings; it refuses a disk shrink.
+func (r *clusterMachineResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan clusterMachineModel
+	if d := req.Plan.Get(ctx, &plan); d.HasError() {
+		return
+	}
+	var state *clusterMachineModel
+	if !req.State.Raw.IsNull() {
+		var s clusterMachineModel
+		if d := req.State.Get(ctx, &s); !d.HasError() {
+			state = &s
+		}
+	}
+	if known(plan.Namespace) && known(plan.Name) {
+		dn := capi.DomainName(plan.Namespace.ValueString(), plan.Name.ValueString())
+		plan.DomainName = types.StringValue(dn)
+		plan.MAC = types.StringValue(capi.MAC(dn))
+	}
+	if known(plan.UID) && plan.UID.ValueString() != "" {
+		plan.ID = plan.UID
+		plan.ProviderID = types.StringValue(capi.ProviderID(plan.UID.ValueString()))
+	}
+	sizesKnown := known(plan.VCPU) && known(plan.MemoryMiB)
+	if state == nil || !known(state.MaxVCPU) || !known(state.MaxMemoryMiB) {
+		if sizesKnown {
+			plan.MaxVCPU = types.Int64Value(plan.VCPU.ValueInt64() * cmHeadroom)
+			plan.MaxMemoryMiB = types.Int64Value(plan.MemoryMiB.ValueInt64() * cmHeadroom)
+		}
+		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	if known(plan.DiskGiB) && known(state.DiskGiB) && plan.DiskGiB.ValueInt64() < state.DiskGiB.ValueInt64() {
+		resp.Diagnostics.AddAttributeError(path.Root("disk_gib"), "disk_gib cannot shrink",
+			fmt.Sprintf("The root disk of machine %s is %d GiB; it cannot shrink to %d GiB. Keep disk_gib at %d or more, or replace the machine "+
+				"(terraform apply -replace=...).", state.DomainName.ValueString(), state.DiskGiB.ValueInt64(), plan.DiskGiB.ValueInt64(), state.DiskGiB.ValueInt64()))
+		return
+	}
+	if !sizesKnown {
+		return
+	}
+	old := sizingOf(state)
+	next := planSizing(old, uint(plan.VCPU.ValueInt64()), uint64(plan.MemoryMiB.ValueInt64()))
+	if plan.MaxVCPU.IsUnknown() {
+		plan.MaxVCPU = types.Int64Value(int64(next.MaxVCPU))
+	}
+	if plan.MaxMemoryMiB.IsUnknown() {
+		plan.MaxMemoryMiB = types.Int64Value(int64(next.MaxMemMiB))
+	}
+	before := state.Running.ValueBool()
+	after := plan.Running.IsUnknown() || plan.Running.ValueBool()
+	method := domainxml.Classify(old.spec(), next.spec(), before, after)
+	if !plan.UpdateMethod.IsUnknown() {
+		// Nothing changes (computed values are unknown only when something does).
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	plan.UpdateMethod = types.StringValue(string(method))
+	if method == domainxml.ChangeRestart {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("libvirt_cluster_machine %s will restart", state.DomainName.ValueString()),
+			fmt.Sprintf("vcpu %d -> %d, memory_mib %d -> %d does not fit the running machine's ceilings (max_vcpu %d, max_memory_mib %d), "+
+				"or removes vCPUs: the domain is shut down gracefully (forced off after %s), redefined with ceilings of %d vCPUs and %d MiB, "+
+				"and started again.", old.VCPU, next.VCPU, old.MemMiB, next.MemMiB, old.MaxVCPU, old.MaxMemMiB, cmShutdownTimeout, next.MaxVCPU, next.MaxMemMiB))
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *clusterMachineResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state clusterMachineModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, 20*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	p := machinePartsOf(&state)
+	uid := state.UID.ValueString()
+	plan.UID, plan.ID = state.UID, state.ID
+	summary := "Unable to update libvirt cluster machine " + p.domain
+
+	st, err := r.client.GetDomainStatus(ctx, uid)
+	if err != nil {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	old := sizingOf(&state)
+	next := planSizing(old, uint(plan.VCPU.ValueInt64()), uint64(plan.MemoryMiB.ValueInt64()))
+	wantRunning := plan.Running.ValueBool()
+	method := domainxml.Classify(old.spec(), next.spec(), st.Active, wantRunning)
+	plan.UpdateMethod = types.StringValue(string(method))
+	tflog.Info(ctx, "updating cluster machine", map[string]any{"domain": p.domain, "method": string(method)})
+
+	var errs []error
+	switch method {
+	case domainxml.ChangeRestart, domainxml.ChangeDefinition:
+		var def libvirtxml.Domain
+		if err := def.Unmarshal(st.XML); err != nil {
+			resp.Diagnostics.AddError(summary, fmt.Sprintf("parse the definition of domain %s: %v", p.domain, err))
+			return
+		}
+		def.VCPU = &libvirtxml.DomainVCPU{Placement: "static", Value: max(next.MaxVCPU, next.VCPU)}
+		if next.VCPU != def.VCPU.Value {
+			def.VCPU.Current = next.VCPU
+		}
+		def.Memory = &libvirtxml.DomainMemory{Value: uint(max(next.MaxMemMiB, next.MemMiB) * 1024), Unit: "KiB"}
+		def.CurrentMemory = &libvirtxml.DomainCurrentMemory{Value: uint(next.MemMiB * 1024), Unit: "KiB"}
+		text, err := def.Marshal()
+		if err != nil {
+			resp.Diagnostics.AddError(summary, err.Error())
+			return
+		}
+		if _, err := r.client.DefineDomain(ctx, p.domain, text); err != nil {
+			resp.Diagnostics.AddError(summary, err.Error())
+			return
+		}
+	case domainxml.ChangeLive:
+		if old.VCPU != next.VCPU {
+			errs = append(errs, r.client.SetDomainVCPUs(ctx, uid, next.VCPU))
+		}
+		if old.MemMiB != next.MemMiB {
+			errs = append(errs, r.client.SetDomainMemory(ctx, uid, next.MemMiB))
+		}
+	}
+	if st.Autostart != wantRunning {
+		errs = append(errs, r.client.SetDomainAutostart(ctx, uid, wantRunning))
+	}
+
+	// disk_gib: grown in place, online through the running domain.
+	if plan.DiskGiB.ValueInt64() > state.DiskGiB.ValueInt64() && errors.Join(errs...) == nil {
+		res, err := r.client.GrowVolume(ctx, libvirt.VolumeRef{Pool: p.pool, Name: p.root}, uint64(plan.DiskGiB.ValueInt64())<<30)
+		errs = append(errs, err)
+		if res != nil {
+			for _, w := range res.Warnings {
+				resp.Diagnostics.AddWarning("Root disk of "+p.domain+" grown; the guest's filesystem was not", w)
+			}
+		}
+	}
+
+	started := false
+	if errors.Join(errs...) == nil {
+		switch {
+		case st.Active && !wantRunning:
+			_, err := r.client.ShutdownDomain(ctx, uid, cmShutdownTimeout)
+			errs = append(errs, err)
+		case st.Active && method == domainxml.ChangeRestart:
+			forced, err := r.client.ShutdownDomain(ctx, uid, cmShutdownTimeout)
+			if forced {
+				tflog.Warn(ctx, "machine did not shut down in time and was forced off for the restart", map[string]any{"domain": p.domain})
+			}
+			errs = append(errs, err)
+			if err == nil {
+				errs = append(errs, r.client.StartDomain(ctx, uid))
+				started = true
+			}
+		case !st.Active && wantRunning:
+			errs = append(errs, r.client.StartDomain(ctx, uid))
+			started = true
+		}
+	}
+	if started && errors.Join(errs...) == nil {
+		ip := state.IP.ValueString()
+		if _, err := r.client.WaitForLease(ctx, p.network, p.mac, ip, leaseTimeout(&plan)); err != nil {
+			errs = append(errs, fmt.Errorf("machine %s started but took no lease of its reserved address %s: %w", p.domain, ip, err))
+		}
+	}
+	r.finish(ctx, &plan, &resp.State, &resp.Diagnostics, summary, errors.Join(errs...))
+}
