@@ -186,10 +186,25 @@ func (r *poolResource) Configure(_ context.Context, req resource.ConfigureReques
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
-// toSpec turns the model into a spec; ok is false while a value is unknown.
-func (m *poolModel) toSpec(ctx context.Context) (p *hostxml.Pool, ok bool, diags diag.Diagnostics) {
-	if !allKnown(m.Name, m.Type, m.TargetPath, m.Source) {
+// toSpec turns the model into a spec; ok is false while a value is unknown. In a plan,
+// computed values that libvirt is to fill in (target_path, source.name, source.format)
+// are unknown: with computedAsEmpty they count as not given.
+func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxml.Pool, ok bool, diags diag.Diagnostics) {
+	if !allKnown(m.Name, m.Type) {
 		return nil, false, nil
+	}
+	if !computedAsEmpty && !allKnown(m.TargetPath, m.Source) {
+		return nil, false, nil
+	}
+	if m.Source.IsUnknown() {
+		return nil, false, nil
+	}
+	if !m.Source.IsNull() {
+		var s poolSourceModel
+		diags.Append(m.Source.As(ctx, &s, basetypes.ObjectAsOptions{})...)
+		if !allKnown(s.Devices, s.Host, s.Dir) {
+			return nil, false, diags
+		}
 	}
 	p = &hostxml.Pool{Name: m.Name.ValueString(), Type: m.Type.ValueString(), TargetPath: strOrEmpty(m.TargetPath)}
 	if !m.Source.IsNull() {
@@ -209,7 +224,7 @@ func (r *poolResource) ValidateConfig(ctx context.Context, req resource.Validate
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p, ok, diags := m.toSpec(ctx)
+	p, ok, diags := m.toSpec(ctx, false)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		return
@@ -230,7 +245,7 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p, ok, _ := plan.toSpec(ctx)
+	p, ok, _ := plan.toSpec(ctx, true)
 	if !ok {
 		return
 	}
@@ -266,7 +281,7 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	summary := "Unable to create storage pool " + plan.Name.ValueString()
-	p, ok, diags := plan.toSpec(ctx)
+	p, ok, diags := plan.toSpec(ctx, true)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		if !resp.Diagnostics.HasError() {

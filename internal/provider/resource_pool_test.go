@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,4 +172,113 @@ func TestPool_validation(t *testing.T) {
 		steps = append(steps, resource.TestStep{Config: poolBad(c.body), PlanOnly: true, ExpectError: acctest.ErrorText(c.want)})
 	}
 	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: steps})
+}
+
+// TestAccPool_logical builds a real LVM volume group on a loop device (a sparse file in
+// the test host's state directory) when lvm2 is installed on the test host; it always
+// checks that a logical pool on a missing device fails cleanly, leaving no definition.
+func TestAccPool_logical(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("lvm")
+	logical := func(dev string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_pool" "p" {
+  name = %q
+  type = "logical"
+  source {
+    devices = [%q]
+  }
+}
+`, name, dev)
+	}
+	gone := acctest.CheckGone(map[string]acctest.Lookup{"pool " + name: acctest.PoolLookup(name)})
+
+	// A device that is not there: the build fails, the definition is removed again.
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             gone,
+		Steps: []resource.TestStep{{
+			Config:      logical("/dev/tfacc-no-such-disk"),
+			ExpectError: acctest.ErrorText("build storage pool " + name + ":"),
+			Check:       gone,
+		}},
+	})
+	if err := gone(nil); err != nil {
+		t.Fatalf("a failed create left the pool behind: %v", err)
+	}
+
+	if _, err := exec.LookPath("vgcreate"); err != nil {
+		t.Log("lvm2 is not installed on the test host (apt-get install lvm2): the real volume group part is not run")
+		return
+	}
+	dev := loopDevice(t, name)
+	checkVG := func(*terraform.State) error {
+		out, err := exec.Command("vgs", "--noheadings", "-o", "vg_name,pv_count", name).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), name) {
+			return fmt.Errorf("volume group %s on %s: vgs says %s (%v)", name, dev, out, err)
+		}
+		return nil
+	}
+	steps := func() []resource.TestStep {
+		return []resource.TestStep{
+			{
+				Config: logical(dev),
+				Check:  resource.ComposeAggregateTestCheckFunc(checkVG, resource.TestCheckResourceAttrWith("libvirt_pool.p", "capacity_bytes", nonZero)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("target_path"), knownvalue.StringExact("/dev/"+name)),
+					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("source").AtMapKey("name"), knownvalue.StringExact(name)),
+					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("source").AtMapKey("format"), knownvalue.StringExact("lvm2")),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				ResourceName:    "libvirt_pool.p",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+			},
+		}
+	}
+	// First the volume group is created on the empty device; destroy leaves it there.
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, CheckDestroy: gone, Steps: steps()})
+	if err := checkVG(nil); err != nil {
+		t.Fatalf("destroy should leave the volume group: %v", err)
+	}
+	// Then a pool on the device that holds the group already uses it as it is.
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, CheckDestroy: gone, Steps: steps()})
+}
+
+func nonZero(v string) error {
+	if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= 0 {
+		return fmt.Errorf("%q, want a positive number of bytes", v)
+	}
+	return nil
+}
+
+// loopDevice attaches a 64 MiB sparse file as a loop device; at cleanup it removes the
+// volume group named vg (if any), the PV label, the loop device and the file.
+func loopDevice(t *testing.T, vg string) string {
+	t.Helper()
+	img := testPoolDir(vg) + ".img"
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(img, 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("losetup", "--find", "--show", img).Output()
+	if err != nil {
+		os.Remove(img)
+		t.Fatalf("losetup %s: %v", img, err)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() {
+		for _, cmd := range [][]string{{"vgremove", "-f", vg}, {"pvremove", "-f", dev}, {"losetup", "-d", dev}} {
+			if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+				t.Logf("cleanup %v: %v %s", cmd, err, out)
+			}
+		}
+		os.Remove(img)
+	})
+	return dev
 }

@@ -1,0 +1,2 @@
+# The pool's name.
+terraform import libvirt_pool.images images
