@@ -220,14 +220,13 @@ func (c *Client) ShutdownDomain(ctx context.Context, id string, timeout time.Dur
 			}
 			return l.DomainShutdownFlags(d, golibvirt.DomainShutdownDefault)
 		})
-		if err != nil && !HasCode(err, golibvirt.ErrOperationInvalid) && !HasCode(err, golibvirt.ErrAgentUnresponsive) {
-			if IsTransport(err) {
-				return false, err
-			}
-			// The guest cannot be asked (e.g. no ACPI): fall through to the force.
+		if IsTransport(err) {
+			return false, err
 		}
+		// A request libvirt refused (no ACPI, agent unresponsive, already stopping) leaves
+		// nothing to wait for: force at once.
 		deadline := time.Now().Add(timeout)
-		for time.Now().Before(deadline) {
+		for err == nil && time.Now().Before(deadline) {
 			select {
 			case <-ctx.Done():
 				return false, ctx.Err()

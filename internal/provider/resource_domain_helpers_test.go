@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,8 +178,8 @@ func domAccCreateVolume(t *testing.T, name, xml string, upload []byte) string {
 }
 
 // domAccIsolatedNetwork defines and starts a network with no IP and no DHCP: a guest on
-// it never gets a lease.
-func domAccIsolatedNetwork(t *testing.T, name string) {
+// it never gets a lease. It returns the network's bridge.
+func domAccIsolatedNetwork(t *testing.T, name string) string {
 	t.Helper()
 	c := acctest.Client(t)
 	ctx := domAccCtx(t)
@@ -208,6 +207,7 @@ func domAccIsolatedNetwork(t *testing.T, name string) {
 			return l.NetworkUndefine(n)
 		})
 	})
+	return bridge
 }
 
 // domAccLive is what libvirt says about a domain right now.
@@ -286,5 +286,3 @@ func domAccUndefine(t *testing.T, name string) {
 		t.Fatalf("undefine domain %s: %v", name, err)
 	}
 }
-
-var _ = io.EOF

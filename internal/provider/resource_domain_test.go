@@ -232,7 +232,7 @@ func TestAccDomain_waitForIPTimeout(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("dom")
 	network := acctest.RandomName("net")
-	domAccIsolatedNetwork(t, network)
+	bridge := domAccIsolatedNetwork(t, network) // its bridge carries a second NIC
 	disk := domAccOverlay(t, name+".qcow2")
 	config := func(running bool, wait string) string {
 		return acctest.ProviderBlock("") + fmt.Sprintf(`
@@ -248,11 +248,15 @@ resource "libvirt_domain" "test" {
     network = %q
     %s
   }
+  network_interface {
+    bridge = %q
+    model  = "e1000"
+  }
   shutdown = {
     timeout = "20s"
   }
 }
-`, name, running, disk, network, wait)
+`, name, running, disk, network, wait, bridge)
 	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
@@ -277,6 +281,10 @@ resource "libvirt_domain" "test" {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringExact("")),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("bridge"), knownvalue.StringExact(bridge)),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("network"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("model"), knownvalue.StringExact("e1000")),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("mac"), knownvalue.StringRegexp(regexp.MustCompile(`^52:54:00:`))),
 				},
 			},
 		},
@@ -479,5 +487,90 @@ data "libvirt_domain" "test" {
 				},
 			},
 		},
+	})
+}
+
+// The whole chain users write, with the provider's own volume and seed resources: the
+// domain takes libvirt_volume.id and libvirt_cloudinit_iso.id, waits for the guest agent
+// and gets the seed's hostname on its lease.
+func TestAccDomain_withVolumeAndSeedResources(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("dom")
+	hostname := strings.ReplaceAll(name, "tfacc-", "tfaccvm-")
+	config := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "base" {
+  name        = "%[1]s-base.qcow2"
+  pool        = %[2]q
+  source_file = %[3]q
+}
+
+resource "libvirt_volume" "root" {
+  name           = "%[1]s-root.qcow2"
+  pool           = %[2]q
+  backing_volume = libvirt_volume.base.id
+}
+
+resource "libvirt_cloudinit_iso" "seed" {
+  name        = "%[1]s-seed.iso"
+  pool        = %[2]q
+  instance_id = %[1]q
+  hostname    = %[4]q
+  user_data   = "#cloud-config\n{}\n"
+}
+
+resource "libvirt_domain" "test" {
+  name         = %[1]q
+  vcpu         = 1
+  memory_mib   = 256
+  cloudinit_id = libvirt_cloudinit_iso.seed.id
+  disk {
+    volume_id = libvirt_volume.root.id
+  }
+  network_interface {
+    network = %[5]q
+    wait_for_ip {
+      source  = "agent"
+      timeout = "4m"
+    }
+  }
+}
+`, name, acctest.Pool(), acctest.GuestImage(t), hostname, acctest.Network())
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
+			"domain " + name: acctest.DomainLookup(name),
+			"volume root":    acctest.VolumeLookup(acctest.Pool(), name+"-root.qcow2"),
+			"volume seed":    acctest.VolumeLookup(acctest.Pool(), name+"-seed.iso"),
+		}),
+		Steps: []resource.TestStep{{
+			Config:           config,
+			ConfigPlanChecks: emptyAfterApply,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
+				statecheck.CompareValuePairs(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("volume_id"), "libvirt_volume.root", tfjsonpath.New("id"), compare.ValuesSame()),
+				statecheck.CompareValuePairs(domRes, tfjsonpath.New("cloudinit_id"), "libvirt_cloudinit_iso.seed", tfjsonpath.New("id"), compare.ValuesSame()),
+			},
+			Check: func(s *terraform.State) error {
+				mac, _ := domAttr(s, "network_interface.0.mac")
+				ip, _ := domAttr(s, "ip_address")
+				// The agent answered first; the DHCP lease follows within seconds.
+				var seen []string
+				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
+					leases, err := domAccLeases(t, acctest.Network())
+					if err != nil {
+						return err
+					}
+					seen = seen[:0]
+					for _, l := range leases[mac] {
+						seen = append(seen, l.IP+"/"+l.Hostname)
+						if l.IP == ip && l.Hostname == hostname {
+							return nil
+						}
+					}
+				}
+				return fmt.Errorf("no lease for %s (%s) with hostname %s: %v", mac, ip, hostname, seen)
+			},
+		}},
 	})
 }
