@@ -286,3 +286,19 @@ func domAccUndefine(t *testing.T, name string) {
 		t.Fatalf("undefine domain %s: %v", name, err)
 	}
 }
+
+// domAccForceOff powers a domain off behind Terraform's back.
+func domAccForceOff(t *testing.T, name string) {
+	t.Helper()
+	c := acctest.Client(t)
+	err := c.Write(domAccCtx(t), "destroy domain "+name, func(l *golibvirt.Libvirt) error {
+		d, err := l.DomainLookupByName(name)
+		if err != nil {
+			return err
+		}
+		return l.DomainDestroy(d)
+	})
+	if err != nil {
+		t.Fatalf("destroy domain %s: %v", name, err)
+	}
+}

@@ -170,7 +170,11 @@ resource "libvirt_domain" "test" {
 				},
 			},
 			{
-				Config: config(2, 3, 320, 320, "agent"),
+				Config: config(2, 3, 320, 320, "agent") + `
+data "libvirt_domain" "test" {
+  name = libvirt_domain.test.name
+}
+`,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
@@ -180,6 +184,10 @@ resource "libvirt_domain" "test" {
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(3)),
+					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("state"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(3)),
+					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^vnc://127\.0\.0\.1:59\d\d$`))),
+					statecheck.CompareValuePairs("data.libvirt_domain.test", tfjsonpath.New("ip_address"), domRes, tfjsonpath.New("ip_address"), compare.ValuesSame()),
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
 				},
@@ -298,11 +306,13 @@ func TestAccDomain_uefi(t *testing.T) {
 	name := acctest.RandomName("dom")
 	disk := domAccOverlay(t, name+".qcow2")
 	var nvram string
-	config := acctest.ProviderBlock("") + fmt.Sprintf(`
+	config := func(running bool) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_domain" "test" {
   name       = %q
   vcpu       = 1
   memory_mib = 256
+  running    = %t
   firmware   = "uefi"
   machine    = "q35"
   qemu_agent = false
@@ -316,7 +326,8 @@ resource "libvirt_domain" "test" {
     timeout = "5s"
   }
 }
-`, name, disk)
+`, name, running, disk)
+	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -331,7 +342,7 @@ resource "libvirt_domain" "test" {
 			return err
 		},
 		Steps: []resource.TestStep{{
-			Config:           config,
+			Config:           config(true),
 			ConfigPlanChecks: emptyAfterApply,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("firmware"), knownvalue.StringExact("uefi")),
@@ -353,6 +364,30 @@ resource "libvirt_domain" "test" {
 					return fmt.Errorf("nvram of the running domain: %w", err)
 				}
 				return nil
+			},
+		}, {
+			// Powered off behind Terraform's back: the plan starts it again.
+			PreConfig: func() { domAccForceOff(t, name) },
+			Config:    config(true),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(domRes, tfjsonpath.New("running"), knownvalue.Bool(true)),
+					plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("none")),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
+			},
+		}, {
+			// running = false: shutdown request, forced off after shutdown.timeout (the
+			// firmware alone does not act on the power button).
+			Config:           config(false),
+			ConfigPlanChecks: emptyAfterApply,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("running"), knownvalue.Bool(false)),
 			},
 		}},
 	})
