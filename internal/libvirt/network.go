@@ -18,6 +18,9 @@ type NetworkState struct {
 	Persistent bool
 	Def        *libvirtxml.Network // persistent definition (the live one for a transient network)
 	Live       *libvirtxml.Network // running network; nil when inactive
+	// Connections counts the interfaces of running domains plugged into the network
+	// (libvirt's connections attribute of the live XML).
+	Connections int
 }
 
 // ReadNetwork reads a network's definition, live XML, state and autostart flag.
@@ -66,6 +69,12 @@ func (c *Client) ReadNetwork(ctx context.Context, name string) (*NetworkState, e
 		out.Live = &libvirtxml.Network{}
 		if err := out.Live.Unmarshal(live); err != nil {
 			return nil, fmt.Errorf("parse the live XML of network %s: %w", name, err)
+		}
+		var conns struct {
+			N int `xml:"connections,attr"`
+		}
+		if xml.Unmarshal([]byte(live), &conns) == nil {
+			out.Connections = conns.N
 		}
 	}
 	return out, nil

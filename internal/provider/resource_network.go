@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"time"
@@ -248,11 +249,70 @@ func (r *networkResource) ValidateConfig(ctx context.Context, req resource.Valid
 	}
 }
 
-// ModifyPlan fills the default DHCP ranges into the plan, so that plans show them.
+// ModifyPlan fills the default DHCP ranges into the plan, so that plans show them, and
+// warns when a replace or destroy would cut off running guests.
 func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		var state networkModel
+		if !req.State.Raw.IsNull() && !req.State.Get(ctx, &state).HasError() {
+			r.warnInUse(ctx, state.Name.ValueString(), "Destroying", &resp.Diagnostics)
+		}
 		return
 	}
+	r.planDefaultRanges(ctx, req, resp)
+	if req.State.Raw.IsNull() || resp.Diagnostics.HasError() {
+		return
+	}
+	var state, plan networkModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if replaces(ctx, state, plan) {
+		r.warnInUse(ctx, state.Name.ValueString(), "Replacing", &resp.Diagnostics)
+	}
+}
+
+// replaces reports whether the plan changes more than what changes in place (host
+// entries, autostart, active); unknown values count as a change.
+func replaces(ctx context.Context, state, plan networkModel) bool {
+	a, ok1, _ := state.toSpec(ctx)
+	b, ok2, _ := plan.toSpec(ctx)
+	if !ok1 || !ok2 {
+		return true
+	}
+	for _, n := range []*hostxml.Network{a, b} {
+		if n.DHCP != nil {
+			n.DHCP.Hosts, n.DHCP.ManageHosts = nil, false
+		}
+		if n.DNS != nil {
+			n.DNS.Hosts, n.DNS.ManageHosts = nil, false
+		}
+	}
+	return !reflect.DeepEqual(a, b)
+}
+
+// warnInUse adds a warning when running domains use the network: replacing or
+// destroying it takes their bridge away.
+func (r *networkResource) warnInUse(ctx context.Context, name, doing string, d *diag.Diagnostics) {
+	if r.client == nil || name == "" {
+		return
+	}
+	st, err := r.client.ReadNetwork(ctx, name)
+	if err != nil {
+		tflog.Debug(ctx, "could not tell whether the network is in use", map[string]any{"name": name, "error": err.Error()})
+		return
+	}
+	if st.Connections > 0 {
+		d.AddWarning(fmt.Sprintf("%s network %s cuts off running guests", doing, name),
+			fmt.Sprintf("%d interface(s) of running domains are attached to network %s. %s it removes their bridge: those guests "+
+				"lose connectivity until each domain is restarted, or its interface detached and attached again, after the "+
+				"network is back.", st.Connections, name, doing))
+	}
+}
+
+func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var plan, config networkModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)

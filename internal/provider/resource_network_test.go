@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -289,23 +290,49 @@ func TestAccNetwork_defaultsInactive(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("net")
 	v4 := fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
-	config := func(active bool) string {
+	config := func(active bool, hosts string) string {
+		if hosts != "" {
+			hosts = "hosts = " + hosts
+		}
 		return acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_network" "n" {
   name      = %q
   mode      = "isolated"
+  mtu       = 1400
   addresses = ["%s.0/24"]
   active    = %t
-  dhcp {}
+  dhcp {
+    %s
+  }
 }
-`, name, v4, active)
+`, name, v4, active, hosts)
+	}
+	managed := fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:0a", ip = "%s.10", hostname = "ten" }]`, v4)
+	persistentHosts := func(want ...string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			x, err := networkXML(t, name, uint32(golibvirt.NetworkXMLInactive))
+			if err != nil {
+				return err
+			}
+			var got []string
+			for _, h := range x.IPs[0].DHCP.Hosts {
+				got = append(got, h.MAC+"="+h.IP)
+			}
+			if !slices.Equal(got, want) {
+				return fmt.Errorf("persistent DHCP hosts of %s: %v, want %v", name, got, want)
+			}
+			if x.MTU == nil || x.MTU.Size != 1400 {
+				return fmt.Errorf("network %s: mtu %+v, want 1400", name, x.MTU)
+			}
+			return nil
+		}
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
 		Steps: []resource.TestStep{
 			{
-				Config: config(false),
+				Config: config(false, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("ranges"),
 						knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
@@ -323,11 +350,21 @@ resource "libvirt_network" "n" {
 						t.Fatal(err)
 					}
 				},
-				Config:   config(false),
+				Config:   config(false, ""),
 				PlanOnly: true,
+				Check:    persistentHosts("52:54:00:aa:cc:09=" + v4 + ".9"),
 			},
 			{
-				Config: config(true),
+				// Managed here from now on: the whole list is ours (inactive: persistent only).
+				Config: config(false, managed),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: persistentHosts("52:54:00:aa:cc:0a=" + v4 + ".10"),
+			},
+			{
+				Config: config(true, managed),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -375,4 +412,126 @@ func TestNetwork_validation(t *testing.T) {
 		steps = append(steps, resource.TestStep{Config: networkBad(c.body), PlanOnly: true, ExpectError: acctest.ErrorText(c.want)})
 	}
 	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: steps})
+}
+
+// A replaced network takes its running guests' bridge away: the plan warns (see
+// ModifyPlan), the apply goes through, and the guest is no longer connected.
+func TestAccNetwork_replaceInUse(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("net")
+	v4 := fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
+	config := func(mode string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_network" "n" {
+  name      = %q
+  mode      = %q
+  addresses = ["%s.0/24"]
+  dhcp {}
+}
+`, name, mode, v4)
+	}
+	connections := func(want int) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			st, err := acctest.Client(t).ReadNetwork(context.Background(), name)
+			if err != nil {
+				return err
+			}
+			if st.Connections != want {
+				return fmt.Errorf("network %s has %d connections, want %d", name, st.Connections, want)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
+		Steps: []resource.TestStep{
+			{Config: config("isolated"), Check: connections(0)},
+			{
+				// A diskless guest (it idles in the firmware) plugged into the network.
+				PreConfig: func() { startGuestOn(t, name) },
+				Config:    config("isolated"),
+				PlanOnly:  true,
+			},
+			{
+				Config: config("open"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionReplace)},
+				},
+				Check: connections(0),
+			},
+		},
+	})
+}
+
+// startGuestOn starts a transient, diskless domain with one interface on network, and
+// checks libvirt counts it; it is destroyed at cleanup.
+func startGuestOn(t *testing.T, network string) {
+	t.Helper()
+	dom := acctest.RandomName("dom")
+	doc := fmt.Sprintf(`<domain type='qemu'><name>%s</name><memory unit='MiB'>32</memory><vcpu>1</vcpu>
+<os><type arch='x86_64'>hvm</type></os><devices><interface type='network'><source network='%s'/><model type='virtio'/></interface></devices></domain>`, dom, network)
+	c := acctest.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.Write(ctx, "start domain "+dom, func(l *golibvirt.Libvirt) error {
+		_, err := l.DomainCreateXML(doc, 0)
+		return err
+	}); err != nil {
+		t.Fatalf("start a guest on %s: %v", network, err)
+	}
+	t.Cleanup(func() {
+		_ = c.Write(context.Background(), "destroy domain "+dom, func(l *golibvirt.Libvirt) error {
+			d, err := l.DomainLookupByName(dom)
+			if err != nil {
+				return err
+			}
+			return l.DomainDestroy(d)
+		})
+	})
+	st, err := c.ReadNetwork(ctx, network)
+	if err != nil || st.Connections != 1 {
+		t.Fatalf("network %s: connections %v (%v), want 1 with the guest running", network, st, err)
+	}
+}
+
+// mode = "bridge" puts guests on an existing host bridge (made here inside the test host's
+// network namespace).
+func TestAccNetwork_bridgeMode(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("net")
+	br := "tfaccbr" + strings.ToLower(name[len(name)-6:])
+	if out, err := exec.Command("ip", "link", "add", br, "type", "bridge").CombinedOutput(); err != nil {
+		t.Fatalf("create bridge %s (run inside the test host's netns): %v %s", br, err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", br).Run() })
+	config := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_network" "n" {
+  name      = %q
+  mode      = "bridge"
+  bridge    = %q
+  autostart = true
+}
+`, name, br)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					x, err := networkXML(t, name, 0)
+					if err != nil {
+						return err
+					}
+					if x.Forward == nil || x.Forward.Mode != "bridge" || x.Bridge == nil || x.Bridge.Name != br || len(x.IPs) > 0 {
+						return fmt.Errorf("network %s: forward %+v bridge %+v ips %v; want mode bridge on %s, no addresses", name, x.Forward, x.Bridge, x.IPs, br)
+					}
+					return nil
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{ResourceName: "libvirt_network.n", ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: name},
+		},
+	})
 }
