@@ -204,13 +204,15 @@ func maxOr64(v, def uint64) uint64 {
 }
 
 // EffectiveMaxVCPU and EffectiveMaxMemoryMiB are the ceilings written to the XML.
-func (s Spec) EffectiveMaxVCPU() uint        { return max(maxOr(s.MaxVCPU, s.VCPU), s.VCPU) }
-func (s Spec) EffectiveMaxMemoryMiB() uint64 { return max(maxOr64(s.MaxMemoryMiB, s.MemoryMiB), s.MemoryMiB) }
+func (s Spec) EffectiveMaxVCPU() uint { return max(maxOr(s.MaxVCPU, s.VCPU), s.VCPU) }
+func (s Spec) EffectiveMaxMemoryMiB() uint64 {
+	return max(maxOr64(s.MaxMemoryMiB, s.MemoryMiB), s.MemoryMiB)
+}
 
 // sameStructure compares everything but vcpu and memory. Sources compare by the user's
 // reference when there is one (the resolved path may not be known at plan time).
 func sameStructure(a, b Spec) bool {
-	if a.Name != b.Name || a.UUID != b.UUID || a.Type != b.Type ||
+	if a.Name != b.Name || !strings.EqualFold(a.UUID, b.UUID) || a.Type != b.Type ||
 		a.EffectiveMaxVCPU() != b.EffectiveMaxVCPU() || a.EffectiveMaxMemoryMiB() != b.EffectiveMaxMemoryMiB() ||
 		!SameMachine(a.Machine, b.Machine) || a.CPUMode != b.CPUMode || a.CPUModel != b.CPUModel ||
 		normFirmware(a.Firmware) != normFirmware(b.Firmware) || a.QemuAgent != b.QemuAgent ||

@@ -205,7 +205,7 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "CPU model for `cpu_mode = \"custom\"`, e.g. `Haswell-noTSX`.",
 				Optional:            true,
 				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				// Kept from state by ModifyPlan while cpu_mode stays the same.
 			},
 			"firmware": schema.StringAttribute{
 				MarkdownDescription: "`bios` (default) or `uefi`. UEFI uses libvirt's firmware auto-selection (`<os firmware=\"efi\">`); " +

@@ -165,6 +165,9 @@ func fromSpec(s domainxml.Spec, prior *domainModel) *domainModel {
 	if s.MaxMemoryMiB != 0 || known(prior.MaxMemoryMiB) {
 		m.MaxMemoryMiB = types.Int64Value(int64(s.EffectiveMaxMemoryMiB()))
 	}
+	if known(prior.UUID) && strings.EqualFold(prior.UUID.ValueString(), s.UUID) {
+		m.UUID = prior.UUID // as the user wrote it (libvirt prints lower case)
+	}
 	if known(prior.Machine) && domainxml.SameMachine(prior.Machine.ValueString(), s.Machine) {
 		m.Machine = prior.Machine
 	}

@@ -35,6 +35,9 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 
 	planDiskDefaults(&plan, state)
+	if plan.CPUModel.IsUnknown() && state != nil && plan.CPUMode.Equal(state.CPUMode) {
+		plan.CPUModel = state.CPUModel // libvirt's model for the mode stays while the mode does
+	}
 	for i := range plan.Interfaces {
 		n := &plan.Interfaces[i]
 		if !n.MAC.IsUnknown() || state == nil || i >= len(state.Interfaces) {

@@ -400,8 +400,10 @@ func TestAccDomain_importDefinedAndGone(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("dom")
 	disk := domAccOverlay(t, name+".qcow2")
+	uuid := "6b1c3a5e-0d4f-4c2a-9e1b-" + fmt.Sprintf("%012x", time.Now().UnixNano()&0xffffffffffff)
 	domAccDefine(t, fmt.Sprintf(`<domain type='qemu'>
   <name>%s</name>
+  <uuid>%s</uuid>
   <memory unit='MiB'>128</memory>
   <vcpu>1</vcpu>
   <os><type arch='x86_64'>hvm</type><boot dev='hd'/></os>
@@ -422,8 +424,8 @@ func TestAccDomain_importDefinedAndGone(t *testing.T) {
     <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
     <graphics type='vnc' autoport='yes' listen='127.0.0.1'/>
   </devices>
-</domain>`, name, disk, acctest.Network()))
-	cfg := func(vcpu int, autostart bool) string {
+</domain>`, name, uuid, disk, acctest.Network()))
+	cfg := func(vcpu int, autostart bool, extra string) string {
 		return acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_domain" "test" {
   name       = %q
@@ -431,6 +433,7 @@ resource "libvirt_domain" "test" {
   memory_mib = 128
   running    = false
   autostart  = %t
+  %s
   disk {
     path = %q
   }
@@ -439,9 +442,9 @@ resource "libvirt_domain" "test" {
     mac     = "52:54:00:0a:0b:0c"
   }
 }
-`, name, vcpu, autostart, disk, acctest.Network())
+`, name, vcpu, autostart, extra, disk, acctest.Network())
 	}
-	config := cfg(1, false)
+	config := cfg(1, false, "")
 	withData := config + `
 data "libvirt_domain" "test" {
   uuid = libvirt_domain.test.uuid
@@ -486,7 +489,8 @@ data "libvirt_domain" "test" {
 			},
 			{
 				// A stopped domain: the definition is rewritten, nothing starts.
-				Config: cfg(2, true),
+				Config: cfg(2, true, `cpu_mode = "host-model"
+  uuid     = "`+strings.ToUpper(uuid)+`"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
@@ -496,6 +500,8 @@ data "libvirt_domain" "test" {
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("autostart"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("cpu_mode"), knownvalue.StringExact("host-model")),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("uuid"), knownvalue.StringExact(strings.ToUpper(uuid))),
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
 				},
 				Check: func(*terraform.State) error {

@@ -3,10 +3,10 @@ package provider
 import (
 	"context"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
@@ -58,6 +58,13 @@ func (uuidReplace) Description(context.Context) string {
 
 func (v uuidReplace) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
-func (uuidReplace) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	stringplanmodifier.RequiresReplaceIfConfigured().PlanModifyString(ctx, req, resp)
+func (uuidReplace) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() ||
+		req.StateValue.IsNull() || req.StateValue.IsUnknown() {
+		return
+	}
+	// UUIDs compare without regard to case: libvirt prints them in lower case.
+	if !strings.EqualFold(req.ConfigValue.ValueString(), req.StateValue.ValueString()) {
+		resp.RequiresReplace = true
+	}
 }
