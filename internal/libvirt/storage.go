@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
@@ -338,15 +339,100 @@ func (c *Client) DeleteVolume(ctx context.Context, ref VolumeRef) error {
 }
 
 // DownloadVolume streams a volume's bytes into w.
+//
+// go-libvirt's StorageVolDownload can wedge its connection after the last byte: its
+// reader goroutine delivers a late packet for the finished stream while holding the
+// callbacks lock, and the call itself then waits for that lock forever (seen with
+// libvirt 9.0). So the call runs in its own goroutine; once every byte of the volume has
+// arrived and the call has not returned for a moment, the download counts as done and
+// the connection is given up (the pool closes it) instead of waiting for ever.
 func (c *Client) DownloadVolume(ctx context.Context, ref VolumeRef, w io.Writer) error {
-	return c.Write(ctx, "download volume "+ref.String(), func(l *golibvirt.Libvirt) error {
+	var expected uint64
+	err := c.Read(ctx, "look up volume "+ref.String(), func(l *golibvirt.Libvirt) error {
 		v, err := LookupVolume(l, ref)
 		if err != nil {
 			return err
 		}
-		return l.StorageVolDownload(v, w, 0, 0, 0)
+		doc, err := l.StorageVolGetXMLDesc(v, 0)
+		if err != nil {
+			return err
+		}
+		var x libvirtxml.StorageVolume
+		if err := x.Unmarshal(doc); err != nil {
+			return err
+		}
+		expected, _ = sizeBytes(x.Physical)
+		if expected == 0 {
+			expected, _ = sizeBytes(x.Capacity)
+		}
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	sw := &streamWriter{w: w}
+	wedged := false
+	err = c.Write(ctx, "download volume "+ref.String(), func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, ref)
+		if err != nil {
+			return err
+		}
+		errc := make(chan error, 1)
+		go func() { errc <- l.StorageVolDownload(v, sw, 0, 0, 0) }()
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		var complete time.Time
+		for {
+			select {
+			case err := <-errc:
+				return err
+			case <-ctx.Done():
+				sw.close()
+				return ctx.Err()
+			case <-tick.C:
+				if expected == 0 || sw.count() < expected {
+					continue
+				}
+				if complete.IsZero() {
+					complete = time.Now()
+				} else if time.Since(complete) > 2*time.Second {
+					sw.close()
+					wedged = true
+					return errWedged
+				}
+			}
+		}
+	})
+	if wedged {
+		return nil // every byte arrived; only the connection was lost
+	}
+	return err
 }
+
+// errWedged is not a libvirt answer, so the pool treats the connection as broken.
+var errWedged = errors.New("the download stream did not finish after its last byte; dropping the connection")
+
+// streamWriter counts what the stream delivers and stops writing once the caller gave up.
+type streamWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	n      uint64
+	closed bool
+}
+
+func (s *streamWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, errors.New("download abandoned")
+	}
+	n, err := s.w.Write(b)
+	s.n += uint64(n)
+	return n, err
+}
+
+func (s *streamWriter) count() uint64 { s.mu.Lock(); defer s.mu.Unlock(); return s.n }
+func (s *streamWriter) close()        { s.mu.Lock(); s.closed = true; s.mu.Unlock() }
 
 // UploadBytes makes a volume holding exactly b (a raw volume of len(b) bytes).
 func (c *Client) UploadBytes(ctx context.Context, spec VolumeSpec, name string, b []byte) (*VolumeInfo, error) {

@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/cloudinit"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/qcow2"
 )
@@ -625,4 +628,146 @@ func startGuest(t *testing.T, name, diskPath string) int32 {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// TestAccVolume_rawAndISO uploads non-qcow2 images through file:// URLs: their capacity
+// is the file's size, and a format that does not match the image is refused with the fix.
+func TestAccVolume_rawAndISO(t *testing.T) {
+	acctest.RequireAcc(t)
+	isoName, rawName, badName := acctest.RandomName("vol"), acctest.RandomName("vol"), acctest.RandomName("vol")
+	dir := t.TempDir()
+	iso, _, err := cloudinit.BuildISO(cloudinit.Seed{UserData: "#cloud-config\n", MetaData: "instance-id: x\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	isoPath := filepath.Join(dir, "cd.iso")
+	rawPath := filepath.Join(dir, "disk.img")
+	if err := os.WriteFile(isoPath, iso, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rawPath, bytes.Repeat([]byte{0xab}, 3<<20+512), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "iso" {
+  name       = %q
+  pool       = %q
+  source_url = "file://%s"
+  format     = "iso"
+}
+
+resource "libvirt_volume" "raw" {
+  name           = %q
+  pool           = %q
+  source_file    = %q
+  format         = "raw"
+  capacity_bytes = %d
+}
+`, isoName, acctest.Pool(), isoPath, rawName, acctest.Pool(), rawPath, 8<<20)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(isoName, rawName, badName),
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_volume.iso", tfjsonpath.New("capacity_bytes"), knownvalue.Int64Exact(int64(len(iso)))),
+					statecheck.ExpectKnownValue("libvirt_volume.iso", tfjsonpath.New("format"), knownvalue.StringExact("iso")),
+					// Asked larger than the file: uploaded, then grown.
+					statecheck.ExpectKnownValue("libvirt_volume.raw", tfjsonpath.New("capacity_bytes"), knownvalue.Int64Exact(8<<20)),
+					statecheck.ExpectKnownValue("libvirt_volume.raw", tfjsonpath.New("format"), knownvalue.StringExact("raw")),
+				},
+				Check: checkVolume(t, acctest.Pool(), isoName, func(v *libvirt.VolumeInfo) error {
+					var buf bytes.Buffer
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					if err := acctest.Client(t).DownloadVolume(ctx, libvirt.VolumeRef{Key: v.Key}, &buf); err != nil {
+						return err
+					}
+					if !bytes.Equal(buf.Bytes(), iso) {
+						return fmt.Errorf("downloaded %d bytes differ from the %d uploaded", buf.Len(), len(iso))
+					}
+					return nil
+				}),
+			},
+			{
+				ResourceName:            "libvirt_volume.raw",
+				ImportState:             true,
+				ImportStateId:           acctest.Pool() + "/" + rawName,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: volumeImportIgnore,
+			},
+			{
+				// A qcow2 image uploaded as raw would boot as garbage: refused, nothing left.
+				Config: config + fmt.Sprintf(`
+resource "libvirt_volume" "bad" {
+  name        = %q
+  pool        = %q
+  source_file = %q
+  format      = "raw"
+}
+`, badName, acctest.Pool(), acctest.GuestImage(t)),
+				ExpectError: wrapped(`(?s)Unable to create volume.*is a qcow2 image but format = "raw": set format = "qcow2"`),
+			},
+			{
+				PreConfig:        func() { requireGone(t, acctest.Pool(), badName) },
+				Config:           config,
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+		},
+	})
+}
+
+// TestAccVolume_readKeepsStateOnTransportError: a refresh whose connection hangs fails
+// with a diagnostic and keeps the volume in state; it is not mistaken for "gone".
+func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("vol")
+	proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
+	config := fmt.Sprintf(`
+terraform {
+  required_providers {
+    libvirt = { source = "kvmforge/libvirt" }
+  }
+}
+provider "libvirt" {
+  uri             = "qemu+tcp://%s/system"
+  max_connections = 1
+}
+resource "libvirt_volume" "v" {
+  name           = %q
+  pool           = %q
+  capacity_bytes = 1048576
+  timeouts {
+    read = "5s"
+  }
+}
+`, proxy.Addr, name, acctest.Pool())
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(name),
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+			{
+				PreConfig:   proxy.Freeze,
+				Config:      config,
+				ExpectError: wrapped(`(?s)Unable to read volume ` + acctest.Pool() + "/" + name + `.*look up volume`),
+			},
+			{
+				// Had the failed refresh dropped the volume from state, this plan would
+				// want to create it (a PlanOnly step fails on any non-empty plan).
+				PreConfig: func() { proxy.Thaw(); proxy.Cut() },
+				Config:    config,
+				PlanOnly:  true,
+			},
+			{
+				Config:           config,
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+		},
+	})
 }
