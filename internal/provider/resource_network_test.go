@@ -172,9 +172,13 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 	withHosts.dhcpHosts = fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:01", ip = "%s.50", hostname = "web" }]`, v4)
 	withHosts.dnsHosts = fmt.Sprintf(`[{ ip = "%s.10", hostnames = ["db"] }, { ip = "%s::11", hostnames = ["cache", "cache6"] }]`, v4, v6)
 	modified := withHosts
-	modified.dhcpHosts = fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:01", ip = "%s.51" }, { mac = "52:54:00:aa:cc:02", ip = "%s.52", hostname = "api" }]`, v4, v4)
+	// 01 loses its hostname (network-update modify), 02 is added.
+	modified.dhcpHosts = fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:01", ip = "%s.50" }, { mac = "52:54:00:aa:cc:02", ip = "%s.52", hostname = "api" }]`, v4, v4)
 	modified.dnsHosts = fmt.Sprintf(`[{ ip = "%s.10", hostnames = ["db", "db1"] }]`, v4)
-	open := modified
+	moved := modified
+	// 01 moves to another address (delete + add).
+	moved.dhcpHosts = fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:01", ip = "%s.51" }, { mac = "52:54:00:aa:cc:02", ip = "%s.52", hostname = "api" }]`, v4, v4)
+	open := moved
 	open.mode = "open"
 
 	var before netLiveness
@@ -259,6 +263,19 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 			{
 				// Modify a DHCP host, add another; change a DNS host's names, remove another.
 				Config: modified.String(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkNetworkXML(t, name, "isolated", addrs, rng,
+						[]netHost{{"52:54:00:aa:cc:01", v4 + ".50", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
+						[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
+					notRestarted,
+				),
+			},
+			{
+				Config: moved.String(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
