@@ -251,6 +251,7 @@ func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewHostDataSource,
 		NewClusterDataSource,
 		NewDomainDataSource,
+		NewDomainsDataSource,
 	}
 }
 

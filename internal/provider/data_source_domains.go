@@ -1,0 +1,129 @@
+package provider
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+var _ datasource.DataSourceWithConfigure = (*domainsDataSource)(nil)
+
+// NewDomainsDataSource is the libvirt_domains data source.
+func NewDomainsDataSource() datasource.DataSource { return &domainsDataSource{} }
+
+type domainsDataSource struct {
+	client *libvirt.Client
+}
+
+type domainsModel struct {
+	ID         types.String   `tfsdk:"id"`
+	NamePrefix types.String   `tfsdk:"name_prefix"`
+	States     []string       `tfsdk:"states"`
+	Domains    []domainsEntry `tfsdk:"domains"`
+	Names      types.List     `tfsdk:"names"`
+	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+}
+
+type domainsEntry struct {
+	Name       string `tfsdk:"name"`
+	UUID       string `tfsdk:"uuid"`
+	State      string `tfsdk:"state"`
+	Persistent bool   `tfsdk:"persistent"`
+	Autostart  bool   `tfsdk:"autostart"`
+}
+
+var domainStates = []string{"running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended", "nostate"}
+
+func (d *domainsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_domains"
+}
+
+func (d *domainsDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Every domain on the host, optionally filtered by name prefix and state, sorted by name. Made for " +
+			"adopting a whole host: feed it to `import { for_each = ... }` blocks and let " +
+			"`terraform plan -generate-config-out=generated.tf` write the `libvirt_domain` configuration.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{MarkdownDescription: "The connection URI and the filters.", Computed: true},
+			"name_prefix": schema.StringAttribute{
+				MarkdownDescription: "Only domains whose name starts with this.",
+				Optional:            true,
+			},
+			"states": schema.ListAttribute{
+				MarkdownDescription: "Only domains in one of these states: " + strings.Join(domainStates, ", ") + ". Default: all.",
+				Optional:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.List{listvalidator.ValueStringsAre(stringvalidator.OneOf(domainStates...))},
+			},
+			"names": schema.ListAttribute{
+				MarkdownDescription: "The names of the matching domains (handy for `toset()` in `for_each`).",
+				Computed:            true,
+				ElementType:         types.StringType,
+			},
+			"domains": schema.ListNestedAttribute{
+				MarkdownDescription: "The matching domains.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":       schema.StringAttribute{MarkdownDescription: "Domain name.", Computed: true},
+					"uuid":       schema.StringAttribute{MarkdownDescription: "Domain UUID (the `libvirt_domain` id and import id).", Computed: true},
+					"state":      schema.StringAttribute{MarkdownDescription: "State as virsh prints it, e.g. `running`, `shutoff`.", Computed: true},
+					"persistent": schema.BoolAttribute{MarkdownDescription: "False for transient domains (they cannot be imported as `libvirt_domain`).", Computed: true},
+					"autostart":  schema.BoolAttribute{MarkdownDescription: "Whether libvirt starts it with the host.", Computed: true},
+				}},
+			},
+		},
+		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
+	}
+}
+
+func (d *domainsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
+}
+
+func (d *domainsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m domainsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := m.Timeouts.Read(ctx, time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	all, err := d.client.ListDomains(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to list domains on "+d.client.URI().String(), err.Error())
+		return
+	}
+	prefix := m.NamePrefix.ValueString()
+	want := map[string]bool{}
+	for _, s := range m.States {
+		want[s] = true
+	}
+	m.Domains = []domainsEntry{}
+	var names []attr.Value
+	for _, dom := range all {
+		if !strings.HasPrefix(dom.Name, prefix) || (len(want) > 0 && !want[dom.State]) {
+			continue
+		}
+		m.Domains = append(m.Domains, domainsEntry{Name: dom.Name, UUID: dom.UUID, State: dom.State, Persistent: dom.Persistent, Autostart: dom.Autostart})
+		names = append(names, types.StringValue(dom.Name))
+	}
+	m.Names = types.ListValueMust(types.StringType, append([]attr.Value{}, names...))
+	m.ID = types.StringValue(d.client.URI().String() + "?prefix=" + prefix + "&states=" + strings.Join(m.States, ","))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

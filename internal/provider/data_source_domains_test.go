@@ -1,0 +1,88 @@
+package provider_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+// defineBareDomains defines stopped domains the way an operator's virsh would, outside
+// Terraform, and removes them at cleanup.
+func defineBareDomains(t *testing.T, names ...string) {
+	t.Helper()
+	c := acctest.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, name := range names {
+		xml := fmt.Sprintf(`<domain type='qemu'>
+  <name>%s</name>
+  <memory unit='MiB'>128</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64'>hvm</type></os>
+  <devices>
+    <interface type='network'><source network='%s'/><model type='virtio'/></interface>
+    <serial type='pty'/>
+  </devices>
+</domain>`, name, acctest.Network())
+		if err := c.Write(ctx, "define "+name, func(l *golibvirt.Libvirt) error { _, err := l.DomainDefineXML(xml); return err }); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = c.Write(context.Background(), "undefine "+name, func(l *golibvirt.Libvirt) error {
+				d, err := l.DomainLookupByName(name)
+				if err != nil {
+					return err
+				}
+				return l.DomainUndefineFlags(d, golibvirt.DomainUndefineNvram)
+			})
+		})
+	}
+}
+
+func TestAccDomainsDataSource(t *testing.T) {
+	acctest.RequireAcc(t)
+	prefix := acctest.RandomName("adopt") + "-"
+	defineBareDomains(t, prefix+"b", prefix+"a")
+	config := func(states string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+data "libvirt_domains" "these" {
+  name_prefix = %q
+  %s
+}
+`, prefix, states)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config(""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.libvirt_domains.these", tfjsonpath.New("names"),
+						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact(prefix + "a"), knownvalue.StringExact(prefix + "b")})),
+					statecheck.ExpectKnownValue("data.libvirt_domains.these", tfjsonpath.New("domains").AtSliceIndex(0).AtMapKey("state"), knownvalue.StringExact("shutoff")),
+					statecheck.ExpectKnownValue("data.libvirt_domains.these", tfjsonpath.New("domains").AtSliceIndex(0).AtMapKey("persistent"), knownvalue.Bool(true)),
+				},
+			},
+			{
+				Config: config(`states = ["running"]`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.libvirt_domains.these", tfjsonpath.New("names"), knownvalue.ListSizeExact(0)),
+				},
+			},
+			{
+				Config:      config(`states = ["sleeping"]`),
+				ExpectError: acctest.ErrorText("value must be one of"),
+			},
+		},
+	})
+}
+
