@@ -99,20 +99,23 @@ func (c *Client) CreatePool(ctx context.Context, def *libvirtxml.StoragePool, au
 	if def.Type == "logical" {
 		flags = golibvirt.StoragePoolBuildNoOverwrite
 	}
-	err = c.Write(ctx, "build storage pool "+def.Name, func(l *golibvirt.Libvirt) error {
+	buildErr := c.Write(ctx, "build storage pool "+def.Name, func(l *golibvirt.Libvirt) error {
 		return l.StoragePoolBuild(pool, flags)
 	})
 	switch {
-	case err == nil:
+	case buildErr == nil:
 		built = true
-	case def.Type == "logical" && HasCode(err, golibvirt.ErrStoragePoolBuilt):
-		// The devices carry a volume group already: start the pool on it.
+	case def.Type == "logical" && HasCode(buildErr, golibvirt.ErrStoragePoolBuilt):
+		// The devices carry a signature: a volume group, we hope; starting the pool tells.
 	default:
-		return undo(err)
+		return undo(buildErr)
 	}
 	if err := c.Write(ctx, "start storage pool "+def.Name, func(l *golibvirt.Libvirt) error {
 		return l.StoragePoolCreate(pool, golibvirt.StoragePoolCreateNormal)
 	}); err != nil {
+		if buildErr != nil {
+			err = fmt.Errorf("%w; the devices were not formatted because they are not empty (%v)", err, buildErr)
+		}
 		return undo(err)
 	}
 	if autostart {

@@ -70,9 +70,12 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"DHCP host entries (`dhcp.hosts`) and DNS host entries (`dns.hosts`) change **in place**: they are written " +
 			"with network-update to the persistent definition and, when the network runs, to the live network — dnsmasq " +
 			"re-reads them, the network is not restarted and guests keep their links. Every other change **replaces** the " +
-			"network (the plan says so). Replacing, like destroying, a network that running domains use cuts them off: " +
-			"their interfaces stay attached to the old bridge, which is gone, until each domain is restarted or its " +
-			"interface re-attached (`virsh domif-setlink` is not enough; detach and attach it, or restart the domain).\n\n" +
+			"network (the plan says so).\n\n" +
+			"**A network in use.** Replacing or destroying a network that running domains use cuts them off: libvirt " +
+			"removes the bridge their interfaces are plugged into, and the new network's bridge does not take them back. " +
+			"Those guests lose connectivity until each domain is restarted (or its interface detached and attached again) " +
+			"after the new network is up. The plan warns when this would happen, naming how many interfaces are attached; " +
+			"the apply is not refused.\n\n" +
 			"What libvirt fills in by itself (the bridge name when none is given, the bridge's MAC, the uuid, STP and " +
 			"forward delay, NAT port ranges) never shows as a change.",
 		Attributes: map[string]schema.Attribute{

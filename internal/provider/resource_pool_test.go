@@ -246,6 +246,27 @@ resource "libvirt_pool" "p" {
 	}
 	// Then a pool on the device that holds the group already uses it as it is.
 	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, CheckDestroy: gone, Steps: steps()})
+
+	// A device with a file system on it is never formatted: create fails, the file system
+	// stays, no pool is left.
+	fsDev := loopDevice(t, name+"-fs")
+	if out, err := exec.Command("mkfs.ext4", "-q", "-F", fsDev).CombinedOutput(); err != nil {
+		t.Fatalf("mkfs.ext4 %s: %v %s", fsDev, err, out)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             gone,
+		Steps: []resource.TestStep{{
+			Config:      logical(fsDev),
+			ExpectError: acctest.ErrorText("the devices were not formatted because they are not empty"),
+		}},
+	})
+	if err := gone(nil); err != nil {
+		t.Fatalf("a failed create left the pool behind: %v", err)
+	}
+	if out, err := exec.Command("blkid", "-o", "value", "-s", "TYPE", fsDev).Output(); err != nil || strings.TrimSpace(string(out)) != "ext4" {
+		t.Fatalf("the ext4 file system on %s is gone (blkid: %q, %v)", fsDev, out, err)
+	}
 }
 
 func nonZero(v string) error {
@@ -273,10 +294,11 @@ func loopDevice(t *testing.T, vg string) string {
 	}
 	dev := strings.TrimSpace(string(out))
 	t.Cleanup(func() {
-		for _, cmd := range [][]string{{"vgremove", "-f", vg}, {"pvremove", "-f", dev}, {"losetup", "-d", dev}} {
-			if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
-				t.Logf("cleanup %v: %v %s", cmd, err, out)
-			}
+		// The device may hold no group or label (any more): only the detach must work.
+		_ = exec.Command("vgremove", "-f", vg).Run()
+		_ = exec.Command("pvremove", "-f", dev).Run()
+		if out, err := exec.Command("losetup", "-d", dev).CombinedOutput(); err != nil {
+			t.Errorf("cleanup: losetup -d %s: %v %s", dev, err, out)
 		}
 		os.Remove(img)
 	})
