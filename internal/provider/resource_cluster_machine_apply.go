@@ -537,4 +537,3 @@ func (r *clusterMachineResource) readImported(ctx context.Context, def *libvirtx
 	}
 	return nil
 }
-
