@@ -10,7 +10,9 @@
 #   tools/testhost.sh exec CMD...        run CMD inside the network namespace
 #
 # Environment: KVMFORGE_NETNS (default kvmforge), KVMFORGE_STATE (default /var/lib/kvmforge-testhost),
-# KVMFORGE_START_TIMEOUT (seconds to wait for libvirtd, default 120).
+# KVMFORGE_START_TIMEOUT (seconds to wait for libvirtd, default 120),
+# KVMFORGE_KVM=auto|hide|use (default auto): whether libvirtd may see /dev/kvm; auto uses it only
+# when a probe shows that KVM really runs guests (see kvm_usable), else hides it.
 #
 # Why it looks like this (measured on Debian 12, root, no systemd, 2 cores; see
 # /work/shared/notes/test-environment.md):
@@ -25,11 +27,16 @@
 #   copy without the kvm node. Then the host truthfully offers only type='qemu' (TCG), and
 #   qemu.conf needs `namespaces = []` because libvirt's per-domain /dev namespace cannot move
 #   /dev/pts there.
+# - On a machine whose KVM works (a CI runner with nested virtualisation) hiding it only makes the
+#   guests slower, so KVMFORGE_KVM=auto probes it (kvm_usable) and then starts libvirtd with the
+#   real /dev. Here the probe fails (this kernel's kvm is kvm_pvm: no vmx/svm, ordinary guests
+#   hang) and auto means hide, exactly as before the option existed.
 set -euo pipefail
 
 readonly NETNS=${KVMFORGE_NETNS:-kvmforge}
 readonly STATE=${KVMFORGE_STATE:-/var/lib/kvmforge-testhost}
 readonly START_TIMEOUT=${KVMFORGE_START_TIMEOUT:-120}
+readonly KVM_OPTION=${KVMFORGE_KVM:-auto}
 readonly URI=qemu:///system
 readonly TCP_URI=qemu+tcp://127.0.0.1/system
 readonly PKI=$STATE/pki
@@ -50,9 +57,11 @@ readonly QEMU_CAPS_CACHE=/var/cache/libvirt/qemu/capabilities
 readonly POOL=default
 readonly NETWORK=default
 readonly PROBE_DOMAIN=kvmforge-testhost-define-probe
-# Bump this whenever the daemon's view of the host changes (namespaces, /dev, qemu.conf), so that
-# the next cold start clears the QEMU capabilities cache once.
-readonly SETUP_VERSION="kvmforge-testhost v1: netns, private /dev without kvm, namespaces=[]"
+# Bump these whenever the daemon's view of the host changes (namespaces, /dev, qemu.conf), so that
+# the next cold start clears the QEMU capabilities cache once. One per KVM mode: switching between
+# hiding and using /dev/kvm restarts libvirtd and clears the cache.
+readonly SETUP_VERSION_HIDE="kvmforge-testhost v1: netns, private /dev without kvm, namespaces=[]"
+readonly SETUP_VERSION_USE="kvmforge-testhost v1: netns, /dev with a working kvm, namespaces=[]"
 # `define` took 16 ms with the setup above and 16 to 55 s without it (libvirt re-probing QEMU).
 # The first define after a cold start is slower (50 ms to 1 s measured, the latter with the 2 cores
 # busy compiling), so the limit sits well between the two.
@@ -334,6 +343,78 @@ EOF
   fi
 }
 
+# --- KVM -----------------------------------------------------------------------------------------
+
+# kvm_usable: print why and succeed when KVM can run ordinary guests here; print why not and fail
+# otherwise. Cheap: a flag check, then one QEMU run of a few hundred ms.
+# - KVM for ordinary (unmodified) x86 guests needs VT-x or AMD-V: the vmx or svm CPU flag. This
+#   machine's /dev/kvm is kvm_pvm (no vmx/svm), on which QEMU even starts and runs real-mode code,
+#   but a real guest kernel hangs. That is why opening /dev/kvm, `-machine none,accel=kvm` or
+#   query-kvm are not enough as a probe: all of them succeed here.
+# - Then QEMU must run guest code under KVM: a 64 KiB "BIOS" whose reset vector writes to
+#   isa-debug-exit (QEMU then exits with status (0x10 << 1) | 1 = 33). Anything else (failed to
+#   initialize kvm, a hang cut by the timeout) means unusable.
+kvm_usable() {
+  if [[ ! -c /dev/kvm ]]; then
+    echo "no /dev/kvm"
+    return 1
+  fi
+  if ! grep -qwE 'vmx|svm' /proc/cpuinfo; then
+    echo "the CPU offers no vmx/svm (hardware virtualisation); /dev/kvm is $(kvm_flavour)"
+    return 1
+  fi
+  command -v qemu-system-x86_64 >/dev/null || {
+    echo "qemu-system-x86_64 is not installed"
+    return 1
+  }
+  local bios rc=0
+  bios=$(mktemp)
+  { head -c 65520 /dev/zero; printf '\xb0\x10\xe6\xf4\xf4'; head -c 11 /dev/zero; } >"$bios"
+  timeout 10 qemu-system-x86_64 -machine pc,accel=kvm -nodefaults -no-user-config -display none \
+    -m 16 -bios "$bios" -device isa-debug-exit,iobase=0xf4,iosize=0x04 >/dev/null 2>&1 || rc=$?
+  rm -f "$bios"
+  if ((rc != 33)); then
+    echo "a test guest under qemu -accel kvm did not run (exit $rc; 124 is a timeout)"
+    return 1
+  fi
+  echo "vmx/svm present and a test guest ran under qemu -accel kvm"
+}
+
+# kvm_flavour: the loaded kvm vendor modules, for messages.
+kvm_flavour() {
+  local m found=()
+  for m in kvm_intel kvm_amd kvm_pvm; do
+    [[ -d /sys/module/$m ]] && found+=("$m")
+  done
+  if ((${#found[@]})); then echo "${found[*]}"; else echo "of unknown kind"; fi
+}
+
+# kvm_mode: resolve KVMFORGE_KVM to hide or use (logging the reason when auto).
+kvm_mode() {
+  local why
+  case $KVM_OPTION in
+  hide | use) echo "$KVM_OPTION" ;;
+  auto)
+    if why=$(kvm_usable); then
+      log "KVMFORGE_KVM=auto: using /dev/kvm ($why)"
+      echo use
+    else
+      log "KVMFORGE_KVM=auto: hiding /dev/kvm ($why)"
+      echo hide
+    fi
+    ;;
+  *) die "KVMFORGE_KVM must be auto, hide or use (got '$KVM_OPTION')" ;;
+  esac
+}
+
+setup_version() { if [[ $1 == use ]]; then echo "$SETUP_VERSION_USE"; else echo "$SETUP_VERSION_HIDE"; fi; }
+
+# stamp_mode: the mode the running libvirtd was started with (from the setup stamp); hide when
+# unknown, which is how every libvirtd was started before KVMFORGE_KVM existed.
+stamp_mode() {
+  if [[ $(cat "$SETUP_STAMP" 2>/dev/null) == "$SETUP_VERSION_USE" ]]; then echo use; else echo hide; fi
+}
+
 # --- daemons -------------------------------------------------------------------------------------
 
 ensure_virtlogd() {
@@ -351,8 +432,12 @@ ensure_virtlogd() {
 }
 
 # Runs as `testhost.sh __libvirtd-inner` inside the network namespace and a fresh private mount
-# namespace (see start_libvirtd): replace /dev by a copy without kvm, then become libvirtd.
+# namespace (see start_libvirtd): replace /dev by a copy without kvm (unless KVMFORGE_KVM=use,
+# already resolved by start_libvirtd), then become libvirtd.
 libvirtd_inner() {
+  if [[ $KVM_OPTION == use ]]; then
+    exec libvirtd -d --listen -f "$LIBVIRTD_CONF" --pid-file "$LIBVIRTD_PIDFILE"
+  fi
   mkdir -p "$DEV_COPY"
   mount -t tmpfs -o mode=0755,nosuid kvmforge-dev "$DEV_COPY"
   # --one-file-system: do not copy the contents of /dev/pts, /dev/shm (bound below instead).
@@ -383,16 +468,20 @@ tail_libvirtd_logs() {
   done
 }
 
+# start_libvirtd MODE (hide|use)
 start_libvirtd() {
+  local mode=$1 what="a private /dev without kvm"
+  [[ $mode == use ]] && what="/dev/kvm visible"
   netns_exists || die "network namespace $NETNS is missing; run: $0 up"
   pid_from_file "$VIRTLOGD_PIDFILE" virtlogd >/dev/null || die "virtlogd is not running; run: $0 up"
   if libvirtd_answers; then
     die "a libvirtd that $0 did not start already answers on /run/libvirt/libvirt-sock; stop it first (no pid in $LIBVIRTD_PIDFILE)"
   fi
-  log "starting libvirtd in netns $NETNS with a private /dev without kvm"
+  log "starting libvirtd in netns $NETNS with $what"
   printf -- '--- %s start ---\n' "$(date -Is)" >>"$LIBVIRTD_STDERR"
-  # The inner step needs our NETNS/STATE; export them explicitly so defaults and overrides agree.
-  if ! KVMFORGE_NETNS=$NETNS KVMFORGE_STATE=$STATE \
+  # The inner step needs our NETNS/STATE and the resolved KVM mode; export them explicitly so
+  # defaults and overrides agree.
+  if ! KVMFORGE_NETNS=$NETNS KVMFORGE_STATE=$STATE KVMFORGE_KVM=$mode \
     ip netns exec "$NETNS" unshare --mount --propagation private -- "$SELF" __libvirtd-inner \
     >>"$LIBVIRTD_STDERR" 2>&1 9>&-; then
     tail_libvirtd_logs
@@ -495,11 +584,15 @@ ensure_network() {
 
 # --- checks --------------------------------------------------------------------------------------
 
-check_no_kvm() {
-  local caps
+# check_kvm_offer MODE: libvirt offers domain type kvm exactly when we let it see /dev/kvm.
+check_kvm_offer() {
+  local mode=$1 caps
   caps=$(vsh capabilities) || die "virsh capabilities failed"
-  if grep -q "<domain type='kvm'" <<<"$caps"; then
-    die "libvirt offers domain type kvm although /dev/kvm is broken here; libvirtd is not running in the private /dev. Run: $0 down && $0 up"
+  if [[ $mode == use ]]; then
+    grep -q "<domain type='kvm'" <<<"$caps" ||
+      die "KVM is in use (KVMFORGE_KVM=$KVM_OPTION) but libvirt offers no domain type kvm: can the qemu user open /dev/kvm (ls -l /dev/kvm)? Or run with KVMFORGE_KVM=hide"
+  elif grep -q "<domain type='kvm'" <<<"$caps"; then
+    die "libvirt offers domain type kvm although /dev/kvm is hidden; libvirtd is not running in the private /dev. Run: $0 down && $0 up"
   fi
   grep -q "<domain type='qemu'" <<<"$caps" ||
     die "libvirt offers no domain type qemu; is qemu-system-x86 installed? (virsh capabilities)"
@@ -527,7 +620,7 @@ EOF
   ms=$((t1 - t0))
   log "define of a trivial domain took ${ms} ms"
   if ((ms > DEFINE_LIMIT_MS)); then
-    die "define took ${ms} ms (limit ${DEFINE_LIMIT_MS} ms): libvirt is re-probing QEMU; check that /dev/kvm is hidden from libvirtd (ls /proc/\$(cat $LIBVIRTD_PIDFILE)/root/dev/kvm), then: $0 down && $0 up"
+    die "define took ${ms} ms (limit ${DEFINE_LIMIT_MS} ms): libvirt is re-probing QEMU; check that /dev/kvm is hidden from libvirtd (ls /proc/\$(cat $LIBVIRTD_PIDFILE)/root/dev/kvm) or, with KVMFORGE_KVM=use, that KVM really works; then: $0 down && $0 up"
   fi
 }
 
@@ -543,9 +636,11 @@ lock_state() {
 
 cmd_up() {
   require_root
-  local t0 conf_changed cfg_changed cold=0 pid
+  local t0 conf_changed cfg_changed cold=0 pid mode want_setup
   t0=$(now_ms)
   ensure_packages
+  mode=$(kvm_mode)
+  want_setup=$(setup_version "$mode")
   lock_state
   ensure_netns
   conf_changed=$(ensure_qemu_conf)
@@ -557,29 +652,34 @@ cmd_up() {
     if ! in_netns "$pid"; then
       die "libvirtd (pid $pid) is not in netns $NETNS (was the namespace deleted?); run: $0 down && $0 up"
     fi
-    if [[ -n $conf_changed || -n $cfg_changed || $(cat "$SETUP_STAMP" 2>/dev/null) != "$SETUP_VERSION" ]]; then
+    if [[ -n $conf_changed || -n $cfg_changed || $(cat "$SETUP_STAMP" 2>/dev/null) != "$want_setup" ]]; then
       log "configuration changed; restarting libvirtd"
       stop_libvirtd
     fi
   fi
   if ! libvirtd_pid >/dev/null; then
-    if [[ -n $conf_changed || $(cat "$SETUP_STAMP" 2>/dev/null) != "$SETUP_VERSION" ]]; then
+    if [[ -n $conf_changed || $(cat "$SETUP_STAMP" 2>/dev/null) != "$want_setup" ]]; then
       clear_caps_cache
     fi
-    start_libvirtd
+    start_libvirtd "$mode"
     cold=1
   fi
   wait_libvirtd_ready
-  printf '%s\n' "$SETUP_VERSION" >"$SETUP_STAMP"
+  printf '%s\n' "$want_setup" >"$SETUP_STAMP"
   pid=$(libvirtd_pid)
-  [[ ! -e /proc/$pid/root/dev/kvm ]] ||
-    die "libvirtd (pid $pid) can see /dev/kvm; run: $0 down && $0 up"
+  if [[ $mode == use ]]; then
+    [[ -e /proc/$pid/root/dev/kvm ]] ||
+      die "libvirtd (pid $pid) cannot see /dev/kvm although KVM is to be used; run: $0 down && $0 up"
+  else
+    [[ ! -e /proc/$pid/root/dev/kvm ]] ||
+      die "libvirtd (pid $pid) can see /dev/kvm; run: $0 down && $0 up"
+  fi
 
-  check_no_kvm
+  check_kvm_offer "$mode"
   ensure_pool
   ensure_network
   ((cold == 0)) || check_define_latency
-  log "up: libvirtd pid $pid in netns $NETNS, pool $POOL and network $NETWORK active ($(($(now_ms) - t0)) ms)"
+  log "up: libvirtd pid $pid in netns $NETNS, pool $POOL and network $NETWORK active, /dev/kvm $([[ $mode == use ]] && echo used || echo hidden) ($(($(now_ms) - t0)) ms)"
 }
 
 cmd_down() {
@@ -659,7 +759,12 @@ cmd_status() {
       printf ', NOT in netns %s' "$NETNS"
       up=0
     fi
-    if [[ -e /proc/$pid/root/dev/kvm ]]; then
+    if [[ $(stamp_mode) == use ]]; then
+      if [[ -e /proc/$pid/root/dev/kvm ]]; then printf ', /dev/kvm used'; else
+        printf ', CANNOT SEE /dev/kvm'
+        up=0
+      fi
+    elif [[ -e /proc/$pid/root/dev/kvm ]]; then
       printf ', SEES /dev/kvm'
       up=0
     else printf ', /dev/kvm hidden'; fi
@@ -727,7 +832,7 @@ cmd_restart_libvirtd() {
   local t0
   t0=$(now_ms)
   stop_libvirtd
-  start_libvirtd
+  start_libvirtd "$(stamp_mode)"
   wait_libvirtd_ready
   log "libvirtd restarted (pid $(libvirtd_pid)) in $(($(now_ms) - t0)) ms"
 }
@@ -739,7 +844,7 @@ cmd_exec() {
 }
 
 usage() {
-  sed -n '2,13p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,15p' "$SELF" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -755,6 +860,10 @@ main() {
   restart-libvirtd) cmd_restart_libvirtd ;;
   exec) cmd_exec "$@" ;;
   __libvirtd-inner) libvirtd_inner ;;
+  __kvm-probe)
+    # For checking the probe by hand: prints the decision, changes nothing.
+    kvm_mode
+    ;;
   -h | --help | help) usage ;;
   *)
     log "unknown subcommand: $cmd"

@@ -58,9 +58,9 @@ func StartSSHD(t testing.TB) *SSHD {
 	clientPub, clientPEM := newEd25519Key(t)
 	s.ClientKeyPEM = string(clientPEM)
 	s.ClientKeyFile = filepath.Join(dir, "id_client")
-	writeFile(t, s.ClientKeyFile, clientPEM, 0o600)
-	writeFile(t, filepath.Join(dir, "host_ed25519"), hostPEM, 0o600)
-	writeFile(t, filepath.Join(dir, "authorized_keys"), ssh.MarshalAuthorizedKey(clientPub), 0o600)
+	writeFile(t, s.ClientKeyFile, clientPEM)
+	writeFile(t, filepath.Join(dir, "host_ed25519"), hostPEM)
+	writeFile(t, filepath.Join(dir, "authorized_keys"), ssh.MarshalAuthorizedKey(clientPub))
 
 	s.Port = freePort(t)
 	s.KnownHostsLine = knownhosts.Line([]string{knownhosts.Normalize("127.0.0.1:" + strconv.Itoa(s.Port))}, hostPub)
@@ -82,7 +82,7 @@ X11Forwarding no
 PrintMotd no
 LogLevel VERBOSE
 `, s.Port, dir)
-	writeFile(t, filepath.Join(dir, "sshd_config"), []byte(cfg), 0o600)
+	writeFile(t, filepath.Join(dir, "sshd_config"), []byte(cfg))
 	// sshd's privilege separation directory; Debian creates it only from its init scripts.
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
 		t.Fatal(err)
@@ -152,9 +152,11 @@ func NewHostKeyLine(t testing.TB, host string) string {
 	return knownhosts.Line([]string{knownhosts.Normalize(host)}, k)
 }
 
-func writeFile(t testing.TB, p string, b []byte, mode os.FileMode) {
+// writeFile writes a file only its owner can read: sshd refuses keys and configs that
+// others can read.
+func writeFile(t testing.TB, p string, b []byte) {
 	t.Helper()
-	if err := os.WriteFile(p, b, mode); err != nil {
+	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

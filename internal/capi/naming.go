@@ -28,8 +28,8 @@ func DomainName(namespace, name string) string {
 	sum := sha256.Sum256([]byte(namespace + "/" + name))
 	hash := hex.EncodeToString(sum[:])[:hashLength]
 	prefix := sanitize(namespace + "-" + name)
-	if max := MaxNameLength - hashLength - 1; len(prefix) > max {
-		prefix = strings.TrimRight(prefix[:max], "-")
+	if limit := MaxNameLength - hashLength - 1; len(prefix) > limit {
+		prefix = strings.TrimRight(prefix[:limit], "-")
 	}
 	if prefix == "" {
 		return "m-" + hash

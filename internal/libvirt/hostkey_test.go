@@ -97,8 +97,12 @@ func TestHostKeyPolicy(t *testing.T) {
 	t.Run("default file ~/.ssh/known_hosts is read", func(t *testing.T) {
 		home := t.TempDir()
 		t.Setenv("HOME", home)
-		os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
-		os.WriteFile(filepath.Join(home, ".ssh", "known_hosts"), []byte(line+"\n"), 0o600)
+		if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ".ssh", "known_hosts"), []byte(line+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		p, _, err := newHostKeyPolicy(u, SSHConfig{})
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +114,9 @@ func TestHostKeyPolicy(t *testing.T) {
 
 	t.Run("known_hosts file from the URI", func(t *testing.T) {
 		f := filepath.Join(t.TempDir(), "kh")
-		os.WriteFile(f, []byte(line+"\n"), 0o600)
+		if err := os.WriteFile(f, []byte(line+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		p, _, err := newHostKeyPolicy(mustURI(t, "qemu+ssh://127.0.0.1:2222/system?known_hosts="+f), SSHConfig{})
 		if err != nil {
 			t.Fatal(err)

@@ -129,7 +129,10 @@ func sshAuthMethods(u *URI, c SSHConfig) ([]ssh.AuthMethod, error) {
 		methods = append(methods, ssh.PublicKeysCallback(func() ([]ssh.Signer, error) {
 			all := append([]ssh.Signer(nil), signers...)
 			if agentSock != "" {
-				if conn, err := net.Dial("unix", agentSock); err == nil {
+				// The user's own agent socket, as ssh(1) uses it. The callback gets no context;
+				// the timeout keeps a dead agent socket from stalling the handshake.
+				d := net.Dialer{Timeout: 5 * time.Second}
+				if conn, err := d.DialContext(context.Background(), "unix", agentSock); err == nil {
 					if more, err := agent.NewClient(conn).Signers(); err == nil {
 						all = append(all, more...)
 					}

@@ -168,9 +168,18 @@ func terraformCLI(t *testing.T) string {
 
 var (
 	devOnce sync.Once
+	devDir  string // holds the build and devRC; removed by TestMain
 	devRC   string // CLI config with dev_overrides pointing at a fresh provider build
 	devErr  error
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if devDir != "" {
+		os.RemoveAll(devDir)
+	}
+	os.Exit(code)
+}
 
 // devOverride builds the provider once and returns a CLI config file whose
 // dev_overrides make Terraform use that build: no init, no registry, no network.
@@ -182,11 +191,14 @@ func devOverride(t *testing.T) string {
 			devErr = err
 			return
 		}
-		dir, err := os.MkdirTemp("", "libvirt-docs-test-")
+		// Shared by every test through devOnce, so not t.TempDir (removed when the first
+		// test ends); TestMain removes it.
+		dir, err := os.MkdirTemp("", "libvirt-docs-test-") //nolint:usetesting // outlives the test that creates it, see above
 		if err != nil {
 			devErr = err
 			return
 		}
+		devDir = dir
 		bin := filepath.Join(dir, "bin")
 		build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-libvirt"), ".")
 		build.Dir = root
