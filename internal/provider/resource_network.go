@@ -372,7 +372,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	if err := r.client.CreateNetwork(ctx, def, plan.Active.ValueBool(), plan.Autostart.ValueBool()); err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
+		resp.Diagnostics.AddError(summary, err.Error()+alreadyExistsHint(err, "libvirt_network", spec.Name))
 		return
 	}
 	if !r.readInto(ctx, &plan, &resp.Diagnostics, summary) {

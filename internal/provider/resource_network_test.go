@@ -552,3 +552,27 @@ resource "libvirt_network" "n" {
 		},
 	})
 }
+
+// A network of that name exists already: the error says to import it, and the existing
+// network is left as it was.
+func TestAccNetwork_exists(t *testing.T) {
+	acctest.RequireAcc(t)
+	existing := acctest.CreateNetwork(t, true)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_network" "n" {
+  name      = %q
+  mode      = "isolated"
+  addresses = ["10.149.0.0/24"]
+}
+`, existing.Name),
+			ExpectError: acctest.ErrorText(fmt.Sprintf("exists on the host already: import it (terraform import libvirt_network.<name> %s)", existing.Name)),
+		}},
+	})
+	st, err := acctest.Client(t).ReadNetwork(context.Background(), existing.Name)
+	if err != nil || !st.Active || len(st.Def.IPs) != 1 || st.Def.IPs[0].Address != existing.Addr(1) {
+		t.Fatalf("the existing network changed: %+v %v", st, err)
+	}
+}

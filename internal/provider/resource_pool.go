@@ -291,7 +291,7 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 	}
 	d := p.WithDefaults()
 	if err := r.client.CreatePool(ctx, d.ToXML(), plan.Autostart.ValueBool()); err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
+		resp.Diagnostics.AddError(summary, err.Error()+alreadyExistsHint(err, "libvirt_pool", p.Name))
 		return
 	}
 	if !r.readInto(ctx, &plan, &resp.Diagnostics, summary) {
@@ -417,12 +417,23 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	defer cancel()
 	name := state.Name.ValueString()
 	summary := "Unable to delete storage pool " + name
-	// The volumes can only be counted in a running pool.
+	// The volumes can only be counted in a running pool. One that cannot start (its
+	// directory, device or server gone) is only undefined: its storage is not touched.
 	if err := r.client.StartPool(ctx, name); err != nil {
 		if errors.Is(err, libvirt.ErrNotFound) {
 			return
 		}
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("The pool must run to count the volumes it holds, and starting it failed: %v", err))
+		if libvirt.IsTransport(err) {
+			resp.Diagnostics.AddError(summary, err.Error())
+			return
+		}
+		if _, derr := r.client.DeletePool(ctx, name, false); derr != nil && !errors.Is(derr, libvirt.ErrNotFound) {
+			resp.Diagnostics.AddError(summary, derr.Error())
+			return
+		}
+		resp.Diagnostics.AddWarning("Storage pool "+name+" undefined without touching its storage",
+			fmt.Sprintf("The pool could not be started to count its volumes (%v), so it was only undefined: whatever is "+
+				"left at %s stays there.", err, state.TargetPath.ValueString()))
 		return
 	}
 	vols, err := r.client.PoolVolumes(ctx, name)
@@ -469,4 +480,13 @@ func (r *poolResource) ImportState(ctx context.Context, req resource.ImportState
 		return
 	}
 	resource.ImportStatePassthroughID(ctx, path.Root("name"), req, resp)
+}
+
+// alreadyExistsHint suggests importing when libvirt refuses a definition because an object
+// of that name exists.
+func alreadyExistsHint(err error, typ, name string) string {
+	if err == nil || !strings.Contains(err.Error(), "already exists") {
+		return ""
+	}
+	return fmt.Sprintf("\n\nAn object named %q exists on the host already: import it (terraform import %s.<name> %s) or choose another name.", name, typ, name)
 }

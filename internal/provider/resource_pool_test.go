@@ -304,3 +304,38 @@ func loopDevice(t *testing.T, vg string) string {
 	})
 	return dev
 }
+
+// A pool whose directory vanished (and so cannot start) is still destroyed: undefined,
+// with a warning, its storage untouched.
+func TestAccPool_lostDirectory(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("pool")
+	dir := testPoolDir(name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"pool " + name: acctest.PoolLookup(name)}),
+		Steps: []resource.TestStep{
+			{Config: poolConfig(name, dir, false)},
+			{
+				PreConfig: func() {
+					err := acctest.Client(t).Write(context.Background(), "stop pool "+name, func(l *golibvirt.Libvirt) error {
+						p, err := l.StoragePoolLookupByName(name)
+						if err != nil {
+							return err
+						}
+						return l.StoragePoolDestroy(p)
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Remove(dir); err != nil {
+						t.Fatal(err)
+					}
+				},
+				// The stopped pool reads without a diff (its sizes are libvirt's last known).
+				Config:   poolConfig(name, dir, false),
+				PlanOnly: true,
+			},
+		},
+	})
+}
