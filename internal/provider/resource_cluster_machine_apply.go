@@ -109,7 +109,7 @@ func (r *clusterMachineResource) rollback(ctx context.Context, p machineParts, m
 		return fmt.Errorf("%s failed: %w. Nothing was left on the host", step, cause)
 	}
 	if err := r.removeParts(rctx, p, made); err != nil {
-		return fmt.Errorf("%s failed: %w. Rolling back what this create made (%s) failed too, remove these by hand: %v", step, cause, names, err)
+		return fmt.Errorf("%s failed: %w. Rolling back what this create made (%s) failed too, remove these by hand: %w", step, cause, names, err)
 	}
 	return fmt.Errorf("%s failed: %w. Rolled back what this create had made: %s", step, cause, names)
 }
