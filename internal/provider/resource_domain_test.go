@@ -306,7 +306,7 @@ func TestAccDomain_uefi(t *testing.T) {
 	name := acctest.RandomName("dom")
 	disk := domAccOverlay(t, name+".qcow2")
 	var nvram string
-	config := func(running bool) string {
+	config := func(running bool, graphics string) string {
 		return acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_domain" "test" {
   name       = %q
@@ -320,13 +320,13 @@ resource "libvirt_domain" "test" {
     volume_id = %q
   }
   graphics = {
-    type = "none"
+    type = %q
   }
   shutdown = {
     timeout = "5s"
   }
 }
-`, name, running, disk)
+`, name, running, disk, graphics)
 	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
@@ -342,7 +342,7 @@ resource "libvirt_domain" "test" {
 			return err
 		},
 		Steps: []resource.TestStep{{
-			Config:           config(true),
+			Config:           config(true, "none"),
 			ConfigPlanChecks: emptyAfterApply,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("firmware"), knownvalue.StringExact("uefi")),
@@ -368,7 +368,7 @@ resource "libvirt_domain" "test" {
 		}, {
 			// Powered off behind Terraform's back: the plan starts it again.
 			PreConfig: func() { domAccForceOff(t, name) },
-			Config:    config(true),
+			Config:    config(true, "none"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
@@ -381,9 +381,22 @@ resource "libvirt_domain" "test" {
 				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
 			},
 		}, {
+			// A device change on a running domain: rewritten and restarted, as planned.
+			Config: config(true, "spice"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("restart")),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^spice://127\.0\.0\.1:59\d\d$`))),
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
+			},
+		}, {
 			// running = false: shutdown request, forced off after shutdown.timeout (the
 			// firmware alone does not act on the power button).
-			Config:           config(false),
+			Config:           config(false, "spice"),
 			ConfigPlanChecks: emptyAfterApply,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
