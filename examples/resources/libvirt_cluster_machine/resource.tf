@@ -15,7 +15,10 @@ resource "libvirt_cluster_machine" "worker" {
   memory_mib = 4096 # changes up to max_memory_mib (2x at create) are live
   disk_gib   = 40   # grows online; cannot shrink
 
-  user_data = file("${path.module}/bootstrap.sh")
+  user_data = <<-EOT
+    #!/bin/sh
+    # the bootstrap data, e.g. the kubeadm join command of the cluster
+  EOT
 
   timeouts {
     create = "15m"
