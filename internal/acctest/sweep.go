@@ -86,7 +86,8 @@ func sweepVolumes(string) error {
 			continue
 		}
 		for _, v := range vols {
-			if !ours(v.Name) {
+			// libvirt_cluster_machine names its seed cloudinit-<domain>.iso.
+			if !ours(v.Name) && !ours(strings.TrimPrefix(v.Name, "cloudinit-")) {
 				continue
 			}
 			err := c.Write(ctx, fmt.Sprintf("delete volume %s/%s", p.Name, v.Name), func(l *golibvirt.Libvirt) error {
