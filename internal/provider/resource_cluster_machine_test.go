@@ -293,6 +293,22 @@ output "provider_ids" { value = module.cluster.provider_ids }
 						if info.Capacity != 2<<30 {
 							errs = append(errs, fmt.Errorf("%s: capacity %d, want 2 GiB", m.root, info.Capacity))
 						}
+						// QEMU's own view of vda: the grow went through the running domain.
+						var guestCap uint64
+						err = c.Read(ctx, "block info of "+m.domain, func(l *golibvirt.Libvirt) error {
+							d, err := l.DomainLookupByName(m.domain)
+							if err != nil {
+								return err
+							}
+							guestCap, _, _, err = l.DomainGetBlockInfo(d, "vda", 0)
+							return err
+						})
+						if err != nil {
+							return err
+						}
+						if guestCap != 2<<30 {
+							errs = append(errs, fmt.Errorf("%s: the running domain sees vda as %d bytes, want 2 GiB (grown online)", m.domain, guestCap))
+						}
 					}
 					return errors.Join(errs...)
 				})},
