@@ -162,27 +162,10 @@ func cmRemoveLeftovers(t *testing.T, pool, namespace string) {
 	})
 }
 
-// The module from examples/modules/cluster brings up three machines on a network made
-// for the test, from the tiny guest image in the test pool. Each boots and takes exactly
-// its reserved address (the network's lease for its MAC has that IP and the hostname of
-// the seed); every name, UUID, MAC and volume is the contract's (internal/capi); the
-// second plan is empty. A vcpu change then applies live (same QEMU process) and disk_gib
-// grows online; a disk shrink is refused at plan time. Removing the module destroys
-// everything: no domain, volume or host entry is left.
-func TestAccClusterMachine_module(t *testing.T) {
-	acctest.RequireAcc(t)
-	network := acctest.CreateNetwork(t, true)
-	baseKey, _ := domAccBase(t)
-	image := filepath.Base(baseKey)
-	pool := acctest.Pool()
-	namespace := acctest.RandomName("cm")
-	cmRemoveLeftovers(t, pool, namespace)
-	var machines []cmParts
-	for i := range 3 {
-		machines = append(machines, cmPartsOf(namespace, fmt.Sprintf("m-%d", i)))
-	}
-	config := func(vcpu, diskGiB int) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
+// cmModuleConfig is a root configuration that calls examples/modules/cluster for three
+// machines and re-exports its outputs.
+func cmModuleConfig(t *testing.T, namespace, network string, vcpu, diskGiB int, image, pool string) string {
+	return acctest.ProviderBlock("") + fmt.Sprintf(`
 module "cluster" {
   source = %q
 
@@ -204,7 +187,31 @@ output "names" { value = module.cluster.names }
 output "domain_names" { value = module.cluster.domain_names }
 output "ips" { value = module.cluster.ips }
 output "provider_ids" { value = module.cluster.provider_ids }
-`, clusterModulePath(t), namespace, vcpu, diskGiB, image, network.Name, pool, pool)
+`, clusterModulePath(t), namespace, vcpu, diskGiB, image, network, pool, pool)
+}
+
+// The module from examples/modules/cluster brings up three machines on a network made
+// for the test, from the tiny guest image in the test pool. Each boots and takes exactly
+// its reserved address (the network's lease for its MAC has that IP and the hostname of
+// the seed); every name, UUID, MAC and volume is the contract's (internal/capi); the
+// second plan is empty. A vcpu change then applies live (same QEMU process) and disk_gib
+// grows online; a disk shrink is refused at plan time, and so is a plan on a missing
+// network (the module's libvirt_cluster precondition). Removing the module destroys
+// everything: no domain, volume or host entry is left.
+func TestAccClusterMachine_module(t *testing.T) {
+	acctest.RequireAcc(t)
+	network := acctest.CreateNetwork(t, true)
+	baseKey, _ := domAccBase(t)
+	image := filepath.Base(baseKey)
+	pool := acctest.Pool()
+	namespace := acctest.RandomName("cm")
+	cmRemoveLeftovers(t, pool, namespace)
+	var machines []cmParts
+	for i := range 3 {
+		machines = append(machines, cmPartsOf(namespace, fmt.Sprintf("m-%d", i)))
+	}
+	config := func(vcpu, diskGiB int) string {
+		return cmModuleConfig(t, namespace, network.Name, vcpu, diskGiB, image, pool)
 	}
 	gone := func() error { return cmCheckGone(t, network.Name, pool, machines...) }
 	firstIDs := map[string]int32{}
@@ -318,6 +325,15 @@ output "provider_ids" { value = module.cluster.provider_ids }
 				ConfigDirectory:          cmConfigDir(t, config(2, 1)),
 				PlanOnly:                 true,
 				ExpectError:              regexp.MustCompile(`disk_gib cannot shrink`),
+			},
+			{
+				// The module's precondition (data libvirt_cluster) stops a plan on a network
+				// that does not exist, naming it.
+				ProtoV6ProviderFactories: pf,
+				ConfigDirectory:          cmConfigDir(t, cmModuleConfig(t, namespace, "tfacc-no-such-net", 2, 2, image, pool)),
+				PlanOnly:                 true,
+				ExpectError: regexp.MustCompile(`(?s)infrastructure is not ready \(InfrastructureMissing\).*` +
+					`network\s+"tfacc-no-such-net"\s+does\s+not\s+exist`),
 			},
 			{
 				// Without the module everything goes (and the state holds no module any
