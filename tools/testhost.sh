@@ -821,7 +821,8 @@ cmd_env() {
     "LIBVIRT_TEST_POOL=$POOL" \
     "LIBVIRT_TEST_POOL_PATH=$POOL_DIR" \
     "LIBVIRT_TEST_NETWORK=$NETWORK" \
-    "LIBVIRT_TEST_LIBVIRTD_PIDFILE=$LIBVIRTD_PIDFILE"; do
+    "LIBVIRT_TEST_LIBVIRTD_PIDFILE=$LIBVIRTD_PIDFILE" \
+    "LIBVIRT_TEST_KVM=$(stamp_mode)"; do
     printf 'export %s=%s\n' "${kv%%=*}" "$(shell_quote "${kv#*=}")"
   done
 }

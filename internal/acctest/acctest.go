@@ -76,6 +76,27 @@ func Env(name, def string) string {
 	return def
 }
 
+// KVM reports whether the test host lets libvirt use /dev/kvm (LIBVIRT_TEST_KVM=use, from
+// tools/testhost.sh env; KVMFORGE_KVM=auto picks it where KVM works, e.g. on CI runners with
+// nested virtualisation). Without it the host offers only TCG: domain type qemu.
+func KVM() bool { return os.Getenv("LIBVIRT_TEST_KVM") == "use" }
+
+// DomainTypes are the domain types the test host offers (sorted, as libvirt_host reports them).
+func DomainTypes() []string {
+	if KVM() {
+		return []string{"kvm", "qemu"}
+	}
+	return []string{"qemu"}
+}
+
+// DefaultDomainType is what libvirt_domain.type defaults to on the test host: kvm when offered.
+func DefaultDomainType() string {
+	if KVM() {
+		return "kvm"
+	}
+	return "qemu"
+}
+
 // Pool and Network are the test host's storage pool and NAT network.
 func Pool() string    { return Env("LIBVIRT_TEST_POOL", "default") }
 func Network() string { return Env("LIBVIRT_TEST_NETWORK", "default") }
