@@ -378,6 +378,9 @@ func FuzzParse(f *testing.F) {
 	_, text := build(&testing.T{}, nil, sample())
 	f.Add(text)
 	f.Add(`<domain type='kvm'><name>x</name><vcpu>1</vcpu><devices><disk device='cdrom'/></devices></domain>`)
+	// Found by fuzzing: no <devices> at all, and VNC without a listen address.
+	f.Add(`<domain><vcpu>1</vcpu></domain>`)
+	f.Add(`<domain><vcpu>1</vcpu><devices><graphics type='vnc'/></devices></domain>`)
 	f.Add(`<domain><metadata><kvmforge:domain xmlns:kvmforge="https://github.com/kvmforge/terraform-provider-libvirt/domain/1"><kvmforge:disk target="" path=""/></kvmforge:domain></metadata></domain>`)
 	f.Fuzz(func(t *testing.T, in string) {
 		p, err := Parse(in)
