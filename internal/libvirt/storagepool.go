@@ -66,9 +66,9 @@ func (c *Client) ReadPool(ctx context.Context, name string) (*PoolState, error) 
 // directory of a dir pool, the mount point of a netfs pool, and the volume group of a
 // logical pool — with NoOverwrite, so devices that carry any signature (a volume group
 // among them) are never formatted; when they already hold the group, it is used as is.
-// When a step fails the pool's definition is removed again (and, for a dir pool whose
-// directory this call made, the directory), so nothing is left that the caller does not
-// know about.
+// When a step fails the pool's definition is removed again (and the directory or mount
+// point that build made, when empty), so nothing is left that the caller does not know
+// about.
 func (c *Client) CreatePool(ctx context.Context, def *libvirtxml.StoragePool, autostart bool) error {
 	doc, err := def.Marshal()
 	if err != nil {
@@ -85,8 +85,9 @@ func (c *Client) CreatePool(ctx context.Context, def *libvirtxml.StoragePool, au
 	undo := func(cause error) error {
 		uerr := c.Write(context.WithoutCancel(ctx), "remove half-made storage pool "+def.Name, func(l *golibvirt.Libvirt) error {
 			_ = l.StoragePoolDestroy(pool)
-			if built && def.Type == "dir" {
-				_ = l.StoragePoolDelete(pool, golibvirt.StoragePoolDeleteNormal) // rmdir; fails when not empty
+			if built && (def.Type == "dir" || def.Type == "netfs") {
+				// rmdir of the directory or mount point build made; fails when not empty.
+				_ = l.StoragePoolDelete(pool, golibvirt.StoragePoolDeleteNormal)
 			}
 			return l.StoragePoolUndefine(pool)
 		})
@@ -196,8 +197,9 @@ func (c *Client) DeletePoolVolume(ctx context.Context, pool, vol string) error {
 	})
 }
 
-// DeletePool stops a pool, removes its directory when removeDir (dir pools: libvirt
-// removes it only when empty) and undefines it. A missing pool is ErrNotFound. It returns
+// DeletePool stops a pool, removes its directory when removeDir (the directory of a dir
+// pool, the mount point of an unmounted netfs pool: libvirt removes it only when empty)
+// and undefines it. A missing pool is ErrNotFound. It returns
 // a non-nil warning when the directory could not be removed (the pool is gone anyway).
 func (c *Client) DeletePool(ctx context.Context, name string, removeDir bool) (warning error, err error) {
 	err = c.Write(ctx, "delete storage pool "+name, func(l *golibvirt.Libvirt) error {

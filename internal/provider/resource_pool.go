@@ -82,8 +82,9 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"directory of a `dir` pool and the mount point of a `netfs` pool, and creates the volume group of a `logical` " +
 			"pool on `source.devices` — never overwriting a device that carries any signature; devices that hold the volume " +
 			"group already are used as they are.\n\n" +
-			"Destroy stops and undefines the pool; for a `dir` pool it also removes the directory (libvirt removes it only " +
-			"when empty). A `logical` pool's volume group and a `netfs` pool's mount point are left on the host. A pool " +
+			"Destroy stops (for `netfs`: unmounts) and undefines the pool, and removes the directory of a `dir` pool and " +
+			"the mount point of a `netfs` pool (libvirt removes them only when empty). A `logical` pool's volume group is " +
+			"left on the host (remove it with `vgremove` when it is no longer wanted). A pool " +
 			"that still holds volumes is not destroyed unless `force_destroy = true`, which deletes its volumes first.\n\n" +
 			"Every change but `autostart` and `force_destroy` replaces the pool.",
 		Attributes: map[string]schema.Attribute{
@@ -457,7 +458,8 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 			}
 		}
 	}
-	warn, err := r.client.DeletePool(ctx, name, state.Type.ValueString() == hostxml.PoolDir)
+	typ := state.Type.ValueString()
+	warn, err := r.client.DeletePool(ctx, name, typ == hostxml.PoolDir || typ == hostxml.PoolNetfs)
 	if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
 		resp.Diagnostics.AddError(summary, err.Error())
 		return

@@ -339,3 +339,37 @@ func TestAccPool_lostDirectory(t *testing.T) {
 		},
 	})
 }
+
+// A netfs pool whose share cannot be mounted (no NFS server on the test host): create
+// fails naming the mount, and neither the definition nor the mount point it built stays.
+func TestAccPool_netfsUnreachable(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("nfs")
+	dir := testPoolDir(name)
+	gone := acctest.CheckGone(map[string]acctest.Lookup{"pool " + name: acctest.PoolLookup(name)})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             gone,
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_pool" "p" {
+  name        = %q
+  type        = "netfs"
+  target_path = %q
+  source {
+    host   = "127.0.0.1"
+    dir    = "/exports/tfacc"
+    format = "nfs"
+  }
+}
+`, name, dir),
+			ExpectError: acctest.ErrorText("start storage pool " + name + ":"),
+		}},
+	})
+	if err := gone(nil); err != nil {
+		t.Fatalf("a failed create left the pool behind: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed create left the mount point %s behind (%v)", dir, err)
+	}
+}
