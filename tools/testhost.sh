@@ -68,8 +68,12 @@ readonly SETUP_VERSION_USE="kvmforge-testhost v1: netns, /dev with a working kvm
 readonly DEFINE_LIMIT_MS=10000
 
 # gnutls-bin is not needed: the certificates are made with openssl. procps gives pgrep.
+# The acceptance tests also need: openssh-server (a real sshd for qemu+ssh), genisoimage
+# (seed ISOs made outside the provider, isoinfo to read ours back), lvm2 (a real logical
+# pool on a loop device). On this kind of machine policy-rc.d keeps packages from starting
+# their daemons; the tests start their own.
 readonly PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils dnsmasq-base
-  ovmf iproute2 openssl procps)
+  ovmf iproute2 openssl procps openssh-server genisoimage lvm2)
 
 SELF=$(readlink -f "${BASH_SOURCE[0]}")
 readonly SELF
