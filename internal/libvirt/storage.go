@@ -315,11 +315,28 @@ func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source,
 	}
 	m := newMeter(br, src.Size, opts.Checksum, interval, opts.Progress)
 	err = c.Write(ctx, fmt.Sprintf("upload %s into volume %s", src.Name, spec), func(l *golibvirt.Libvirt) error {
-		return l.StorageVolUpload(vol, m, 0, 0, 0)
+		// Aside, like DownloadVolume: a stream call that wedges its connection must not
+		// hold the apply past its deadline, nor for long once the source is all sent.
+		errc := make(chan error, 1)
+		go func() { errc <- l.StorageVolUpload(vol, m, 0, 0, 0) }()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case err := <-errc:
+				return err
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+				if end := m.ended(); !end.IsZero() && time.Since(end) > uploadConfirmWait {
+					return fmt.Errorf("libvirt did not confirm the upload %s after the last byte was sent: %w", uploadConfirmWait, errWedged)
+				}
+			}
+		}
 	})
-	if m.err != nil {
+	if ferr := m.failure(); ferr != nil {
 		// The source failed or its checksum was wrong; libvirt only says "aborted".
-		err = fmt.Errorf("upload %s into volume %s: %w", src.Name, spec, m.err)
+		err = fmt.Errorf("upload %s into volume %s: %w", src.Name, spec, ferr)
 	}
 	if err != nil {
 		return nil, c.discard(ctx, spec, vol, err)
@@ -337,6 +354,10 @@ func (c *Client) DeleteVolume(ctx context.Context, ref VolumeRef) error {
 		return l.StorageVolDelete(v, 0)
 	})
 }
+
+// uploadConfirmWait is how long an upload may wait for libvirt's answer after the source
+// ended before the connection counts as wedged.
+const uploadConfirmWait = 2 * time.Minute
 
 // DownloadVolume streams a volume's bytes into w.
 //
@@ -388,7 +409,7 @@ func (c *Client) DownloadVolume(ctx context.Context, ref VolumeRef, w io.Writer)
 				return err
 			case <-ctx.Done():
 				sw.close()
-				return ctx.Err()
+				return fmt.Errorf("after %d of %d bytes: %w", sw.count(), expected, ctx.Err())
 			case <-tick.C:
 				if expected == 0 || sw.count() < expected {
 					continue

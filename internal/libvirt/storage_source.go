@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -124,7 +125,19 @@ type meter struct {
 	progress Progress
 	err      error // first non-EOF error seen (source failure or checksum mismatch)
 	sum      string
+	mu       sync.Mutex
+	end      time.Time // when the source ended (EOF or error)
 }
+
+// ended is when the source ended, zero while it is still being read.
+func (m *meter) ended() time.Time { m.mu.Lock(); defer m.mu.Unlock(); return m.end }
+
+func (m *meter) markEnd() { m.mu.Lock(); m.end = time.Now(); m.mu.Unlock() }
+
+// failure is the source's own error (or the checksum mismatch), nil when it read cleanly.
+func (m *meter) failure() error { m.mu.Lock(); defer m.mu.Unlock(); return m.err }
+
+func (m *meter) fail(err error) error { m.mu.Lock(); defer m.mu.Unlock(); m.err = err; return err }
 
 func newMeter(r io.Reader, total int64, want *Checksum, interval time.Duration, p Progress) *meter {
 	now := time.Now()
@@ -141,24 +154,24 @@ func (m *meter) Read(b []byte) (int, error) {
 			m.progress(m.done, m.total, m.rate())
 		}
 	}
+	if err != nil {
+		m.markEnd()
+	}
 	if err == io.EOF {
 		m.sum = hex.EncodeToString(m.h.Sum(nil))
 		if m.total >= 0 && m.done != m.total {
-			m.err = fmt.Errorf("source ended after %d of %d bytes", m.done, m.total)
-			return n, m.err
+			return n, m.fail(fmt.Errorf("source ended after %d of %d bytes", m.done, m.total))
 		}
 		if m.want != nil && m.sum != m.want.Hex {
-			m.err = fmt.Errorf("%w: the source's sha256 is %s, source_checksum says %s", ErrChecksumMismatch, m.sum, m.want.Hex)
-			return n, m.err
+			return n, m.fail(fmt.Errorf("%w: the source's sha256 is %s, source_checksum says %s", ErrChecksumMismatch, m.sum, m.want.Hex))
 		}
 		if m.progress != nil {
 			m.progress(m.done, m.total, m.rate())
 		}
 		return n, io.EOF
 	}
-	if err != nil && m.err == nil {
-		m.err = fmt.Errorf("reading the source after %d bytes: %w", m.done, err)
-		return n, m.err
+	if err != nil && m.failure() == nil {
+		return n, m.fail(fmt.Errorf("reading the source after %d bytes: %w", m.done, err))
 	}
 	return n, err
 }

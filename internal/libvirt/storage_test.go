@@ -52,14 +52,14 @@ func TestMeter(t *testing.T) {
 		if _, err := io.Copy(io.Discard, m); err != nil {
 			t.Fatal(err)
 		}
-		if m.err != nil || m.done != int64(len(data)) || calls == 0 {
+		if m.failure() != nil || m.done != int64(len(data)) || calls == 0 {
 			t.Fatalf("err %v, done %d, progress calls %d", m.err, m.done, calls)
 		}
 	})
 	t.Run("wrong checksum", func(t *testing.T) {
 		m := newMeter(bytes.NewReader(data), int64(len(data)), wrong, time.Hour, nil)
 		_, err := io.Copy(io.Discard, m)
-		if !errors.Is(err, ErrChecksumMismatch) || !errors.Is(m.err, ErrChecksumMismatch) {
+		if !errors.Is(err, ErrChecksumMismatch) || !errors.Is(m.failure(), ErrChecksumMismatch) {
 			t.Fatalf("err = %v, want ErrChecksumMismatch", err)
 		}
 		if !strings.Contains(err.Error(), right.Hex) {
