@@ -576,3 +576,57 @@ resource "libvirt_network" "n" {
 		t.Fatalf("the existing network changed: %+v %v", st, err)
 	}
 }
+
+// NAT (the default mode) with DNS forwarders: what libvirt adds to a NAT network (port
+// ranges, bridge settings) is no diff, forwarders round-trip, import plans clean.
+func TestAccNetwork_natForwarders(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("net")
+	v4 := fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
+	config := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_network" "n" {
+  name      = %q
+  domain    = "nat.tfacc.test"
+  addresses = ["%s.254/24"]
+  dhcp {}
+  dns {
+    forwarders = [
+      { addr = "192.0.2.53" },
+      { domain = "corp.test", addr = "192.0.2.54" },
+      { domain = "local.test" },
+    ]
+  }
+}
+`, name, v4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					x, err := networkXML(t, name, 0)
+					if err != nil {
+						return err
+					}
+					if x.Forward == nil || x.Forward.Mode != "nat" || x.IPs[0].Address != v4+".254" {
+						return fmt.Errorf("network %s: forward %+v ip %+v, want nat with the host on .254", name, x.Forward, x.IPs)
+					}
+					if x.DNS == nil || len(x.DNS.Forwarders) != 3 || x.DNS.Forwarders[1].Domain != "corp.test" || x.DNS.Forwarders[2].Addr != "" {
+						return fmt.Errorf("network %s: DNS %+v, want the three forwarders", name, x.DNS)
+					}
+					return nil
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("mode"), knownvalue.StringExact("nat")),
+					// The host sits on .254: the default range is everything below it.
+					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("ranges"),
+						knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"start": knownvalue.StringExact(v4 + ".1"), "end": knownvalue.StringExact(v4 + ".253")})})),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{ResourceName: "libvirt_network.n", ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: name},
+		},
+	})
+}
