@@ -307,7 +307,7 @@ func TestAccClusterMachine_module(t *testing.T) {
 							if err != nil {
 								return err
 							}
-							guestCap, _, _, err = l.DomainGetBlockInfo(d, "vda", 0)
+							_, guestCap, _, err = l.DomainGetBlockInfo(d, "vda", 0) // allocation, capacity, physical
 							return err
 						})
 						if err != nil {
