@@ -162,7 +162,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					},
 					"ranges": schema.ListNestedAttribute{
 						MarkdownDescription: "Address ranges handed out, inclusive; each lies inside one subnet of `addresses`, " +
-							"IPv4 or IPv6 (libvirt serves DHCP on one subnet per family). Default: one range on the first IPv4 " +
+							"IPv4 or IPv6 (libvirt serves DHCP on one subnet per family). Default (when the network is made; " +
+							"omitting ranges later keeps what the network has): one range on the first IPv4 " +
 							"subnet, from the address after the host's to the one before the broadcast address " +
 							"(`10.17.0.2`-`10.17.0.254` for `10.17.0.0/24`); IPv6 subnets get no default range (guests " +
 							"still configure themselves from router advertisements).",
@@ -327,6 +328,23 @@ func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.Mo
 	resp.Diagnostics.Append(plan.DHCP.As(ctx, &pd, basetypes.ObjectAsOptions{})...)
 	if resp.Diagnostics.HasError() || !cd.Ranges.IsNull() || pd.Enabled.IsUnknown() || !allKnown(plan.Addresses) {
 		return
+	}
+	// An existing network keeps the ranges it has while its addresses stay: omitted
+	// ranges mean the default at creation, not a replacement later (e.g. after import).
+	if !req.State.Raw.IsNull() {
+		var state networkModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if !state.DHCP.IsNull() && state.Addresses.Equal(plan.Addresses) {
+			var sd networkDHCPModel
+			resp.Diagnostics.Append(state.DHCP.As(ctx, &sd, basetypes.ObjectAsOptions{})...)
+			if !resp.Diagnostics.HasError() && sd.Enabled.Equal(pd.Enabled) {
+				resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("dhcp").AtName("ranges"), sd.Ranges)...)
+				return
+			}
+		}
 	}
 	ranges := types.ListNull(networkRangeType)
 	if pd.Enabled.ValueBool() {

@@ -630,3 +630,63 @@ resource "libvirt_network" "n" {
 		},
 	})
 }
+
+// A network made by hand (virsh style: netmask form, a DHCP range of its own) is imported
+// with a configuration that omits the ranges: the import plans clean, the network keeps
+// its range, and from then on host entries are managed live.
+func TestAccNetwork_importHandMade(t *testing.T) {
+	acctest.RequireAcc(t)
+	net := acctest.CreateNetwork(t, true) // .100-.199, netmask 255.255.255.0
+	config := func(hosts string) string {
+		h := ""
+		if hosts != "" {
+			h = "hosts = " + hosts
+		}
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_network" "n" {
+  name      = %q
+  mode      = "isolated"
+  addresses = ["%s.0/24"]
+  dhcp {
+    %s
+  }
+}
+`, net.Name, net.Prefix, h)
+	}
+	host := fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:31", ip = "%s" }]`, net.Addr(31))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + net.Name: acctest.NetworkLookup(net.Name)}),
+		Steps: []resource.TestStep{
+			{
+				// import { } block: a no-op plan.
+				Config:          config(""),
+				ResourceName:    "libvirt_network.n",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   net.Name,
+			},
+			{
+				// terraform import, kept in state for the next steps.
+				Config:             config(""),
+				ResourceName:       "libvirt_network.n",
+				ImportState:        true,
+				ImportStateId:      net.Name,
+				ImportStatePersist: true,
+			},
+			{
+				Config:   config(""),
+				PlanOnly: true,
+			},
+			{
+				Config: config(host),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkNetworkXML(t, net.Name, "isolated", [][2]string{{net.Addr(1), "0"}}, [2]string{net.Addr(100), net.Addr(199)},
+					[]netHost{{"52:54:00:aa:cc:31", net.Addr(31), ""}}, nil),
+			},
+		},
+	})
+}

@@ -238,15 +238,25 @@ func (r *poolResource) ValidateConfig(ctx context.Context, req resource.Validate
 // ModifyPlan puts what libvirt will fill in (a logical pool's volume group name, target
 // path and format; a netfs pool's format) into the plan, so that plans show real values.
 func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
-		return // destroy, or an update: UseStateForUnknown keeps the values
+	if req.Plan.Raw.IsNull() {
+		return
 	}
-	var plan poolModel
+	var plan, config poolModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p, ok, _ := plan.toSpec(ctx, true)
+	if !req.State.Raw.IsNull() {
+		// An update keeps the values (UseStateForUnknown), unless the pool is replaced
+		// under another name or type: then they are worked out anew from the configuration.
+		var state poolModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if resp.Diagnostics.HasError() || (state.Name.Equal(plan.Name) && state.Type.Equal(plan.Type)) {
+			return
+		}
+	}
+	p, ok, _ := config.toSpec(ctx, true)
 	if !ok {
 		return
 	}
