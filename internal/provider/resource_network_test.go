@@ -73,7 +73,7 @@ type dnsEntry struct {
 
 // checkNetworkXML compares the parts of a network's XML the test configured, in the live
 // and the persistent XML.
-func checkNetworkXML(t *testing.T, name, mode string, addrs [][2]string, rng [2]string, hosts []netHost, dns []dnsEntry) resource.TestCheckFunc {
+func checkNetworkXML(t *testing.T, name, mode string, addrs [][2]string, rng []string, hosts []netHost, dns []dnsEntry) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		for what, flags := range map[string]uint32{"live": 0, "persistent": uint32(golibvirt.NetworkXMLInactive)} {
 			x, err := networkXML(t, name, flags)
@@ -98,6 +98,12 @@ func checkNetworkXML(t *testing.T, name, mode string, addrs [][2]string, rng [2]
 			d := x.IPs[0].DHCP
 			if d == nil || len(d.Ranges) != 1 || d.Ranges[0].Start != rng[0] || d.Ranges[0].End != rng[1] {
 				return fmt.Errorf("%s XML of %s: DHCP %+v, want one range %s-%s", what, name, d, rng[0], rng[1])
+			}
+			if len(addrs) > 1 && len(rng) > 2 {
+				d6 := x.IPs[1].DHCP
+				if d6 == nil || len(d6.Ranges) != 1 || d6.Ranges[0].Start != rng[2] || d6.Ranges[0].End != rng[3] {
+					return fmt.Errorf("%s XML of %s: IPv6 DHCP %+v, want one range %s-%s", what, name, d6, rng[2], rng[3])
+				}
 			}
 			var gotHosts []netHost
 			for _, h := range d.Hosts {
@@ -147,14 +153,14 @@ resource "libvirt_network" "n" {
   addresses = ["%s.0/24", "%s::/64"]
   autostart = %t
   dhcp {
-    ranges = [{ start = "%s.100", end = "%s.199" }]
+    ranges = [{ start = "%s.100", end = "%s.199" }, { start = "%s::100", end = "%s::1ff" }]
     %s
   }
   dns {
     hosts = %s
   }
 }
-`, c.name, c.mode, c.v4, c.v6, c.autostart, c.v4, c.v4, hosts, c.dnsHosts)
+`, c.name, c.mode, c.v4, c.v6, c.autostart, c.v4, c.v4, c.v6, c.v6, hosts, c.dnsHosts)
 }
 
 func TestAccNetwork_lifecycle(t *testing.T) {
@@ -164,7 +170,7 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 	v4 := fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
 	v6 := fmt.Sprintf("fd00:%x:%x", rand.IntN(0xffff)+1, rand.IntN(0xffff)+1)
 	addrs := [][2]string{{v4 + ".1", "24"}, {v6 + "::1", "64"}}
-	rng := [2]string{v4 + ".100", v4 + ".199"}
+	rng := []string{v4 + ".100", v4 + ".199", v6 + "::100", v6 + "::1ff"}
 	conf := netConf{name: name, mode: "isolated", v4: v4, v6: v6,
 		dnsHosts: fmt.Sprintf(`[{ ip = "%s.10", hostnames = ["db"] }]`, v4)}
 	withHosts := conf
@@ -684,7 +690,7 @@ resource "libvirt_network" "n" {
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: checkNetworkXML(t, net.Name, "isolated", [][2]string{{net.Addr(1), "0"}}, [2]string{net.Addr(100), net.Addr(199)},
+				Check: checkNetworkXML(t, net.Name, "isolated", [][2]string{{net.Addr(1), "0"}}, []string{net.Addr(100), net.Addr(199)},
 					[]netHost{{"52:54:00:aa:cc:31", net.Addr(31), ""}}, nil),
 			},
 		},
