@@ -475,7 +475,12 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 			return
 		}
 	}
-	if err := r.client.UpdateNetwork(ctx, name, hostUpdates(st.Def, spec)); err != nil {
+	updates, err := hostUpdates(st.Def, spec)
+	if err != nil {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	if err := r.client.UpdateNetwork(ctx, name, updates); err != nil {
 		resp.Diagnostics.AddError(summary, err.Error())
 		return
 	}
@@ -503,11 +508,11 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 // hostUpdates are the network-update calls that turn the host entries of def into those
 // of spec, for the lists spec manages: deletions first (libvirt refuses an entry whose MAC,
 // IP or name another entry still has), then modifications, then additions.
-func hostUpdates(def *libvirtxml.Network, spec *hostxml.Network) []libvirt.NetworkUpdate {
+func hostUpdates(def *libvirtxml.Network, spec *hostxml.Network) ([]libvirt.NetworkUpdate, error) {
 	var dels, mods, adds []libvirt.NetworkUpdate
 	have, err := hostxml.NetworkFromXML(def)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	if spec.DHCP != nil && spec.DHCP.ManageHosts {
 		var cur []hostxml.DHCPHost
@@ -561,7 +566,7 @@ func hostUpdates(def *libvirtxml.Network, spec *hostxml.Network) []libvirt.Netwo
 			}
 		}
 	}
-	return append(append(dels, mods...), adds...)
+	return append(append(dels, mods...), adds...), nil
 }
 
 func dhcpUpdate(def *libvirtxml.Network, cmd golibvirt.NetworkUpdateCommand, h hostxml.DHCPHost) libvirt.NetworkUpdate {

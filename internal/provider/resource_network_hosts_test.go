@@ -39,8 +39,12 @@ func TestHostUpdates(t *testing.T) {
 			{IP: "10.1.0.12", Hostnames: []string{"old"}},       // takes 11's name: add after 11's delete
 		}},
 	}
+	updates, err := hostUpdates(def, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got []string
-	for _, u := range hostUpdates(def, spec) {
+	for _, u := range updates {
 		got = append(got, fmt.Sprintf("%s %d@%d %s", map[golibvirt.NetworkUpdateCommand]string{
 			golibvirt.NetworkUpdateCommandDelete: "del", golibvirt.NetworkUpdateCommandModify: "mod", golibvirt.NetworkUpdateCommandAddLast: "add",
 		}[u.Command], u.Section, u.ParentIndex, u.What))
@@ -63,7 +67,7 @@ func TestHostUpdates(t *testing.T) {
 
 	// Unmanaged lists (null in the configuration) are left alone.
 	spec.DHCP.ManageHosts, spec.DNS.ManageHosts = false, false
-	if us := hostUpdates(def, spec); len(us) != 0 {
+	if us, _ := hostUpdates(def, spec); len(us) != 0 {
 		t.Errorf("unmanaged host lists produced updates: %+v", us)
 	}
 }
