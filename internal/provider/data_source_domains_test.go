@@ -78,11 +78,21 @@ data "libvirt_domains" "these" {
 					statecheck.ExpectKnownValue("data.libvirt_domains.these", tfjsonpath.New("names"), knownvalue.ListSizeExact(0)),
 				},
 			},
-			{
-				Config:      config(`states = ["sleeping"]`),
-				ExpectError: acctest.ErrorText("value must be one of"),
-			},
 		},
 	})
 }
 
+func TestDomainsDataSource_validation(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock("") + `
+data "libvirt_domains" "these" {
+  states = ["sleeping"]
+}
+`,
+			PlanOnly:    true,
+			ExpectError: acctest.ErrorText("value must be one of"),
+		}},
+	})
+}
