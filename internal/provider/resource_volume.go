@@ -217,6 +217,13 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 		resp.Diagnostics.AddAttributeError(path.Root("format"), "Overlay volumes are qcow2",
 			fmt.Sprintf("backing_volume makes a copy-on-write qcow2 overlay, but format = %q: remove format or set it to \"qcow2\".", m.Format.ValueString()))
 	}
+	if c := m.CapacityBytes; !c.IsNull() && !c.IsUnknown() && c.ValueInt64() > 0 && c.ValueInt64()%512 != 0 &&
+		!m.Format.IsUnknown() && (m.Format.IsNull() || m.Format.ValueString() == "qcow2") {
+		up := (c.ValueInt64() + 511) / 512 * 512
+		resp.Diagnostics.AddAttributeError(path.Root("capacity_bytes"), "capacity_bytes not a whole number of sectors",
+			fmt.Sprintf("capacity_bytes = %d is not a multiple of 512: qcow2 volumes are sized in 512-byte sectors, so libvirt would "+
+				"make it %d bytes. Use %d, or a size in MiB or GiB (e.g. 10 * 1024 * 1024 * 1024).", c.ValueInt64(), up, up))
+	}
 	if p := m.SourceFile; !p.IsNull() && !p.IsUnknown() && p.ValueString() != "" {
 		if st, err := os.Stat(p.ValueString()); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("source_file"), "Unreadable source_file",

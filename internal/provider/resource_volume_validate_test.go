@@ -33,6 +33,7 @@ func TestVolume_validation(t *testing.T) {
 		{"format enum", `capacity_bytes = 1024
   format = "vmdk"`, `(?s)Attribute format value must be one of: \["qcow2" "raw" "iso"\], got: "vmdk"`},
 		{"capacity positive", `capacity_bytes = 0`, `(?s)Attribute capacity_bytes value must be at least 1, got: 0`},
+		{"qcow2 capacity in sectors", `capacity_bytes = 1000001`, `(?s)capacity_bytes not a whole number of sectors.*capacity_bytes = 1000001 is not a multiple of 512.*Use 1000448`},
 		{"empty volume needs size", ``, `(?s)Missing capacity_bytes.*set capacity_bytes`},
 		{"overlay must be qcow2", `backing_volume = "default/base"
   format = "raw"`, `(?s)Overlay volumes are qcow2.*remove format or set it to "qcow2"`},
