@@ -187,13 +187,22 @@ func TestNetworkValidate(t *testing.T) {
 		{func(n *Network) {
 			n.DHCP = &DHCP{Enabled: true, Hosts: []DHCPHost{{MAC: "52:54:00:AA:00:01", IP: "10.1.0.5"}}}
 		}, "dhcp", "lower-case hex"},
-		{func(n *Network) { n.DHCP = &DHCP{Enabled: true, Hosts: []DHCPHost{{MAC: "52:54:00:aa:00:01", IP: "10.1.0.1"}}} }, "dhcp", "the host's own"},
+		{func(n *Network) {
+			n.DHCP = &DHCP{Enabled: true, Hosts: []DHCPHost{{MAC: "52:54:00:aa:00:01", IP: "10.1.0.1"}}}
+		}, "dhcp", "the host's own"},
 		{func(n *Network) { n.Addresses = []string{"fd00:1::/64"}; n.DHCP = &DHCP{Enabled: true} }, "dhcp", "no IPv4 address to take a default"},
 		{func(n *Network) { n.DNS = &DNS{Enabled: true, Hosts: []DNSHost{{IP: "10.1.0.5"}}} }, "dns", "at least one hostname"},
-		{func(n *Network) { n.DNS = &DNS{Enabled: true, Hosts: []DNSHost{{IP: "10.1.0.5", Hostnames: []string{"bad_name"}}}} }, "dns", "not a host name"},
+		{func(n *Network) {
+			n.DNS = &DNS{Enabled: true, Hosts: []DNSHost{{IP: "10.1.0.5", Hostnames: []string{"bad_name"}}}}
+		}, "dns", "not a host name"},
 		{func(n *Network) { n.Bridge = "a-bridge-name-too-long" }, "bridge", "at most 15"},
 		{func(n *Network) { n.MTU = 10 }, "mtu", "outside 68-65535"},
-		{func(n *Network) { n.Mode = ModeBridge; n.Bridge = "br0"; n.Addresses = nil; n.DNS = &DNS{Enabled: true} }, "dns", "no DNS server of their own"},
+		{func(n *Network) {
+			n.Mode = ModeBridge
+			n.Bridge = "br0"
+			n.Addresses = nil
+			n.DNS = &DNS{Enabled: true}
+		}, "dns", "no DNS server of their own"},
 	}
 	for i, c := range cases {
 		n := base()
