@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/capi"
@@ -20,7 +21,14 @@ import (
 // name, so the lease shows the hostname the guest sends. A host entry that already
 // holds mac is an error: it belongs to another object (or to a machine of the same
 // namespace and name) and is never taken over silently.
+//
+// Machines created in parallel by one provider process reserve one after the other on a
+// network (choosing reads the entries, adding writes one: two at once could pick the same
+// address).
 func (c *Client) ReserveMachineAddress(ctx context.Context, network, domainName, mac string) (DHCPHost, error) {
+	mu := reserveLock(c.uri.String() + " " + network)
+	mu.Lock()
+	defer mu.Unlock()
 	mac = strings.ToLower(mac)
 	net, err := c.ReadNetworkDHCP(ctx, network)
 	if err != nil {
@@ -65,6 +73,13 @@ func (c *Client) ReserveMachineAddress(ctx context.Context, network, domainName,
 		return DHCPHost{}, err
 	}
 	return h, nil
+}
+
+var reserveLocks sync.Map // "<uri> <network>" -> *sync.Mutex
+
+func reserveLock(key string) *sync.Mutex {
+	mu, _ := reserveLocks.LoadOrStore(key, &sync.Mutex{})
+	return mu.(*sync.Mutex) //nolint:forcetypeassert // only *sync.Mutex is stored
 }
 
 // MachineReservation returns the host entry of mac in the network's persistent
