@@ -142,7 +142,17 @@ func (c *Client) create(ctx context.Context, spec VolumeSpec, capacity uint64, b
 		vol, err = l.StorageVolCreateXML(p, doc, 0)
 		return err
 	})
-	return vol, err
+	return vol, ambiguous(err, spec)
+}
+
+// ambiguous adds, to a connection failure during a create, that the volume may or may
+// not have been made: it is not deleted blindly, since the name may be someone else's.
+func ambiguous(err error, spec VolumeSpec) error {
+	if err == nil || !IsTransport(err) {
+		return err
+	}
+	return fmt.Errorf("%w; the volume %s may or may not have been created: check with `virsh vol-list %s`, "+
+		"then delete it or import it (terraform import <address> %s)", err, spec, spec.Pool, spec)
 }
 
 // CreateVolume makes an empty volume of spec.Capacity bytes.
@@ -154,7 +164,7 @@ func (c *Client) CreateVolume(ctx context.Context, spec VolumeSpec) (*VolumeInfo
 	if err != nil {
 		return nil, err
 	}
-	return c.VolumeInfo(ctx, VolumeRef{Key: vol.Key, Pool: spec.Pool, Name: spec.Name})
+	return c.finish(ctx, spec, vol, spec.Capacity)
 }
 
 // CreateOverlay makes a qcow2 volume whose backing file is another volume (a linked,
@@ -181,7 +191,7 @@ func (c *Client) CreateOverlay(ctx context.Context, spec VolumeSpec, backing Vol
 	if err != nil {
 		return nil, err
 	}
-	return c.VolumeInfo(ctx, VolumeRef{Key: vol.Key})
+	return c.finish(ctx, spec, vol, capacity)
 }
 
 // CloneVolume copies a volume whole into a new one (libvirt converts to spec.Format and
@@ -212,7 +222,7 @@ func (c *Client) CloneVolume(ctx context.Context, spec VolumeSpec, from VolumeRe
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, ambiguous(err, spec)
 	}
 	return c.finish(ctx, spec, vol, src.Capacity)
 }
