@@ -293,6 +293,18 @@ func loopDevice(t *testing.T, vg string) string {
 		t.Fatalf("losetup %s: %v", img, err)
 	}
 	dev := strings.TrimSpace(string(out))
+	defer func() {
+		// libvirtd may run with a private copy of /dev made when it started (the test host
+		// hides /dev/kvm so): a loop device created since is missing there.
+		pid, err := os.ReadFile(os.Getenv("LIBVIRT_TEST_LIBVIRTD_PIDFILE"))
+		if err != nil {
+			return
+		}
+		if _, err := os.Stat("/proc/" + strings.TrimSpace(string(pid)) + "/root" + dev); errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s is not in libvirtd's /dev (a private copy made when it started): restart it "+
+				"(tools/testhost.sh restart-libvirtd) or free a lower loop device", dev)
+		}
+	}()
 	t.Cleanup(func() {
 		// The device may hold no group or label (any more): only the detach must work.
 		_ = exec.Command("vgremove", "-f", vg).Run()
