@@ -326,6 +326,8 @@ func TestClassify(t *testing.T) {
 		{"new disk", mod(func(s *Spec) { s.Disks = append(s.Disks, Disk{Path: "/x"}) }), true, true, ChangeRestart},
 		{"cloudinit", mod(func(s *Spec) { s.CloudInit = nil }), true, true, ChangeRestart},
 		{"volume path resolved later", mod(func(s *Spec) { s.Disks[0].Path = "" }), true, true, ChangeNone},
+		{"key written as path", mod(func(s *Spec) { s.Disks[0].VolumeID = "" }), true, true, ChangeNone},
+		{"pool/name for a path", mod(func(s *Spec) { s.Disks[0].VolumeID = "default/web-1.qcow2" }), true, true, ChangeRestart},
 		{"graphics", mod(func(s *Spec) { s.Graphics.Type = GraphicsSpice }), true, true, ChangeRestart},
 	}
 	base.Machine = "pc"

@@ -228,7 +228,7 @@ func sameStructure(a, b Spec) bool {
 	}
 	for i := range a.Disks {
 		x, y := a.Disks[i], b.Disks[i]
-		if x.VolumeID != y.VolumeID || (x.VolumeID == "" && x.Path != y.Path) || x.Device != y.Device ||
+		if diskSource(x) != diskSource(y) || x.Device != y.Device ||
 			x.Bus != y.Bus || x.Target != y.Target || x.BootOrder != y.BootOrder ||
 			(x.Format != "" && y.Format != "" && x.Format != y.Format) {
 			return false
@@ -250,6 +250,31 @@ func sameGraphics(a, b Graphics) bool {
 		return true
 	}
 	return a == b
+}
+
+// diskSource is what a disk points at as the user wrote it: the volume reference, else
+// the path. A volume key of a dir pool is its path, so volume_id = "/p/x.qcow2" and
+// path = "/p/x.qcow2" are the same disk (e.g. after importing a domain made elsewhere).
+func diskSource(d Disk) string {
+	if d.VolumeID != "" {
+		return d.VolumeID
+	}
+	return d.Path
+}
+
+// SameDiskRefs reports whether two specs write every disk source the same way (not just
+// point at the same file). When they do not, the definition's metadata needs rewriting
+// even though the domain itself does not change.
+func SameDiskRefs(a, b Spec) bool {
+	if len(a.Disks) != len(b.Disks) {
+		return false
+	}
+	for i := range a.Disks {
+		if a.Disks[i].VolumeID != b.Disks[i].VolumeID {
+			return false
+		}
+	}
+	return true
 }
 
 func normFirmware(f string) string {

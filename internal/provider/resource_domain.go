@@ -594,6 +594,18 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 			errs = append(errs, r.client.SetDomainMemory(ctx, id, spec.MemoryMiB))
 		}
 	}
+	if (method == domainxml.ChangeNone || method == domainxml.ChangeLive) && errors.Join(errs...) == nil &&
+		!domainxml.SameDiskRefs(oldSpec, specFromModel(&plan)) {
+		// Same disks, written another way (volume_id for a path): record the references
+		// in the definition's metadata. Nothing in the running domain changes.
+		if cur, err := r.client.GetDomainStatus(ctx, id); err != nil {
+			errs = append(errs, err)
+		} else if text, err := rebuild(cur.XML, spec); err != nil {
+			errs = append(errs, err)
+		} else if _, err := r.client.DefineDomain(ctx, name, text); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if plan.Autostart.ValueBool() != st.Autostart {
 		errs = append(errs, r.client.SetDomainAutostart(ctx, id, plan.Autostart.ValueBool()))
 	}

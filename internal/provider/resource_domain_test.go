@@ -501,6 +501,22 @@ data "libvirt_domain" "test" {
 				},
 			},
 			{
+				// The same disk by its volume key (a dir pool's key is its path): nothing
+				// changes in the domain; the reference is recorded and reads back as written.
+				Config: strings.Replace(config, "path = ", "volume_id = ", 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("none")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("volume_id"), knownvalue.StringExact(disk)),
+					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("path"), knownvalue.Null()),
+				},
+			},
+			{
 				// A stopped domain: the definition is rewritten, nothing starts.
 				Config: cfg(2, true, `cpu_mode = "host-model"
   uuid     = "`+strings.ToUpper(uuid)+`"`),
