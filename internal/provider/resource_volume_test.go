@@ -13,8 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -769,5 +772,88 @@ resource "libvirt_volume" "v" {
 				ConfigPlanChecks: emptyPlanAfterApply,
 			},
 		},
+	})
+}
+
+// TestAccVolume_streamsLargeSource uploads a 256 MiB raw image generated on the fly by a
+// local HTTP server, with its checksum, and samples the test process's heap (the
+// provider runs in it) meanwhile: the image is streamed, never held whole.
+func TestAccVolume_streamsLargeSource(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("vol")
+	const size = 256 << 20
+	block := bytes.Repeat([]byte("tfacc-stream-0123456789abcdef\n"), 1<<15) // ~960 KiB
+	write := func(w io.Writer) error {
+		for left := size; left > 0; {
+			n := min(left, len(block))
+			if _, err := w.Write(block[:n]); err != nil {
+				return err
+			}
+			left -= n
+		}
+		return nil
+	}
+	h := sha256.New()
+	_ = write(h)
+	sum := hex.EncodeToString(h.Sum(nil))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		_ = write(w)
+	}))
+	t.Cleanup(srv.Close)
+
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
+	t.Cleanup(halt)
+	sampled := make(chan struct{})
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+		}
+	}()
+	config := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "big" {
+  name            = %q
+  pool            = %q
+  source_url      = "%s/big.img"
+  source_checksum = "sha256:%s"
+  format          = "raw"
+}
+`, name, acctest.Pool(), srv.URL, sum)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(name),
+		Steps: []resource.TestStep{{
+			Config:           config,
+			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_volume.big", tfjsonpath.New("capacity_bytes"), knownvalue.Int64Exact(size)),
+			},
+			Check: func(*terraform.State) error {
+				halt()
+				<-sampled
+				grew := int64(peak.Load()) - int64(base.HeapAlloc)
+				t.Logf("heap: %d MiB before, peak %d MiB during the 256 MiB upload", base.HeapAlloc>>20, peak.Load()>>20)
+				if grew > 96<<20 {
+					return fmt.Errorf("heap grew by %d MiB during a 256 MiB upload: the image was buffered", grew>>20)
+				}
+				return nil
+			},
+		}},
 	})
 }
