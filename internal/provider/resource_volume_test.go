@@ -857,3 +857,50 @@ resource "libvirt_volume" "big" {
 		}},
 	})
 }
+
+// TestAccVolume_goneOutsideTerraform: volumes deleted behind Terraform's back are dropped
+// from state by the refresh (libvirt says "not found") and planned anew.
+func TestAccVolume_goneOutsideTerraform(t *testing.T) {
+	vol, seed := acctest.RandomName("vol"), acctest.RandomName("seed")
+	config := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "v" {
+  name           = %q
+  pool           = %q
+  capacity_bytes = 1048576
+}
+
+resource "libvirt_cloudinit_iso" "s" {
+  name        = %q
+  pool        = %q
+  instance_id = "i-gone"
+}
+`, vol, acctest.Pool(), seed, acctest.Pool())
+	deleteBoth := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for _, n := range []string{vol, seed} {
+			if err := acctest.Client(t).DeleteVolume(ctx, libvirt.VolumeRef{Pool: acctest.Pool(), Name: n}); err != nil {
+				t.Fatalf("delete %s behind Terraform's back: %v", n, err)
+			}
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(vol, seed),
+		Steps: []resource.TestStep{
+			{Config: config, ConfigPlanChecks: emptyPlanAfterApply},
+			{
+				PreConfig: deleteBoth,
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_volume.v", plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction("libvirt_cloudinit_iso.s", plancheck.ResourceActionCreate),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
