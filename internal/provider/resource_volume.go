@@ -151,7 +151,7 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw", "iso")},
 			},
 			"capacity_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Size the guest sees, in bytes. Required for an empty volume. With a source it defaults " +
+				MarkdownDescription: "Size the guest sees, in bytes (for qcow2, a multiple of 512). Required for an empty volume. With a source it defaults " +
 					"to the image's own virtual size (read from its qcow2 header; the file size for raw images); a larger " +
 					"value grows the volume. Growing it later is an in-place update (online through a running domain that " +
 					"uses the volume, then a best-effort filesystem grow by the guest agent); shrinking is refused.",
