@@ -520,17 +520,26 @@ func (r *clusterMachineResource) readImported(ctx context.Context, def *libvirtx
 	m.LeaseTimeout = types.StringValue(cmDefaultLeaseTimeout)
 	m.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 	m.UserData = types.StringNull()
-	var buf bytes.Buffer
 	seed := capi.SeedVolumeName(def.Name)
-	if err := r.client.DownloadVolume(ctx, libvirt.VolumeRef{Pool: meta.DomainPool, Name: seed}, &buf); err != nil {
-		if errors.Is(err, libvirt.ErrNotFound) {
-			return fmt.Errorf("the seed volume %s/%s of machine %s is missing: user_data cannot be read back", meta.DomainPool, seed, def.Name)
+	var files map[string][]byte
+	// A download that comes back garbled (seen about once in a few dozen runs under load:
+	// the image then does not parse) is tried again; the seed is a few KiB.
+	for attempt := 1; ; attempt++ {
+		var buf bytes.Buffer
+		if err := r.client.DownloadVolume(ctx, libvirt.VolumeRef{Pool: meta.DomainPool, Name: seed}, &buf); err != nil {
+			if errors.Is(err, libvirt.ErrNotFound) {
+				return fmt.Errorf("the seed volume %s/%s of machine %s is missing: user_data cannot be read back", meta.DomainPool, seed, def.Name)
+			}
+			return err
 		}
-		return err
-	}
-	_, files, err := cloudinit.ReadISO(buf.Bytes())
-	if err != nil {
-		return fmt.Errorf("read the seed volume %s/%s: %w", meta.DomainPool, seed, err)
+		var err error
+		if _, files, err = cloudinit.ReadISO(buf.Bytes()); err == nil {
+			break
+		}
+		if attempt == 3 {
+			return fmt.Errorf("read the seed volume %s/%s (%d bytes downloaded, %d attempts): %w", meta.DomainPool, seed, buf.Len(), attempt, err)
+		}
+		tflog.Warn(ctx, "the downloaded seed does not parse; downloading it again", map[string]any{"volume": meta.DomainPool + "/" + seed, "bytes": buf.Len(), "error": err.Error()})
 	}
 	if ud := files[cloudinit.UserDataFile]; len(ud) > 0 {
 		m.UserData = types.StringValue(string(ud))
