@@ -11,6 +11,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/capi"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 )
 
 // DHCPHost is a <host> entry of a network's DHCP configuration.
@@ -147,6 +148,15 @@ func (c *Client) UpdateDHCPHost(ctx context.Context, network string, what DHCPUp
 		if active == 1 {
 			flags |= golibvirt.NetworkUpdateAffectLive
 		}
-		return l.NetworkUpdateCompat(n, cmd, golibvirt.NetworkSectionIPDhcpHost, -1, string(b), flags)
+		// Name the <ip> element whose subnet holds the address: with -1 libvirt takes the
+		// first element that has DHCP, which may be an IPv6 one.
+		parent := int32(-1)
+		if x, err := l.NetworkGetXMLDesc(n, uint32(golibvirt.NetworkXMLInactive)); err == nil {
+			var def libvirtxml.Network
+			if def.Unmarshal(x) == nil {
+				parent = int32(hostxml.IPIndexFor(&def, h.IP))
+			}
+		}
+		return l.NetworkUpdateCompat(n, cmd, golibvirt.NetworkSectionIPDhcpHost, parent, string(b), flags)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -162,5 +163,48 @@ func TestDHCPReservation_validation(t *testing.T) {
 			{Config: reservationConfig("default", "52:54:00:aa:00:01", "10.0.0.500", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`must be an IPv4 address`)},
 			{Config: reservationConfig("default", "52:54:00:aa:00:01", "10.0.0.5", "bad_name"), PlanOnly: true, ExpectError: regexp.MustCompile(`host name label`)},
 		},
+	})
+}
+
+// A network whose first <ip> element is an IPv6 one with DHCP: the entry must land in the
+// IPv4 element that holds its address (libvirt's own choice would be the IPv6 one).
+func TestAccDHCPReservation_ipv6First(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("net6")
+	xml := fmt.Sprintf(`<network>
+  <name>%s</name>
+  <ip family='ipv6' address='fd00:5eed:%d::1' prefix='64'><dhcp><range start='fd00:5eed:%d::100' end='fd00:5eed:%d::1ff'/></dhcp></ip>
+  <ip address='10.199.%d.1' prefix='24'><dhcp><range start='10.199.%d.100' end='10.199.%d.199'/></dhcp></ip>
+</network>`, name, 7, 7, 7, 42, 42, 42)
+	c := acctest.Client(t)
+	ctx := context.Background()
+	if err := c.Write(ctx, "define "+name, func(l *golibvirt.Libvirt) error {
+		n, err := l.NetworkDefineXML(xml)
+		if err != nil {
+			return err
+		}
+		return l.NetworkCreate(n)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.Write(ctx, "remove "+name, func(l *golibvirt.Libvirt) error {
+			n, err := l.NetworkLookupByName(name)
+			if err != nil {
+				return err
+			}
+			_ = l.NetworkDestroy(n)
+			return l.NetworkUndefine(n)
+		})
+	})
+	mac := "52:54:00:aa:bb:06"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             checkHost(t, name, mac, nil),
+		Steps: []resource.TestStep{{
+			Config:           reservationConfig(name, mac, "10.199.42.10", "v4"),
+			Check:            checkHost(t, name, mac, &libvirt.DHCPHost{MAC: mac, IP: "10.199.42.10", Name: "v4"}),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		}},
 	})
 }
