@@ -28,11 +28,17 @@ resource "libvirt_volume" "golden" {
   clone_from = libvirt_volume.debian.id
 }
 
-# An image file on the machine running Terraform.
+# An image file on the machine running Terraform (checked at plan time: a path that
+# cannot be read is an error before anything is created).
+variable "appliance_image" {
+  description = "Path of the appliance's qcow2 image on this machine."
+  type        = string
+}
+
 resource "libvirt_volume" "local" {
   name        = "appliance.qcow2"
   pool        = "default"
-  source_file = "${path.module}/appliance.qcow2"
+  source_file = var.appliance_image
 }
 
 # An empty data disk of 10 GiB.
