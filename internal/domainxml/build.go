@@ -3,6 +3,7 @@ package domainxml
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -401,7 +402,7 @@ func splitMetadata(inner string) (others string, ours *metadata, err error) {
 	for {
 		before := dec.InputOffset()
 		tok, err := dec.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -418,7 +419,6 @@ func splitMetadata(inner string) (others string, ours *metadata, err error) {
 						return inner, nil, fmt.Errorf("parse domain metadata: %w", err)
 					}
 					ours = &md
-					skipping = false
 					continue
 				}
 			}

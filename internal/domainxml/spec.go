@@ -166,12 +166,12 @@ const (
 	ChangeDefinition Change = "definition" // definition rewritten, domain not running (or being stopped)
 )
 
-// Classify says how going from old to new reaches the domain, given whether it is
+// Classify says how going from old to next reaches the domain, given whether it is
 // running before and is to be running after. Unknown values must already be set so that
 // they compare unequal (the caller marks them).
-func Classify(old, new Spec, runningBefore, runningAfter bool) Change {
-	structural := !sameStructure(old, new)
-	sizing := old.VCPU != new.VCPU || old.MemoryMiB != new.MemoryMiB
+func Classify(old, next Spec, runningBefore, runningAfter bool) Change {
+	structural := !sameStructure(old, next)
+	sizing := old.VCPU != next.VCPU || old.MemoryMiB != next.MemoryMiB
 	switch {
 	case !structural && !sizing:
 		return ChangeNone
@@ -179,10 +179,10 @@ func Classify(old, new Spec, runningBefore, runningAfter bool) Change {
 		return ChangeDefinition
 	case structural:
 		return ChangeRestart
-	case new.VCPU < old.VCPU:
+	case next.VCPU < old.VCPU:
 		// Unplugging vCPUs needs the guest's cooperation and may never finish: restart.
 		return ChangeRestart
-	case new.VCPU > maxOr(old.MaxVCPU, old.VCPU) || new.MemoryMiB > maxOr64(old.MaxMemoryMiB, old.MemoryMiB):
+	case next.VCPU > maxOr(old.MaxVCPU, old.VCPU) || next.MemoryMiB > maxOr64(old.MaxMemoryMiB, old.MemoryMiB):
 		return ChangeRestart
 	default:
 		return ChangeLive

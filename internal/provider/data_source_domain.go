@@ -133,7 +133,7 @@ func (d *domainDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		id = m.UUID.ValueString()
 	}
 	r := &domainResource{client: d.client}
-	got, err := r.read(ctx, id, nil, false)
+	got, err := r.read(ctx, id, nil)
 	if err != nil {
 		summary := "Unable to read libvirt domain " + id
 		if errors.Is(err, libvirt.ErrNotFound) {

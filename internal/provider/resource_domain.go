@@ -481,7 +481,7 @@ func (r *domainResource) finish(ctx context.Context, id string, plan *domainMode
 	// Reading back must work even when ctx ran out while waiting.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	got, rerr := r.read(rctx, id, plan, true)
+	got, rerr := r.read(rctx, id, plan)
 	if rerr != nil {
 		if err == nil {
 			err = rerr
@@ -514,7 +514,7 @@ func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, res
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id := state.ID.ValueString()
-	got, err := r.read(ctx, id, &state, false)
+	got, err := r.read(ctx, id, &state)
 	if errors.Is(err, libvirt.ErrNotFound) {
 		tflog.Info(ctx, "domain is gone from the host; removing it from state", map[string]any{"id": id, "name": state.Name.ValueString()})
 		resp.State.RemoveResource(ctx)

@@ -94,7 +94,7 @@ func parseDomain(text string) (*libvirtxml.Domain, error) {
 // read builds the model from libvirt: the persistent definition for what the user
 // controls, the live one for ports and the agent, one quick look for addresses. prior
 // (state, or the plan after create/update) supplies what libvirt does not store.
-func (r *domainResource) read(ctx context.Context, id string, prior *domainModel, afterApply bool) (*domainModel, error) {
+func (r *domainResource) read(ctx context.Context, id string, prior *domainModel) (*domainModel, error) {
 	st, err := r.client.GetDomainStatus(ctx, id)
 	if err != nil {
 		return nil, err
@@ -118,7 +118,7 @@ func (r *domainResource) read(ctx context.Context, id string, prior *domainModel
 		m.ConsoleURL = types.StringValue(consoleURL(r.client.URI(), live.Spec.Graphics, live.GraphicsPort))
 	}
 	agent := st.Active && p.Spec.QemuAgent && live != nil && live.AgentConnected
-	r.lookAddresses(ctx, id, m, prior, st.Active, agent)
+	r.lookAddresses(ctx, id, m, st.Active, agent)
 	return m, nil
 }
 

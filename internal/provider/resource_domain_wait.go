@@ -21,7 +21,7 @@ const refreshAgentDeadline = time.Second
 // the DHCP leases of each network (one call per network) and, for a running domain whose
 // agent channel is connected, the guest agent with a one-second deadline. It never
 // waits; an interface with nothing found keeps the addresses it had.
-func (r *domainResource) lookAddresses(ctx context.Context, id string, m *domainModel, prior *domainModel, active, agent bool) {
+func (r *domainResource) lookAddresses(ctx context.Context, id string, m *domainModel, active, agent bool) {
 	found := map[string][]string{} // by MAC
 	if active {
 		seen := map[string]bool{}
