@@ -171,8 +171,14 @@ func fromSpec(s domainxml.Spec, prior *domainModel) *domainModel {
 	if known(prior.Machine) && domainxml.SameMachine(prior.Machine.ValueString(), s.Machine) {
 		m.Machine = prior.Machine
 	}
-	if s.Graphics.Type == domainxml.GraphicsNone && prior.Graphics != nil && known(prior.Graphics.Listen) {
-		m.Graphics.Listen = prior.Graphics.Listen
+	if s.Graphics.Type == domainxml.GraphicsNone {
+		// Without a console there is nothing to listen on and libvirt stores no address:
+		// keep what the configuration said, or (import) the schema's default, so that a
+		// config that leaves listen out — a generated one too — plans clean.
+		m.Graphics.Listen = types.StringValue(domainxml.DefaultListen)
+		if prior.Graphics != nil && known(prior.Graphics.Listen) {
+			m.Graphics.Listen = prior.Graphics.Listen
+		}
 	}
 	if m.Shutdown == nil || m.Shutdown.Timeout.IsUnknown() {
 		m.Shutdown = &shutdownModel{Timeout: types.StringValue(defaultShutdownTimeout)}

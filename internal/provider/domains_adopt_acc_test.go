@@ -1,0 +1,102 @@
+package provider_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+// Adopting a host as users do: `import { for_each = data.libvirt_domains... }` into a
+// hand-written config, and `plan -generate-config-out` for a single domain whose
+// generated configuration must then plan clean. Real CLI, real provider binary.
+func TestAccDomainsAdoptHost(t *testing.T) {
+	acctest.RequireAcc(t)
+	prefix := acctest.RandomName("adopt") + "-"
+	defineBareDomains(t, prefix+"one", prefix+"two")
+	cli := acctest.Env("TF_ACC_TERRAFORM_PATH", "")
+	if cli == "" {
+		cli, _ = exec.LookPath("terraform")
+	}
+	bin := providerBinary(t)
+
+	newWorkdir := func(mainTF string) (string, func(args ...string) (string, int)) {
+		work := t.TempDir()
+		writeTestFile(t, filepath.Join(work, "main.tf"), mainTF)
+		writeTestFile(t, filepath.Join(work, "dev.tfrc"), fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"kvmforge/libvirt\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(bin)))
+		env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+filepath.Join(work, "dev.tfrc"), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_REATTACH_PROVIDERS=")
+		return work, func(args ...string) (string, int) {
+			cmd := exec.Command(cli, args...)
+			cmd.Dir, cmd.Env = work, env
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatalf("%s: %v", cli, err)
+			}
+			return out.String(), code
+		}
+	}
+	providerTF := acctest.ProviderBlock("")
+
+	// 1. One domain through -generate-config-out: the generated config plans clean.
+	work, run := newWorkdir(providerTF + fmt.Sprintf(`
+import {
+  to = libvirt_domain.one
+  id = %q
+}
+`, prefix+"one"))
+	if out, code := run("plan", "-input=false", "-generate-config-out=generated.tf"); code != 0 {
+		t.Fatalf("plan -generate-config-out (exit %d):\n%s", code, out)
+	}
+	generated, _ := os.ReadFile(filepath.Join(work, "generated.tf"))
+	if out, code := run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply of the generated config (exit %d) did more than import:\n%s\n--- generated.tf:\n%s", code, out, generated)
+	}
+	if out, code := run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("the plan after importing with the generated config is not empty (exit %d):\n%s\n--- generated.tf:\n%s", code, out, generated)
+	}
+	run("state", "rm", "libvirt_domain.one") // leave the domain to the test's cleanup
+
+	// 2. The whole prefix through for_each over the data source, into a written config.
+	_, run = newWorkdir(providerTF + fmt.Sprintf(`
+data "libvirt_domains" "host" {
+  name_prefix = %q
+}
+
+import {
+  for_each = toset(data.libvirt_domains.host.names)
+  to       = libvirt_domain.adopted[each.key]
+  id       = each.key
+}
+
+resource "libvirt_domain" "adopted" {
+  for_each   = toset(data.libvirt_domains.host.names)
+  name       = each.key
+  type       = "qemu"
+  vcpu       = 1
+  memory_mib = 128
+  running    = false
+  qemu_agent = false
+  graphics   = { type = "none" }
+  network_interface {
+    network = %q
+  }
+}
+`, prefix, acctest.Network()))
+	if out, code := run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "2 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("for_each import (exit %d):\n%s", code, out)
+	}
+	if out, code := run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the for_each import is not empty (exit %d):\n%s", code, out)
+	}
+	run("state", "rm", "libvirt_domain.adopted")
+}
