@@ -243,6 +243,8 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewNetworkResource,
 		NewPoolResource,
 		NewClusterMachineResource,
+		NewSnapshotResource,
+		NewSnapshotRevertResource,
 	}
 }
 

@@ -1,0 +1,2 @@
+# <domain name or uuid>/<snapshot name>
+terraform import libvirt_snapshot.before_upgrade web/before-upgrade

@@ -1,0 +1,176 @@
+package libvirt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"libvirt.org/go/libvirtxml"
+)
+
+// Snapshot is what libvirt records about one domain snapshot.
+type Snapshot struct {
+	DomainUUID   string
+	DomainName   string
+	Name         string
+	Description  string
+	CreationTime time.Time
+	State        string // the domain's state when taken: running, paused, shutoff
+	Memory       bool   // the guest's RAM is part of it (memory snapshot='internal')
+}
+
+// SnapshotSpec is a snapshot to take.
+type SnapshotSpec struct {
+	Name        string
+	Description string
+	// Memory: an internal snapshot of a running domain with its RAM. Otherwise an
+	// internal, disk-only snapshot of a shut-off domain: libvirt 9.0 can revert and
+	// delete internal snapshots, not external disk-only ones.
+	Memory bool
+}
+
+// SnapshotXML is the <domainsnapshot> libvirt is asked to create for s.
+func (s SnapshotSpec) SnapshotXML() (string, error) {
+	x := libvirtxml.DomainSnapshot{Name: s.Name, Description: s.Description}
+	if s.Memory {
+		x.Memory = &libvirtxml.DomainSnapshotMemory{Snapshot: "internal"}
+	}
+	return x.Marshal()
+}
+
+// snapshotFromXML builds a Snapshot from libvirt's snapshot XML.
+func snapshotFromXML(d Domain, text string) (*Snapshot, error) {
+	var x libvirtxml.DomainSnapshot
+	if err := x.Unmarshal(text); err != nil {
+		return nil, fmt.Errorf("parse snapshot XML: %w", err)
+	}
+	s := &Snapshot{
+		DomainUUID:  UUIDString(d),
+		DomainName:  d.Name,
+		Name:        x.Name,
+		Description: x.Description,
+		State:       x.State,
+		Memory:      x.Memory != nil && x.Memory.Snapshot == "internal",
+	}
+	if x.CreationTime != "" {
+		secs, err := strconv.ParseInt(x.CreationTime, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot %s: creationTime %q: %w", x.Name, x.CreationTime, err)
+		}
+		s.CreationTime = time.Unix(secs, 0).UTC()
+	}
+	return s, nil
+}
+
+func readSnapshotOn(l *golibvirt.Libvirt, d Domain, name string) (*Snapshot, error) {
+	snap, err := l.DomainSnapshotLookupByName(d, name, 0)
+	if err != nil {
+		return nil, err
+	}
+	text, err := l.DomainSnapshotGetXMLDesc(snap, 0)
+	if err != nil {
+		return nil, err
+	}
+	return snapshotFromXML(d, text)
+}
+
+// GetSnapshot reads snapshot name of domain domainID (UUID or name). A missing domain or
+// a missing snapshot is ErrNotFound.
+func (c *Client) GetSnapshot(ctx context.Context, domainID, name string) (*Snapshot, error) {
+	var s *Snapshot
+	err := c.Read(ctx, fmt.Sprintf("read snapshot %s of domain %s", name, domainID), func(l *golibvirt.Libvirt) error {
+		d, err := LookupDomainOn(l, domainID)
+		if err != nil {
+			return err
+		}
+		s, err = readSnapshotOn(l, d, name)
+		return err
+	})
+	return s, err
+}
+
+// ErrSnapshotState is returned when the domain is not in the state the kind of snapshot
+// needs (memory: running or paused; disk-only: shut off).
+var ErrSnapshotState = errors.New("domain state does not allow this kind of snapshot")
+
+// CreateSnapshot takes an atomic internal snapshot of domain domainID and reads it back.
+// A memory snapshot needs a running (or paused) domain; a disk-only one a shut-off
+// domain. All of the domain's writable disks must be qcow2.
+func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec SnapshotSpec) (*Snapshot, error) {
+	doc, err := spec.SnapshotXML()
+	if err != nil {
+		return nil, err
+	}
+	var d Domain
+	var state int32
+	err = c.Read(ctx, "read domain "+domainID, func(l *golibvirt.Libvirt) error {
+		var err error
+		if d, err = LookupDomainOn(l, domainID); err != nil {
+			return err
+		}
+		state, _, err = l.DomainGetState(d, 0)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch name := DomainStateName(state); {
+	case spec.Memory && name != "running" && name != "paused":
+		return nil, fmt.Errorf("%w: a memory snapshot includes the guest's RAM and needs a running domain, domain %s is %s: start it or set memory = false", ErrSnapshotState, d.Name, name)
+	case !spec.Memory && name != "shutoff":
+		return nil, fmt.Errorf("%w: a disk-only snapshot is an internal qcow2 snapshot of a shut-off domain (libvirt cannot revert or delete external disk-only snapshots), domain %s is %s: stop it first or set memory = true", ErrSnapshotState, d.Name, name)
+	}
+	err = c.Write(ctx, fmt.Sprintf("create snapshot %s of domain %s", spec.Name, d.Name), func(l *golibvirt.Libvirt) error {
+		_, err := l.DomainSnapshotCreateXML(d, doc, uint32(golibvirt.DomainSnapshotCreateAtomic))
+		return err
+	})
+	if err != nil {
+		if !IsTransport(err) {
+			return nil, err
+		}
+		// The call may or may not have happened: it did if the snapshot is there.
+		s, rerr := c.GetSnapshot(ctx, UUIDString(d), spec.Name)
+		if rerr != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	return c.GetSnapshot(ctx, UUIDString(d), spec.Name)
+}
+
+// DeleteSnapshot deletes snapshot name of domain domainID (its metadata and, for an
+// internal snapshot, its data in the qcow2 images). A missing domain or snapshot is
+// ErrNotFound.
+func (c *Client) DeleteSnapshot(ctx context.Context, domainID, name string) error {
+	return c.Write(ctx, fmt.Sprintf("delete snapshot %s of domain %s", name, domainID), func(l *golibvirt.Libvirt) error {
+		d, err := LookupDomainOn(l, domainID)
+		if err != nil {
+			return err
+		}
+		snap, err := l.DomainSnapshotLookupByName(d, name, 0)
+		if err != nil {
+			return err
+		}
+		return l.DomainSnapshotDelete(snap, 0)
+	})
+}
+
+// RevertSnapshot reverts domain domainID to snapshot name: the disks, and for a memory
+// snapshot the RAM, come back as recorded, and so does the run state (a memory snapshot
+// resumes running, a shut-off one leaves the domain shut off).
+func (c *Client) RevertSnapshot(ctx context.Context, domainID, name string) error {
+	return c.Write(ctx, fmt.Sprintf("revert domain %s to snapshot %s", domainID, name), func(l *golibvirt.Libvirt) error {
+		d, err := LookupDomainOn(l, domainID)
+		if err != nil {
+			return err
+		}
+		snap, err := l.DomainSnapshotLookupByName(d, name, 0)
+		if err != nil {
+			return err
+		}
+		return l.DomainRevertToSnapshot(snap, 0)
+	})
+}

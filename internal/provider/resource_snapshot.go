@@ -1,0 +1,263 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*snapshotResource)(nil)
+	_ resource.ResourceWithImportState = (*snapshotResource)(nil)
+)
+
+// NewSnapshotResource is libvirt_snapshot.
+func NewSnapshotResource() resource.Resource { return &snapshotResource{} }
+
+type snapshotResource struct {
+	client *libvirt.Client
+}
+
+type snapshotModel struct {
+	ID           types.String   `tfsdk:"id"`
+	DomainID     types.String   `tfsdk:"domain_id"`
+	Name         types.String   `tfsdk:"name"`
+	Description  types.String   `tfsdk:"description"`
+	Memory       types.Bool     `tfsdk:"memory"`
+	CreationTime types.String   `tfsdk:"creation_time"`
+	DomainState  types.String   `tfsdk:"domain_state"`
+	Timeouts     timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *snapshotResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_snapshot"
+}
+
+func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "An internal qcow2 snapshot of a domain, taken atomically. Two kinds, both of which libvirt can " +
+			"revert (see `libvirt_snapshot_revert`) and delete:\n\n" +
+			"- `memory = true`: a snapshot of a **running** domain with its RAM and device state; reverting brings the " +
+			"guest back running exactly where it was. Under TCG (no KVM) this takes a while: the default create timeout is 10 minutes.\n" +
+			"- `memory = false` (default): a disk-only snapshot of a **shut-off** domain. External disk-only snapshots " +
+			"are not offered: libvirt 9.0 cannot revert them.\n\n" +
+			"Every writable disk of the domain must be qcow2. Any change replaces the snapshot. Destroying the domain " +
+			"first is fine: the domain's delete drops its snapshots' metadata, and a snapshot whose domain is gone is " +
+			"deleted without error.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "`<domain uuid>/<snapshot name>`.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"domain_id": schema.StringAttribute{
+				MarkdownDescription: "The domain: its UUID (e.g. `libvirt_domain.x.id`) or its name.",
+				Required:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Snapshot name, unique per domain. Default: `tfsnap-<UTC timestamp>`.",
+				Optional:            true,
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+				Validators: []validator.String{
+					stringvalidator.LengthAtLeast(1),
+					stringvalidator.RegexMatches(snapshotNameRegexp, "must not contain '/' or white space"),
+				},
+			},
+			"description": schema.StringAttribute{
+				MarkdownDescription: "Free text stored with the snapshot.",
+				Optional:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"memory": schema.BoolAttribute{
+				MarkdownDescription: "Include the guest's RAM (the domain must be running). Default `false`: disk-only, the domain must be shut off.",
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(false),
+				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+			},
+			"creation_time": schema.StringAttribute{
+				MarkdownDescription: "When libvirt took the snapshot, RFC 3339 (UTC).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"domain_state": schema.StringAttribute{
+				MarkdownDescription: "The domain's state recorded in the snapshot (`running`, `paused`, `shutoff`): the state a revert returns to.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Delete: true}),
+		},
+	}
+}
+
+func (r *snapshotResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
+}
+
+// fromSnapshot fills m from what libvirt recorded.
+func (m *snapshotModel) fromSnapshot(s *libvirt.Snapshot) {
+	m.ID = types.StringValue(s.DomainUUID + "/" + s.Name)
+	m.Name = types.StringValue(s.Name)
+	m.Description = types.StringNull()
+	if s.Description != "" {
+		m.Description = types.StringValue(s.Description)
+	}
+	m.Memory = types.BoolValue(s.Memory)
+	m.CreationTime = types.StringValue(s.CreationTime.Format(time.RFC3339))
+	m.DomainState = types.StringValue(s.State)
+}
+
+// snapshotRef is the domain and snapshot name a state entry points at: the domain UUID
+// from the id once known (a domain renamed later is still found), else domain_id.
+func (m *snapshotModel) snapshotRef() (domain, name string) {
+	if d, n, ok := strings.Cut(m.ID.ValueString(), "/"); ok && d != "" && n != "" {
+		return d, n
+	}
+	return m.DomainID.ValueString(), m.Name.ValueString()
+}
+
+func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan snapshotModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	name := plan.Name.ValueString()
+	if plan.Name.IsUnknown() || plan.Name.IsNull() || name == "" {
+		name = "tfsnap-" + time.Now().UTC().Format("20060102-150405")
+	}
+	domain := plan.DomainID.ValueString()
+	summary := fmt.Sprintf("Unable to create snapshot %s of domain %s", name, domain)
+	s, err := r.client.CreateSnapshot(ctx, domain, libvirt.SnapshotSpec{
+		Name:        name,
+		Description: plan.Description.ValueString(),
+		Memory:      plan.Memory.ValueBool(),
+	})
+	switch {
+	case errors.Is(err, libvirt.ErrSnapshotState):
+		resp.Diagnostics.AddAttributeError(path.Root("memory"), summary, err.Error())
+		return
+	case errors.Is(err, libvirt.ErrNotFound):
+		resp.Diagnostics.AddAttributeError(path.Root("domain_id"), summary, fmt.Sprintf("Domain %q does not exist on %s.", domain, r.client.URI()))
+		return
+	case err != nil:
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	plan.fromSnapshot(s)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state snapshotModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Read(ctx, time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	domain, name := state.snapshotRef()
+	s, err := r.client.GetSnapshot(ctx, domain, name)
+	if errors.Is(err, libvirt.ErrNotFound) {
+		tflog.Info(ctx, "snapshot or its domain is gone; removing it from state", map[string]any{"domain": domain, "snapshot": name})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Unable to read snapshot %s of domain %s", name, domain), err.Error())
+		return
+	}
+	state.fromSnapshot(s)
+	if state.DomainID.IsNull() || state.DomainID.ValueString() == "" {
+		state.DomainID = types.StringValue(s.DomainUUID) // after import by UUID or name: see ImportState
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update only takes new timeouts: every other attribute replaces.
+func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state snapshotModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state.Timeouts = plan.Timeouts
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state snapshotModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, 5*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	domain, name := state.snapshotRef()
+	err := r.client.DeleteSnapshot(ctx, domain, name)
+	if err == nil || errors.Is(err, libvirt.ErrNotFound) {
+		return // deleted, or the snapshot or its whole domain is gone
+	}
+	resp.Diagnostics.AddError(fmt.Sprintf("Unable to delete snapshot %s of domain %s", name, domain), err.Error())
+}
+
+func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	domain, name, ok := strings.Cut(req.ID, "/")
+	if !ok || domain == "" || name == "" || !snapshotNameRegexp.MatchString(name) {
+		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("expected <domain name or uuid>/<snapshot name>, e.g. web-1/before-upgrade, got %q", req.ID))
+		return
+	}
+	s, err := r.client.GetSnapshot(ctx, domain, name)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Unable to import snapshot %s of domain %s", name, domain), err.Error())
+		return
+	}
+	// domain_id keeps the form the user gave (name or UUID): the config names it the same way.
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("domain_id"), domain)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), s.Name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), s.DomainUUID+"/"+s.Name)...)
+}
+
+var snapshotNameRegexp = regexp.MustCompile(`^[^/\s]+$`)

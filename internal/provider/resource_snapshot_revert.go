@@ -1,0 +1,155 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+var _ resource.ResourceWithConfigure = (*snapshotRevertResource)(nil)
+
+// NewSnapshotRevertResource is libvirt_snapshot_revert.
+func NewSnapshotRevertResource() resource.Resource { return &snapshotRevertResource{} }
+
+type snapshotRevertResource struct {
+	client *libvirt.Client
+}
+
+type snapshotRevertModel struct {
+	ID          types.String   `tfsdk:"id"`
+	SnapshotID  types.String   `tfsdk:"snapshot_id"`
+	Triggers    types.Map      `tfsdk:"triggers"`
+	RevertedAt  types.String   `tfsdk:"reverted_at"`
+	DomainState types.String   `tfsdk:"domain_state"`
+	Timeouts    timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *snapshotRevertResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_snapshot_revert"
+}
+
+func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reverts a domain to a `libvirt_snapshot` once, when this resource is created. Changing `triggers` " +
+			"(or `snapshot_id`) replaces the resource, which reverts again. Destroying it does nothing on the host.\n\n" +
+			"The domain comes back in the state the snapshot recorded: from a memory snapshot running, with the RAM it had " +
+			"(processes, files under `/run`); from a disk-only snapshot shut off, with the disks as they were. A " +
+			"`libvirt_domain` with `running = true` starts a domain reverted to a shut-off snapshot on its next apply.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The snapshot id, `<domain uuid>/<snapshot name>`.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"snapshot_id": schema.StringAttribute{
+				MarkdownDescription: "`libvirt_snapshot.x.id`: `<domain uuid or name>/<snapshot name>`.",
+				Required:            true,
+				PlanModifiers:       replace,
+				Validators:          []validator.String{stringvalidator.RegexMatches(snapshotIDRegexp, "must be <domain uuid or name>/<snapshot name>, e.g. libvirt_snapshot.x.id")},
+			},
+			"triggers": schema.MapAttribute{
+				MarkdownDescription: "Arbitrary values; any change replaces the resource and so reverts again.",
+				ElementType:         types.StringType,
+				Optional:            true,
+				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"reverted_at": schema.StringAttribute{
+				MarkdownDescription: "When the revert was done, RFC 3339 (UTC).",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"domain_state": schema.StringAttribute{
+				MarkdownDescription: "The domain's state right after the revert (`running`, `paused`, `shutoff`). Not refreshed.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true}),
+		},
+	}
+}
+
+var snapshotIDRegexp = regexp.MustCompile(`^[^/]+/[^/\s]+$`)
+
+func (r *snapshotRevertResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
+}
+
+func (r *snapshotRevertResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan snapshotRevertModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	domain, name, _ := strings.Cut(plan.SnapshotID.ValueString(), "/")
+	summary := fmt.Sprintf("Unable to revert domain %s to snapshot %s", domain, name)
+	if err := r.client.RevertSnapshot(ctx, domain, name); err != nil {
+		if errors.Is(err, libvirt.ErrNotFound) {
+			resp.Diagnostics.AddAttributeError(path.Root("snapshot_id"), summary, fmt.Sprintf("The domain or its snapshot does not exist on %s: %s", r.client.URI(), err))
+			return
+		}
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	st, err := r.client.GetDomainStatus(ctx, domain)
+	if err != nil {
+		resp.Diagnostics.AddError(summary, "reverted, but reading the domain back failed: "+err.Error())
+		return
+	}
+	plan.ID = types.StringValue(libvirt.UUIDString(st.Domain) + "/" + name)
+	plan.RevertedAt = types.StringValue(time.Now().UTC().Format(time.RFC3339))
+	plan.DomainState = types.StringValue(st.State)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read keeps the state: the revert happened, whatever became of the domain since.
+func (r *snapshotRevertResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state snapshotRevertModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update only takes new timeouts: every other attribute replaces.
+func (r *snapshotRevertResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state snapshotRevertModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state.Timeouts = plan.Timeouts
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Delete does nothing on the host: a revert cannot be undone.
+func (r *snapshotRevertResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}

@@ -1,0 +1,350 @@
+package provider_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+const snapRes = "libvirt_snapshot.s"
+
+var rfc3339 = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
+
+// snapLookup finds snapshot snap of domain dom (by name), for acctest.CheckGone.
+func snapLookup(dom, snap string) acctest.Lookup {
+	return func(l *golibvirt.Libvirt) error {
+		d, err := l.DomainLookupByName(dom)
+		if err != nil {
+			return err
+		}
+		_, err = l.DomainSnapshotLookupByName(d, snap, 0)
+		return err
+	}
+}
+
+// snapAccBootGuest defines and starts the tiny guest (one qcow2 overlay, no NIC, the
+// agent channel) directly through libvirt, waits for its agent, and removes it (with its
+// snapshots' metadata) when the test ends.
+func snapAccBootGuest(t *testing.T, name string) {
+	t.Helper()
+	disk := domAccOverlay(t, name+".qcow2")
+	c := acctest.Client(t)
+	ctx := domAccCtx(t)
+	xml := fmt.Sprintf(`<domain type='%s'>
+  <name>%s</name>
+  <memory unit='MiB'>128</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64'>hvm</type><boot dev='hd'/></os>
+  <features><acpi/><apic/></features>
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='qcow2'/>
+      <source file='%s'/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
+    <serial type='pty'/>
+    <console type='pty'/>
+    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
+  </devices>
+</domain>`, acctest.DefaultDomainType(), name, disk)
+	err := c.Write(ctx, "define and start "+name, func(l *golibvirt.Libvirt) error {
+		d, err := l.DomainDefineXML(xml)
+		if err != nil {
+			return err
+		}
+		return l.DomainCreate(d)
+	})
+	if err != nil {
+		t.Fatalf("boot %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = c.Write(ctx, "remove domain "+name, func(l *golibvirt.Libvirt) error {
+			d, err := l.DomainLookupByName(name)
+			if err != nil {
+				return err
+			}
+			_ = l.DomainDestroy(d)
+			return l.DomainUndefineFlags(d, libvirt.DomainUndefineAll)
+		})
+	})
+	d, err := c.LookupDomain(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := c.GuestPing(pctx, d)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("guest agent of %s does not answer after 3 minutes: %v", name, err)
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
+
+// snapAccGuestSh runs a shell command in the guest through its agent.
+func snapAccGuestSh(t *testing.T, name, script string) (string, error) {
+	c := acctest.Client(t)
+	ctx := domAccCtx(t)
+	d, err := c.LookupDomain(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	out, code, err := c.GuestExec(ctx, d, "/bin/sh", "-c", script)
+	if err != nil {
+		return "", err
+	}
+	if code != 0 {
+		return out, fmt.Errorf("%q exited %d in %s: %s", script, code, name, out)
+	}
+	return out, nil
+}
+
+// A memory snapshot of a running guest, then a revert: the guest keeps running and its
+// RAM is as it was (a file under /run, a tmpfs, has its old content back).
+func TestAccSnapshot_memoryRevert(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("snap")
+	snap := "tfacc-mem"
+	snapAccBootGuest(t, name)
+
+	base := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_snapshot" "s" {
+  domain_id   = %q
+  name        = %q
+  description = "before the change"
+  memory      = true
+}
+`, name, snap)
+	withRevert := base + `
+resource "libvirt_snapshot_revert" "r" {
+  snapshot_id = libvirt_snapshot.s.id
+  triggers    = { n = "1" }
+}
+`
+	marker := func(want string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			out, err := snapAccGuestSh(t, name, "cat /run/marker")
+			if err != nil {
+				return err
+			}
+			if out != want {
+				return fmt.Errorf("marker in the guest is %q, want %q", out, want)
+			}
+			return nil
+		}
+	}
+	running := func(*terraform.State) error {
+		st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
+		if err != nil {
+			return err
+		}
+		if st.State != "running" {
+			return fmt.Errorf("domain %s is %s after the revert, want running", name, st.State)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snap: snapLookup(name, snap)}),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					if _, err := snapAccGuestSh(t, name, "echo one > /run/marker"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:           base,
+				ConfigPlanChecks: emptyAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("memory"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("creation_time"), knownvalue.StringRegexp(rfc3339)),
+					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}/`+snap+`$`))),
+				},
+				Check: marker("one"),
+			},
+			{
+				PreConfig: func() {
+					if _, err := snapAccGuestSh(t, name, "echo two > /run/marker && cat /run/marker"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: withRevert,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_snapshot_revert.r", plancheck.ResourceActionCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_snapshot_revert.r", tfjsonpath.New("domain_state"), knownvalue.StringExact("running")),
+				},
+				Check: resource.ComposeTestCheckFunc(running, marker("one")),
+			},
+		},
+	})
+}
+
+// A disk-only (internal) snapshot of a shut-off libvirt_domain: taken, imported by
+// <domain name>/<snapshot>, reverted (the domain stays shut off, the snapshot is current),
+// then removed out of band (the plan takes it again), and destroyed with its domain.
+func TestAccSnapshot_diskOnly(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("snap")
+	disk := domAccOverlay(t, name+".qcow2")
+	snap := "tfacc-disk"
+	base := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name       = %q
+  vcpu       = 1
+  memory_mib = 128
+  running    = false
+  disk {
+    path = %q
+  }
+}
+
+resource "libvirt_snapshot" "s" {
+  domain_id = libvirt_domain.test.name
+  name      = %q
+}
+`, name, disk, snap)
+	withRevert := base + `
+resource "libvirt_snapshot_revert" "r" {
+  snapshot_id = libvirt_snapshot.s.id
+}
+`
+	current := func(*terraform.State) error {
+		var isCurrent int32
+		err := acctest.Client(t).Read(domAccCtx(t), "snapshot current", func(l *golibvirt.Libvirt) error {
+			d, err := l.DomainLookupByName(name)
+			if err != nil {
+				return err
+			}
+			s, err := l.DomainSnapshotLookupByName(d, snap, 0)
+			if err != nil {
+				return err
+			}
+			isCurrent, err = l.DomainSnapshotIsCurrent(s, 0)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if isCurrent != 1 {
+			return fmt.Errorf("snapshot %s of %s is not the current one after the revert", snap, name)
+		}
+		st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
+		if err != nil {
+			return err
+		}
+		if st.State != "shutoff" {
+			return fmt.Errorf("domain %s is %s after reverting to a shut-off snapshot", name, st.State)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
+			"domain " + name:   acctest.DomainLookup(name),
+			"snapshot " + snap: snapLookup(name, snap),
+		}),
+		Steps: []resource.TestStep{
+			{
+				Config:           base,
+				ConfigPlanChecks: emptyAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("memory"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
+					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("creation_time"), knownvalue.StringRegexp(rfc3339)),
+				},
+				Check: func(*terraform.State) error {
+					return acctest.Client(t).Read(domAccCtx(t), "look up snapshot", snapLookup(name, snap))
+				},
+			},
+			{
+				ResourceName:            snapRes,
+				ImportState:             true,
+				ImportStateId:           name + "/" + snap,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				Config:           withRevert,
+				ConfigPlanChecks: emptyAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_snapshot_revert.r", tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
+				},
+				Check: current,
+			},
+			{
+				// Deleted behind Terraform's back: the next plan takes it again.
+				PreConfig: func() {
+					if err := acctest.Client(t).DeleteSnapshot(domAccCtx(t), name, snap); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: withRevert,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(snapRes, plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction("libvirt_snapshot_revert.r", plancheck.ResourceActionReplace),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: current,
+			},
+		},
+	})
+}
+
+// A running domain cannot take a disk-only snapshot, a shut-off one a memory snapshot:
+// the error says why and what to do. No guest boots here.
+func TestAccSnapshot_wrongState(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("snap")
+	disk := domAccOverlay(t, name+".qcow2")
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name       = %q
+  vcpu       = 1
+  memory_mib = 128
+  running    = false
+  disk {
+    path = %q
+  }
+}
+
+resource "libvirt_snapshot" "s" {
+  domain_id = libvirt_domain.test.id
+  memory    = true
+}
+`, name, disk),
+			ExpectError: acctest.ErrorText("needs a running domain, domain " + name + " is shutoff"),
+		}},
+	})
+}
