@@ -27,6 +27,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/capi"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider"
 )
 
 // clusterModulePath is the absolute path of examples/modules/cluster: test configs use
@@ -545,7 +546,7 @@ resource "libvirt_cluster_machine" "test" {
 						return err
 					}
 					firstID = live.ID
-					return nil
+					return cmRefreshIsQuick(t, uid, namespace, network.Name, pool, ip)
 				},
 			},
 			{
@@ -612,4 +613,27 @@ resource "libvirt_cluster_machine" "test" {
 			},
 		},
 	})
+}
+
+// cmRefreshIsQuick times the refresh (Read) path of a running machine: one look at the
+// domain, the root volume, the reservation and the leases, no polling. 2 s is the bound
+// on 2 busy cores.
+func cmRefreshIsQuick(t *testing.T, uid, namespace, network, pool, wantIP string) error {
+	c := acctest.Client(t)
+	for i := range 3 {
+		start := time.Now()
+		ip, addrs, err := provider.RefreshClusterMachineForTest(domAccCtx(t), c, uid, namespace, "solo", network, pool)
+		took := time.Since(start)
+		if err != nil {
+			return err
+		}
+		t.Logf("refresh %d of machine %s took %s (ip %s, addresses %v)", i, uid, took, ip, addrs)
+		if took > 2*time.Second {
+			return fmt.Errorf("a refresh of machine %s took %s: Read must not wait", uid, took)
+		}
+		if ip != wantIP || len(addrs) != 1 || addrs[0] != wantIP {
+			return fmt.Errorf("refresh found ip %q addresses %v, want %s", ip, addrs, wantIP)
+		}
+	}
+	return nil
 }
