@@ -61,7 +61,9 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"are not offered: libvirt 9.0 cannot revert them.\n\n" +
 			"Every writable disk of the domain must be qcow2. Any change replaces the snapshot. Destroying the domain " +
 			"first is fine: the domain's delete drops its snapshots' metadata, and a snapshot whose domain is gone is " +
-			"deleted without error.",
+			"deleted without error. The snapshot's data then stays inside the qcow2 images until they are deleted; a " +
+			"new domain on the same images that takes a snapshot of the same name gets a second one of that name in the " +
+			"qcow2, and a revert may pick the older: keep the default timestamped names, or delete disks with their domain.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "`<domain uuid>/<snapshot name>`.",
