@@ -152,4 +152,5 @@ func (r *snapshotRevertResource) Update(ctx context.Context, req resource.Update
 }
 
 // Delete does nothing on the host: a revert cannot be undone.
-func (r *snapshotRevertResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+func (r *snapshotRevertResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}

@@ -418,7 +418,7 @@ func TestSnapshot_validation(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:      acctest.ProviderBlock("") + `
+				Config: acctest.ProviderBlock("") + `
 resource "libvirt_snapshot" "s" {
   domain_id = "web"
   name      = "a b"
@@ -437,5 +437,45 @@ resource "libvirt_snapshot" "s" {
 				ExpectError: regexp.MustCompile(`must be <domain uuid or name>/<snapshot name>`),
 			},
 		},
+	})
+}
+
+// A shut-off UEFI domain takes a disk-only snapshot and reverts to it (qemu-img on the
+// qcow2 disks; the nvram varstore is not part of it). No guest boots here.
+func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("snap")
+	disk := domAccOverlay(t, name+".qcow2")
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name       = %q
+  vcpu       = 1
+  memory_mib = 256
+  running    = false
+  firmware   = "uefi"
+  machine    = "q35"
+  disk {
+    path = %q
+  }
+}
+
+resource "libvirt_snapshot" "s" {
+  domain_id = libvirt_domain.test.id
+}
+
+resource "libvirt_snapshot_revert" "r" {
+  snapshot_id = libvirt_snapshot.s.id
+}
+`, name, disk),
+			ConfigPlanChecks: emptyAfterApply,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("name"), knownvalue.StringRegexp(regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`))),
+				statecheck.ExpectKnownValue("libvirt_snapshot_revert.r", tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
+			},
+		}},
 	})
 }
