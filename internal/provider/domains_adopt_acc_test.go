@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,7 +38,8 @@ func TestAccDomainsAdoptHost(t *testing.T) {
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
 			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
 				code = ee.ExitCode()
 			} else if err != nil {
 				t.Fatalf("%s: %v", cli, err)
