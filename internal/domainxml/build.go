@@ -111,6 +111,7 @@ func Build(base *libvirtxml.Domain, s Spec) (*libvirtxml.Domain, error) {
 	d.Devices.Interfaces = buildInterfaces(d.Devices.Interfaces, s.Interfaces)
 	d.Devices.Graphics = buildGraphics(d.Devices.Graphics, s.Graphics)
 	d.Devices.Channels = buildChannels(d.Devices.Channels, s.QemuAgent)
+	d.SysInfo = buildSysInfo(d.SysInfo, s.Ignition)
 
 	meta, err := setMetadata(d.Metadata, s, ci)
 	if err != nil {
@@ -329,6 +330,38 @@ func isAgentChannel(c libvirtxml.DomainChannel) bool {
 	return c.Target != nil && c.Target.VirtIO != nil && c.Target.VirtIO.Name == AgentChannel
 }
 
+// buildSysInfo sets or removes the Ignition fw_cfg entry, keeping every other sysinfo
+// (SMBIOS, other fw_cfg entries).
+func buildSysInfo(existing []libvirtxml.DomainSysInfo, ign *Ignition) []libvirtxml.DomainSysInfo {
+	var out []libvirtxml.DomainSysInfo
+	placed := false
+	for _, si := range existing {
+		if si.FWCfg == nil {
+			out = append(out, si)
+			continue
+		}
+		var entries []libvirtxml.DomainSysInfoEntry
+		for _, e := range si.FWCfg.Entry {
+			if e.Name != IgnitionFWCfgName {
+				entries = append(entries, e)
+			}
+		}
+		if ign != nil && !placed {
+			entries = append(entries, libvirtxml.DomainSysInfoEntry{Name: IgnitionFWCfgName, File: ign.Path})
+			placed = true
+		}
+		if len(entries) > 0 {
+			out = append(out, libvirtxml.DomainSysInfo{FWCfg: &libvirtxml.DomainSysInfoFWCfg{Entry: entries}})
+		}
+	}
+	if ign != nil && !placed {
+		out = append(out, libvirtxml.DomainSysInfo{FWCfg: &libvirtxml.DomainSysInfoFWCfg{
+			Entry: []libvirtxml.DomainSysInfoEntry{{Name: IgnitionFWCfgName, File: ign.Path}},
+		}})
+	}
+	return out
+}
+
 // metadata is what the provider records in the domain's <metadata>: the user's own
 // references for disks and the cloud-init seed, so Read (and import of a domain this
 // provider made) gives back exactly what the configuration says.
@@ -336,6 +369,12 @@ type metadata struct {
 	XMLName   xml.Name       `xml:"domain"`
 	Disks     []metaDisk     `xml:"disk"`
 	CloudInit *metaCloudInit `xml:"cloudinit"`
+	Ignition  *metaIgnition  `xml:"ignition"`
+}
+
+type metaIgnition struct {
+	ID   string `xml:"id,attr"`
+	Path string `xml:"path,attr"`
 }
 
 type metaDisk struct {
@@ -368,7 +407,10 @@ func setMetadata(m *libvirtxml.DomainMetadata, s Spec, ci *CloudInit) (*libvirtx
 	if ci != nil {
 		md.CloudInit = &metaCloudInit{Target: ci.Target, ID: ci.ID, Path: ci.Path}
 	}
-	if len(md.Disks) == 0 && md.CloudInit == nil {
+	if s.Ignition != nil {
+		md.Ignition = &metaIgnition{ID: s.Ignition.ID, Path: s.Ignition.Path}
+	}
+	if len(md.Disks) == 0 && md.CloudInit == nil && md.Ignition == nil {
 		if strings.TrimSpace(others) == "" {
 			return nil, nil
 		}
@@ -381,6 +423,9 @@ func setMetadata(m *libvirtxml.DomainMetadata, s Spec, ci *CloudInit) (*libvirtx
 	}
 	if c := md.CloudInit; c != nil {
 		fmt.Fprintf(&buf, "<%s:cloudinit target=\"%s\" id=\"%s\" path=\"%s\"/>", metadataPrefix, attr(c.Target), attr(c.ID), attr(c.Path))
+	}
+	if g := md.Ignition; g != nil {
+		fmt.Fprintf(&buf, "<%s:ignition id=\"%s\" path=\"%s\"/>", metadataPrefix, attr(g.ID), attr(g.Path))
 	}
 	fmt.Fprintf(&buf, "</%s:domain>", metadataPrefix)
 	return &libvirtxml.DomainMetadata{XML: others + buf.String()}, nil

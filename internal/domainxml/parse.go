@@ -85,6 +85,20 @@ func FromDomain(d *libvirtxml.Domain) (*Parsed, error) {
 	if md == nil {
 		md = &metadata{}
 	}
+	for _, si := range d.SysInfo {
+		if si.FWCfg == nil {
+			continue
+		}
+		for _, e := range si.FWCfg.Entry {
+			if e.Name != IgnitionFWCfgName || e.File == "" {
+				continue
+			}
+			s.Ignition = &Ignition{ID: e.File, Path: e.File}
+			if g := md.Ignition; g != nil && g.Path == e.File {
+				s.Ignition.ID = g.ID
+			}
+		}
+	}
 	s.Graphics = Graphics{Type: GraphicsNone}
 	if d.Devices == nil {
 		return p, nil

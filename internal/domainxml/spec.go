@@ -45,7 +45,9 @@ type Spec struct {
 	Firmware     string // bios (or empty) / uefi
 	Disks        []Disk
 	// CloudInit is the cloud-init seed, attached as a read-only SATA cdrom.
-	CloudInit  *CloudInit
+	CloudInit *CloudInit
+	// Ignition is an Ignition config handed to the guest through QEMU's fw_cfg.
+	Ignition   *Ignition
 	Interfaces []Interface
 	Graphics   Graphics
 	QemuAgent  bool
@@ -68,6 +70,17 @@ type CloudInit struct {
 	ID     string
 	Path   string
 	Target string
+}
+
+// IgnitionFWCfgName is the fw_cfg entry Fedora CoreOS and Flatcar read their Ignition
+// config from.
+const IgnitionFWCfgName = "opt/com.coreos/config"
+
+// Ignition is the Ignition config file: the user's reference (a volume key or
+// <pool>/<name>) and its path on the host (what goes into the XML).
+type Ignition struct {
+	ID   string
+	Path string
 }
 
 // Interface is one NIC on a libvirt network or a host bridge.
@@ -224,6 +237,9 @@ func sameStructure(a, b Spec) bool {
 	}
 	if a.CloudInit != nil && (a.CloudInit.ID != b.CloudInit.ID ||
 		a.CloudInit.Target != "" && b.CloudInit.Target != "" && a.CloudInit.Target != b.CloudInit.Target) {
+		return false
+	}
+	if (a.Ignition == nil) != (b.Ignition == nil) || a.Ignition != nil && a.Ignition.ID != b.Ignition.ID {
 		return false
 	}
 	for i := range a.Disks {

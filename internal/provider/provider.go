@@ -245,6 +245,8 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewClusterMachineResource,
 		NewSnapshotResource,
 		NewSnapshotRevertResource,
+		NewDomainPowerResource,
+		NewIgnitionResource,
 	}
 }
 

@@ -67,6 +67,7 @@ type domainModel struct {
 	Running      types.Bool     `tfsdk:"running"`
 	Disks        []diskModel    `tfsdk:"disk"`
 	CloudinitID  types.String   `tfsdk:"cloudinit_id"`
+	IgnitionID   types.String   `tfsdk:"ignition_id"`
 	Interfaces   []nicModel     `tfsdk:"network_interface"`
 	Graphics     *graphicsModel `tfsdk:"graphics"`
 	QemuAgent    types.Bool     `tfsdk:"qemu_agent"`
@@ -231,6 +232,13 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"cloudinit_id": schema.StringAttribute{
 				MarkdownDescription: "ID of a `libvirt_cloudinit_iso` (a volume key or `<pool>/<name>`), attached as a read-only SATA cdrom " +
 					"after the disks.",
+				Optional: true,
+			},
+			"ignition_id": schema.StringAttribute{
+				MarkdownDescription: "ID of a `libvirt_ignition` (a volume key or `<pool>/<name>`): the file is handed to the guest " +
+					"through QEMU's fw_cfg as `opt/com.coreos/config` (`<sysinfo type='fwcfg'>`, libvirt 6.5 or newer), where " +
+					"Fedora CoreOS and Flatcar read their Ignition config. Changing it rewrites the definition (a running " +
+					"domain is restarted); Ignition itself only runs on a guest's first boot.",
 				Optional: true,
 			},
 			"qemu_agent": schema.BoolAttribute{

@@ -48,6 +48,9 @@ func specFromModel(m *domainModel) domainxml.Spec {
 	if !m.CloudinitID.IsNull() {
 		s.CloudInit = &domainxml.CloudInit{ID: m.CloudinitID.ValueString()}
 	}
+	if !m.IgnitionID.IsNull() {
+		s.Ignition = &domainxml.Ignition{ID: m.IgnitionID.ValueString()}
+	}
 	for _, n := range m.Interfaces {
 		s.Interfaces = append(s.Interfaces, domainxml.Interface{
 			Network: n.Network.ValueString(),
@@ -79,6 +82,13 @@ func (r *domainResource) resolve(ctx context.Context, m *domainModel) (domainxml
 			return s, fmt.Errorf("cloudinit_id: %w", err)
 		}
 		s.CloudInit.Path = p
+	}
+	if s.Ignition != nil {
+		p, _, err := r.client.DiskSource(ctx, s.Ignition.ID, "")
+		if err != nil {
+			return s, fmt.Errorf("ignition_id: %w", err)
+		}
+		s.Ignition.Path = p
 	}
 	return s, nil
 }
@@ -154,6 +164,7 @@ func fromSpec(s domainxml.Spec, prior *domainModel) *domainModel {
 		Firmware:     types.StringValue(s.Firmware),
 		QemuAgent:    types.BoolValue(s.QemuAgent),
 		CloudinitID:  types.StringNull(),
+		IgnitionID:   types.StringNull(),
 		Graphics:     &graphicsModel{Type: types.StringValue(s.Graphics.Type), Listen: types.StringValue(s.Graphics.Listen)},
 		Shutdown:     prior.Shutdown,
 		UpdateMethod: prior.UpdateMethod,
@@ -191,6 +202,9 @@ func fromSpec(s domainxml.Spec, prior *domainModel) *domainModel {
 	}
 	if s.CloudInit != nil {
 		m.CloudinitID = types.StringValue(s.CloudInit.ID)
+	}
+	if s.Ignition != nil {
+		m.IgnitionID = types.StringValue(s.Ignition.ID)
 	}
 	for _, d := range s.Disks {
 		dm := diskModel{

@@ -1,0 +1,218 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+var _ resource.ResourceWithConfigure = (*domainPowerResource)(nil)
+
+// Power actions of libvirt_domain_power.
+const (
+	powerReboot   = "reboot"
+	powerReset    = "reset"
+	powerShutdown = "shutdown"
+	powerStart    = "start"
+	powerDestroy  = "destroy"
+)
+
+const defaultPowerTimeout = "2m"
+
+// NewDomainPowerResource is libvirt_domain_power.
+func NewDomainPowerResource() resource.Resource { return &domainPowerResource{} }
+
+type domainPowerResource struct {
+	client *libvirt.Client
+}
+
+type domainPowerModel struct {
+	ID       types.String `tfsdk:"id"`
+	DomainID types.String `tfsdk:"domain_id"`
+	Action   types.String `tfsdk:"action"`
+	Triggers types.Map    `tfsdk:"triggers"`
+	Timeout  types.String `tfsdk:"timeout"`
+	Domain   types.String `tfsdk:"domain_name"`
+	State    types.String `tfsdk:"domain_state"`
+}
+
+func (r *domainPowerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_domain_power"
+}
+
+func (r *domainPowerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A power operation performed once on a domain when this resource is created: `reboot`, `reset`, " +
+			"`shutdown`, `start` or `destroy`. Changing `triggers` (or `domain_id` / `action`) replaces the resource, " +
+			"which performs the action again. Destroying it does nothing on the host.\n\n" +
+			"This is an operation, not a state: the domain's own `libvirt_domain.running` stays the source of truth for " +
+			"whether it runs. A `shutdown` or `destroy` done here is undone by the next apply of a `libvirt_domain` with " +
+			"`running = true` (it starts the domain again), and a `start` by one with `running = false`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "`<domain uuid>/<action>`.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"domain_id": schema.StringAttribute{
+				MarkdownDescription: "The domain: its uuid (`libvirt_domain.id`) or name. Changing it performs the action on the new domain.",
+				Required:            true,
+				PlanModifiers:       replace,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"action": schema.StringAttribute{
+				MarkdownDescription: "What to do: `reboot` (graceful: guest agent or ACPI, as libvirt chooses; then waits up to " +
+					"`timeout` for the domain to run again), `reset` (the reset button, immediate), `shutdown` (graceful " +
+					"request, then waits up to `timeout` for the domain to be shut off; a guest that does not stop is an " +
+					"error, it is never forced off), `start`, `destroy` (immediate forced power-off). Changing it performs " +
+					"the new action.",
+				Required:      true,
+				PlanModifiers: replace,
+				Validators:    []validator.String{stringvalidator.OneOf(powerReboot, powerReset, powerShutdown, powerStart, powerDestroy)},
+			},
+			"triggers": schema.MapAttribute{
+				MarkdownDescription: "Arbitrary values; any change replaces the resource and so performs the action again " +
+					"(e.g. `{ config = sha256(local.config) }`).",
+				ElementType:   types.StringType,
+				Optional:      true,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"timeout": schema.StringAttribute{
+				MarkdownDescription: "How long `reboot` and `shutdown` wait for the guest (a Go duration, default `2m`). " +
+					"Changing it does not perform the action again.",
+				Optional:   true,
+				Computed:   true,
+				Default:    stringdefault.StaticString(defaultPowerTimeout),
+				Validators: []validator.String{durationValidator{}},
+			},
+			"domain_name": schema.StringAttribute{
+				MarkdownDescription: "Name of the domain the action was performed on.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"domain_state": schema.StringAttribute{
+				MarkdownDescription: "State of the domain right after the action (`running`, `shutoff`, ...). Not refreshed: " +
+					"the domain's own resource reports its current state.",
+				Computed:      true,
+				PlanModifiers: keep,
+			},
+		},
+	}
+}
+
+func (r *domainPowerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
+}
+
+func (r *domainPowerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan domainPowerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, err := time.ParseDuration(plan.Timeout.ValueString())
+	if err != nil {
+		timeout = 2 * time.Minute
+	}
+	// The graceful wait plus room for the RPCs around it.
+	ctx, cancel := context.WithTimeout(ctx, timeout+2*time.Minute)
+	defer cancel()
+
+	id, action := plan.DomainID.ValueString(), plan.Action.ValueString()
+	st, err := r.client.GetDomainStatus(ctx, id)
+	if err != nil {
+		detail := err.Error()
+		if errors.Is(err, libvirt.ErrNotFound) {
+			detail = fmt.Sprintf("Domain %q does not exist on %s.", id, r.client.URI())
+		}
+		resp.Diagnostics.AddError(fmt.Sprintf("Unable to %s domain %s", action, id), detail)
+		return
+	}
+	name, uuid := st.Domain.Name, libvirt.UUIDString(st.Domain)
+	summary := fmt.Sprintf("Unable to %s domain %s", action, name)
+	tflog.Info(ctx, "domain power action", map[string]any{"domain": name, "action": action, "state": st.State})
+	switch action {
+	case powerReboot:
+		err = r.client.RebootDomain(ctx, uuid, timeout)
+	case powerReset:
+		err = r.client.ResetDomain(ctx, uuid)
+	case powerShutdown:
+		err = r.client.ShutdownDomainGraceful(ctx, uuid, timeout)
+		var te *libvirt.ShutdownTimeoutError
+		if errors.As(err, &te) {
+			te.Domain = name
+		}
+	case powerStart:
+		err = r.client.StartDomain(ctx, uuid)
+	case powerDestroy:
+		err = r.client.DestroyDomain(ctx, uuid)
+	default:
+		err = fmt.Errorf("unknown action %q", action)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	state, err := r.client.DomainState(ctx, uuid)
+	if err != nil {
+		resp.Diagnostics.AddError(summary, "the action was done, but reading the domain's state back failed: "+err.Error())
+		return
+	}
+	plan.ID = types.StringValue(uuid + "/" + action)
+	plan.Domain = types.StringValue(name)
+	plan.State = types.StringValue(state)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read keeps the state as it is while the domain exists: the action was done once and
+// there is nothing on the host to compare it with.
+func (r *domainPowerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state domainPowerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	_, err := r.client.LookupDomain(ctx, state.DomainID.ValueString())
+	if errors.Is(err, libvirt.ErrNotFound) {
+		tflog.Info(ctx, "domain of a power action is gone; removing the action from state", map[string]any{"domain": state.DomainID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read domain "+state.DomainID.ValueString(), err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update only ever changes timeout: every other attribute replaces the resource.
+func (r *domainPowerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan domainPowerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete does nothing on the host: a power action cannot be undone.
+func (r *domainPowerResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}

@@ -1,0 +1,270 @@
+package provider_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+const powerRes = "libvirt_domain_power.p"
+
+// powerDomainConfig is a running tiny guest on the test network that waits for its lease.
+func powerDomainConfig(name, disk, seed, network string, agent bool) string {
+	return fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name         = %q
+  vcpu         = 1
+  memory_mib   = 256
+  qemu_agent   = %t
+  cloudinit_id = %q
+  disk {
+    volume_id = %q
+  }
+  network_interface {
+    network = %q
+    wait_for_ip {
+      source  = "lease"
+      timeout = "4m"
+    }
+  }
+  shutdown = {
+    timeout = "10s"
+  }
+}
+`, name, agent, seed, disk, network)
+}
+
+func powerConfig(action, timeout, trigger string) string {
+	return fmt.Sprintf(`
+resource "libvirt_domain_power" "p" {
+  domain_id = libvirt_domain.test.id
+  action    = %q
+  timeout   = %q
+  triggers  = { n = %q }
+}
+`, action, timeout, trigger)
+}
+
+// leaseExpiry is the newest expiry of the DHCP leases of mac on network.
+func leaseExpiry(t *testing.T, network, mac string) (time.Time, error) {
+	leases, err := domAccLeases(t, network)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var newest time.Time
+	for _, l := range leases[mac] {
+		if l.Expiry.After(newest) {
+			newest = l.Expiry
+		}
+	}
+	if newest.IsZero() {
+		return newest, fmt.Errorf("no lease for %s on %s", mac, network)
+	}
+	return newest, nil
+}
+
+// A running guest rebooted through libvirt_domain_power comes back: running, and it
+// asks for its lease again (the lease's expiry moves on); the domain plans clean. A
+// changed trigger reboots it again. Then destroy forces it off, and the domain's own
+// running = true wants it started again: that resource stays the source of truth.
+func TestAccDomainPower_reboot(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("pow")
+	disk := domAccOverlay(t, name+".qcow2")
+	seed := domAccSeed(t, name+"-seed.iso", strings.ReplaceAll(name, "tfacc-", "tfaccvm-"))
+	network := acctest.Network()
+	dom := acctest.ProviderBlock("") + powerDomainConfig(name, disk, seed, network, true)
+
+	var mac string
+	var before time.Time
+	record := func(s *terraform.State) error {
+		mac, _ = domAttr(s, "network_interface.0.mac")
+		var err error
+		before, err = leaseExpiry(t, network, mac)
+		return err
+	}
+	// renewed waits (the guest is rebooting) for a lease newer than the one recorded.
+	renewed := func(s *terraform.State) error {
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			after, err := leaseExpiry(t, network, mac)
+			if err == nil && after.After(before) {
+				before = after
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("after the reboot the lease of %s still expires at %s (err %v): the guest did not ask again", mac, before, err)
+			}
+			time.Sleep(2 * time.Second)
+		}
+	}
+	running := func(s *terraform.State) error {
+		live, err := domAccInspect(t, name)
+		if err != nil {
+			return err
+		}
+		if !live.Active {
+			return fmt.Errorf("domain %s is not running after the reboot", name)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config:           dom,
+				ConfigPlanChecks: emptyAfterApply,
+				Check:            record,
+			},
+			{
+				PreConfig:        func() { time.Sleep(2 * time.Second) }, // the expiry has a resolution of seconds
+				Config:           dom + powerConfig("reboot", "2m", "1"),
+				ConfigPlanChecks: emptyAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("domain_name"), knownvalue.StringExact(name)),
+					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}/reboot$`))),
+				},
+				Check: resource.ComposeTestCheckFunc(running, renewed),
+			},
+			{
+				// A changed timeout is an in-place update: no new reboot.
+				Config: dom + powerConfig("reboot", "3m", "1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(powerRes, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				PreConfig: func() { time.Sleep(2 * time.Second) },
+				Config:    dom + powerConfig("reboot", "3m", "2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(powerRes, plancheck.ResourceActionDestroyBeforeCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(running, renewed),
+			},
+			{
+				// destroy forces it off; the domain (running = true) then plans to start it.
+				Config: dom + powerConfig("destroy", "2m", "3"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
+				},
+				Check: func(*terraform.State) error {
+					if live, err := domAccInspect(t, name); err != nil || live.Active {
+						return fmt.Errorf("domain %s still running after destroy (err %v)", name, err)
+					}
+					return nil
+				},
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
+// A graceful shutdown of a guest that ignores the power button (acpid killed by its
+// user-data script, no guest-agent channel) fails after the timeout with an error that
+// names the domain and the timeout; the guest is not forced off.
+func TestAccDomainPower_shutdownTimeout(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("pow")
+	disk := domAccOverlay(t, name+".qcow2")
+	network := acctest.Network()
+	dom := acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_cloudinit_iso" "seed" {
+  name        = "%s-seed.iso"
+  pool        = %q
+  instance_id = %q
+  hostname    = %q
+  user_data   = "#!/bin/sh\nkillall acpid\ntouch /run/tinyguest/no-qemu-ga\nkillall qemu-ga\n"
+}
+`, name, acctest.Pool(), name, strings.ReplaceAll(name, "tfacc-", "tfaccvm-")) +
+		strings.Replace(powerDomainConfig(name, disk, "SEED", network, false), `"SEED"`, "libvirt_cloudinit_iso.seed.id", 1)
+
+	stillRunning := func() {
+		live, err := domAccInspect(t, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !live.Active {
+			t.Fatalf("domain %s was stopped: a graceful shutdown must never force it off", name)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
+			"domain " + name: acctest.DomainLookup(name),
+			"seed":           acctest.VolumeLookup(acctest.Pool(), name+"-seed.iso"),
+		}),
+		Steps: []resource.TestStep{
+			{
+				Config:           dom,
+				ConfigPlanChecks: emptyAfterApply,
+			},
+			{
+				// The user-data script runs right after the lease: give it a moment.
+				PreConfig:   func() { time.Sleep(5 * time.Second) },
+				Config:      dom + powerConfig("shutdown", "10s", "1"),
+				ExpectError: regexp.MustCompile(`domain\s+` + regexp.QuoteMeta(name) + `\s+did\s+not\s+shut\s+off\s+within\s+10s`),
+			},
+			{
+				PreConfig:        stillRunning,
+				Config:           dom,
+				ConfigPlanChecks: emptyAfterApply,
+			},
+		},
+	})
+}
+
+func TestAccDomainPower_missingDomain(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("pow")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain_power" "p" {
+  domain_id = %q
+  action    = "start"
+}
+`, name),
+			ExpectError: acctest.ErrorText(fmt.Sprintf("Domain %q does not exist", name)),
+		}},
+	})
+}
+
+func TestAccDomainPower_badInput(t *testing.T) {
+	acctest.RequireAcc(t)
+	for _, tc := range []struct{ attrs, want string }{
+		{`action = "suspend"`, `value must be one of`},
+		{"action = \"shutdown\"\n  timeout = \"soon\"", `"soon" is not a duration`},
+	} {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain_power" "p" {
+  domain_id = "x"
+  %s
+}
+`, tc.attrs),
+				PlanOnly:    true,
+				ExpectError: acctest.ErrorText(tc.want),
+			}},
+		})
+	}
+}
