@@ -14,8 +14,9 @@ import (
 )
 
 // AddSweepers registers sweepers that remove what failed tests left on the test host:
-// every domain, volume, network and pool whose name starts with NamePrefix. Run them
-// with `make sweep` (go test ./internal/provider -sweep=local).
+// every domain, volume, network and pool whose name starts with NamePrefix (and the
+// cloudinit-tfacc-* seeds of cluster machines). Run them with `make sweep`
+// (go test ./internal/provider -sweep=local).
 func AddSweepers() {
 	resource.AddTestSweepers("libvirt_domain", &resource.Sweeper{Name: "libvirt_domain", F: sweepDomains})
 	resource.AddTestSweepers("libvirt_volume", &resource.Sweeper{Name: "libvirt_volume", F: sweepVolumes, Dependencies: []string{"libvirt_domain"}})
@@ -23,138 +24,104 @@ func AddSweepers() {
 	resource.AddTestSweepers("libvirt_pool", &resource.Sweeper{Name: "libvirt_pool", F: sweepPools, Dependencies: []string{"libvirt_volume"}})
 }
 
-func sweepClient() (*libvirt.Client, context.Context, context.CancelFunc, error) {
-	c, err := libvirt.NewClient(libvirt.Config{URI: URI(), MaxConnections: 2})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	return c, ctx, cancel, err
+func ours(name string) bool {
+	return strings.HasPrefix(name, NamePrefix) || strings.HasPrefix(name, "cloudinit-"+NamePrefix)
 }
 
-func ours(name string) bool { return strings.HasPrefix(name, NamePrefix) }
-
-func sweepDomains(string) error {
-	c, ctx, cancel, err := sweepClient()
-	defer cancel()
+// sweep lists objects of one kind and removes those that are ours; an object that went
+// away meanwhile is not an error.
+func sweep[T any](kind string, list func(*golibvirt.Libvirt) ([]T, error), name func(T) string, remove func(*golibvirt.Libvirt, T) error) error {
+	c, err := libvirt.NewClient(libvirt.Config{URI: URI(), MaxConnections: 2})
 	if err != nil {
 		return err
 	}
-	var doms []golibvirt.Domain
-	if err := c.Read(ctx, "list domains", func(l *golibvirt.Libvirt) error {
-		doms, _, err = l.ConnectListAllDomains(1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var items []T
+	if err := c.Read(ctx, "list "+kind+"s", func(l *golibvirt.Libvirt) (err error) {
+		items, err = list(l)
 		return err
 	}); err != nil {
 		return err
 	}
 	var errs []error
-	for _, d := range doms {
-		if !ours(d.Name) {
+	for _, it := range items {
+		if !ours(name(it)) {
 			continue
 		}
-		err := c.Write(ctx, "remove domain "+d.Name, func(l *golibvirt.Libvirt) error {
-			_ = l.DomainDestroy(d) // stopped domains answer "not running"
-			return l.DomainUndefineFlags(d, golibvirt.DomainUndefineManagedSave|golibvirt.DomainUndefineSnapshotsMetadata|
-				golibvirt.DomainUndefineNvram|golibvirt.DomainUndefineCheckpointsMetadata)
-		})
+		err := c.Write(ctx, fmt.Sprintf("remove %s %s", kind, name(it)), func(l *golibvirt.Libvirt) error { return remove(l, it) })
 		if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func sweepDomains(string) error {
+	return sweep("domain",
+		func(l *golibvirt.Libvirt) ([]golibvirt.Domain, error) {
+			d, _, err := l.ConnectListAllDomains(1, 0)
+			return d, err
+		},
+		func(d golibvirt.Domain) string { return d.Name },
+		func(l *golibvirt.Libvirt, d golibvirt.Domain) error {
+			_ = l.DomainDestroy(d) // stopped domains answer "not running"
+			return l.DomainUndefineFlags(d, libvirt.DomainUndefineAll)
+		})
+}
+
+// poolVolume is a volume with the pool it was listed in, for messages.
+type poolVolume struct {
+	pool string
+	vol  golibvirt.StorageVol
 }
 
 func sweepVolumes(string) error {
-	c, ctx, cancel, err := sweepClient()
-	defer cancel()
-	if err != nil {
-		return err
-	}
-	var pools []golibvirt.StoragePool
-	if err := c.Read(ctx, "list pools", func(l *golibvirt.Libvirt) error {
-		pools, _, err = l.ConnectListAllStoragePools(1, golibvirt.ConnectListStoragePoolsActive)
-		return err
-	}); err != nil {
-		return err
-	}
-	var errs []error
-	for _, p := range pools {
-		var vols []golibvirt.StorageVol
-		if err := c.Read(ctx, "list volumes of pool "+p.Name, func(l *golibvirt.Libvirt) error {
-			_ = l.StoragePoolRefresh(p, 0)
-			vols, _, err = l.StoragePoolListAllVolumes(p, 1, 0)
-			return err
-		}); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, v := range vols {
-			// libvirt_cluster_machine names its seed cloudinit-<domain>.iso.
-			if !ours(v.Name) && !ours(strings.TrimPrefix(v.Name, "cloudinit-")) {
-				continue
+	return sweep("volume",
+		func(l *golibvirt.Libvirt) ([]poolVolume, error) {
+			pools, _, err := l.ConnectListAllStoragePools(1, golibvirt.ConnectListStoragePoolsActive)
+			if err != nil {
+				return nil, err
 			}
-			err := c.Write(ctx, fmt.Sprintf("delete volume %s/%s", p.Name, v.Name), func(l *golibvirt.Libvirt) error {
-				return l.StorageVolDelete(v, 0)
-			})
-			if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-				errs = append(errs, err)
+			var out []poolVolume
+			for _, p := range pools {
+				_ = l.StoragePoolRefresh(p, 0) // volumes written behind libvirt's back
+				vols, _, err := l.StoragePoolListAllVolumes(p, 1, 0)
+				if err != nil {
+					return nil, err
+				}
+				for _, v := range vols {
+					out = append(out, poolVolume{p.Name, v})
+				}
 			}
-		}
-	}
-	return errors.Join(errs...)
+			return out, nil
+		},
+		func(v poolVolume) string { return v.vol.Name },
+		func(l *golibvirt.Libvirt, v poolVolume) error { return l.StorageVolDelete(v.vol, 0) })
 }
 
 func sweepNetworks(string) error {
-	c, ctx, cancel, err := sweepClient()
-	defer cancel()
-	if err != nil {
-		return err
-	}
-	var nets []golibvirt.Network
-	if err := c.Read(ctx, "list networks", func(l *golibvirt.Libvirt) error {
-		nets, _, err = l.ConnectListAllNetworks(1, 0)
-		return err
-	}); err != nil {
-		return err
-	}
-	var errs []error
-	for _, n := range nets {
-		if !ours(n.Name) {
-			continue
-		}
-		err := c.Write(ctx, "remove network "+n.Name, func(l *golibvirt.Libvirt) error {
+	return sweep("network",
+		func(l *golibvirt.Libvirt) ([]golibvirt.Network, error) {
+			n, _, err := l.ConnectListAllNetworks(1, 0)
+			return n, err
+		},
+		func(n golibvirt.Network) string { return n.Name },
+		func(l *golibvirt.Libvirt, n golibvirt.Network) error {
 			_ = l.NetworkDestroy(n) // inactive networks answer "not running"
 			return l.NetworkUndefine(n)
 		})
-		if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
 }
 
 func sweepPools(string) error {
-	c, ctx, cancel, err := sweepClient()
-	defer cancel()
-	if err != nil {
-		return err
-	}
-	var pools []golibvirt.StoragePool
-	if err := c.Read(ctx, "list pools", func(l *golibvirt.Libvirt) error {
-		pools, _, err = l.ConnectListAllStoragePools(1, 0)
-		return err
-	}); err != nil {
-		return err
-	}
-	var errs []error
-	for _, p := range pools {
-		if !ours(p.Name) {
-			continue
-		}
-		err := c.Write(ctx, "remove pool "+p.Name, func(l *golibvirt.Libvirt) error {
+	return sweep("pool",
+		func(l *golibvirt.Libvirt) ([]golibvirt.StoragePool, error) {
+			p, _, err := l.ConnectListAllStoragePools(1, 0)
+			return p, err
+		},
+		func(p golibvirt.StoragePool) string { return p.Name },
+		func(l *golibvirt.Libvirt, p golibvirt.StoragePool) error {
 			_ = l.StoragePoolDestroy(p) // inactive pools answer "not running"
 			return l.StoragePoolUndefine(p)
 		})
-		if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
 }
