@@ -1,0 +1,205 @@
+// Command bench is the measuring helper of `make bench` (tools/bench/bench.sh): it runs one
+// command, waits for it, and writes what it cost as key=value lines:
+//
+//	wall_s=12.345      wall-clock seconds from start to exit
+//	user_s=3.210       user CPU seconds of the command and every descendant it waited for
+//	sys_s=0.987        system CPU seconds, likewise (a provider plugin is waited for by
+//	                   terraform/tofu, so its CPU is included; libvirtd's and QEMU's are not)
+//	rss_peak_kib=4567  the highest VmHWM seen among the command's descendants whose name
+//	                   starts with -watch (sampled from /proc every -every), 0 when none ran
+//	watched=3          how many such processes were seen
+//	exit=0             the command's exit status
+//
+// It exits with the command's own status, so the caller can still test it (for example
+// `plan -detailed-exitcode`). It is a benchmark tool, not a test: it asserts nothing.
+//
+//	go run ./tools/bench -out run.txt -watch terraform-provider-libvirt -- terraform apply ...
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+func main() {
+	var (
+		out     = flag.String("out", "", "file to write the key=value results to (default: stderr)")
+		watch   = flag.String("watch", "", "process name (prefix) whose peak RSS (VmHWM) to sample, e.g. terraform-provider-libvirt")
+		every   = flag.Duration("every", 20*time.Millisecond, "sampling interval for -watch")
+		timeout = flag.Duration("timeout", 60*time.Minute, "kill the command's process group after this long")
+	)
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: bench [-out FILE] [-watch NAME] [-timeout D] -- command [args...]")
+		os.Exit(2)
+	}
+	res, err := run(flag.Args(), *watch, *every, *timeout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	text := res.String()
+	if *out == "" {
+		fmt.Fprint(os.Stderr, text)
+	} else if err := os.WriteFile(*out, []byte(text), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	os.Exit(res.exit)
+}
+
+type result struct {
+	wall, user, sys time.Duration
+	rssPeakKiB      int64
+	watched         int
+	exit            int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("wall_s=%.3f\nuser_s=%.3f\nsys_s=%.3f\nrss_peak_kib=%d\nwatched=%d\nexit=%d\n",
+		r.wall.Seconds(), r.user.Seconds(), r.sys.Seconds(), r.rssPeakKiB, r.watched, r.exit)
+}
+
+func run(args []string, watch string, every, timeout time.Duration) (result, error) {
+	var res result
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// Its own process group, so that a timeout kills the provider plugins too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return res, err
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	s := &sampler{root: cmd.Process.Pid, name: watch, seen: map[int]bool{}}
+	if watch != "" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				s.sample()
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+				}
+			}
+		}()
+	}
+	err := cmd.Wait()
+	res.wall = time.Since(start)
+	close(stop)
+	wg.Wait()
+
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		res.exit = exitErr.ExitCode()
+		if res.exit < 0 { // killed by a signal
+			res.exit = 128 + int(exitErr.Sys().(syscall.WaitStatus).Signal())
+		}
+	default:
+		return res, err
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(os.Stderr, "bench: %s killed after %s\n", args[0], timeout)
+	}
+	// wait4's rusage covers the child and all the descendants it reaped.
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		res.user = time.Duration(ru.Utime.Nano())
+		res.sys = time.Duration(ru.Stime.Nano())
+	}
+	res.rssPeakKiB, res.watched = s.peak, len(s.seen)
+	return res, nil
+}
+
+// sampler finds the descendants of root named like name and keeps their highest VmHWM.
+type sampler struct {
+	root int
+	name string
+	peak int64
+	seen map[int]bool
+}
+
+func (s *sampler) sample() {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(d + "/comm")
+		if err != nil {
+			continue
+		}
+		// comm is the executable's name cut to 15 characters.
+		if c := strings.TrimSpace(string(comm)); c != s.name[:min(15, len(s.name))] {
+			continue
+		}
+		if !s.descends(pid) {
+			continue
+		}
+		st := status(pid)
+		s.seen[pid] = true
+		for _, k := range []string{"VmHWM", "VmRSS"} {
+			if v := st[k]; v > s.peak {
+				s.peak = v
+			}
+		}
+	}
+}
+
+// descends reports whether pid is root or one of its descendants.
+func (s *sampler) descends(pid int) bool {
+	for i := 0; i < 64 && pid > 1; i++ {
+		if pid == s.root {
+			return true
+		}
+		pid = int(status(pid)["PPid"])
+	}
+	return false
+}
+
+// status reads the numeric fields of /proc/<pid>/status (kB values in KiB).
+func status(pid int) map[string]int64 {
+	m := map[string]int64{}
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return m
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(v)
+		if len(fields) == 0 {
+			continue
+		}
+		if n, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
+			m[k] = n
+		}
+	}
+	return m
+}
