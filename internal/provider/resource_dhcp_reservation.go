@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure   = (*dhcpReservationResource)(nil)
 	_ resource.ResourceWithImportState = (*dhcpReservationResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*dhcpReservationResource)(nil)
 )
 
 // NewDHCPReservationResource is libvirt_dhcp_reservation.
@@ -100,6 +102,49 @@ func (r *dhcpReservationResource) Configure(_ context.Context, req resource.Conf
 
 func (m *dhcpReservationModel) host() libvirt.DHCPHost {
 	return libvirt.DHCPHost{MAC: strings.ToLower(m.MAC.ValueString()), IP: m.IP.ValueString(), Name: m.Hostname.ValueString()}
+}
+
+// ModifyPlan checks the reservation against its network at plan time when the network
+// exists already (one read): an ip outside its subnets or reserved for another MAC fails
+// the plan rather than the apply. A network made in the same apply (not there yet) or a
+// host that does not answer leaves the check to Create.
+func (r *dhcpReservationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.client == nil {
+		return
+	}
+	var plan dhcpReservationModel
+	if d := req.Plan.Get(ctx, &plan); d.HasError() || !known(plan.Network) || !known(plan.MAC) || !known(plan.IP) {
+		return
+	}
+	var state *dhcpReservationModel
+	if !req.State.Raw.IsNull() {
+		var s dhcpReservationModel
+		if d := req.State.Get(ctx, &s); d.HasError() {
+			return
+		}
+		if s.Network.Equal(plan.Network) && s.MAC.Equal(plan.MAC) && s.IP.Equal(plan.IP) {
+			return // the entry stays as it is
+		}
+		state = &s
+	}
+	net, err := r.client.ReadNetworkDHCP(ctx, plan.Network.ValueString())
+	if err != nil {
+		return
+	}
+	// Our own entry (being updated or replaced) clashes with nothing.
+	updating := false
+	if state != nil && state.Network.Equal(plan.Network) {
+		own := strings.ToLower(state.MAC.ValueString())
+		updating = own == strings.ToLower(plan.MAC.ValueString())
+		drop := func(e libvirt.DHCPHost) bool { return e.MAC == own }
+		net.Hosts = slices.DeleteFunc(slices.Clone(net.Hosts), drop)
+		net.Live = slices.DeleteFunc(slices.Clone(net.Live), drop)
+	}
+	h := plan.host()
+	if err := check(net, h, updating); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("ip"),
+			fmt.Sprintf("Invalid DHCP reservation %s on network %s", h.MAC, net.Name), err.Error())
+	}
 }
 
 // check validates the reservation against the network: the ip inside a subnet, no other
