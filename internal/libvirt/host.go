@@ -20,6 +20,7 @@ type HostInfo struct {
 	DefaultDomainType string   // kvm when offered, else qemu (what libvirt_domain uses)
 	FirmwareTypes     []string // firmware auto-selection values, e.g. bios, efi
 	FirmwarePaths     []string // loader images the host offers
+	Machines          []string // machine types (names and aliases) for hvm guests of the host's arch, any domain type
 }
 
 // HostInfo reads the host's capabilities and, for its default domain type, its domain
@@ -56,6 +57,7 @@ func (c *Client) HostInfo(ctx context.Context) (*HostInfo, error) {
 		return nil, fmt.Errorf("parse host capabilities: %w", err)
 	}
 	info.Arch, info.DomainTypes = archAndDomainTypes(&caps)
+	info.Machines = machines(&caps, info.Arch)
 	info.DefaultDomainType = DefaultDomainType(info.DomainTypes)
 	if info.DefaultDomainType == "" {
 		return info, nil // e.g. the test driver: no hvm guests, no firmware to report
@@ -97,6 +99,31 @@ func archAndDomainTypes(caps *libvirtxml.Caps) (string, []string) {
 	}
 	slices.Sort(types)
 	return arch, types
+}
+
+// machines lists the machine types (names and canonical names) offered for hvm guests of arch.
+func machines(caps *libvirtxml.Caps, arch string) []string {
+	var out []string
+	add := func(ms []libvirtxml.CapsGuestMachine) {
+		for _, m := range ms {
+			for _, n := range []string{m.Name, m.Canonical} {
+				if n != "" && !slices.Contains(out, n) {
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	for _, g := range caps.Guests {
+		if g.OSType != "hvm" || (arch != "" && g.Arch.Name != arch) {
+			continue
+		}
+		add(g.Arch.Machines)
+		for _, d := range g.Arch.Domains {
+			add(d.Machines)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // DefaultDomainType is kvm when the host offers it, else qemu (TCG), else "".

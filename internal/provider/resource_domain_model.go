@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -74,6 +75,19 @@ func (r *domainResource) resolve(ctx context.Context, m *domainModel) (domainxml
 		d.Path = p
 		if d.Format == "" {
 			d.Format = format
+		}
+	}
+	// libvirt defines a domain on a network that does not exist (only its start fails):
+	// refuse it before anything is made.
+	for i, n := range s.Interfaces {
+		if n.Network == "" {
+			continue
+		}
+		if _, err := r.client.ReadNetworkDHCP(ctx, n.Network); errors.Is(err, libvirt.ErrNotFound) {
+			return s, fmt.Errorf("network_interface %d: network %q does not exist on %s: create it (libvirt_network) or name an existing network",
+				i, n.Network, r.client.URI())
+		} else if err != nil {
+			return s, fmt.Errorf("network_interface %d: %w", i, err)
 		}
 	}
 	if s.CloudInit != nil {

@@ -3,13 +3,16 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 // ModifyPlan makes the plan say what libvirt will get and how an update applies:
@@ -49,12 +52,18 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		}
 	}
 
-	if state == nil {
-		if plan.Type.IsUnknown() && r.client != nil {
-			if info, err := r.client.HostInfo(ctx); err == nil && info.DefaultDomainType != "" {
+	// What only the host can say: the domain type, machine type and firmware it offers.
+	// Asked on create and when one of them changes; an unreachable host leaves it to apply.
+	if r.client != nil && (state == nil || !plan.Type.Equal(state.Type) || !plan.Machine.Equal(state.Machine) ||
+		!plan.Firmware.Equal(state.Firmware)) {
+		if info, err := r.client.HostInfo(ctx); err == nil {
+			if state == nil && plan.Type.IsUnknown() && info.DefaultDomainType != "" {
 				plan.Type = types.StringValue(info.DefaultDomainType)
 			}
+			hostOffers(info, &plan, state, &resp.Diagnostics)
 		}
+	}
+	if state == nil {
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 	} else if plan.UpdateMethod.IsUnknown() {
 		before := state.Running.ValueBool()
@@ -70,6 +79,49 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// hostOffers fails the plan when the domain asks for a domain type, machine type or firmware
+// the host does not offer (libvirt would refuse the definition or the start).
+func hostOffers(info *libvirt.HostInfo, plan, state *domainModel, d *diag.Diagnostics) {
+	name := plan.Name.ValueString()
+	changed := func(now, before types.String) bool {
+		return known(now) && (state == nil || !now.Equal(before))
+	}
+	if changed(plan.Type, stateValue(state, func(m *domainModel) types.String { return m.Type })) && len(info.DomainTypes) > 0 &&
+		!slices.Contains(info.DomainTypes, plan.Type.ValueString()) {
+		d.AddAttributeError(path.Root("type"), "Domain type not offered by the host",
+			fmt.Sprintf("libvirt_domain %s: type = %q, but host %s offers only %s domains for %s (kvm needs a usable /dev/kvm). "+
+				"Set type = %q or remove type to use the host's default.",
+				name, plan.Type.ValueString(), info.Hostname, strings.Join(info.DomainTypes, ", "), info.Arch, info.DefaultDomainType))
+	}
+	if changed(plan.Machine, stateValue(state, func(m *domainModel) types.String { return m.Machine })) && len(info.Machines) > 0 &&
+		!slices.Contains(info.Machines, plan.Machine.ValueString()) {
+		var aliases []string
+		for _, m := range info.Machines {
+			if !strings.ContainsAny(m, "0123456789") { // pc, q35, isapc, microvm, ...: the stable aliases
+				aliases = append(aliases, m)
+			}
+		}
+		d.AddAttributeError(path.Root("machine"), "Machine type not offered by the host",
+			fmt.Sprintf("libvirt_domain %s: machine = %q is not a machine type host %s offers for %s guests. Use one of %s "+
+				"(or a versioned name that `virsh capabilities` lists), or remove machine for libvirt's default.",
+				name, plan.Machine.ValueString(), info.Hostname, info.Arch, strings.Join(aliases, ", ")))
+	}
+	if changed(plan.Firmware, stateValue(state, func(m *domainModel) types.String { return m.Firmware })) &&
+		plan.Firmware.ValueString() == domainxml.FirmwareUEFI && info.DefaultDomainType != "" && !slices.Contains(info.FirmwareTypes, "efi") {
+		d.AddAttributeError(path.Root("firmware"), "UEFI firmware not offered by the host",
+			fmt.Sprintf("libvirt_domain %s: firmware = \"uefi\", but host %s offers no UEFI firmware for %s %s domains "+
+				"(install OVMF, e.g. the Debian package ovmf). Use firmware = \"bios\" or install it.",
+				name, info.Hostname, info.Arch, info.DefaultDomainType))
+	}
+}
+
+func stateValue(state *domainModel, f func(*domainModel) types.String) types.String {
+	if state == nil {
+		return types.StringNull()
+	}
+	return f(state)
 }
 
 // planDiskDefaults fills unknown bus, target and format of planned disks.
