@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -90,6 +91,7 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Optional:      true,
 				Sensitive:     true,
 				PlanModifiers: replace,
+				Validators:    []validator.String{cloudConfigValidator{}},
 			},
 			"meta_data": schema.StringAttribute{
 				MarkdownDescription: "Content of `meta-data`. Instead of it, set `instance_id` (and `hostname`) to have it " +
@@ -418,6 +420,33 @@ func (yamlValidator) ValidateString(_ context.Context, req validator.StringReque
 	if err := cloudinit.ValidateYAML(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid YAML in "+req.Path.String(),
 			fmt.Sprintf("%s does not parse as YAML: %v. Fix the document (e.g. check its indentation) or write it with yamlencode().", req.Path, err))
+	}
+}
+
+// cloudConfigValidator checks that a user-data starting with #cloud-config parses as a
+// YAML mapping (cloud-init ignores the whole file otherwise); scripts and other formats
+// pass. The value is sensitive: the message never quotes it.
+type cloudConfigValidator struct{}
+
+func (cloudConfigValidator) Description(context.Context) string {
+	return "a #cloud-config document must be a YAML mapping"
+}
+func (v cloudConfigValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (cloudConfigValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	if !strings.HasPrefix(s, "#cloud-config") {
+		return
+	}
+	if err := cloudinit.ValidateYAML(s); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid YAML in "+req.Path.String(),
+			fmt.Sprintf("%s starts with #cloud-config but does not parse as YAML: %v. cloud-init would ignore the whole file: fix "+
+				"the document (e.g. check its indentation) or write it as \"#cloud-config\\n${yamlencode({...})}\".", req.Path, err))
 	}
 }
 
