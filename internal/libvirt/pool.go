@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -196,7 +197,12 @@ func (p *pool) connect(ctx context.Context) (*conn, error) {
 		if errors.As(err, &lerr) {
 			// The daemon answered and refused (unknown driver, access denied): retrying
 			// will not change its mind.
-			return nil, &permanentError{fmt.Errorf("open %s on the daemon: %s", p.uri.DriverURI(), lerr.Message)}
+			msg := lerr.Message
+			if strings.Contains(msg, "no connection driver available") {
+				msg += fmt.Sprintf(": the daemon has no %q driver; this provider manages QEMU/KVM hosts: use e.g. qemu:///system "+
+					"or qemu+ssh://user@host/system", p.uri.Driver)
+			}
+			return nil, &permanentError{fmt.Errorf("open %s on the daemon: %s", p.uri.DriverURI(), msg)}
 		}
 		return nil, fmt.Errorf("open %s on the daemon: %w", p.uri.DriverURI(), err)
 	}

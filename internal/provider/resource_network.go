@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
@@ -390,7 +391,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	if err := r.client.CreateNetwork(ctx, def, plan.Active.ValueBool(), plan.Autostart.ValueBool()); err != nil {
-		resp.Diagnostics.AddError(summary, err.Error()+alreadyExistsHint(err, "libvirt_network", spec.Name))
+		resp.Diagnostics.AddError(summary, err.Error()+alreadyExistsHint(err, "libvirt_network", spec.Name)+subnetInUseHint(err))
 		return
 	}
 	if !r.readInto(ctx, &plan, &resp.Diagnostics, summary) {
@@ -608,4 +609,18 @@ func (r *networkResource) ImportState(ctx context.Context, req resource.ImportSt
 		return
 	}
 	resource.ImportStatePassthroughID(ctx, path.Root("name"), req, resp)
+}
+
+// subnetInUseHint explains libvirt's refusal to start a network whose subnet is routed
+// on the host already ("Network is already in use by interface virbr0").
+func subnetInUseHint(err error) string {
+	if err == nil || !strings.Contains(err.Error(), "already in use by interface") {
+		return ""
+	}
+	hint := "\n\nA subnet in addresses is already in use on the host, on that interface (another libvirt network or a host " +
+		"interface). Choose addresses in a free subnet."
+	if !strings.Contains(err.Error(), "removing the half-made network failed") {
+		hint += " The network was removed again."
+	}
+	return hint
 }

@@ -288,11 +288,25 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	info, err := r.create(ctx, spec, &plan)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to create volume "+spec.String(), err.Error())
+		resp.Diagnostics.AddError("Unable to create volume "+spec.String(), err.Error()+notFoundHint(err, &plan))
 		return
 	}
 	plan.fromInfo(info)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// notFoundHint says what to check when a pool or a source volume does not exist.
+func notFoundHint(err error, plan *volumeModel) string {
+	if !errors.Is(err, libvirt.ErrNotFound) {
+		return ""
+	}
+	hint := fmt.Sprintf("\n\nCheck that pool %q exists (create it with libvirt_pool, or see `virsh pool-list --all`)", plan.Pool.ValueString())
+	for _, src := range []string{"backing_volume", "clone_from"} {
+		if v := plan.source(src); !v.IsNull() {
+			hint += fmt.Sprintf(" and that %s = %q names an existing volume (use the id of its libvirt_volume)", src, v.ValueString())
+		}
+	}
+	return hint + "."
 }
 
 func (r *volumeResource) create(ctx context.Context, spec libvirt.VolumeSpec, plan *volumeModel) (*libvirt.VolumeInfo, error) {
