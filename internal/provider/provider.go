@@ -247,6 +247,7 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewSnapshotRevertResource,
 		NewDomainPowerResource,
 		NewIgnitionResource,
+		NewCloneResource,
 	}
 }
 

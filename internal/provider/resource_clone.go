@@ -1,0 +1,816 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*cloneResource)(nil)
+	_ resource.ResourceWithImportState = (*cloneResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*cloneResource)(nil)
+)
+
+// NewCloneResource is libvirt_clone.
+func NewCloneResource() resource.Resource { return &cloneResource{} }
+
+type cloneResource struct {
+	client *libvirt.Client
+}
+
+// cloneShutdownTimeout is how long delete lets a clone shut down before forcing it off.
+const cloneShutdownTimeout = 30 * time.Second
+
+type cloneModel struct {
+	ID             types.String   `tfsdk:"id"`
+	SourceDomainID types.String   `tfsdk:"source_domain_id"`
+	Name           types.String   `tfsdk:"name"`
+	Mode           types.String   `tfsdk:"mode"`
+	Pool           types.String   `tfsdk:"pool"`
+	VCPU           types.Int64    `tfsdk:"vcpu"`
+	MemoryMiB      types.Int64    `tfsdk:"memory_mib"`
+	Running        types.Bool     `tfsdk:"running"`
+	CloudinitID    types.String   `tfsdk:"cloudinit_id"`
+	Disks          types.List     `tfsdk:"disks"`
+	MACs           types.List     `tfsdk:"macs"`
+	NVRAM          types.String   `tfsdk:"nvram"`
+	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+}
+
+var cloneDiskAttrTypes = map[string]attr.Type{
+	"target":    types.StringType,
+	"volume_id": types.StringType,
+	"path":      types.StringType,
+	"pool":      types.StringType,
+	"name":      types.StringType,
+	"backing":   types.StringType,
+}
+
+func (r *cloneResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_clone"
+}
+
+func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A clone of an existing domain: a new domain with the source's definition (CPU, machine, firmware, " +
+			"devices, networks), a new UUID, new MACs (derived from the clone's name, never the source's), its own disks " +
+			"`<name>-<target>.qcow2` and, for a UEFI source, its own nvram varstore (a copy of the source's when it has one, " +
+			"else a fresh one from the firmware's template). Cdroms of the source, its cloud-init seed included, and an " +
+			"Ignition config are not carried over: give the clone a seed of its own with `cloudinit_id`.\n\n" +
+			"**How the disks are copied.** A *running* (or paused) source is cloned without stopping or pausing it: each disk " +
+			"is copied with libvirt's block copy (QEMU's mirror), cancelled once it has caught up, which leaves a " +
+			"point-in-time, crash-consistent copy (as if the power had been pulled at that instant; quiesce applications " +
+			"first when that matters). Only the varstore of a running UEFI source is copied with the source paused, for the " +
+			"few milliseconds of the copy; it is always resumed, also when the copy fails.\n\n" +
+			"- `mode = \"full\"`: each disk is a standalone qcow2 copy with the whole backing chain flattened into it.\n" +
+			"- `mode = \"linked\"`: each disk is a qcow2 overlay. For a **shut-off** source the overlay sits directly on the " +
+			"source's disk, which then is the clone's backing file: keep the source shut off (a template) while linked clones " +
+			"exist, since writes to it would change what the clones read. For a **running** source the overlay sits on the " +
+			"source disk's own backing file (e.g. the base image it was made from) and holds a copy of the source's top " +
+			"image, so the source can keep writing; a running source's disk without a backing file is copied whole. " +
+			"`disks[*].backing` shows what each disk sits on.\n\n" +
+			"Delete removes only the clone's domain, its disks and its varstore; the source and its disks are never touched. " +
+			"A create that fails removes whatever it made. `vcpu` and `memory_mib` stay within the source's ceilings " +
+			"(`max_vcpu` / `max_memory_mib`, kept by the clone for hot-add); growing them on a running clone applies live, " +
+			"fewer vCPUs replace the clone. Import by the clone's name or UUID: the mode, pool and source are read back from " +
+			"the record libvirt_clone keeps in the domain's `<metadata>`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The clone's UUID (new, never the source's).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"source_domain_id": schema.StringAttribute{
+				MarkdownDescription: "The domain to clone: its UUID (e.g. `libvirt_domain.x.id`) or its name. It may be running. Changing it replaces the clone.",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "The clone's domain name, unique on the host; its disks are named `<name>-<target>.qcow2`. Changing it replaces the clone.",
+				Required:            true,
+				Validators: []validator.String{stringvalidator.RegexMatches(domainNameRegexp,
+					"must be a libvirt domain name: 1 to 200 characters, starting with a letter, digit or underscore, without '/' or whitespace")},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"mode": schema.StringAttribute{
+				MarkdownDescription: "`linked` (qcow2 overlays: fast, small, tied to the source's images) or `full` (standalone copies, backing chains flattened). Changing it replaces the clone.",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(domainxml.CloneLinked, domainxml.CloneFull)},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"pool": schema.StringAttribute{
+				MarkdownDescription: "Storage pool for the clone's disks. Default: the pool of the source's first disk. Changing it replaces the clone.",
+				Optional:            true,
+				Computed:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
+			},
+			"vcpu": schema.Int64Attribute{
+				MarkdownDescription: "Number of vCPUs. Default: the source's current count. At most the source's maximum (its `max_vcpu`, " +
+					"which the clone keeps as its own hot-add ceiling); more is an error at plan time. Growing it on a running clone " +
+					"hot-adds vCPUs live (and in the definition); fewer vCPUs replace the clone.",
+				Optional:      true,
+				Computed:      true,
+				Validators:    []validator.Int64{int64validator.Between(1, 4096)},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"memory_mib": schema.Int64Attribute{
+				MarkdownDescription: "Memory in MiB (the current allocation). Default: the source's. At most the source's maximum " +
+					"(its `max_memory_mib`, kept by the clone); more is an error at plan time. A change on a running clone is applied " +
+					"live through the balloon and to the definition.",
+				Optional:      true,
+				Computed:      true,
+				Validators:    []validator.Int64{int64validator.AtLeast(16)},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"running": schema.BoolAttribute{
+				MarkdownDescription: "Whether the clone runs. Default `true`: started after it is made. Changing it starts the clone, or shuts it down (ACPI, then forced off after 30 s).",
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(true),
+			},
+			"cloudinit_id": schema.StringAttribute{
+				MarkdownDescription: "A cloud-init seed of the clone's own (e.g. `libvirt_cloudinit_iso.x.id`: a volume key or `<pool>/<name>`), " +
+					"attached as a read-only SATA cdrom as `libvirt_domain` does. The source's seed is never shared. Changing it replaces the clone.",
+				Optional:      true,
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"disks": schema.ListNestedAttribute{
+				MarkdownDescription: "The clone's own disks (deleted with it), in the source's order.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
+				NestedObject: schema.NestedAttributeObject{
+					Attributes: map[string]schema.Attribute{
+						"target":    schema.StringAttribute{Computed: true, MarkdownDescription: "Device name, as on the source (`vda`, ...)."},
+						"volume_id": schema.StringAttribute{Computed: true, MarkdownDescription: "The volume key (for dir pools, its path)."},
+						"path":      schema.StringAttribute{Computed: true, MarkdownDescription: "The file on the host."},
+						"pool":      schema.StringAttribute{Computed: true, MarkdownDescription: "The pool holding it."},
+						"name":      schema.StringAttribute{Computed: true, MarkdownDescription: "The volume name, `<name>-<target>.qcow2`."},
+						"backing":   schema.StringAttribute{Computed: true, MarkdownDescription: "The backing file it is an overlay on; empty for a standalone copy."},
+					},
+				},
+			},
+			"macs": schema.ListAttribute{
+				MarkdownDescription: "The clone's MAC addresses, one per network interface of the source, in order: `52:54:00` and three bytes derived from the clone's name and the interface's index.",
+				Computed:            true,
+				ElementType:         types.StringType,
+				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
+			},
+			"nvram": schema.StringAttribute{
+				MarkdownDescription: "Path of the clone's own UEFI varstore (`<dir of the source's>/<name>_VARS.fd`); empty for a BIOS source.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+func (r *cloneResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
+}
+
+// cloneSource is one look at the source: its definitions and state.
+type cloneSource struct {
+	status   *libvirt.DomainStatus
+	inactive *libvirtxml.Domain
+	live     *libvirtxml.Domain
+	disks    []domainxml.SourceDisk
+}
+
+func (r *cloneResource) source(ctx context.Context, id string) (*cloneSource, error) {
+	st, err := r.client.GetDomainStatus(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s := &cloneSource{status: st}
+	if s.inactive, err = parseDomain(st.XML); err != nil {
+		return nil, err
+	}
+	if st.LiveXML != "" {
+		if s.live, err = parseDomain(st.LiveXML); err != nil {
+			return nil, err
+		}
+	}
+	if s.disks, err = domainxml.SourceDisks(s.inactive); err != nil {
+		return nil, fmt.Errorf("source domain %s: %w", s.inactive.Name, err)
+	}
+	if len(s.disks) == 0 {
+		return nil, fmt.Errorf("source domain %s has no disks to clone (only disks backed by files or pool volumes are cloned)", s.inactive.Name)
+	}
+	return s, nil
+}
+
+// ModifyPlan checks at plan time what only the host can tell: the source exists and
+// has disks, the name is free, the sizing fits the ceilings; and replaces the clone
+// when it is to get fewer vCPUs.
+func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.client == nil {
+		return
+	}
+	var plan cloneModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var state *cloneModel
+	if !req.State.Raw.IsNull() {
+		state = &cloneModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	name := plan.Name.ValueString()
+	creating := state == nil || state.Name.ValueString() != name ||
+		state.SourceDomainID.ValueString() != plan.SourceDomainID.ValueString() || state.Mode.ValueString() != plan.Mode.ValueString() ||
+		(known(plan.Pool) && plan.Pool.ValueString() != state.Pool.ValueString()) ||
+		plan.CloudinitID.ValueString() != state.CloudinitID.ValueString()
+	if state != nil && !creating && known(plan.VCPU) && plan.VCPU.ValueInt64() < state.VCPU.ValueInt64() {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("vcpu"))
+		creating = true
+	}
+
+	var ceilVCPU uint
+	var ceilMem uint64
+	switch {
+	case creating && known(plan.SourceDomainID):
+		src, err := r.source(ctx, plan.SourceDomainID.ValueString())
+		switch {
+		case errors.Is(err, libvirt.ErrNotFound):
+			resp.Diagnostics.AddAttributeError(path.Root("source_domain_id"), "Unable to plan libvirt clone "+name,
+				fmt.Sprintf("The source domain %q does not exist on %s.", plan.SourceDomainID.ValueString(), r.client.URI()))
+			return
+		case err != nil:
+			resp.Diagnostics.AddAttributeError(path.Root("source_domain_id"), "Unable to plan libvirt clone "+name, err.Error())
+			return
+		}
+		_, ceilVCPU, _, ceilMem = domainxml.Ceilings(src.inactive)
+		if known(plan.Name) && (state == nil || state.Name.ValueString() != name) {
+			if _, err := r.client.LookupDomain(ctx, name); err == nil {
+				resp.Diagnostics.AddAttributeError(path.Root("name"), "Unable to plan libvirt clone "+name,
+					fmt.Sprintf("A domain named %q already exists on %s: choose another name for the clone.", name, r.client.URI()))
+				return
+			}
+		}
+	case !creating && state != nil:
+		st, err := r.client.GetDomainStatus(ctx, state.ID.ValueString())
+		if err != nil {
+			return // Read reports it
+		}
+		d, err := parseDomain(st.XML)
+		if err != nil {
+			return
+		}
+		_, ceilVCPU, _, ceilMem = domainxml.Ceilings(d)
+	}
+	if ceilVCPU > 0 && known(plan.VCPU) && uint(plan.VCPU.ValueInt64()) > ceilVCPU {
+		resp.Diagnostics.AddAttributeError(path.Root("vcpu"), "Invalid vcpu for libvirt clone "+name,
+			fmt.Sprintf("Clone %s: vcpu %d is above the ceiling of %d vCPUs it keeps from its source (the source's max_vcpu). "+
+				"Ask for at most %d, or give the source more hot-add headroom.", name, plan.VCPU.ValueInt64(), ceilVCPU, ceilVCPU))
+	}
+	if ceilMem > 0 && known(plan.MemoryMiB) && uint64(plan.MemoryMiB.ValueInt64()) > ceilMem {
+		resp.Diagnostics.AddAttributeError(path.Root("memory_mib"), "Invalid memory_mib for libvirt clone "+name,
+			fmt.Sprintf("Clone %s: memory_mib %d is above the ceiling of %d MiB it keeps from its source (the source's max_memory_mib). "+
+				"Ask for at most %d, or give the source more memory headroom.", name, plan.MemoryMiB.ValueInt64(), ceilMem, ceilMem))
+	}
+}
+
+// rollback undoes a failed create: the domain (with its varstore) and every disk made.
+type rollback struct {
+	client  *libvirt.Client
+	domain  string
+	volumes []string // keys
+}
+
+func (rb *rollback) run(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	var errs []error
+	if rb.domain != "" {
+		_, err := rb.client.ShutdownDomain(ctx, rb.domain, 0)
+		if err == nil {
+			err = rb.client.UndefineDomain(ctx, rb.domain)
+		}
+		if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("remove the half-made domain %s: %w", rb.domain, err))
+		}
+	}
+	for i := len(rb.volumes) - 1; i >= 0; i-- {
+		if err := rb.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: rb.volumes[i]}); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("delete the half-made disk %s: %w", rb.volumes[i], err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (r *cloneResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan cloneModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, 30*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	name := plan.Name.ValueString()
+	summary := "Unable to create libvirt clone " + name
+	rb := &rollback{client: r.client}
+	id, err := r.create(ctx, &plan, rb, &resp.Diagnostics)
+	if err != nil {
+		if rerr := rb.run(ctx); rerr != nil {
+			err = fmt.Errorf("%w\n\nRolling back failed too, remove these by hand: %v", err, rerr)
+		} else if rb.domain != "" || len(rb.volumes) > 0 {
+			err = fmt.Errorf("%w\n\nEverything the create had made was removed again.", err)
+		}
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer rcancel()
+	got, err := r.read(rctx, id, &plan)
+	if err != nil {
+		// The clone exists and is complete: keep it tracked, report the failed read.
+		plan.ID = types.StringValue(id)
+		fillCloneUnknowns(&plan)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		resp.Diagnostics.AddError(summary, "read the clone back: "+err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+}
+
+// create makes the clone; rb learns everything made, for the caller to undo on error.
+func (r *cloneResource) create(ctx context.Context, plan *cloneModel, rb *rollback, diags interface{ AddWarning(string, string) }) (string, error) {
+	name := plan.Name.ValueString()
+	srcID := plan.SourceDomainID.ValueString()
+	mode := plan.Mode.ValueString()
+	if _, err := r.client.LookupDomain(ctx, name); err == nil {
+		return "", fmt.Errorf("a domain named %q already exists on %s", name, r.client.URI())
+	} else if !errors.Is(err, libvirt.ErrNotFound) {
+		return "", err
+	}
+	src, err := r.source(ctx, srcID)
+	if errors.Is(err, libvirt.ErrNotFound) {
+		return "", fmt.Errorf("the source domain %q does not exist on %s", srcID, r.client.URI())
+	}
+	if err != nil {
+		return "", err
+	}
+	srcName := src.inactive.Name
+	active := src.status.Active
+
+	vols := make([]*libvirt.DiskVolume, len(src.disks))
+	for i, sd := range src.disks {
+		v, err := r.client.DiskVolumeByPath(ctx, sd.Path, sd.Pool, sd.Volume)
+		if errors.Is(err, libvirt.ErrNotFound) {
+			return "", fmt.Errorf("disk %s of the source domain %s (%s) is in no libvirt storage pool: a clone copies disks through libvirt's "+
+				"storage API, so define a pool for its directory", sd.Target, srcName, sd.Path+sd.Volume)
+		}
+		if err != nil {
+			return "", fmt.Errorf("disk %s of the source domain %s: %w", sd.Target, srcName, err)
+		}
+		vols[i] = v
+	}
+	pool := plan.Pool.ValueString()
+	if !known(plan.Pool) {
+		pool = vols[0].Pool
+	}
+	if err := r.client.PoolExists(ctx, pool); errors.Is(err, libvirt.ErrNotFound) {
+		return "", fmt.Errorf("the storage pool %q for the clone's disks does not exist on %s", pool, r.client.URI())
+	} else if err != nil {
+		return "", err
+	}
+	var ci *domainxml.CloudInit
+	if known(plan.CloudinitID) {
+		p, _, err := r.client.DiskSource(ctx, plan.CloudinitID.ValueString(), "")
+		if err != nil {
+			return "", fmt.Errorf("cloudinit_id: %w", err)
+		}
+		ci = &domainxml.CloudInit{ID: plan.CloudinitID.ValueString(), Path: p}
+	}
+
+	var avoid []string
+	if src.inactive.Devices != nil {
+		for _, n := range src.inactive.Devices.Interfaces {
+			if n.MAC != nil {
+				avoid = append(avoid, n.MAC.Address)
+			}
+		}
+	}
+	spec := domainxml.CloneSpec{
+		Name:      name,
+		UUID:      uuid.NewString(),
+		VCPU:      uint(plan.VCPU.ValueInt64()),
+		MemoryMiB: uint64(plan.MemoryMiB.ValueInt64()),
+		MACs:      domainxml.CloneMACs(name, len(avoid), avoid),
+		CloudInit: ci,
+		Meta: domainxml.CloneMeta{SourceID: srcID, SourceUUID: src.inactive.UUID, Mode: mode, Pool: pool,
+			Running: src.status.State},
+	}
+	if src.inactive.Devices != nil && len(spec.MACs) != len(src.inactive.Devices.Interfaces) {
+		// An interface without a MAC in the definition (libvirt always writes one).
+		spec.MACs = domainxml.CloneMACs(name, len(src.inactive.Devices.Interfaces), avoid)
+	}
+	uefi := domainxml.Firmware(src.inactive) == domainxml.FirmwareUEFI
+	srcNVRAM := ""
+	if uefi {
+		srcNVRAM = domainxml.NVRAMPath(src.inactive)
+		if srcNVRAM == "" && src.live != nil {
+			srcNVRAM = domainxml.NVRAMPath(src.live)
+		}
+		if srcNVRAM == "" {
+			// libvirt's own choice for a domain that names none: <nvram dir>/<name>_VARS.fd.
+			srcNVRAM = domainxml.CloneNVRAMPath("", srcName)
+		}
+		spec.NVRAM = domainxml.CloneNVRAMPath(srcNVRAM, name)
+	}
+	// Check the definition before making anything (sizing, devices), with placeholder disks.
+	dry := spec
+	for _, sd := range src.disks {
+		dry.Disks = append(dry.Disks, domainxml.CloneDisk{Target: sd.Target, Path: "/dev/null", Format: "qcow2"})
+	}
+	if _, err := domainxml.DeriveClone(src.inactive, dry); err != nil {
+		return "", err
+	}
+
+	// The disks.
+	for i, sd := range src.disks {
+		v := vols[i]
+		vspec := libvirt.VolumeSpec{Pool: pool, Name: domainxml.CloneVolumeName(name, sd.Target), Format: "qcow2"}
+		var made *libvirt.VolumeInfo
+		backing := ""
+		switch {
+		case !active && mode == domainxml.CloneLinked:
+			backing = v.Path
+			made, err = r.client.CreateVolumeOver(ctx, vspec, v.Capacity, v.Path, v.Format)
+		case !active:
+			made, err = r.client.CloneVolume(ctx, vspec, libvirt.VolumeRef{Key: v.Key})
+		default:
+			shallow := mode == domainxml.CloneLinked && v.Backing != ""
+			if shallow {
+				backing = v.Backing
+				made, err = r.client.CreateVolumeOver(ctx, vspec, v.Capacity, v.Backing, v.BackingFormat)
+			} else {
+				made, err = r.client.CreateVolumeOver(ctx, vspec, v.Capacity, "", "")
+			}
+			if err == nil {
+				rb.volumes = append(rb.volumes, made.Key)
+				tflog.Info(ctx, "copying a disk of a running source with a block copy", map[string]any{"source": srcName, "disk": sd.Target, "shallow": shallow})
+				err = r.client.CopyDiskLive(ctx, src.status.Domain.Name, sd.Target, made.Path, "qcow2", shallow)
+				if err == nil {
+					made, err = r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: made.Key}) // the size after the copy
+				}
+				if err != nil {
+					return "", fmt.Errorf("disk %s: %w", sd.Target, err)
+				}
+				made.Backing = backing
+			}
+		}
+		if err != nil {
+			return "", fmt.Errorf("disk %s: %w", sd.Target, err)
+		}
+		if !active {
+			rb.volumes = append(rb.volumes, made.Key)
+		}
+		spec.Disks = append(spec.Disks, domainxml.CloneDisk{Target: sd.Target, Path: made.Path, Format: "qcow2", Key: made.Key})
+		spec.Meta.Disks = append(spec.Meta.Disks, domainxml.CloneMetaDisk{Target: sd.Target, Key: made.Key, Pool: pool,
+			Name: vspec.Name, Path: made.Path, Backing: backing})
+	}
+	if !active && mode == domainxml.CloneLinked {
+		diags.AddWarning("The source of linked clone "+name+" is now its backing image",
+			fmt.Sprintf("Domain %s was shut off, so clone %s's disks are overlays directly on its disks. Keep %s shut off while "+
+				"linked clones of it exist: writes to its disks would change what the clones read. Clone a running source, or "+
+				"use mode = \"full\", for a source that keeps running.", srcName, name, srcName))
+	}
+
+	dom, err := domainxml.DeriveClone(src.inactive, spec)
+	if err != nil {
+		return "", err
+	}
+	text, err := dom.Marshal()
+	if err != nil {
+		return "", fmt.Errorf("build the clone's XML: %w", err)
+	}
+	tflog.Debug(ctx, "defining clone", map[string]any{"name": name, "xml": text})
+	d, err := r.client.DefineDomain(ctx, name, text)
+	if err != nil {
+		if libvirt.IsTransport(err) {
+			rb.domain = name // it may have been defined: the rollback looks
+		}
+		return "", err
+	}
+	id := libvirt.UUIDString(d)
+	rb.domain = id
+
+	if uefi {
+		if err := r.copyNVRAM(ctx, src, srcNVRAM, spec.NVRAM); err != nil {
+			return "", err
+		}
+	}
+	if plan.Running.ValueBool() {
+		if err := r.client.StartDomain(ctx, id); err != nil {
+			return "", err
+		}
+	}
+	return id, nil
+}
+
+// copyNVRAM copies the source's varstore, with a running source paused for the copy
+// (a few milliseconds for a 540 KiB file) and always resumed.
+func (r *cloneResource) copyNVRAM(ctx context.Context, src *cloneSource, from, to string) (err error) {
+	srcID := libvirt.UUIDString(src.status.Domain)
+	if src.status.State == "running" {
+		if err := r.client.SuspendDomain(ctx, srcID); err != nil {
+			return fmt.Errorf("pause the source %s for the copy of its nvram: %w", src.inactive.Name, err)
+		}
+		defer func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			if rerr := r.client.ResumeDomain(rctx, srcID); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("resume the source %s after the copy of its nvram (it is paused: `virsh resume %s`): %w",
+					src.inactive.Name, src.inactive.Name, rerr))
+			}
+		}()
+	}
+	copied, err := r.client.CopyNVRAM(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	if !copied {
+		tflog.Info(ctx, "the source has no nvram varstore yet; libvirt makes the clone's from the firmware template", map[string]any{"source_nvram": from})
+	}
+	return nil
+}
+
+func (r *cloneResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state cloneModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Read(ctx, time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id := state.ID.ValueString()
+	got, err := r.read(ctx, id, &state)
+	if errors.Is(err, libvirt.ErrNotFound) {
+		tflog.Info(ctx, "clone is gone from the host; removing it from state", map[string]any{"id": id})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read libvirt clone "+nameOr(state.Name, id), err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+}
+
+// read builds the model from the clone's persistent definition and its record there.
+func (r *cloneResource) read(ctx context.Context, id string, prior *cloneModel) (*cloneModel, error) {
+	st, err := r.client.GetDomainStatus(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	d, err := parseDomain(st.XML)
+	if err != nil {
+		return nil, err
+	}
+	meta, ok := domainxml.ParseCloneMeta(d)
+	if !ok {
+		return nil, fmt.Errorf("domain %s was not made by libvirt_clone (its definition has no clone record): manage it as a libvirt_domain instead", d.Name)
+	}
+	p, err := domainxml.FromDomain(d)
+	if err != nil {
+		return nil, err
+	}
+	m := &cloneModel{
+		ID:             types.StringValue(d.UUID),
+		SourceDomainID: types.StringValue(meta.SourceID),
+		Name:           types.StringValue(d.Name),
+		Mode:           types.StringValue(meta.Mode),
+		Pool:           types.StringValue(meta.Pool),
+		VCPU:           types.Int64Value(int64(p.Spec.VCPU)),
+		MemoryMiB:      types.Int64Value(int64(p.Spec.MemoryMiB)),
+		Running:        types.BoolValue(st.Active),
+		CloudinitID:    types.StringNull(),
+		NVRAM:          types.StringValue(domainxml.NVRAMPath(d)),
+		Timeouts:       prior.Timeouts,
+	}
+	if known(prior.SourceDomainID) {
+		m.SourceDomainID = prior.SourceDomainID
+	}
+	if p.Spec.CloudInit != nil {
+		m.CloudinitID = types.StringValue(p.Spec.CloudInit.ID)
+	}
+	var disks []attr.Value
+	for _, md := range meta.Disks {
+		obj, diags := types.ObjectValue(cloneDiskAttrTypes, map[string]attr.Value{
+			"target": types.StringValue(md.Target), "volume_id": types.StringValue(md.Key), "path": types.StringValue(md.Path),
+			"pool": types.StringValue(md.Pool), "name": types.StringValue(md.Name), "backing": types.StringValue(md.Backing),
+		})
+		if diags.HasError() {
+			return nil, fmt.Errorf("disks: %v", diags)
+		}
+		disks = append(disks, obj)
+	}
+	m.Disks = types.ListValueMust(types.ObjectType{AttrTypes: cloneDiskAttrTypes}, disks)
+	var macs []attr.Value
+	for _, n := range p.Spec.Interfaces {
+		macs = append(macs, types.StringValue(strings.ToLower(n.MAC)))
+	}
+	m.MACs = types.ListValueMust(types.StringType, macs)
+	return m, nil
+}
+
+func fillCloneUnknowns(m *cloneModel) {
+	for _, v := range []*types.String{&m.Pool, &m.NVRAM} {
+		if v.IsUnknown() {
+			*v = types.StringNull()
+		}
+	}
+	for _, v := range []*types.Int64{&m.VCPU, &m.MemoryMiB} {
+		if v.IsUnknown() {
+			*v = types.Int64Null()
+		}
+	}
+	if m.Disks.IsUnknown() {
+		m.Disks = types.ListNull(types.ObjectType{AttrTypes: cloneDiskAttrTypes})
+	}
+	if m.MACs.IsUnknown() {
+		m.MACs = types.ListNull(types.StringType)
+	}
+}
+
+// Update applies vcpu (growing only: fewer replace the clone), memory_mib and running.
+func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state cloneModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id := state.ID.ValueString()
+	summary := "Unable to update libvirt clone " + plan.Name.ValueString()
+	st, err := r.client.GetDomainStatus(ctx, id)
+	if err != nil {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	var errs []error
+	var vcpu uint
+	var mib uint64
+	if known(plan.VCPU) && plan.VCPU.ValueInt64() != state.VCPU.ValueInt64() {
+		vcpu = uint(plan.VCPU.ValueInt64())
+	}
+	if known(plan.MemoryMiB) && plan.MemoryMiB.ValueInt64() != state.MemoryMiB.ValueInt64() {
+		mib = uint64(plan.MemoryMiB.ValueInt64())
+	}
+	if vcpu > 0 || mib > 0 {
+		errs = append(errs, r.client.SetDomainSizing(ctx, id, vcpu, mib, st.Active))
+	}
+	want := plan.Running.ValueBool()
+	if errors.Join(errs...) == nil {
+		switch {
+		case want && !st.Active:
+			errs = append(errs, r.client.StartDomain(ctx, id))
+		case !want && st.Active:
+			_, err := r.client.ShutdownDomain(ctx, id, cloneShutdownTimeout)
+			errs = append(errs, err)
+		}
+	}
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer rcancel()
+	got, rerr := r.read(rctx, id, &plan)
+	if rerr != nil {
+		got = &state
+		errs = append(errs, rerr)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+	if err := errors.Join(errs...); err != nil {
+		resp.Diagnostics.AddError(summary, err.Error())
+	}
+}
+
+// Delete removes the clone's domain (with its varstore) and the disks it owns, as its
+// record in the definition names them (the state's list when the domain is gone).
+func (r *cloneResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state cloneModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id := state.ID.ValueString()
+	name := state.Name.ValueString()
+	summary := "Unable to delete libvirt clone " + nameOr(state.Name, id)
+
+	keys := map[string]string{} // key -> volume name
+	var stateDisks []struct {
+		Target   types.String `tfsdk:"target"`
+		VolumeID types.String `tfsdk:"volume_id"`
+		Path     types.String `tfsdk:"path"`
+		Pool     types.String `tfsdk:"pool"`
+		Name     types.String `tfsdk:"name"`
+		Backing  types.String `tfsdk:"backing"`
+	}
+	if !state.Disks.IsNull() && !state.Disks.IsUnknown() {
+		resp.Diagnostics.Append(state.Disks.ElementsAs(ctx, &stateDisks, false)...)
+	}
+	for _, d := range stateDisks {
+		keys[d.VolumeID.ValueString()] = d.Name.ValueString()
+	}
+	if st, err := r.client.GetDomainStatus(ctx, id); err == nil {
+		if d, perr := parseDomain(st.XML); perr == nil {
+			if meta, ok := domainxml.ParseCloneMeta(d); ok {
+				for _, md := range meta.Disks {
+					keys[md.Key] = md.Name
+				}
+			}
+		}
+	} else if !errors.Is(err, libvirt.ErrNotFound) {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+
+	_, err := r.client.ShutdownDomain(ctx, id, cloneShutdownTimeout)
+	if err == nil {
+		err = r.client.UndefineDomain(ctx, id)
+	}
+	if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	for key, vname := range keys {
+		// Only volumes named as a clone's own disks: never a source's.
+		if key == "" || !strings.HasPrefix(vname, name+"-") || !strings.HasSuffix(vname, ".qcow2") {
+			tflog.Warn(ctx, "not deleting a volume that is not named as this clone's disk", map[string]any{"key": key, "name": vname})
+			continue
+		}
+		if err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: key}); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
+			resp.Diagnostics.AddError(summary, fmt.Sprintf("delete disk %s: %v", key, err))
+		}
+	}
+}
+
+func (r *cloneResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID == "" {
+		resp.Diagnostics.AddError("Invalid import id", "expected the clone's domain name or UUID, got an empty string")
+		return
+	}
+	d, err := r.client.LookupDomain(ctx, req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to import libvirt clone "+req.ID, err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), libvirt.UUIDString(d))...)
+}

@@ -1,0 +1,482 @@
+package provider_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// cloneAccSource defines and starts a source guest directly through libvirt (so the
+// clone tests depend on no other resource): the tiny guest on a qcow2 overlay of the
+// guest image, its own seed, the agent channel, and a NIC on network when given; with
+// uefi, <os firmware='efi'>. It is removed (with its nvram) when the test ends. It
+// returns the source's UUID and disk path.
+func cloneAccSource(t *testing.T, name, network string, uefi bool) (string, string) {
+	t.Helper()
+	disk := domAccOverlay(t, name+".qcow2")
+	seed := domAccSeed(t, name+"-seed.iso", name)
+	osXML, nic := "<os><type arch='x86_64'>hvm</type><boot dev='hd'/></os>", ""
+	if uefi {
+		osXML = "<os firmware='efi'><type arch='x86_64'>hvm</type><boot dev='hd'/></os>"
+	}
+	if network != "" {
+		nic = fmt.Sprintf("<interface type='network'><source network='%s'/><model type='virtio'/></interface>", network)
+	}
+	xml := fmt.Sprintf(`<domain type='%s'>
+  <name>%s</name>
+  <memory unit='MiB'>128</memory>
+  <vcpu>1</vcpu>
+  %s
+  <features><acpi/><apic/></features>
+  <devices>
+    <disk type='file' device='disk'><driver name='qemu' type='qcow2'/><source file='%s'/><target dev='vda' bus='virtio'/></disk>
+    <disk type='file' device='cdrom'><driver name='qemu' type='raw'/><source file='%s'/><target dev='sda' bus='sata'/><readonly/></disk>
+    %s
+    <serial type='pty'/>
+    <console type='pty'/>
+    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
+  </devices>
+</domain>`, acctest.DefaultDomainType(), name, osXML, disk, seed, nic)
+	c := acctest.Client(t)
+	var id string
+	err := c.Write(domAccCtx(t), "define and start "+name, func(l *golibvirt.Libvirt) error {
+		d, err := l.DomainDefineXML(xml)
+		if err != nil {
+			return err
+		}
+		id = libvirt.UUIDString(d)
+		return l.DomainCreate(d)
+	})
+	if err != nil {
+		t.Fatalf("boot %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = c.Write(ctx, "remove domain "+name, func(l *golibvirt.Libvirt) error {
+			d, err := l.DomainLookupByName(name)
+			if err != nil {
+				return err
+			}
+			_ = l.DomainDestroy(d)
+			return l.DomainUndefineFlags(d, libvirt.DomainUndefineAll)
+		})
+	})
+	return id, disk
+}
+
+// cloneAccMACs are the MACs of a domain's interfaces, from its definition.
+func cloneAccMACs(t *testing.T, name string) []string {
+	t.Helper()
+	live, err := domAccInspect(t, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, n := range live.Inactive.Devices.Interfaces {
+		out = append(out, strings.ToLower(n.MAC.Address))
+	}
+	return out
+}
+
+// cloneAccWaitLeases waits until every domain named has a DHCP lease on network and
+// returns the address of each; MACs and addresses must all differ.
+func cloneAccWaitLeases(t *testing.T, network string, names ...string) (map[string]string, error) {
+	macs := map[string]string{}
+	for _, n := range names {
+		m := cloneAccMACs(t, n)
+		if len(m) != 1 {
+			return nil, fmt.Errorf("domain %s has %d interfaces, want 1", n, len(m))
+		}
+		for other, om := range macs {
+			if om == m[0] {
+				return nil, fmt.Errorf("domains %s and %s share the MAC %s", n, other, om)
+			}
+		}
+		macs[n] = m[0]
+	}
+	deadline := time.Now().Add(6 * time.Minute)
+	for {
+		leases, err := domAccLeases(t, network)
+		if err != nil {
+			return nil, err
+		}
+		ips := map[string]string{}
+		for n, mac := range macs {
+			for _, l := range leases[mac] {
+				ips[n] = l.IP
+			}
+		}
+		if len(ips) == len(names) {
+			seen := map[string]string{}
+			for n, ip := range ips {
+				if other, ok := seen[ip]; ok {
+					return nil, fmt.Errorf("domains %s and %s both have the address %s", n, other, ip)
+				}
+				seen[ip] = n
+			}
+			return ips, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("after 6 minutes only %v of %v have a lease on %s", ips, macs, network)
+		}
+		time.Sleep(3 * time.Second)
+	}
+}
+
+// cloneAccDiskPrint is what must not change on a source's disk: the volume as libvirt
+// describes it and the sha256 of its bytes, read through libvirt.
+func cloneAccDiskPrint(t *testing.T, key string) (string, error) {
+	c := acctest.Client(t)
+	ctx := domAccCtx(t)
+	info, err := c.VolumeInfo(ctx, libvirt.VolumeRef{Key: key})
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	if err := c.DownloadVolume(ctx, libvirt.VolumeRef{Key: key}, h); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("path=%s backing=%s format=%s capacity=%d sha256=%s", info.Path, info.Backing, info.Format, info.Capacity, hex.EncodeToString(h.Sum(nil))), nil
+}
+
+// cloneAccSourceIntact checks the source still runs on its own disk, unchanged.
+func cloneAccSourceIntact(t *testing.T, name, disk, print string) error {
+	live, err := domAccInspect(t, name)
+	if err != nil {
+		return fmt.Errorf("source %s: %w", name, err)
+	}
+	if !live.Active {
+		return fmt.Errorf("source %s is not running", name)
+	}
+	var got []string
+	for _, d := range live.Live.Devices.Disks {
+		if d.Device == "disk" && d.Source != nil && d.Source.File != nil {
+			got = append(got, d.Source.File.File)
+		}
+	}
+	if len(got) != 1 || got[0] != disk {
+		return fmt.Errorf("source %s runs on %v, want [%s]", name, got, disk)
+	}
+	now, err := cloneAccDiskPrint(t, disk)
+	if err != nil {
+		return err
+	}
+	if now != print {
+		return fmt.Errorf("the source's disk changed:\n  before %s\n  now    %s", print, now)
+	}
+	return nil
+}
+
+// Linked and full clones of a RUNNING guest: each boots on its own disk with its own
+// MAC and takes a lease of its own; the source keeps running, its disk unchanged, also
+// after the clones are destroyed. The linked clone is imported by name (plans clean,
+// then an empty plan), the full one by UUID; memory changes live; a vcpu above the
+// ceiling the clone keeps from its source fails at plan time.
+func TestAccClone_runningSource(t *testing.T) {
+	acctest.RequireAcc(t)
+	net := acctest.CreateNetwork(t, true)
+	src := acctest.RandomName("clsrc")
+	srcUUID, srcDisk := cloneAccSource(t, src, net.Name, false)
+	if _, err := cloneAccWaitLeases(t, net.Name, src); err != nil {
+		t.Fatal(err)
+	}
+	print, err := cloneAccDiskPrint(t, srcDisk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := domAccBase(t)
+	linked, full := acctest.RandomName("cll"), acctest.RandomName("clf")
+	linkedSeed := domAccSeed(t, linked+"-seed.iso", linked)
+	fullSeed := domAccSeed(t, full+"-seed.iso", full)
+	cfg := func(linkedMem string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_clone" "linked" {
+  source_domain_id = %q
+  name             = %q
+  mode             = "linked"
+  cloudinit_id     = %q
+  %s
+}
+
+resource "libvirt_clone" "full" {
+  source_domain_id = %q
+  name             = %q
+  mode             = "full"
+  pool             = %q
+  cloudinit_id     = %q
+}
+`, src, linked, linkedSeed, linkedMem, srcUUID, full, acctest.Pool(), fullSeed)
+	}
+	config := cfg("")
+	start := time.Now()
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			return errors.Join(
+				acctest.CheckGone(map[string]acctest.Lookup{
+					"domain " + linked:          acctest.DomainLookup(linked),
+					"domain " + full:            acctest.DomainLookup(full),
+					"volume " + linked + "-vda": acctest.VolumeLookup(acctest.Pool(), linked+"-vda.qcow2"),
+					"volume " + full + "-vda":   acctest.VolumeLookup(acctest.Pool(), full+"-vda.qcow2"),
+				})(s),
+				cloneAccSourceIntact(t, src, srcDisk, print))
+		},
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: emptyAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("pool"), knownvalue.StringExact(acctest.Pool())),
+					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("vcpu"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(128)),
+					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("running"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("nvram"), knownvalue.StringExact("")),
+					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("disks"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"target":  knownvalue.StringExact("vda"),
+							"name":    knownvalue.StringExact(linked + "-vda.qcow2"),
+							"backing": knownvalue.StringExact(base), // the source's base image, not its disk
+						}),
+					})),
+					statecheck.ExpectKnownValue("libvirt_clone.full", tfjsonpath.New("disks"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"name":    knownvalue.StringExact(full + "-vda.qcow2"),
+							"backing": knownvalue.StringExact(""),
+						}),
+					})),
+					statecheck.ExpectKnownValue("libvirt_clone.full", tfjsonpath.New("macs"), knownvalue.ListSizeExact(1)),
+				},
+				Check: func(*terraform.State) error {
+					t.Logf("two clones of a running source made and started in %s", time.Since(start).Round(time.Second))
+					ips, err := cloneAccWaitLeases(t, net.Name, src, linked, full)
+					if err != nil {
+						return err
+					}
+					t.Logf("leases %v, %s after the apply began", ips, time.Since(start).Round(time.Second))
+					for _, n := range []string{linked, full} {
+						live, err := domAccInspect(t, n)
+						if err != nil {
+							return err
+						}
+						if live.Inactive.UUID == srcUUID {
+							return fmt.Errorf("clone %s has the source's UUID", n)
+						}
+						for _, d := range live.Live.Devices.Disks {
+							if d.Source != nil && d.Source.File != nil && (d.Source.File.File == srcDisk || strings.Contains(d.Source.File.File, src+"-seed")) {
+								return fmt.Errorf("clone %s uses the source's %s", n, d.Source.File.File)
+							}
+						}
+					}
+					return cloneAccSourceIntact(t, src, srcDisk, print)
+				},
+			},
+			{
+				// Import by name with an import block: the plan is a clean import.
+				Config:          config,
+				ResourceName:    "libvirt_clone.linked",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   linked,
+			},
+			{
+				Config:       config,
+				ResourceName: "libvirt_clone.full",
+				ImportState:  true,
+				ImportStateIdFunc: func(s *terraform.State) (string, error) {
+					return s.RootModule().Resources["libvirt_clone.full"].Primary.ID, nil
+				},
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				Config:      cfg("vcpu = 2"),
+				PlanOnly:    true,
+				ExpectError: acctest.ErrorText("Clone " + linked + ": vcpu 2 is above the ceiling of 1 vCPUs it keeps from its source"),
+			},
+			{
+				// Less memory on the running clone: live, through the balloon, no restart.
+				Config: cfg("memory_mib = 96"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_clone.linked", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(96)),
+				},
+				Check: func(*terraform.State) error {
+					live, err := domAccInspect(t, linked)
+					if err != nil {
+						return err
+					}
+					if !live.Active || live.Live.CurrentMemory.Value != 96*1024 {
+						return fmt.Errorf("clone %s: active %v, live current memory %+v, want 96 MiB", linked, live.Active, live.Live.CurrentMemory)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// A UEFI source, running (the tiny guest need not boot under UEFI: the domain only has to
+// be defined and started): the linked clone gets its own varstore, a copy of the
+// source's, at another path; the source is running again after the copy (paused for
+// it). Then a full clone of the source shut off. Destroy removes the clones' varstores
+// and leaves the source's. Plan-time errors first: a missing source, a name that is
+// taken, more vCPUs than the source's ceiling.
+func TestAccClone_uefi(t *testing.T) {
+	acctest.RequireAcc(t)
+	src := acctest.RandomName("clsrc")
+	cloneAccSource(t, src, "", true)
+	srcNVRAM := ""
+	deadline := time.Now().Add(time.Minute)
+	for srcNVRAM == "" {
+		live, err := domAccInspect(t, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if live.Live.OS.NVRam != nil {
+			srcNVRAM = live.Live.OS.NVRam.NVRam
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("UEFI source %s shows no nvram", src)
+		}
+	}
+	if _, err := os.Stat(srcNVRAM); err != nil {
+		t.Fatalf("source nvram: %v", err)
+	}
+	linked, full := acctest.RandomName("cll"), acctest.RandomName("clf")
+	one := func(name, source, extra string) string {
+		return fmt.Sprintf(`
+resource "libvirt_clone" %q {
+  source_domain_id = %q
+  name             = %q
+  %s
+}
+`, strings.SplitN(name, "-", 3)[1], source, name, extra)
+	}
+	linkedCfg := acctest.ProviderBlock("") + one(linked, src, `mode = "linked"`)
+	bothCfg := linkedCfg + one(full, src, "mode = \"full\"\n  running = false")
+	linkedNVRAM := strings.TrimSuffix(srcNVRAM, src+"_VARS.fd") + linked + "_VARS.fd"
+	fullNVRAM := strings.TrimSuffix(srcNVRAM, src+"_VARS.fd") + full + "_VARS.fd"
+	exists := func(p string) error {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("nvram %s: %w", p, err)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			errs := []error{acctest.CheckGone(map[string]acctest.Lookup{
+				"domain " + linked:          acctest.DomainLookup(linked),
+				"domain " + full:            acctest.DomainLookup(full),
+				"volume " + linked + "-vda": acctest.VolumeLookup(acctest.Pool(), linked+"-vda.qcow2"),
+				"volume " + full + "-vda":   acctest.VolumeLookup(acctest.Pool(), full+"-vda.qcow2"),
+			})(s), exists(srcNVRAM)}
+			for _, p := range []string{linkedNVRAM, fullNVRAM} {
+				if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+					errs = append(errs, fmt.Errorf("clone nvram %s left behind (stat: %v)", p, err))
+				}
+			}
+			return errors.Join(errs...)
+		},
+		Steps: []resource.TestStep{
+			{
+				Config:      acctest.ProviderBlock("") + one(linked, acctest.RandomName("missing"), `mode = "linked"`),
+				PlanOnly:    true,
+				ExpectError: acctest.ErrorText("does not exist on"),
+			},
+			{
+				Config:      acctest.ProviderBlock("") + one(src, src, `mode = "full"`),
+				PlanOnly:    true,
+				ExpectError: acctest.ErrorText(fmt.Sprintf("A domain named %q already exists", src)),
+			},
+			{
+				Config:      acctest.ProviderBlock("") + one(linked, src, "mode = \"linked\"\n  vcpu = 2"),
+				PlanOnly:    true,
+				ExpectError: acctest.ErrorText("Clone " + linked + ": vcpu 2 is above the ceiling of 1 vCPUs"),
+			},
+			{
+				Config:           linkedCfg,
+				ConfigPlanChecks: emptyAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_clone.cll", tfjsonpath.New("nvram"), knownvalue.StringExact(linkedNVRAM)),
+					statecheck.ExpectKnownValue("libvirt_clone.cll", tfjsonpath.New("macs"), knownvalue.ListSizeExact(0)),
+				},
+				Check: func(*terraform.State) error {
+					live, err := domAccInspect(t, linked)
+					if err != nil {
+						return err
+					}
+					if !live.Active || live.Live.OS.NVRam == nil || live.Live.OS.NVRam.NVRam != linkedNVRAM {
+						return fmt.Errorf("clone %s: active %v, live nvram %+v, want %s", linked, live.Active, live.Live.OS.NVRam, linkedNVRAM)
+					}
+					s, err := domAccInspect(t, src)
+					if err != nil {
+						return err
+					}
+					if st, err := acctest.Client(t).DomainState(domAccCtx(t), src); err != nil || st != "running" || !s.Active {
+						return fmt.Errorf("source %s is %s after the clone (want running: resumed after the nvram copy): %v", src, st, err)
+					}
+					t.Logf("UEFI clone %s runs with its own varstore %s (source's: %s)", linked, linkedNVRAM, srcNVRAM)
+					return errors.Join(exists(linkedNVRAM), exists(srcNVRAM))
+				},
+			},
+			{
+				// The source shut off: a full clone (storage copy, no block job) with the
+				// source's varstore copied from libvirt's default place.
+				PreConfig:        func() { domAccForceOff(t, src) },
+				Config:           bothCfg,
+				ConfigPlanChecks: emptyAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_clone.clf", tfjsonpath.New("running"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue("libvirt_clone.clf", tfjsonpath.New("nvram"), knownvalue.StringExact(fullNVRAM)),
+					statecheck.ExpectKnownValue("libvirt_clone.clf", tfjsonpath.New("disks"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{"backing": knownvalue.StringExact("")}),
+					})),
+				},
+				Check: func(*terraform.State) error {
+					a, err := os.ReadFile(srcNVRAM)
+					if err != nil {
+						return err
+					}
+					b, err := os.ReadFile(fullNVRAM)
+					if err != nil {
+						return fmt.Errorf("the full clone's varstore was not copied: %w", err)
+					}
+					if string(a) != string(b) {
+						return fmt.Errorf("the full clone's varstore %s (%d bytes) is not a copy of the source's (%d bytes)", fullNVRAM, len(b), len(a))
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
