@@ -29,6 +29,8 @@ func TestCloudinitISO_validation(t *testing.T) {
   hostname = "web_1"`, `(?s)Invalid hostname.*hostname "web_1" is not a valid host name.*e.g\.\s+"web-1"`},
 		{"instance_id with newline", `instance_id = "a\nb"`, `(?s)Invalid instance_id.*control characters`},
 		{"name with slash", `name = "x/y"`, `(?s)Invalid volume name.*contains '/'`},
+		{"cloud-config not YAML", `instance_id = "i-1"
+  user_data = "#cloud-config\nusers: [\n"`, `(?s)Invalid YAML in user_data.*user_data starts with #cloud-config but does not parse as YAML.*fix the document`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
