@@ -421,11 +421,25 @@ stamp_mode() {
 
 # --- daemons -------------------------------------------------------------------------------------
 
+# close_inherited_fds: close every descriptor above stderr in this shell. Daemons started
+# from here must not inherit what their caller held open: a caller running us under
+# `flock LOCKFILE tools/testhost.sh restart-libvirtd` would otherwise leave libvirtd holding
+# that lock for as long as it runs (flock locks belong to the open file, which the daemon
+# then shares), and everything else waiting on the lock hangs.
+close_inherited_fds() {
+  local fd # (255 is where bash reads this script from)
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    ((fd > 2 && fd != 255)) && eval "exec $fd>&-" 2>/dev/null
+  done
+  return 0
+}
+
 ensure_virtlogd() {
   pid_from_file "$VIRTLOGD_PIDFILE" virtlogd >/dev/null && return 0
   log "starting virtlogd"
-  # 9>&-: do not let the daemon inherit our lock on the state dir.
-  virtlogd -d -p "$VIRTLOGD_PIDFILE" >>"$VIRTLOGD_LOG" 2>&1 9>&- ||
+  # In a subshell without inherited descriptors (our lock on the state dir, callers' locks).
+  (close_inherited_fds && exec virtlogd -d -p "$VIRTLOGD_PIDFILE") >>"$VIRTLOGD_LOG" 2>&1 ||
     die "virtlogd failed to start; see $VIRTLOGD_LOG"
   local _
   for _ in $(seq 50); do
@@ -439,6 +453,7 @@ ensure_virtlogd() {
 # namespace (see start_libvirtd): replace /dev by a copy without kvm (unless KVMFORGE_KVM=use,
 # already resolved by start_libvirtd), then become libvirtd.
 libvirtd_inner() {
+  close_inherited_fds
   if [[ $KVM_OPTION == use ]]; then
     exec libvirtd -d --listen -f "$LIBVIRTD_CONF" --pid-file "$LIBVIRTD_PIDFILE"
   fi
