@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -173,7 +174,7 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "Hot-add headroom: the maximum vCPU count (`<vcpu current=\"vcpu\">max_vcpu</vcpu>`). Default: `vcpu` " +
 					"(no headroom). Changing it restarts a running domain.",
 				Optional:   true,
-				Validators: []validator.Int64{int64validator.Between(1, 4096), int64validator.AtLeastSumOf(path.MatchRoot("vcpu"))},
+				Validators: []validator.Int64{int64validator.Between(1, 4096)}, // >= vcpu: ValidateConfig
 			},
 			"memory_mib": schema.Int64Attribute{
 				MarkdownDescription: "Memory in MiB (the current allocation, `<currentMemory>`). Changes up to `max_memory_mib` on a " +
@@ -185,7 +186,7 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "Memory headroom in MiB: the domain's maximum (`<memory>`). Default: `memory_mib` (no headroom). " +
 					"Changing it restarts a running domain.",
 				Optional:   true,
-				Validators: []validator.Int64{int64validator.AtLeast(16), int64validator.AtLeastSumOf(path.MatchRoot("memory_mib"))},
+				Validators: []validator.Int64{int64validator.AtLeast(16)}, // >= memory_mib: ValidateConfig
 			},
 			"machine": schema.StringAttribute{
 				MarkdownDescription: "Machine type, e.g. `q35` or `pc`. Default: libvirt's default for the architecture. libvirt expands " +
@@ -445,6 +446,13 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 		plan.Type = types.StringValue(info.DefaultDomainType)
 	}
+	if !known(plan.UUID) {
+		// Chosen here rather than by libvirt, so that the define is idempotent: when the
+		// connection breaks between the define and its answer, it is sent again and the
+		// domain is made once, and a domain whose define may have landed is still tracked
+		// by this id (see below and libvirt.Client.DefineDomain).
+		plan.UUID = types.StringValue(uuid.NewString())
+	}
 	spec, err := r.resolve(ctx, &plan)
 	if err != nil {
 		resp.Diagnostics.AddError(summary, err.Error())
@@ -462,6 +470,18 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	tflog.Debug(ctx, "defining domain", map[string]any{"name": name, "xml": text})
 	d, err := r.client.DefineDomain(ctx, name, text)
+	if err != nil && libvirt.IsTransport(err) {
+		// The daemon stayed unreachable for longer than the define's retries: the domain
+		// may or may not be defined. It goes into state anyway (tainted, with the error),
+		// so that no apply leaves a domain on the host that the state does not track: the
+		// next refresh drops it from state if it is not there, and a domain that is there
+		// is replaced by the next apply.
+		tflog.Warn(ctx, "the define's outcome is unknown; tracking the domain by its UUID", map[string]any{"name": name, "uuid": plan.UUID.ValueString()})
+		plan.ID = plan.UUID
+		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
+		r.finish(ctx, plan.UUID.ValueString(), &plan, &resp.State, &resp.Diagnostics, summary, err)
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError(summary, err.Error())
 		return

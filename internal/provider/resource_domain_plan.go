@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -99,7 +100,7 @@ func hostOffers(info *libvirt.HostInfo, plan, state *domainModel, d *diag.Diagno
 		!slices.Contains(info.Machines, plan.Machine.ValueString()) {
 		var aliases []string
 		for _, m := range info.Machines {
-			if !strings.ContainsAny(m, "0123456789") { // pc, q35, isapc, microvm, ...: the stable aliases
+			if !versionedMachine.MatchString(m) { // pc, q35, isapc, microvm, ...: the stable aliases
 				aliases = append(aliases, m)
 			}
 		}
@@ -116,6 +117,9 @@ func hostOffers(info *libvirt.HostInfo, plan, state *domainModel, d *diag.Diagno
 				name, info.Hostname, info.Arch, info.DefaultDomainType))
 	}
 }
+
+// versionedMachine matches machine types with a version, e.g. pc-q35-7.2.
+var versionedMachine = regexp.MustCompile(`\d+\.\d+$`)
 
 func stateValue(state *domainModel, f func(*domainModel) types.String) types.String {
 	if state == nil {
@@ -164,6 +168,17 @@ func (r *domainResource) ValidateConfig(ctx context.Context, req resource.Valida
 	if known(m.CPUMode) && m.CPUMode.ValueString() == "custom" && m.CPUModel.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("cpu_model"), "cpu_mode \"custom\" needs cpu_model",
 			"Set cpu_model to a CPU model the host knows, e.g. \"qemu64\" or \"Haswell-noTSX\".")
+	}
+	if known(m.MaxVCPU) && known(m.VCPU) && m.MaxVCPU.ValueInt64() < m.VCPU.ValueInt64() {
+		resp.Diagnostics.AddAttributeError(path.Root("max_vcpu"), "max_vcpu below vcpu",
+			fmt.Sprintf("libvirt_domain %s: max_vcpu = %d is below vcpu = %d. max_vcpu is the hot-add ceiling: set it to %d or more, "+
+				"or remove it (default: vcpu, no headroom).", m.Name.ValueString(), m.MaxVCPU.ValueInt64(), m.VCPU.ValueInt64(), m.VCPU.ValueInt64()))
+	}
+	if known(m.MaxMemoryMiB) && known(m.MemoryMiB) && m.MaxMemoryMiB.ValueInt64() < m.MemoryMiB.ValueInt64() {
+		resp.Diagnostics.AddAttributeError(path.Root("max_memory_mib"), "max_memory_mib below memory_mib",
+			fmt.Sprintf("libvirt_domain %s: max_memory_mib = %d is below memory_mib = %d. max_memory_mib is the memory ceiling: set it "+
+				"to %d or more, or remove it (default: memory_mib, no headroom).",
+				m.Name.ValueString(), m.MaxMemoryMiB.ValueInt64(), m.MemoryMiB.ValueInt64(), m.MemoryMiB.ValueInt64()))
 	}
 	for i, n := range m.Interfaces {
 		if n.WaitForIP == nil {

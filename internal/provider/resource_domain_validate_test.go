@@ -43,8 +43,8 @@ provider "libvirt" {
   network = "default"
   mac = "52:54:00:zz:00:01"
 }`), re(`mac.*must be a MAC address such as 52:54:00:12:34:56`)},
-		{"vcpu over max", dom("name = \"tfacc-v\"\nvcpu = 4\nmax_vcpu = 2\nmemory_mib = 256"), re(`max_vcpu.*at least sum of`)},
-		{"memory over max", dom("name = \"tfacc-v\"\nvcpu = 1\nmemory_mib = 512\nmax_memory_mib = 256"), re(`max_memory_mib.*at least sum of`)},
+		{"vcpu over max", dom("name = \"tfacc-v\"\nvcpu = 4\nmax_vcpu = 2\nmemory_mib = 256"), re(`max_vcpu below vcpu.*max_vcpu = 2 is below vcpu = 4.*set it to 4 or more`)},
+		{"memory over max", dom("name = \"tfacc-v\"\nvcpu = 1\nmemory_mib = 512\nmax_memory_mib = 256"), re(`max_memory_mib below memory_mib.*max_memory_mib = 256 is below memory_mib = 512.*set it to 512 or more`)},
 		{"disk with two sources", dom(base + `disk {
   volume_id = "default/a.qcow2"
   path = "/var/lib/a.qcow2"
