@@ -248,6 +248,7 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 		NewDomainPowerResource,
 		NewIgnitionResource,
 		NewCloneResource,
+		NewVolumeExportResource,
 	}
 }
 

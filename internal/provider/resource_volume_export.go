@@ -1,0 +1,385 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/export"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+var _ resource.ResourceWithConfigure = (*volumeExportResource)(nil)
+
+// exportStampKey is the private-state key of the written file's size and mtime.
+const exportStampKey = "file"
+
+// NewVolumeExportResource is libvirt_volume_export.
+func NewVolumeExportResource() resource.Resource { return &volumeExportResource{} }
+
+type volumeExportResource struct {
+	client *libvirt.Client
+}
+
+type volumeExportModel struct {
+	ID              types.String   `tfsdk:"id"`
+	VolumeID        types.String   `tfsdk:"volume_id"`
+	Path            types.String   `tfsdk:"path"`
+	Format          types.String   `tfsdk:"format"`
+	Compression     types.String   `tfsdk:"compression"`
+	Triggers        types.Map      `tfsdk:"triggers"`
+	RemoveOnDestroy types.Bool     `tfsdk:"remove_on_destroy"`
+	SizeBytes       types.Int64    `tfsdk:"size_bytes"`
+	SHA256          types.String   `tfsdk:"sha256"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *volumeExportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_volume_export"
+}
+
+func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
+			"optionally compressed (`gzip`, `zstd`). The bytes are streamed — never held whole in memory, and nothing " +
+			"is written locally but the destination (as `<path>.partial`, renamed at the end; removed when the export " +
+			"fails). Progress is logged every 5 s (bytes and rate; `TF_LOG=info`).\n\n" +
+			"The export happens once, when the resource is created. Changing `volume_id`, `path`, `format`, " +
+			"`compression` or `triggers` exports again (replace); a later change of the volume itself does not — " +
+			"put something into `triggers` for that. Destroying the resource removes nothing on the libvirt host and " +
+			"leaves the file in place unless `remove_on_destroy` is true.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "Absolute path of the exported file.",
+				Computed:            true,
+				PlanModifiers:       keep,
+			},
+			"volume_id": schema.StringAttribute{
+				MarkdownDescription: "The volume to export: its key (`libvirt_volume.id`, for directory pools its path) or " +
+					"`<pool>/<name>`. Changing it exports again.",
+				Required:      true,
+				PlanModifiers: replace,
+				Validators:    []validator.String{volumeRefValidator{}},
+			},
+			"path": schema.StringAttribute{
+				MarkdownDescription: "File to write, on the machine running Terraform: absolute, or relative to the directory " +
+					"Terraform runs in. Its directory must exist (checked at plan time); an existing file is replaced " +
+					"when the export succeeds, and kept when it fails. Written with mode `0600`. No suffix is added for " +
+					"the compression (name it e.g. `disk.qcow2.zst`). Changing it exports again.",
+				Required:      true,
+				PlanModifiers: replace,
+				Validators:    []validator.String{exportPathValidator{}},
+			},
+			"format": schema.StringAttribute{
+				MarkdownDescription: "Image format of the file: `qcow2` (default) or `raw`. When it differs from the volume's " +
+					"format, or the volume is a copy-on-write overlay, the volume is converted on the libvirt host into a " +
+					"temporary volume in its pool (libvirt's create-from, i.e. `qemu-img convert`), which is downloaded and " +
+					"removed again — also when the export fails or is interrupted; the pool needs room for it. The file is " +
+					"always a standalone image (an overlay's backing chain is flattened). Changing it exports again.",
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString("qcow2"),
+				PlanModifiers: replace,
+				Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw")},
+			},
+			"compression": schema.StringAttribute{
+				MarkdownDescription: "Compression of the file: `none` (default), `gzip` or `zstd` (default levels). Done on " +
+					"the machine running Terraform while the bytes arrive; `size_bytes` and `sha256` are of the compressed " +
+					"file. A raw export of a mostly empty disk compresses to little. Changing it exports again.",
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(export.None),
+				PlanModifiers: replace,
+				Validators:    []validator.String{stringvalidator.OneOf(export.Compressions...)},
+			},
+			"triggers": schema.MapAttribute{
+				MarkdownDescription: "Arbitrary values; any change exports again (replace), e.g. " +
+					"`{ snapshot = libvirt_snapshot.before_upgrade.id }`.",
+				ElementType:   types.StringType,
+				Optional:      true,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"remove_on_destroy": schema.BoolAttribute{
+				MarkdownDescription: "Delete the file when the resource is destroyed (default `false`: the file stays). " +
+					"A file that was changed since the export (other size or modification time) is left in place with a " +
+					"warning. Changing it is an in-place update: nothing is exported again.",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+			},
+			"size_bytes": schema.Int64Attribute{
+				MarkdownDescription: "Bytes written to the file (after compression).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"sha256": schema.StringAttribute{
+				MarkdownDescription: "SHA-256 of the file as written (hex), computed while streaming; compare with " +
+					"`sha256sum <path>`.",
+				Computed:      true,
+				PlanModifiers: keep,
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
+		},
+	}
+}
+
+func (r *volumeExportResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
+}
+
+func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan volumeExportModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, 30*time.Minute)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	volID, format, comp := plan.VolumeID.ValueString(), plan.Format.ValueString(), plan.Compression.ValueString()
+	summary := fmt.Sprintf("Unable to export volume %s", volID)
+	ref, err := libvirt.ParseVolumeRef(volID)
+	if err != nil {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	dest, err := filepath.Abs(plan.Path.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("path %q: %v", plan.Path.ValueString(), err))
+		return
+	}
+	fields := map[string]any{"volume": volID, "path": dest, "format": format, "compression": comp}
+	f, err := export.Create(dest, export.Options{
+		Compression: comp,
+		Progress: func(in, out int64, rate float64) {
+			tflog.Info(ctx, fmt.Sprintf("exporting volume %s to %s: %s read, %s written, %s/s", volID, dest,
+				libvirt.FormatBytes(float64(in)), libvirt.FormatBytes(float64(out)), libvirt.FormatBytes(rate)),
+				map[string]any{"volume": volID, "path": dest, "bytes": in, "bytes_written": out, "bytes_per_second": int64(rate)})
+		},
+	})
+	if err != nil {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	tflog.Info(ctx, "exporting volume", fields)
+	res, err := r.client.ExportVolume(ctx, ref, format, f, libvirt.ExportOptions{
+		Log: func(msg string, f map[string]any) { tflog.Info(ctx, msg, f) },
+	})
+	if err != nil {
+		_ = f.Abort()
+		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: the export did not finish within the create timeout (%s); raise timeouts.create", err, timeout)
+		}
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("%v\n\nNothing was written to %s (the partial file %s was removed).",
+			err, dest, f.Partial()))
+		return
+	}
+	out, err := f.Commit()
+	if err != nil {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
+	}
+	rate := 0.0
+	if s := out.Elapsed.Seconds(); s > 0 {
+		rate = float64(out.In) / s
+	}
+	tflog.Info(ctx, fmt.Sprintf("exported volume %s to %s: %s in %s (%s/s)", volID, dest, libvirt.FormatBytes(float64(out.Size)),
+		out.Elapsed.Round(time.Millisecond), libvirt.FormatBytes(rate)), map[string]any{
+		"method": res.Method, "domain": res.Domain, "temporary_volume": res.TempVolume, "volume_bytes": out.In,
+		"bytes_written": out.Size, "sha256": out.SHA256, "bytes_per_second": int64(rate),
+	})
+	plan.ID = types.StringValue(dest)
+	plan.SizeBytes = types.Int64Value(out.Size)
+	plan.SHA256 = types.StringValue(out.SHA256)
+	resp.Diagnostics.Append(setStamp(ctx, resp.Private, export.Stamp{Size: out.Size, ModTime: out.ModTime.UnixNano()})...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// privateState is the part of the framework's private state this resource uses.
+type privateState interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+func setStamp(ctx context.Context, p privateState, s export.Stamp) diag.Diagnostics {
+	b, err := json.Marshal(s)
+	if err != nil {
+		var d diag.Diagnostics
+		d.AddError("Unable to record the exported file", err.Error())
+		return d
+	}
+	return p.SetKey(ctx, exportStampKey, b)
+}
+
+// getStamp is the recorded size and mtime, nil when none was recorded.
+func getStamp(ctx context.Context, p interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}) *export.Stamp {
+	b, diags := p.GetKey(ctx, exportStampKey)
+	if diags.HasError() || len(b) == 0 {
+		return nil
+	}
+	var s export.Stamp
+	if json.Unmarshal(b, &s) != nil {
+		return nil
+	}
+	return &s
+}
+
+// exportChanged says why the file at path is no longer the one exported ("" when it is).
+// Size and modification time are compared (recorded at the export); hashing a large
+// file on every refresh would be too slow.
+func exportChanged(path string, size int64, recorded *export.Stamp) (string, error) {
+	now, err := export.StampOf(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "the file is gone", nil
+	case err != nil:
+		return "", err
+	case now.Size != size:
+		return fmt.Sprintf("the file is now %d bytes, the export wrote %d", now.Size, size), nil
+	case recorded != nil && now.ModTime != recorded.ModTime:
+		return fmt.Sprintf("the file was modified at %s, after the export (%s)",
+			time.Unix(0, now.ModTime).UTC().Format(time.RFC3339Nano), time.Unix(0, recorded.ModTime).UTC().Format(time.RFC3339Nano)), nil
+	}
+	return "", nil
+}
+
+// Read looks at the file only (the export is a copy made once; the volume may change or
+// go without affecting it). A file that is gone or was changed since is removed from
+// state, so the next plan exports again.
+func (r *volumeExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state volumeExportModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	why, err := exportChanged(state.ID.ValueString(), state.SizeBytes.ValueInt64(), getStamp(ctx, req.Private))
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read exported file "+state.ID.ValueString(), err.Error())
+		return
+	}
+	if why != "" {
+		tflog.Warn(ctx, "exported file changed outside Terraform; removing the export from state so that it is made again",
+			map[string]any{"path": state.ID.ValueString(), "reason": why})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update only ever changes remove_on_destroy or timeouts: everything else replaces.
+func (r *volumeExportResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state volumeExportModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID, plan.SizeBytes, plan.SHA256 = state.ID, state.SizeBytes, state.SHA256
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete removes nothing on the libvirt host. With remove_on_destroy it deletes the file —
+// unless the file is no longer the one exported (a replacement created before this
+// destroy, or someone else's), which is left in place with a warning.
+func (r *volumeExportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state volumeExportModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.RemoveOnDestroy.ValueBool() {
+		return
+	}
+	p := state.ID.ValueString()
+	why, err := exportChanged(p, state.SizeBytes.ValueInt64(), getStamp(ctx, req.Private))
+	switch {
+	case err != nil:
+		resp.Diagnostics.AddError("Unable to remove exported file "+p, err.Error())
+		return
+	case why == "the file is gone":
+		return
+	case why != "":
+		resp.Diagnostics.AddWarning("Exported file left in place",
+			fmt.Sprintf("remove_on_destroy is set, but %s is not the file this export wrote (%s), so it was not deleted.", p, why))
+		return
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		resp.Diagnostics.AddError("Unable to remove exported file "+p, err.Error())
+	}
+}
+
+// exportPathValidator checks path at plan time: a file name (not a directory) whose
+// directory exists on the machine running Terraform.
+type exportPathValidator struct{}
+
+func (exportPathValidator) Description(context.Context) string {
+	return "must name a file in an existing directory on the machine running Terraform"
+}
+func (v exportPathValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (exportPathValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	p := req.ConfigValue.ValueString()
+	bad := func(detail string) { resp.Diagnostics.AddAttributeError(req.Path, "Invalid export path", detail) }
+	switch {
+	case p == "":
+		bad("path must not be empty: name the file to write, e.g. \"exports/web-1.qcow2\".")
+		return
+	case strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator)):
+		bad(fmt.Sprintf("path %q ends with a separator: name a file in that directory, e.g. %q.", p, p+"disk.qcow2"))
+		return
+	case strings.ContainsRune(p, 0):
+		bad(fmt.Sprintf("path %q contains a NUL byte.", p))
+		return
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		bad(fmt.Sprintf("path %q: %v", p, err))
+		return
+	}
+	dir := filepath.Dir(abs)
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		bad(fmt.Sprintf("the directory of path %q (%s) cannot be used on this machine: %v. path is a file on the machine "+
+			"running Terraform; create the directory first.", p, dir, err))
+	case !st.IsDir():
+		bad(fmt.Sprintf("%s, the directory of path %q, is not a directory.", dir, p))
+	default:
+		if st, err := os.Stat(abs); err == nil && st.IsDir() {
+			bad(fmt.Sprintf("path %q is a directory: name a file in it, e.g. %q.", p, filepath.Join(p, "disk.qcow2")))
+		}
+	}
+}

@@ -1,0 +1,506 @@
+package provider_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/export"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/qcow2"
+)
+
+// exportTempVolumes lists the temporary export volumes of the volume named source left in
+// the test pool (asking libvirt, after a pool refresh).
+func exportTempVolumes(source string) ([]string, error) {
+	c, err := libvirt.NewClient(libvirt.Config{URI: acctest.URI(), MaxConnections: 1})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var left []string
+	err = c.Read(ctx, "list volumes", func(l *golibvirt.Libvirt) error {
+		p, err := l.StoragePoolLookupByName(acctest.Pool())
+		if err != nil {
+			return err
+		}
+		_ = l.StoragePoolRefresh(p, 0)
+		vols, _, err := l.StoragePoolListAllVolumes(p, 1, 0)
+		if err != nil {
+			return err
+		}
+		left = left[:0]
+		for _, v := range vols {
+			if strings.HasPrefix(v.Name, source) && libvirt.IsExportTemp(v.Name) {
+				left = append(left, v.Name)
+			}
+		}
+		return nil
+	})
+	return left, err
+}
+
+func checkNoExportTemps(source string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		left, err := exportTempVolumes(source)
+		if err != nil {
+			return err
+		}
+		if len(left) > 0 {
+			return fmt.Errorf("temporary export volumes left in pool %s: %v", acctest.Pool(), left)
+		}
+		return nil
+	}
+}
+
+func checkNoPartials(dir string) error {
+	m, _ := filepath.Glob(filepath.Join(dir, "*"+export.PartialSuffix))
+	if len(m) > 0 {
+		return fmt.Errorf("partial files left: %v", m)
+	}
+	return nil
+}
+
+// checkExportFile compares a libvirt_volume_export's sha256 and size_bytes with its file,
+// and hands the decompressed image to fn.
+func checkExportFile(res, compression string, fn func(img string) error) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		r, ok := s.RootModule().Resources[res]
+		if !ok {
+			return fmt.Errorf("%s not in state", res)
+		}
+		a := r.Primary.Attributes
+		sum, size, err := export.HashFile(a["id"])
+		if err != nil {
+			return fmt.Errorf("%s: %w", res, err)
+		}
+		if a["sha256"] != sum || a["size_bytes"] != strconv.FormatInt(size, 10) {
+			return fmt.Errorf("%s: state says sha256 %s, %s bytes; the file %s has %s, %d bytes", res, a["sha256"], a["size_bytes"], a["id"], sum, size)
+		}
+		img := a["id"]
+		if compression != export.None {
+			img = filepath.Join(filepath.Dir(a["id"]), "check-"+filepath.Base(a["id"])+".img")
+			if err := decompressFile(a["id"], img, compression); err != nil {
+				return fmt.Errorf("%s: %w", res, err)
+			}
+			defer os.Remove(img)
+		}
+		if fn == nil {
+			return nil
+		}
+		if err := fn(img); err != nil {
+			return fmt.Errorf("%s: %w", res, err)
+		}
+		return nil
+	}
+}
+
+func decompressFile(src, dst, compression string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	r, err := export.NewDecompressor(in, compression)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, r); err != nil {
+		out.Close()
+		return fmt.Errorf("decompress %s (%s): %w", src, compression, err)
+	}
+	return out.Close()
+}
+
+// standaloneQCOW2 wants a qcow2 image without a backing file, of the given virtual size,
+// that qemu-img check finds sound.
+func standaloneQCOW2(size int64) func(string) error {
+	return func(img string) error {
+		f, err := os.Open(img)
+		if err != nil {
+			return err
+		}
+		head := make([]byte, qcow2.HeaderSize)
+		_, err = io.ReadFull(f, head)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		h, err := qcow2.Probe(head)
+		if err != nil {
+			return err
+		}
+		if h.HasBacking || int64(h.VirtualSize) != size {
+			return fmt.Errorf("qcow2 header: backing file %v, virtual size %d; want standalone, %d", h.HasBacking, h.VirtualSize, size)
+		}
+		if out, err := exec.Command("qemu-img", "check", "-f", "qcow2", img).CombinedOutput(); err != nil {
+			return fmt.Errorf("qemu-img check: %v: %s", err, out)
+		}
+		return nil
+	}
+}
+
+// rawOf wants a raw image of the given size whose content is the guest image's.
+func rawOf(guestImage string, size int64) func(string) error {
+	return func(img string) error {
+		st, err := os.Stat(img)
+		if err != nil {
+			return err
+		}
+		if st.Size() != size {
+			return fmt.Errorf("raw image is %d bytes, want the volume's capacity %d", st.Size(), size)
+		}
+		if qcow2.IsQCOW2(head(img)) {
+			return errors.New("the raw export is a qcow2 image")
+		}
+		// The tiny guest runs from its initramfs and leaves its disk as it booted.
+		if out, err := exec.Command("qemu-img", "compare", "-f", "raw", "-F", "qcow2", img, guestImage).CombinedOutput(); err != nil {
+			return fmt.Errorf("qemu-img compare with the guest image: %v: %s", err, out)
+		}
+		return nil
+	}
+}
+
+func head(p string) []byte {
+	b := make([]byte, 8)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	n, _ := io.ReadFull(f, b)
+	return b[:n]
+}
+
+// TestAccVolumeExport_runningGuest exports the disk of a running guest (a qcow2 overlay)
+// four ways — qcow2 and raw, each plain and compressed (zstd, gzip) — and proves each file
+// is what the state says (sha256, size), the qcow2 ones standalone and sound, the raw ones
+// the guest's disk; no temporary volume stays in the pool. Step 2 boots a new domain from
+// the zstd qcow2 export, decompressed and uploaded with libvirt_volume.source_file, and
+// gets its IP; it also turns remove_on_destroy on in place (no new export) and finds a
+// deleted export file made again. CheckDestroy: files removed only with remove_on_destroy.
+func TestAccVolumeExport_runningGuest(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("vx")
+	dir := t.TempDir()
+	img := acctest.GuestImage(t)
+	size := imageVirtualSize(t, img)
+	back := filepath.Join(dir, "back.qcow2")
+	config := func(step2 bool) string {
+		cfg := acctest.ProviderBlock("") + fmt.Sprintf(`
+locals {
+  dir = %[6]q
+}
+
+resource "libvirt_volume" "base" {
+  name        = "%[1]s-base.qcow2"
+  pool        = %[2]q
+  source_file = %[3]q
+}
+
+resource "libvirt_volume" "root" {
+  name           = "%[1]s-root.qcow2"
+  pool           = %[2]q
+  backing_volume = libvirt_volume.base.id
+}
+
+resource "libvirt_cloudinit_iso" "seed" {
+  name        = "%[1]s-seed.iso"
+  pool        = %[2]q
+  instance_id = %[1]q
+  hostname    = %[4]q
+}
+
+resource "libvirt_domain" "test" {
+  name         = %[1]q
+  vcpu         = 1
+  memory_mib   = 256
+  cloudinit_id = libvirt_cloudinit_iso.seed.id
+  disk {
+    volume_id = libvirt_volume.root.id
+  }
+  network_interface {
+    network = %[5]q
+    wait_for_ip {
+      source  = "lease"
+      timeout = "5m"
+    }
+  }
+}
+
+resource "libvirt_volume_export" "q_none" {
+  volume_id         = libvirt_volume.root.id
+  path              = "${local.dir}/disk.qcow2"
+  remove_on_destroy = %[7]t
+  depends_on        = [libvirt_domain.test]
+}
+
+resource "libvirt_volume_export" "q_zstd" {
+  volume_id         = libvirt_volume.root.id
+  path              = "${local.dir}/disk.qcow2.zst"
+  format            = "qcow2"
+  compression       = "zstd"
+  remove_on_destroy = true
+  depends_on        = [libvirt_domain.test]
+}
+
+resource "libvirt_volume_export" "r_none" {
+  volume_id  = libvirt_volume.root.id
+  path       = "${local.dir}/disk.raw"
+  format     = "raw"
+  depends_on = [libvirt_domain.test]
+}
+
+resource "libvirt_volume_export" "r_gzip" {
+  volume_id         = libvirt_volume.root.id
+  path              = "${local.dir}/disk.raw.gz"
+  format            = "raw"
+  compression       = "gzip"
+  remove_on_destroy = true
+  triggers          = { domain = libvirt_domain.test.id }
+  depends_on        = [libvirt_domain.test]
+}
+`, name, acctest.Pool(), img, strings.ReplaceAll(name, "tfacc-", "tfaccvm-"), acctest.Network(), dir, step2)
+		if step2 {
+			cfg += fmt.Sprintf(`
+resource "libvirt_volume" "back" {
+  name        = "%[1]s-back.qcow2"
+  pool        = %[2]q
+  source_file = %[3]q
+}
+
+resource "libvirt_cloudinit_iso" "seed_back" {
+  name        = "%[1]s-seed-back.iso"
+  pool        = %[2]q
+  instance_id = "%[1]s-back"
+  hostname    = "%[4]s-back"
+}
+
+resource "libvirt_domain" "back" {
+  name         = "%[1]s-back"
+  vcpu         = 1
+  memory_mib   = 256
+  cloudinit_id = libvirt_cloudinit_iso.seed_back.id
+  disk {
+    volume_id = libvirt_volume.back.id
+  }
+  network_interface {
+    network = %[5]q
+    wait_for_ip {
+      source  = "lease"
+      timeout = "5m"
+    }
+  }
+}
+`, name, acctest.Pool(), back, strings.ReplaceAll(name, "tfacc-", "tfaccvm-"), acctest.Network())
+		}
+		return cfg
+	}
+	file := func(n string) string { return filepath.Join(dir, n) }
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			errs := []error{acctest.CheckGone(map[string]acctest.Lookup{
+				"domain " + name:           acctest.DomainLookup(name),
+				"domain " + name + "-back": acctest.DomainLookup(name + "-back"),
+				"volume root":              acctest.VolumeLookup(acctest.Pool(), name+"-root.qcow2"),
+				"volume back":              acctest.VolumeLookup(acctest.Pool(), name+"-back.qcow2"),
+			})(s), checkNoPartials(dir)}
+			for _, f := range []string{"disk.qcow2", "disk.qcow2.zst", "disk.raw.gz"} {
+				if _, err := os.Stat(file(f)); !errors.Is(err, os.ErrNotExist) {
+					errs = append(errs, fmt.Errorf("%s (remove_on_destroy = true) still there after destroy: %v", f, err))
+				}
+			}
+			if _, err := os.Stat(file("disk.raw")); err != nil {
+				errs = append(errs, fmt.Errorf("disk.raw (remove_on_destroy = false) must stay after destroy: %w", err))
+			}
+			return errors.Join(errs...)
+		},
+		Steps: []resource.TestStep{
+			{
+				Config:           config(false),
+				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("id"), knownvalue.StringExact(file("disk.qcow2"))),
+					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("format"), knownvalue.StringExact("qcow2")),
+					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("compression"), knownvalue.StringExact("none")),
+					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("remove_on_destroy"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("state"), knownvalue.StringExact("running")),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkExportFile("libvirt_volume_export.q_none", export.None, standaloneQCOW2(size)),
+					checkExportFile("libvirt_volume_export.q_zstd", export.Zstd, standaloneQCOW2(size)),
+					checkExportFile("libvirt_volume_export.r_none", export.None, rawOf(img, size)),
+					checkExportFile("libvirt_volume_export.r_gzip", export.Gzip, rawOf(img, size)),
+					checkNoExportTemps(name),
+					func(*terraform.State) error { return checkNoPartials(dir) },
+				),
+			},
+			{
+				PreConfig: func() {
+					if err := decompressFile(file("disk.qcow2.zst"), back, export.Zstd); err != nil {
+						t.Fatal(err)
+					}
+					// An export file deleted outside Terraform is made again.
+					if err := os.Remove(file("disk.raw")); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config(true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_volume_export.q_none", plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction("libvirt_volume_export.r_none", plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction("libvirt_volume_export.q_zstd", plancheck.ResourceActionNoop),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("remove_on_destroy"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("libvirt_domain.back", tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
+					statecheck.ExpectKnownValue("libvirt_volume.back", tfjsonpath.New("format"), knownvalue.StringExact("qcow2")),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkExportFile("libvirt_volume_export.r_none", export.None, rawOf(img, size)),
+					checkExportFile("libvirt_volume_export.q_none", export.None, nil),
+					checkNoExportTemps(name),
+				),
+			},
+		},
+	})
+}
+
+// mountSmallDisk gives a directory on which writing fails with "no space left on device"
+// after about 4 MiB: a small tmpfs (the tests run as root in their own mount namespace,
+// `ip netns exec`); where mounting is not allowed, nil.
+func mountSmallDisk(t *testing.T) string {
+	dir := t.TempDir()
+	if err := syscall.Mount("tfacc-export", dir, "tmpfs", 0, "size=4m"); err != nil {
+		t.Logf("cannot mount a small tmpfs (%v): using /dev/full instead", err)
+		return ""
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	return dir
+}
+
+// TestAccVolumeExport_failure: an export that fails mid-stream (the local disk fills up
+// after 4 MiB of a 14 MiB raw image converted on the host) fails the apply with the
+// cause, and leaves neither the temporary volume in the pool nor a .partial file.
+func TestAccVolumeExport_failure(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("vx")
+	dir := mountSmallDisk(t)
+	want := `(?s)Unable to export volume.*no space left on device.*partial file .*disk.raw.partial was removed`
+	if dir == "" {
+		// Without a mount: the partial file's name points at /dev/full.
+		dir = t.TempDir()
+		if err := os.Symlink("/dev/full", filepath.Join(dir, "disk.raw"+export.PartialSuffix)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vol := fmt.Sprintf(`
+resource "libvirt_volume" "src" {
+  name        = "%s.qcow2"
+  pool        = %q
+  source_file = %q
+}
+`, name, acctest.Pool(), acctest.GuestImage(t))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(name + ".qcow2"),
+		Steps: []resource.TestStep{
+			{
+				Config: acctest.ProviderBlock("") + vol + fmt.Sprintf(`
+resource "libvirt_volume_export" "x" {
+  volume_id = libvirt_volume.src.id
+  path      = "%s/disk.raw"
+  format    = "raw"
+}
+`, dir),
+				ExpectError: wrapped(want),
+			},
+			{
+				Config: acctest.ProviderBlock("") + vol,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkNoExportTemps(name),
+					func(*terraform.State) error {
+						if _, err := os.Lstat(filepath.Join(dir, "disk.raw"+export.PartialSuffix)); !errors.Is(err, os.ErrNotExist) {
+							return fmt.Errorf("partial file left after the failed export: %v", err)
+						}
+						if _, err := os.Stat(filepath.Join(dir, "disk.raw")); !errors.Is(err, os.ErrNotExist) {
+							return fmt.Errorf("destination made by the failed export: %v", err)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+// Plan-time validation of libvirt_volume_export: no daemon is asked.
+func TestVolumeExport_validation(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		body string
+		want string
+	}{
+		{"missing directory", `volume_id = "default/a.qcow2"
+  path = "` + dir + `/nope/disk.qcow2"`, `(?s)Invalid export path.*the directory of path .*nope/disk.qcow2.*no such file or directory.*create the directory first`},
+		{"path is a directory", `volume_id = "default/a.qcow2"
+  path = "` + dir + `"`, `(?s)Invalid export path.*is a directory: name a file in it`},
+		{"trailing slash", `volume_id = "default/a.qcow2"
+  path = "` + dir + `/"`, `(?s)Invalid export path.*ends with a separator`},
+		{"empty path", `volume_id = "default/a.qcow2"
+  path = ""`, `(?s)Invalid export path.*must not be empty`},
+		{"format enum", `volume_id = "default/a.qcow2"
+  path = "` + dir + `/d"
+  format = "vmdk"`, `(?s)Attribute format value must be one of: \["qcow2" "raw"\], got: "vmdk"`},
+		{"compression enum", `volume_id = "default/a.qcow2"
+  path = "` + dir + `/d"
+  compression = "xz"`, `(?s)Attribute compression value must be one of: \["none" "gzip" "zstd"\], got: "xz"`},
+		{"volume id", `volume_id = "no-slash"
+  path = "` + dir + `/d"`, `(?s)Invalid volume id.*volume_id.*expected <pool>/<name> or the\s+volume key`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume_export" "x" {
+  %s
+}
+`, tt.body),
+					PlanOnly:    true,
+					ExpectError: wrapped(tt.want),
+				}},
+			})
+		})
+	}
+}
