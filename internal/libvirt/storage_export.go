@@ -203,6 +203,10 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 		return "", err
 	}
 	domName, disk := user.Domain.Name, user.Target
+	// QEMU runs one block job per disk: exports of the same disk (several resources in one
+	// apply) take turns within this process.
+	unlock := lockDisk(c.uri.String() + "|" + UUIDString(user.Domain) + "|" + disk)
+	defer unlock()
 	op := fmt.Sprintf("block copy of disk %s of domain %s into %s", disk, domName, tmp)
 	err = c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
 		return l.DomainBlockCopy(user.Domain, disk, destXML, nil,
@@ -261,6 +265,24 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 	}
 	started = false
 	return vol.Key, nil
+}
+
+var (
+	diskLocksMu sync.Mutex
+	diskLocks   = map[string]*sync.Mutex{}
+)
+
+// lockDisk takes the per-disk lock of key and returns its release.
+func lockDisk(key string) func() {
+	diskLocksMu.Lock()
+	m, ok := diskLocks[key]
+	if !ok {
+		m = &sync.Mutex{}
+		diskLocks[key] = m
+	}
+	diskLocksMu.Unlock()
+	m.Lock()
+	return m.Unlock
 }
 
 // removeTemp deletes a temporary volume by name, whether or not it was made: on its own
