@@ -204,14 +204,25 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 	}
 	domName, disk := user.Domain.Name, user.Target
 	// QEMU runs one block job per disk: exports of the same disk (several resources in one
-	// apply) take turns within this process.
-	unlock := lockDisk(c.uri.String() + "|" + UUIDString(user.Domain) + "|" + disk)
+	// apply) take turns within this process, and a job someone else runs on the disk (a
+	// clone, a backup) is waited for.
+	unlock := lockExportDisk(c.uri.String() + "|" + UUIDString(user.Domain) + "|" + disk)
 	defer unlock()
 	op := fmt.Sprintf("block copy of disk %s of domain %s into %s", disk, domName, tmp)
-	err = c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
-		return l.DomainBlockCopy(user.Domain, disk, destXML, nil,
-			golibvirt.DomainBlockCopyReuseExt|golibvirt.DomainBlockCopyTransientJob)
-	})
+	for {
+		err = c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
+			return l.DomainBlockCopy(user.Domain, disk, destXML, nil,
+				golibvirt.DomainBlockCopyReuseExt|golibvirt.DomainBlockCopyTransientJob)
+		})
+		if err == nil || !HasCode(err, golibvirt.ErrBlockCopyActive) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("%w (waited for another block job on disk %s of domain %s to end)", err, disk, domName)
+		case <-time.After(time.Second):
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w; the volume is a disk of running domain %s: shut it down (running = false) or "+
 			"snapshot it and export while it is stopped", err, domName)
@@ -268,19 +279,19 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 }
 
 var (
-	diskLocksMu sync.Mutex
-	diskLocks   = map[string]*sync.Mutex{}
+	exportDiskLocksMu sync.Mutex
+	exportDiskLocks   = map[string]*sync.Mutex{}
 )
 
-// lockDisk takes the per-disk lock of key and returns its release.
-func lockDisk(key string) func() {
-	diskLocksMu.Lock()
-	m, ok := diskLocks[key]
+// lockExportDisk takes the per-disk lock of key and returns its release.
+func lockExportDisk(key string) func() {
+	exportDiskLocksMu.Lock()
+	m, ok := exportDiskLocks[key]
 	if !ok {
 		m = &sync.Mutex{}
-		diskLocks[key] = m
+		exportDiskLocks[key] = m
 	}
-	diskLocksMu.Unlock()
+	exportDiskLocksMu.Unlock()
 	m.Lock()
 	return m.Unlock
 }
