@@ -33,6 +33,7 @@ package provider_test
 // | 16 | reservation_missing_network   | libvirt_dhcp_reservation | network that does not exist                    | apply    |
 // | 17 | volume_missing_backing        | libvirt_volume         | backing_volume that does not exist               | apply    |
 // | 18 | snapshot_missing_domain       | libvirt_snapshot       | domain_id of no domain                           | apply    |
+// | 18b| clone_missing_source          | libvirt_clone          | source_domain_id of no domain (asks libvirt)     | plan     |
 // | 19 | uri_transport                 | provider               | uri qemu+bogus://                                | plan     |
 // | 20 | uri_query                     | provider               | uri with an unknown query parameter              | plan     |
 // | 21 | uri_driver                    | provider               | uri of a driver the daemon lacks (nosuch:///; the daemon says so during plan) | plan |
@@ -65,7 +66,7 @@ package provider_test
 // | 48 | volume_format                 | libvirt_volume         | format = "vmdk"                                  | plan     |
 // | 49 | snapshot_name                 | libvirt_snapshot       | name with white space                            | plan     |
 //
-// 49 cases: 37 fail at plan time, 9 at apply time, 3 at import.
+// 50 cases: 38 fail at plan time, 9 at apply time, 3 at import.
 //
 // Run it: TF_ACC=1 go test ./internal/provider -run TestAccBadInputCatalogue (inside the
 // test host's network namespace, see tools/testhost.sh).
@@ -431,6 +432,15 @@ resource "libvirt_snapshot" "s" {
   name      = "NAME"
 }
 `, want: `Unable to create snapshot NAME of domain NAME-nodomain with libvirt_snapshot.s,.*Domain "NAME-nodomain" does not exist on qemu:///system`},
+		{name: "clone_missing_source", phase: "plan",
+			bad: `
+resource "libvirt_clone" "c" {
+  source_domain_id = "NAME-nodomain"
+  name             = "NAME"
+  mode             = "linked"
+  running          = false
+}
+`, want: `Unable to plan libvirt clone NAME with libvirt_clone.c,.*The source domain "NAME-nodomain" does not exist on qemu:///system`},
 		{name: "uri_transport", phase: "plan",
 			provider: `
 terraform {
