@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
@@ -108,15 +109,29 @@ func (c *Client) CopyDiskLive(ctx context.Context, domain, target, dest, destFor
 	if shallow {
 		flags |= golibvirt.DomainBlockCopyShallow
 	}
-	err := c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
-		d, err := LookupDomainOn(l, domain)
-		if err != nil {
+	// A disk has one block job at a time: clones of one source made in one apply take
+	// turns here, and a job someone else runs on the disk is waited for.
+	unlock := lockDisk(domain, target)
+	defer unlock()
+	for {
+		err := c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
+			d, err := LookupDomainOn(l, domain)
+			if err != nil {
+				return err
+			}
+			return l.DomainBlockCopy(d, target, destXML, nil, flags)
+		})
+		if err == nil {
+			break
+		}
+		if !HasCode(err, golibvirt.ErrBlockCopyActive) {
 			return err
 		}
-		return l.DomainBlockCopy(d, target, destXML, nil, flags)
-	})
-	if err != nil {
-		return err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (waited for another block job on the disk to end)", err)
+		case <-time.After(time.Second):
+		}
 	}
 	abort := func() error {
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
@@ -161,6 +176,24 @@ func (c *Client) CopyDiskLive(ctx context.Context, domain, target, dest, destFor
 		case <-time.After(blockJobPoll):
 		}
 	}
+}
+
+var (
+	diskLocksMu sync.Mutex
+	diskLocks   = map[string]*sync.Mutex{}
+)
+
+// lockDisk serialises block jobs on one disk of one domain within this process.
+func lockDisk(domain, target string) func() {
+	diskLocksMu.Lock()
+	m, ok := diskLocks[domain+"\x00"+target]
+	if !ok {
+		m = &sync.Mutex{}
+		diskLocks[domain+"\x00"+target] = m
+	}
+	diskLocksMu.Unlock()
+	m.Lock()
+	return m.Unlock
 }
 
 func xmlAttr(s string) string {

@@ -227,6 +227,7 @@ resource "libvirt_clone" "full" {
 	}
 	config := cfg("")
 	start := time.Now()
+	var linkedRunID int32
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -276,6 +277,9 @@ resource "libvirt_clone" "full" {
 						live, err := domAccInspect(t, n)
 						if err != nil {
 							return err
+						}
+						if n == linked {
+							linkedRunID = live.ID
 						}
 						if live.Inactive.UUID == srcUUID {
 							return fmt.Errorf("clone %s has the source's UUID", n)
@@ -333,8 +337,12 @@ resource "libvirt_clone" "full" {
 					if err != nil {
 						return err
 					}
-					if !live.Active || live.Live.CurrentMemory.Value != 96*1024 {
-						return fmt.Errorf("clone %s: active %v, live current memory %+v, want 96 MiB", linked, live.Active, live.Live.CurrentMemory)
+					// The balloon target is set live; how fast the guest gives the memory
+					// back is the guest's business, so the definition is what is checked,
+					// and that the clone kept running (same running id: no restart).
+					if !live.Active || live.ID != linkedRunID || live.Inactive.CurrentMemory.Value != 96*1024 {
+						return fmt.Errorf("clone %s: active %v, running id %d (was %d), defined current memory %+v, want 96 MiB without a restart",
+							linked, live.Active, live.ID, linkedRunID, live.Inactive.CurrentMemory)
 					}
 					return nil
 				},
