@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
@@ -129,6 +130,11 @@ func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec Snaps
 	})
 	if err != nil {
 		if !IsTransport(err) {
+			if spec.Memory && strings.Contains(err.Error(), "pflash") {
+				// Measured on libvirt 9.0: "internal snapshots of a VM with pflash based
+				// firmware are not supported". Say what the user can do instead.
+				return nil, fmt.Errorf("%w (domain %s boots UEFI firmware, whose nvram QEMU keeps outside the qcow2 images: shut it off and take a disk-only snapshot with memory = false)", err, d.Name)
+			}
 			return nil, err
 		}
 		// The call may or may not have happened: it did if the snapshot is there.

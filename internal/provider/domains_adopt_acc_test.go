@@ -1,11 +1,8 @@
 package provider_test
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,32 +17,8 @@ func TestAccDomainsAdoptHost(t *testing.T) {
 	acctest.RequireAcc(t)
 	prefix := acctest.RandomName("adopt") + "-"
 	defineBareDomains(t, prefix+"one", prefix+"two")
-	cli := acctest.Env("TF_ACC_TERRAFORM_PATH", "")
-	if cli == "" {
-		cli, _ = exec.LookPath("terraform")
-	}
-	bin := providerBinary(t)
-
-	newWorkdir := func(mainTF string) (string, func(args ...string) (string, int)) {
-		work := t.TempDir()
-		writeTestFile(t, filepath.Join(work, "main.tf"), mainTF)
-		writeTestFile(t, filepath.Join(work, "dev.tfrc"), fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"kvmforge/libvirt\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(bin)))
-		env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+filepath.Join(work, "dev.tfrc"), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_REATTACH_PROVIDERS=")
-		return work, func(args ...string) (string, int) {
-			cmd := exec.Command(cli, args...)
-			cmd.Dir, cmd.Env = work, env
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatalf("%s: %v", cli, err)
-			}
-			return out.String(), code
-		}
+	newWorkdir := func(mainTF string) (string, cliRun) {
+		return cliWorkdir(t, map[string]string{"main.tf": mainTF})
 	}
 	providerTF := acctest.ProviderBlock("")
 

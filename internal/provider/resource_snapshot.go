@@ -60,8 +60,9 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"- `memory = false` (default): a disk-only snapshot of a **shut-off** domain. External disk-only snapshots " +
 			"are not offered: libvirt 9.0 cannot revert them.\n\n" +
 			"Every writable disk of the domain must be qcow2. UEFI domains: a disk-only snapshot of a shut-off one works " +
-			"but does not include its nvram varstore; libvirt is documented to refuse internal memory snapshots of a " +
-			"running domain with pflash firmware. Any change replaces the snapshot. Destroying the domain " +
+			"but does not include its nvram varstore; a memory snapshot of a running one is refused by libvirt " +
+			"(\"internal snapshots of a VM with pflash based firmware are not supported\", libvirt 9.0). See the " +
+			"UEFI and snapshots guide. Any change replaces the snapshot. Destroying the domain " +
 			"first is fine: the domain's delete drops its snapshots' metadata, and a snapshot whose domain is gone is " +
 			"deleted without error. The snapshot's data then stays inside the qcow2 images until they are deleted; a " +
 			"new domain on the same images that takes a snapshot of the same name gets a second one of that name in the " +
