@@ -352,11 +352,7 @@ func DeriveClone(src *libvirtxml.Domain, s CloneSpec) (*libvirtxml.Domain, error
 	if others, err = dropElement(others, CloneMetadataNS, "clone"); err != nil {
 		return nil, err
 	}
-	mine, err := marshalCloneMeta(s.Meta)
-	if err != nil {
-		return nil, err
-	}
-	d.Metadata = &libvirtxml.DomainMetadata{XML: others + mine}
+	d.Metadata = &libvirtxml.DomainMetadata{XML: others + marshalCloneMeta(s.Meta)}
 	return d, nil
 }
 
@@ -379,7 +375,7 @@ func stripSMBIOSUUID(in []libvirtxml.DomainSysInfo) []libvirtxml.DomainSysInfo {
 	return in
 }
 
-func marshalCloneMeta(m CloneMeta) (string, error) {
+func marshalCloneMeta(m CloneMeta) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<%s:clone xmlns:%s=%q source=\"%s\" source-uuid=\"%s\" mode=\"%s\" pool=\"%s\" source-state=\"%s\">",
 		cloneMetadataPrefix, cloneMetadataPrefix, CloneMetadataNS, attr(m.SourceID), attr(m.SourceUUID), attr(m.Mode), attr(m.Pool), attr(m.Running))
@@ -388,7 +384,7 @@ func marshalCloneMeta(m CloneMeta) (string, error) {
 			cloneMetadataPrefix, attr(d.Target), attr(d.Key), attr(d.Pool), attr(d.Name), attr(d.Path), attr(d.Backing))
 	}
 	fmt.Fprintf(&b, "</%s:clone>", cloneMetadataPrefix)
-	return b.String(), nil
+	return b.String()
 }
 
 // ParseCloneMeta reads the clone's record from a definition; ok is false for a domain

@@ -170,7 +170,7 @@ func (c *Client) CopyDiskLive(ctx context.Context, domain, target, dest, destFor
 		select {
 		case <-ctx.Done():
 			if aerr := abort(); aerr != nil {
-				return fmt.Errorf("%s: %w (ending the copy job failed too: %v)", op, ctx.Err(), aerr)
+				return fmt.Errorf("%s: %w (ending the copy job failed too: %w)", op, ctx.Err(), aerr)
 			}
 			return fmt.Errorf("%s: %w", op, ctx.Err())
 		case <-time.After(blockJobPoll):

@@ -353,7 +353,7 @@ func (r *cloneResource) Create(ctx context.Context, req resource.CreateRequest, 
 		if rerr := rb.run(ctx); rerr != nil {
 			err = fmt.Errorf("%w\n\nRolling back failed too, remove these by hand: %v", err, rerr)
 		} else if rb.domain != "" || len(rb.volumes) > 0 {
-			err = fmt.Errorf("%w\n\nEverything the create had made was removed again.", err)
+			err = fmt.Errorf("%w\n\nEverything the create had made was removed again", err)
 		}
 		resp.Diagnostics.AddError(summary, err.Error())
 		return

@@ -158,7 +158,7 @@ func cloneAccDiskPrint(t *testing.T, key string) (string, error) {
 }
 
 // cloneAccSourceIntact checks the source still runs on its own disk, unchanged.
-func cloneAccSourceIntact(t *testing.T, name, disk, print string) error {
+func cloneAccSourceIntact(t *testing.T, name, disk, fingerprint string) error {
 	live, err := domAccInspect(t, name)
 	if err != nil {
 		return fmt.Errorf("source %s: %w", name, err)
@@ -179,8 +179,8 @@ func cloneAccSourceIntact(t *testing.T, name, disk, print string) error {
 	if err != nil {
 		return err
 	}
-	if now != print {
-		return fmt.Errorf("the source's disk changed:\n  before %s\n  now    %s", print, now)
+	if now != fingerprint {
+		return fmt.Errorf("the source's disk changed:\n  before %s\n  now    %s", fingerprint, now)
 	}
 	return nil
 }
@@ -198,7 +198,7 @@ func TestAccClone_runningSource(t *testing.T) {
 	if _, err := cloneAccWaitLeases(t, net.Name, src); err != nil {
 		t.Fatal(err)
 	}
-	print, err := cloneAccDiskPrint(t, srcDisk)
+	fingerprint, err := cloneAccDiskPrint(t, srcDisk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ resource "libvirt_clone" "full" {
 					"volume " + linked + "-vda": acctest.VolumeLookup(acctest.Pool(), linked+"-vda.qcow2"),
 					"volume " + full + "-vda":   acctest.VolumeLookup(acctest.Pool(), full+"-vda.qcow2"),
 				})(s),
-				cloneAccSourceIntact(t, src, srcDisk, print))
+				cloneAccSourceIntact(t, src, srcDisk, fingerprint))
 		},
 		Steps: []resource.TestStep{
 			{
@@ -290,7 +290,7 @@ resource "libvirt_clone" "full" {
 							}
 						}
 					}
-					return cloneAccSourceIntact(t, src, srcDisk, print)
+					return cloneAccSourceIntact(t, src, srcDisk, fingerprint)
 				},
 			},
 			{
