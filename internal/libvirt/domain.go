@@ -121,13 +121,31 @@ func (c *Client) GetDomainStatus(ctx context.Context, id string) (*DomainStatus,
 }
 
 // DefineDomain writes a persistent definition (new, or replacing the one with its UUID).
+//
+// A definition that names its UUID is idempotent: defining it again, whether or not the
+// first attempt reached the daemon, ends with the same one domain. So when the connection
+// breaks under such a define (the daemon restarting, the link dropping between the define
+// and its answer), it is sent again once the daemon answers, instead of failing with an
+// unknown outcome; the domain is never made twice. Without a UUID, libvirt picks one: a
+// repeat after a lost answer would be refused ("already exists with uuid ..."), so such a
+// define is tried once. Callers creating domains therefore choose the UUID themselves.
 func (c *Client) DefineDomain(ctx context.Context, name, xml string) (Domain, error) {
 	var d Domain
-	err := c.Write(ctx, "define domain "+name, func(l *golibvirt.Libvirt) (err error) {
+	write := c.Write
+	if definesUUID(xml) {
+		write = c.writeSettled
+	}
+	err := write(ctx, "define domain "+name, func(l *golibvirt.Libvirt) (err error) {
 		d, err = l.DomainDefineXMLFlags(xml, golibvirt.DomainDefineValidate)
 		return err
 	})
 	return d, err
+}
+
+// definesUUID reports whether a domain XML names its UUID.
+func definesUUID(xml string) bool {
+	var d libvirtxml.Domain
+	return d.Unmarshal(xml) == nil && d.UUID != ""
 }
 
 // StartDomain starts a defined domain; one already running is left alone.

@@ -133,26 +133,87 @@ func (c *Client) create(ctx context.Context, spec VolumeSpec, capacity uint64, b
 	if err != nil {
 		return golibvirt.StorageVol{}, err
 	}
-	var vol golibvirt.StorageVol
-	err = c.Write(ctx, "create volume "+spec.String(), func(l *golibvirt.Libvirt) error {
-		p, err := l.StoragePoolLookupByName(spec.Pool)
+	return c.createVolume(ctx, "create volume "+spec.String(), spec, func(l *golibvirt.Libvirt, p golibvirt.StoragePool) (golibvirt.StorageVol, error) {
+		return l.StorageVolCreateXML(p, doc, 0)
+	})
+}
+
+// createAttempts bounds how often createVolume starts over after a lost answer.
+const createAttempts = 3
+
+// createVolume runs mk, a call that creates the volume spec in its pool, so that a
+// broken connection leaves neither an untracked volume nor a half-made one behind.
+//
+// Volume creation is not idempotent in libvirt: when the answer to a create is lost
+// (the daemon killed or restarted during it, the link dropped), the volume may exist,
+// may be half made (a daemon killed in the middle of qemu-img leaves a partial file that
+// its pool shows as a volume after the restart), or may not exist; sent again, the create
+// is refused ("exists already"). So the name is checked free just before the create, on
+// the same connection: a volume of that name found after a lost answer is then the one
+// this call made, whole or not. It is deleted once the daemon answers again, and the
+// create starts over. A name that was taken before is left alone: libvirt's own refusal
+// is the answer.
+func (c *Client) createVolume(ctx context.Context, op string, spec VolumeSpec, mk func(*golibvirt.Libvirt, golibvirt.StoragePool) (golibvirt.StorageVol, error)) (golibvirt.StorageVol, error) {
+	var err error
+	for attempt := 1; attempt <= createAttempts; attempt++ {
+		var vol golibvirt.StorageVol
+		sent, taken := false, false
+		err = c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
+			p, err := l.StoragePoolLookupByName(spec.Pool)
+			if err != nil {
+				return err
+			}
+			_, lerr := l.StorageVolLookupByName(p, spec.Name)
+			taken = lerr == nil
+			if lerr != nil && !errors.Is(classify(op, "", lerr), ErrNotFound) {
+				return lerr
+			}
+			sent = true
+			vol, err = mk(l, p)
+			return err
+		})
+		if err == nil || !IsTransport(err) {
+			return vol, err
+		}
+		if sent && !taken {
+			// The create may have landed: remove what it made before trying again. On
+			// its own deadline when the caller's ran out (that may be what broke the call).
+			rctx := ctx
+			if ctx.Err() != nil {
+				rctx = context.WithoutCancel(ctx)
+			}
+			if derr := c.removeMade(rctx, spec); derr != nil {
+				return vol, fmt.Errorf("%w; the volume %s it may have made could not be checked or removed either: %w; %s",
+					err, spec, derr, checkByHand(spec))
+			}
+		}
+		if ctx.Err() != nil {
+			return vol, fmt.Errorf("%w (nothing was left in pool %s)", err, spec.Pool)
+		}
+		// Not sent, or a name taken before (libvirt refuses the create): nothing of ours
+		// exists, so trying again is safe. Wait for the daemon first.
+	}
+	return golibvirt.StorageVol{}, fmt.Errorf("%w (gave up after %d attempts; nothing was left in pool %s)", err, createAttempts, spec.Pool)
+}
+
+// removeMade deletes the volume spec, which a create whose answer was lost made, once
+// the daemon answers again. A volume that is not there is fine.
+func (c *Client) removeMade(ctx context.Context, spec VolumeSpec) error {
+	err := c.writeSettled(ctx, "delete volume "+spec.String()+" left by a create whose answer was lost", func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, VolumeRef{Pool: spec.Pool, Name: spec.Name})
 		if err != nil {
 			return err
 		}
-		vol, err = l.StorageVolCreateXML(p, doc, 0)
-		return err
+		return l.StorageVolDelete(v, 0)
 	})
-	return vol, ambiguous(err, spec)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
-// ambiguous adds, to a connection failure during a create, that the volume may or may
-// not have been made: it is not deleted blindly, since the name may be someone else's.
-func ambiguous(err error, spec VolumeSpec) error {
-	if err == nil || !IsTransport(err) {
-		return err
-	}
-	return fmt.Errorf("%w; the volume %s may or may not have been created: check with `virsh vol-list %s`, "+
-		"then delete it or import it (terraform import <address> %s)", err, spec, spec.Pool, spec)
+func checkByHand(spec VolumeSpec) string {
+	return fmt.Sprintf("check with `virsh vol-list %s`, then delete it or import it (terraform import <address> %s)", spec.Pool, spec)
 }
 
 // CreateVolume makes an empty volume of spec.Capacity bytes.
@@ -208,21 +269,15 @@ func (c *Client) CloneVolume(ctx context.Context, spec VolumeSpec, from VolumeRe
 	if err != nil {
 		return nil, err
 	}
-	var vol golibvirt.StorageVol
-	err = c.Write(ctx, fmt.Sprintf("clone volume %s into %s", from, spec), func(l *golibvirt.Libvirt) error {
+	vol, err := c.createVolume(ctx, fmt.Sprintf("clone volume %s into %s", from, spec), spec, func(l *golibvirt.Libvirt, p golibvirt.StoragePool) (golibvirt.StorageVol, error) {
 		sv, err := LookupVolume(l, VolumeRef{Key: src.Key})
 		if err != nil {
-			return err
+			return golibvirt.StorageVol{}, err
 		}
-		p, err := l.StoragePoolLookupByName(spec.Pool)
-		if err != nil {
-			return err
-		}
-		vol, err = l.StorageVolCreateXMLFrom(p, doc, sv, 0)
-		return err
+		return l.StorageVolCreateXMLFrom(p, doc, sv, 0)
 	})
 	if err != nil {
-		return nil, ambiguous(err, spec)
+		return nil, err
 	}
 	return c.finish(ctx, spec, vol, src.Capacity)
 }
@@ -238,7 +293,16 @@ func (c *Client) finish(ctx context.Context, spec VolumeSpec, vol golibvirt.Stor
 			return nil, c.discard(ctx, spec, vol, err)
 		}
 	}
-	info, err := c.VolumeInfo(ctx, VolumeRef{Key: vol.Key})
+	// Settled: a volume just made is not deleted again because the daemon restarted.
+	var info *VolumeInfo
+	err := c.readSettled(ctx, "look up volume "+spec.String(), func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, VolumeRef{Key: vol.Key})
+		if err != nil {
+			return err
+		}
+		info, err = volumeInfo(l, v)
+		return err
+	})
 	if err != nil {
 		return nil, c.discard(ctx, spec, vol, err)
 	}
@@ -250,7 +314,9 @@ func (c *Client) finish(ctx context.Context, spec VolumeSpec, vol golibvirt.Stor
 func (c *Client) discard(ctx context.Context, spec VolumeSpec, vol golibvirt.StorageVol, cause error) error {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
-	err := c.Write(dctx, "delete half-made volume "+spec.String(), func(l *golibvirt.Libvirt) error {
+	// Settled: when the failure was the daemon going away, wait for it to come back
+	// rather than leave the half-made volume behind.
+	err := c.writeSettled(dctx, "delete half-made volume "+spec.String(), func(l *golibvirt.Libvirt) error {
 		// Look it up again: the connection the failure happened on may be gone.
 		v, err := LookupVolume(l, VolumeRef{Key: vol.Key})
 		if err != nil {
