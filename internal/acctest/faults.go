@@ -1,6 +1,9 @@
 package acctest
 
 import (
+	"bufio"
+	"encoding/binary"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -9,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // DropDaemonClients makes the libvirt daemon itself close every connection this test
@@ -54,6 +58,13 @@ type FaultProxy struct {
 	refusedCount int
 	conns        []net.Conn
 	accepted     int // connections forwarded so far
+
+	lose map[uint32]*lostReply // LoseReplyTo: armed procedures
+}
+
+type lostReply struct {
+	wait time.Duration // how long the daemon gets before the link is cut
+	done chan struct{} // closed once the reply was lost
 }
 
 // StartFaultProxy listens on loopback and forwards to target (host:port).
@@ -94,13 +105,23 @@ func (p *FaultProxy) serve() {
 		p.accepted++
 		p.conns = append(p.conns, c, up)
 		p.mu.Unlock()
-		go p.pipe(up, c)
-		go p.pipe(c, up)
+		l := &link{}
+		go p.pipe(c, up, l)
+		go p.pipeCalls(up, c, l)
 	}
 }
 
-// pipe copies until either side closes; while frozen, bytes are read and held back.
-func (p *FaultProxy) pipe(dst, src net.Conn) {
+// link is one proxied connection; muted, the daemon's bytes to the client are dropped.
+type link struct {
+	mu    sync.Mutex
+	muted bool
+}
+
+func (l *link) isMuted() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.muted }
+
+// pipe copies the daemon's bytes to the client until either side closes; while frozen
+// or muted, bytes are read and held back.
+func (p *FaultProxy) pipe(dst, src net.Conn, l *link) {
 	buf := make([]byte, 32*1024)
 	for {
 		n, err := src.Read(buf)
@@ -108,7 +129,7 @@ func (p *FaultProxy) pipe(dst, src net.Conn) {
 			p.mu.Lock()
 			frozen := p.frozen
 			p.mu.Unlock()
-			if !frozen {
+			if !frozen && !l.isMuted() {
 				if _, werr := dst.Write(buf[:n]); werr != nil {
 					break
 				}
@@ -147,4 +168,103 @@ func (p *FaultProxy) Cut() {
 	for _, c := range conns {
 		c.Close()
 	}
+}
+
+// libvirt RPC: every packet is a 4-byte big-endian length (itself included), then the
+// header program, version, procedure, type, serial, status (4 bytes each).
+const (
+	remoteProgram = 0x20008086
+	rpcCall       = 0
+	// Procedure numbers of libvirt's remote protocol (remote_protocol.x; stable ABI).
+	ProcStorageVolCreateXML  = 93
+	ProcDomainDefineXMLFlags = 350
+)
+
+// pipeCalls copies the client's packets to the daemon whole, so that it can see which
+// procedure each call is (for LoseReplyTo); while frozen, packets are held back.
+func (p *FaultProxy) pipeCalls(dst, src net.Conn, l *link) {
+	defer func() { dst.Close(); src.Close() }()
+	r := bufio.NewReaderSize(src, 64*1024)
+	for {
+		var n [4]byte
+		if _, err := io.ReadFull(r, n[:]); err != nil {
+			return
+		}
+		size := binary.BigEndian.Uint32(n[:])
+		if size < 4 || size > 64<<20 { // not plain libvirt RPC (TLS, say): copy bytes as they come
+			if _, err := dst.Write(n[:]); err == nil {
+				p.copyRaw(dst, r)
+			}
+			return
+		}
+		pkt := make([]byte, size)
+		copy(pkt, n[:])
+		if _, err := io.ReadFull(r, pkt[4:]); err != nil {
+			return
+		}
+		p.mu.Lock()
+		frozen := p.frozen
+		var lose *lostReply
+		if size >= 20 && binary.BigEndian.Uint32(pkt[4:8]) == remoteProgram && binary.BigEndian.Uint32(pkt[16:20]) == rpcCall {
+			proc := binary.BigEndian.Uint32(pkt[12:16])
+			if lose = p.lose[proc]; lose != nil {
+				delete(p.lose, proc)
+			}
+		}
+		p.mu.Unlock()
+		if frozen {
+			continue
+		}
+		if lose != nil {
+			l.mu.Lock()
+			l.muted = true
+			l.mu.Unlock()
+		}
+		if _, err := dst.Write(pkt); err != nil {
+			return
+		}
+		if lose != nil {
+			// The daemon carries the call out; its answer is swallowed, then the link dies.
+			time.Sleep(lose.wait)
+			close(lose.done)
+			return
+		}
+	}
+}
+
+// copyRaw copies until src ends; while frozen, bytes are read and held back.
+func (p *FaultProxy) copyRaw(dst io.Writer, src io.Reader) {
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			frozen := p.frozen
+			p.mu.Unlock()
+			if !frozen {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// LoseReplyTo arms the proxy for the next call of the libvirt procedure proc (a
+// Proc* number): the call reaches the daemon, which carries it out, but its answer never
+// comes back — wait later the connection is cut, as when the daemon dies or the link drops
+// between doing a thing and saying so. The channel is closed once that happened.
+// Several procedures may be armed at once, each for one call.
+func (p *FaultProxy) LoseReplyTo(proc uint32, wait time.Duration) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lose == nil {
+		p.lose = map[uint32]*lostReply{}
+	}
+	lr := &lostReply{wait: wait, done: make(chan struct{})}
+	p.lose[proc] = lr
+	return lr.done
 }
