@@ -152,7 +152,8 @@ const createAttempts = 3
 // the same connection: a volume of that name found after a lost answer is then the one
 // this call made, whole or not. It is deleted once the daemon answers again, and the
 // create starts over. A name that was taken before is left alone: libvirt's own refusal
-// is the answer.
+// is the answer. A create that could not be sent at all (the daemon down) fails at once
+// with the connection error: nothing was made.
 func (c *Client) createVolume(ctx context.Context, op string, spec VolumeSpec, mk func(*golibvirt.Libvirt, golibvirt.StoragePool) (golibvirt.StorageVol, error)) (golibvirt.StorageVol, error) {
 	var err error
 	for attempt := 1; attempt <= createAttempts; attempt++ {
@@ -172,26 +173,25 @@ func (c *Client) createVolume(ctx context.Context, op string, spec VolumeSpec, m
 			vol, err = mk(l, p)
 			return err
 		})
-		if err == nil || !IsTransport(err) {
+		if err == nil || !IsTransport(err) || !sent || taken {
+			// Done, libvirt's answer, or a create never sent / refused anyway (the name
+			// was taken before): nothing of this call's is on the host but what vol names.
 			return vol, err
 		}
-		if sent && !taken {
-			// The create may have landed: remove what it made before trying again. On
-			// its own deadline when the caller's ran out (that may be what broke the call).
-			rctx := ctx
-			if ctx.Err() != nil {
-				rctx = context.WithoutCancel(ctx)
-			}
-			if derr := c.removeMade(rctx, spec); derr != nil {
-				return vol, fmt.Errorf("%w; the volume %s it may have made could not be checked or removed either: %w; %s",
-					err, spec, derr, checkByHand(spec))
-			}
+		// The create may have landed: remove what it made (waiting for the daemon to
+		// answer again), then start over. On its own deadline when the caller's ran out
+		// (that may be what broke the call).
+		rctx := ctx
+		if ctx.Err() != nil {
+			rctx = context.WithoutCancel(ctx)
+		}
+		if derr := c.removeMade(rctx, spec); derr != nil {
+			return vol, fmt.Errorf("%w; the volume %s it may have made could not be checked or removed either: %w; %s",
+				err, spec, derr, checkByHand(spec))
 		}
 		if ctx.Err() != nil {
-			return vol, fmt.Errorf("%w (nothing was left in pool %s)", err, spec.Pool)
+			return vol, fmt.Errorf("%w (what it may have made was removed; nothing was left in pool %s)", err, spec.Pool)
 		}
-		// Not sent, or a name taken before (libvirt refuses the create): nothing of ours
-		// exists, so trying again is safe. Wait for the daemon first.
 	}
 	return golibvirt.StorageVol{}, fmt.Errorf("%w (gave up after %d attempts; nothing was left in pool %s)", err, createAttempts, spec.Pool)
 }
