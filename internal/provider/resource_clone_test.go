@@ -356,7 +356,8 @@ resource "libvirt_clone" "full" {
 // source's, at another path; the source is running again after the copy (paused for
 // it). Then a full clone of the source shut off. Destroy removes the clones' varstores
 // and leaves the source's. Plan-time errors first: a missing source, a name that is
-// taken, more vCPUs than the source's ceiling.
+// taken, more vCPUs than the source's ceiling; then a create that fails late and
+// leaves nothing behind.
 func TestAccClone_uefi(t *testing.T) {
 	acctest.RequireAcc(t)
 	src := acctest.RandomName("clsrc")
@@ -390,6 +391,8 @@ resource "libvirt_clone" %q {
 	}
 	linkedCfg := acctest.ProviderBlock("") + one(linked, src, `mode = "linked"`)
 	bothCfg := linkedCfg + one(full, src, "mode = \"full\"\n  running = false")
+	rb := acctest.RandomName("clr")
+	rbNVRAM := strings.TrimSuffix(srcNVRAM, src+"_VARS.fd") + rb + "_VARS.fd"
 	linkedNVRAM := strings.TrimSuffix(srcNVRAM, src+"_VARS.fd") + linked + "_VARS.fd"
 	fullNVRAM := strings.TrimSuffix(srcNVRAM, src+"_VARS.fd") + full + "_VARS.fd"
 	exists := func(p string) error {
@@ -432,6 +435,26 @@ resource "libvirt_clone" %q {
 				ExpectError: acctest.ErrorText("Clone " + linked + ": vcpu 2 is above the ceiling of 1 vCPUs"),
 			},
 			{
+				// A create that fails late (here: the varstore copy, since a file is in
+				// the way) removes the disk and the domain it had made.
+				PreConfig: func() {
+					if err := os.WriteFile(rbNVRAM, []byte("in the way"), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      acctest.ProviderBlock("") + one(rb, src, `mode = "linked"`),
+				ExpectError: acctest.ErrorText("Everything the create had made was removed again"),
+			},
+			{
+				PreConfig: func() {
+					os.Remove(rbNVRAM)
+					if err := acctest.CheckGone(map[string]acctest.Lookup{
+						"domain " + rb:          acctest.DomainLookup(rb),
+						"volume " + rb + "-vda": acctest.VolumeLookup(acctest.Pool(), rb+"-vda.qcow2"),
+					})(nil); err != nil {
+						t.Fatalf("after the failed create: %v", err)
+					}
+				},
 				Config:           linkedCfg,
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
