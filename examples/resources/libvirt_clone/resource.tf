@@ -11,7 +11,7 @@ resource "libvirt_cloudinit_iso" "web2" {
 }
 
 resource "libvirt_clone" "web2" {
-  source_domain_id = libvirt_domain.web.id
+  source_domain_id = "web" # a name or UUID, e.g. libvirt_domain.web.id
   name             = "web2"
   mode             = "linked"
   cloudinit_id     = libvirt_cloudinit_iso.web2.id
