@@ -73,6 +73,28 @@ func TestMeter(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+	t.Run("no checksum: no hashing, packets of at most uploadChunk", func(t *testing.T) {
+		big := make([]byte, 3*uploadChunk+5)
+		m := newMeter(bytes.NewReader(big), int64(len(big)), nil, time.Hour, nil)
+		buf := make([]byte, 4*uploadChunk) // what go-libvirt reads into
+		var reads int
+		for {
+			n, err := m.Read(buf)
+			if n > uploadChunk {
+				t.Fatalf("read %d bytes at once, want at most %d", n, uploadChunk)
+			}
+			reads++
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if m.h != nil || m.done != int64(len(big)) || reads < 4 {
+			t.Fatalf("hash %v, done %d of %d, %d reads", m.h, m.done, len(big), reads)
+		}
+	})
 	t.Run("broken source", func(t *testing.T) {
 		m := newMeter(io.MultiReader(bytes.NewReader(data[:10]), iotestErr{}), -1, nil, time.Hour, nil)
 		_, err := io.Copy(io.Discard, m)
