@@ -374,7 +374,7 @@ done
 
 # ---------------------------------------------------------------- the table
 f2() { [ -n "$1" ] && awk -v v="$1" 'BEGIN { printf "%.2f", v }' || echo "–"; }
-ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "–" }' || echo "–"; }
+ratio() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != – ] && [ "$2" != – ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "–" }' || echo "–"; }
 cpu() { local u s; u=$(get "$1" user_s) s=$(get "$1" sys_s); [ -n "$u" ] && awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }' || echo "–"; }
 wall() { f2 "$(get "$1" wall_s)"; }
 per() { local w; w=$(get "$1" wall_s); [ -n "$w" ] && awk -v w="$w" -v n="$2" 'BEGIN { printf "%.0f", w * 1000 / n }' || echo "–"; }

@@ -52,7 +52,7 @@ func main() {
 	text := res.String()
 	if *out == "" {
 		fmt.Fprint(os.Stderr, text)
-	} else if err := os.WriteFile(*out, []byte(text), 0o644); err != nil {
+	} else if err := os.WriteFile(*out, []byte(text), 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -114,8 +114,8 @@ func run(args []string, watch string, every, timeout time.Duration) (result, err
 	case err == nil:
 	case errors.As(err, &exitErr):
 		res.exit = exitErr.ExitCode()
-		if res.exit < 0 { // killed by a signal
-			res.exit = 128 + int(exitErr.Sys().(syscall.WaitStatus).Signal())
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && res.exit < 0 { // killed by a signal
+			res.exit = 128 + int(ws.Signal())
 		}
 	default:
 		return res, err
