@@ -510,6 +510,16 @@ func (r *domainResource) finish(ctx context.Context, id string, plan *domainMode
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	got, rerr := r.read(rctx, id, plan)
+	for wait := time.Second; libvirt.IsTransport(rerr) && rctx.Err() == nil; wait = min(2*wait, 5*time.Second) {
+		// The daemon went away after the domain was written (a restart, a dropped link):
+		// wait for it rather than fail a create or update that was done, which would
+		// taint the domain and have the next apply replace it for nothing.
+		select {
+		case <-time.After(wait):
+		case <-rctx.Done():
+		}
+		got, rerr = r.read(rctx, id, plan)
+	}
 	if rerr != nil {
 		if err == nil {
 			err = rerr
