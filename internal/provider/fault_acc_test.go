@@ -339,7 +339,7 @@ poll:
 			t.Fatalf("apply 1 failed (exit %d) without an error diagnostic:\n%s", first.code, first.out)
 		}
 		t.Logf("apply 1 errors (%d):\n%s", len(errs), diagnostics(first.out))
-		if !regexp.MustCompile(`(?s)connection to \S+ failed`).MatchString(first.out) {
+		if !regexp.MustCompile(`connection\s+to\s+\S+\s+failed`).MatchString(first.out) {
 			t.Errorf("apply 1's errors do not name the failed connection:\n%s", first.out)
 		}
 	}
