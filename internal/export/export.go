@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -90,16 +91,22 @@ type Options struct {
 }
 
 // File is an export being written: Write the volume's bytes, then Commit or Abort.
+// Write hands the bytes to a goroutine that compresses, hashes and writes them, through
+// a bounded queue (queueDepth chunks), so the stream from libvirt is not held up by the
+// local disk and the hashing; a write error shows on a later Write and at Commit.
 // It is safe for one writer; Counts may be called from anywhere.
 type File struct {
 	path    string // destination
 	partial string
 	f       *os.File
-	out     *counter // what reaches the file
+	out     *counter // what reaches the file (written by the goroutine only)
 	comp    io.WriteCloser
 	hash    hash.Hash
+	queue   chan []byte
+	drained chan struct{} // closed when the goroutine has ended
 
-	mu       sync.Mutex
+	wmu      sync.Mutex // one Write, Commit or Abort at a time
+	mu       sync.Mutex // the fields below
 	in       int64
 	start    time.Time
 	last     time.Time
@@ -109,6 +116,12 @@ type File struct {
 	err      error // first write error: every later Write returns it
 	done     bool
 }
+
+// queueDepth bounds what is in flight between Write and the disk (chunks of at most
+// the stream's packet size, 256 KiB for libvirt): memory stays a few MiB whatever the volume.
+const queueDepth = 16
+
+var chunks = sync.Pool{New: func() any { b := make([]byte, 0, 256<<10); return &b }}
 
 // Create opens <path>.partial for writing (truncating a leftover of an earlier attempt).
 // The directory must exist.
@@ -132,7 +145,8 @@ func Create(path string, opts Options) (*File, error) {
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
-	x := &File{path: path, partial: partial, f: f, hash: sha256.New(), interval: interval, progress: opts.Progress, now: now}
+	x := &File{path: path, partial: partial, f: f, hash: sha256.New(), interval: interval, progress: opts.Progress, now: now,
+		queue: make(chan []byte, queueDepth), drained: make(chan struct{})}
 	x.out = &counter{w: io.MultiWriter(f, x.hash)}
 	comp, err := NewCompressor(x.out, opts.Compression)
 	if err != nil {
@@ -143,36 +157,71 @@ func Create(path string, opts Options) (*File, error) {
 	x.comp = comp
 	x.start = now()
 	x.last = x.start
+	go x.drain()
 	return x, nil
+}
+
+// drain compresses, hashes and writes what Write queued; after an error it only discards.
+func (x *File) drain() {
+	defer close(x.drained)
+	var failed bool
+	for b := range x.queue {
+		if !failed {
+			_, err := x.comp.Write(b)
+			x.mu.Lock()
+			if err != nil {
+				failed = true
+				if x.err == nil {
+					x.err = fmt.Errorf("write %s after %d bytes: %w", x.partial, x.out.n.Load(), err)
+				}
+			}
+			x.mu.Unlock()
+		}
+		b = b[:0]
+		chunks.Put(&b)
+	}
 }
 
 // Partial is the path being written.
 func (x *File) Partial() string { return x.partial }
 
-// Write compresses b into the partial file, hashing what is written. After the first
+// Write queues b to be compressed into the partial file and hashed. After the first
 // failure every Write fails the same way.
 func (x *File) Write(b []byte) (int, error) {
+	x.wmu.Lock() // held while queueing, so that Commit and Abort never close the queue under it
+	defer x.wmu.Unlock()
+	total := len(b)
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.err != nil {
+		defer x.mu.Unlock()
 		return 0, x.err
 	}
 	if x.done {
+		x.mu.Unlock()
 		return 0, errors.New("export file already finished")
 	}
-	n, err := x.comp.Write(b)
-	x.in += int64(n)
-	if err != nil {
-		x.err = fmt.Errorf("write %s after %d bytes: %w", x.partial, x.out.n, err)
-		return n, x.err
-	}
+	x.in += int64(len(b))
 	if x.progress != nil {
 		if t := x.now(); t.Sub(x.last) >= x.interval {
 			x.last = t
-			x.progress(x.in, x.out.n, x.rateLocked(t))
+			x.progress(x.in, x.out.n.Load(), x.rateLocked(t))
 		}
 	}
-	return n, nil
+	x.mu.Unlock()
+	for len(b) > 0 {
+		c := *chunks.Get().(*[]byte)
+		n := min(len(b), cap(c))
+		c = append(c[:0], b[:n]...)
+		x.queue <- c // blocks while the disk is behind: the queue is bounded
+		b = b[n:]
+	}
+	return total, nil
+}
+
+// stop ends the goroutine and waits for it; the caller holds wmu and has set done.
+func (x *File) stop() {
+	close(x.queue)
+	<-x.drained
 }
 
 // Err is the first write error, nil while all went well.
@@ -182,7 +231,7 @@ func (x *File) Err() error { x.mu.Lock(); defer x.mu.Unlock(); return x.err }
 func (x *File) Counts() (in, out int64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.in, x.out.n
+	return x.in, x.out.n.Load()
 }
 
 func (x *File) rateLocked(t time.Time) float64 {
@@ -206,12 +255,18 @@ type Result struct {
 // Commit flushes the compressor, syncs the file to disk and renames it to the
 // destination. On any failure the partial file is removed and nothing is left.
 func (x *File) Commit() (*Result, error) {
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.done {
+		x.mu.Unlock()
 		return nil, errors.New("export file already finished")
 	}
 	x.done = true
+	x.mu.Unlock()
+	x.stop()
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	fail := func(err error) (*Result, error) {
 		x.f.Close()
 		os.Remove(x.partial)
@@ -238,15 +293,15 @@ func (x *File) Commit() (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export written to %s, but it cannot be read back: %w", x.path, err)
 	}
-	if st.Size() != x.out.n {
-		return nil, fmt.Errorf("export %s is %d bytes on disk, but %d were written: something else changed it", x.path, st.Size(), x.out.n)
+	if st.Size() != x.out.n.Load() {
+		return nil, fmt.Errorf("export %s is %d bytes on disk, but %d were written: something else changed it", x.path, st.Size(), x.out.n.Load())
 	}
 	t := x.now()
 	if x.progress != nil {
-		x.progress(x.in, x.out.n, x.rateLocked(t))
+		x.progress(x.in, x.out.n.Load(), x.rateLocked(t))
 	}
 	return &Result{
-		Path: x.path, Size: x.out.n, SHA256: hex.EncodeToString(x.hash.Sum(nil)), In: x.in,
+		Path: x.path, Size: x.out.n.Load(), SHA256: hex.EncodeToString(x.hash.Sum(nil)), In: x.in,
 		ModTime: st.ModTime(), Elapsed: t.Sub(x.start),
 	}, nil
 }
@@ -254,12 +309,18 @@ func (x *File) Commit() (*Result, error) {
 // Abort stops the export and removes the partial file; the destination, if an earlier
 // export left one, is not touched. Safe to call after Commit (it does nothing then).
 func (x *File) Abort() error {
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.done {
+		x.mu.Unlock()
 		return nil
 	}
 	x.done = true
+	x.mu.Unlock()
+	x.stop()
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	if x.err == nil {
 		x.err = errors.New("export aborted")
 	}
@@ -278,14 +339,15 @@ func syncDir(dir string) {
 	}
 }
 
+// counter counts what reaches the file; the zstd encoder writes from its own goroutines.
 type counter struct {
 	w io.Writer
-	n int64
+	n atomic.Int64
 }
 
 func (c *counter) Write(b []byte) (int, error) {
 	n, err := c.w.Write(b)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 

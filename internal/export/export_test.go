@@ -216,7 +216,12 @@ func TestFileWriteFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = x.Write(make([]byte, 4096))
+	// The disk is written behind Write: the error shows on a later one.
+	deadline := time.Now().Add(10 * time.Second)
+	for err == nil && time.Now().Before(deadline) {
+		_, err = x.Write(make([]byte, 4096))
+		time.Sleep(time.Millisecond)
+	}
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("write to a full disk: %v", err)
 	}
