@@ -209,7 +209,13 @@ func (x *File) Write(b []byte) (int, error) {
 	}
 	x.mu.Unlock()
 	for len(b) > 0 {
-		c := *chunks.Get().(*[]byte)
+		var c []byte
+		if p, ok := chunks.Get().(*[]byte); ok {
+			c = *p
+		}
+		if cap(c) == 0 {
+			c = make([]byte, 0, 256<<10)
+		}
 		n := min(len(b), cap(c))
 		c = append(c[:0], b[:n]...)
 		x.queue <- c // blocks while the disk is behind: the queue is bounded

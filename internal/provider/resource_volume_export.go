@@ -69,7 +69,7 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"The export happens once, when the resource is created. Changing `volume_id`, `path`, `format`, " +
 			"`compression` or `triggers` exports again (replace); a later change of the volume itself does not — " +
 			"put something into `triggers` for that. Destroying the resource removes nothing on the libvirt host and " +
-			"leaves the file in place unless `remove_on_destroy` is true.",
+			"leaves the file in place unless `remove_on_destroy` is true. `timeouts.create` defaults to `30m`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "Absolute path of the exported file.",
@@ -96,7 +96,9 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				MarkdownDescription: "Image format of the file: `qcow2` (default) or `raw`. When it differs from the volume's " +
 					"format, or the volume is a copy-on-write overlay, the volume is converted on the libvirt host into a " +
 					"temporary volume in its pool (libvirt's create-from, i.e. `qemu-img convert`), which is downloaded and " +
-					"removed again — also when the export fails or is interrupted; the pool needs room for it. The file is " +
+					"removed again — also when the export fails or is interrupted; the pool needs room for it. A disk of a " +
+					"running domain is copied through that domain instead (a block copy job into the temporary volume: a " +
+					"point-in-time, crash-consistent copy; the guest keeps running). The file is " +
 					"always a standalone image (an overlay's backing chain is flattened). Changing it exports again.",
 				Optional:      true,
 				Computed:      true,
@@ -142,7 +144,7 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true}),
 		},
 	}
 }
