@@ -61,6 +61,8 @@ type cloneModel struct {
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }
 
+func (m *cloneModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
 var cloneDiskAttrTypes = map[string]attr.Type{
 	"target":    types.StringType,
 	"volume_id": types.StringType,
@@ -576,30 +578,11 @@ func (r *cloneResource) copyNVRAM(ctx context.Context, src *cloneSource, from, t
 }
 
 func (r *cloneResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state cloneModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	id := state.ID.ValueString()
-	got, err := r.read(ctx, id, &state)
-	if errors.Is(err, libvirt.ErrNotFound) {
-		tflog.Info(ctx, "clone is gone from the host; removing it from state", map[string]any{"id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read libvirt clone "+nameOr(state.Name, id), err.Error())
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+	refresh(ctx, req, resp, time.Minute,
+		func(m *cloneModel) string { return "libvirt clone " + nameOr(m.Name, m.ID.ValueString()) },
+		func(ctx context.Context, m *cloneModel) (*cloneModel, error) {
+			return r.read(ctx, m.ID.ValueString(), m)
+		})
 }
 
 // read builds the model from the clone's persistent definition and its record there.

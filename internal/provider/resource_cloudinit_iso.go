@@ -54,6 +54,8 @@ type cloudinitISOModel struct {
 	Timeouts      timeouts.Value `tfsdk:"timeouts"`
 }
 
+func (m *cloudinitISOModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
 func (r *cloudinitISOResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_cloudinit_iso"
 }
@@ -288,33 +290,21 @@ func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 func (r *cloudinitISOResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state cloudinitISOModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Read(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: state.ID.ValueString()})
-	if errors.Is(err, libvirt.ErrNotFound) {
-		tflog.Warn(ctx, "cloud-init seed volume is gone from the host; removing it from state", map[string]any{"id": state.ID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read cloud-init seed "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error())
-		return
-	}
-	state.ID = types.StringValue(info.Key)
-	state.Path = types.StringValue(info.Path)
-	state.Name = types.StringValue(info.Name)
-	state.Pool = types.StringValue(info.Pool)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	refresh(ctx, req, resp, 2*time.Minute,
+		func(m *cloudinitISOModel) string {
+			return "cloud-init seed " + m.Pool.ValueString() + "/" + m.Name.ValueString()
+		},
+		func(ctx context.Context, m *cloudinitISOModel) (*cloudinitISOModel, error) {
+			info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: m.ID.ValueString()})
+			if err != nil {
+				return nil, err
+			}
+			m.ID = types.StringValue(info.Key)
+			m.Path = types.StringValue(info.Path)
+			m.Name = types.StringValue(info.Name)
+			m.Pool = types.StringValue(info.Pool)
+			return m, nil
+		})
 }
 
 // Update only ever changes timeouts: every other attribute replaces the seed.

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"regexp"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
@@ -78,6 +76,8 @@ type clusterMachineModel struct {
 	UpdateMethod types.String   `tfsdk:"update_method"`
 	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
+
+func (m *clusterMachineModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 var nonBlank = regexp.MustCompile(`\S`)
 
@@ -207,30 +207,13 @@ func (r *clusterMachineResource) Configure(_ context.Context, req resource.Confi
 }
 
 func (r *clusterMachineResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state clusterMachineModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	id := state.ID.ValueString()
-	got, err := r.read(ctx, id, &state)
-	if errors.Is(err, libvirt.ErrNotFound) {
-		tflog.Info(ctx, "cluster machine's domain is gone from the host; removing it from state", map[string]any{"id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read libvirt cluster machine "+nameOr(state.DomainName, id), err.Error())
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+	refresh(ctx, req, resp, time.Minute,
+		func(m *clusterMachineModel) string {
+			return "libvirt cluster machine " + nameOr(m.DomainName, m.ID.ValueString())
+		},
+		func(ctx context.Context, m *clusterMachineModel) (*clusterMachineModel, error) {
+			return r.read(ctx, m.ID.ValueString(), m)
+		})
 }
 
 func (r *clusterMachineResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

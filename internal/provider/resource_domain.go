@@ -80,6 +80,8 @@ type domainModel struct {
 	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
 
+func (m *domainModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
 type diskModel struct {
 	VolumeID  types.String `tfsdk:"volume_id"`
 	Path      types.String `tfsdk:"path"`
@@ -539,30 +541,11 @@ type stateSetter interface {
 }
 
 func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state domainModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	id := state.ID.ValueString()
-	got, err := r.read(ctx, id, &state)
-	if errors.Is(err, libvirt.ErrNotFound) {
-		tflog.Info(ctx, "domain is gone from the host; removing it from state", map[string]any{"id": id, "name": state.Name.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read libvirt domain "+nameOr(state.Name, id), err.Error())
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+	refresh(ctx, req, resp, time.Minute,
+		func(m *domainModel) string { return "libvirt domain " + nameOr(m.Name, m.ID.ValueString()) },
+		func(ctx context.Context, m *domainModel) (*domainModel, error) {
+			return r.read(ctx, m.ID.ValueString(), m)
+		})
 }
 
 func nameOr(n types.String, id string) string {

@@ -19,7 +19,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
@@ -46,6 +45,8 @@ type snapshotModel struct {
 	DomainState  types.String   `tfsdk:"domain_state"`
 	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
+
+func (m *snapshotModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (r *snapshotResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_snapshot"
@@ -185,34 +186,23 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state snapshotModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	domain, name := state.snapshotRef()
-	s, err := r.client.GetSnapshot(ctx, domain, name)
-	if errors.Is(err, libvirt.ErrNotFound) {
-		tflog.Info(ctx, "snapshot or its domain is gone; removing it from state", map[string]any{"domain": domain, "snapshot": name})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Unable to read snapshot %s of domain %s", name, domain), err.Error())
-		return
-	}
-	state.fromSnapshot(s)
-	if state.DomainID.IsNull() || state.DomainID.ValueString() == "" {
-		state.DomainID = types.StringValue(s.DomainUUID) // after import by UUID or name: see ImportState
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	refresh(ctx, req, resp, time.Minute,
+		func(m *snapshotModel) string {
+			domain, name := m.snapshotRef()
+			return fmt.Sprintf("snapshot %s of domain %s", name, domain)
+		},
+		func(ctx context.Context, m *snapshotModel) (*snapshotModel, error) {
+			domain, name := m.snapshotRef()
+			s, err := r.client.GetSnapshot(ctx, domain, name)
+			if err != nil {
+				return nil, err
+			}
+			m.fromSnapshot(s)
+			if m.DomainID.IsNull() || m.DomainID.ValueString() == "" {
+				m.DomainID = types.StringValue(s.DomainUUID) // after import by UUID or name: see ImportState
+			}
+			return m, nil
+		})
 }
 
 // Update only takes new timeouts: every other attribute replaces.

@@ -57,6 +57,8 @@ type volumeModel struct {
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 
+func (m *volumeModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
 // volumeSources are the attributes that say where a volume's content comes from: at most
 // one may be set.
 var volumeSources = []string{"source_url", "source_file", "backing_volume", "clone_from"}
@@ -353,31 +355,16 @@ func (r *volumeResource) create(ctx context.Context, spec libvirt.VolumeSpec, pl
 }
 
 func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state volumeModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Read(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
-	info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: state.ID.ValueString()})
-	if errors.Is(err, libvirt.ErrNotFound) {
-		tflog.Warn(ctx, "volume is gone from the host; removing it from state", map[string]any{"id": state.ID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read volume "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error())
-		return
-	}
-	state.fromInfo(info)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	refresh(ctx, req, resp, 2*time.Minute,
+		func(m *volumeModel) string { return "volume " + m.Pool.ValueString() + "/" + m.Name.ValueString() },
+		func(ctx context.Context, m *volumeModel) (*volumeModel, error) {
+			info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: m.ID.ValueString()})
+			if err != nil {
+				return nil, err
+			}
+			m.fromInfo(info)
+			return m, nil
+		})
 }
 
 func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
