@@ -1,11 +1,7 @@
 package domainxml
 
 import (
-	"bytes"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -113,11 +109,9 @@ func Build(base *libvirtxml.Domain, s Spec) (*libvirtxml.Domain, error) {
 	d.Devices.Channels = buildChannels(d.Devices.Channels, s.QemuAgent)
 	d.SysInfo = buildSysInfo(d.SysInfo, s.Ignition)
 
-	meta, err := setMetadata(d.Metadata, s, ci)
-	if err != nil {
+	if err := setDomainMetadata(d, s, ci); err != nil {
 		return nil, err
 	}
-	d.Metadata = meta
 	return d, nil
 }
 
@@ -362,11 +356,10 @@ func buildSysInfo(existing []libvirtxml.DomainSysInfo, ign *Ignition) []libvirtx
 	return out
 }
 
-// metadata is what the provider records in the domain's <metadata>: the user's own
-// references for disks and the cloud-init seed, so Read (and import of a domain this
-// provider made) gives back exactly what the configuration says.
+// metadata is libvirt_domain's record in the domain's <metadata>: the user's own
+// references for disks, the cloud-init seed and the Ignition config, so Read (and
+// import of a domain this provider made) gives back exactly what the configuration says.
 type metadata struct {
-	XMLName   xml.Name       `xml:"domain"`
 	Disks     []metaDisk     `xml:"disk"`
 	CloudInit *metaCloudInit `xml:"cloudinit"`
 	Ignition  *metaIgnition  `xml:"ignition"`
@@ -389,19 +382,13 @@ type metaCloudInit struct {
 	Path   string `xml:"path,attr"`
 }
 
-// setMetadata replaces the provider's element in <metadata>, keeping other applications'.
-func setMetadata(m *libvirtxml.DomainMetadata, s Spec, ci *CloudInit) (*libvirtxml.DomainMetadata, error) {
-	others := ""
-	if m != nil {
-		var err error
-		if others, _, err = splitMetadata(m.XML); err != nil {
-			return nil, err
-		}
-	}
+// setDomainMetadata writes libvirt_domain's record for s (none when s references
+// nothing), keeping other applications' elements.
+func setDomainMetadata(d *libvirtxml.Domain, s Spec, ci *CloudInit) error {
 	md := metadata{}
-	for _, d := range s.Disks {
-		if d.VolumeID != "" {
-			md.Disks = append(md.Disks, metaDisk{Target: d.Target, Volume: d.VolumeID, Path: d.Path})
+	for _, dk := range s.Disks {
+		if dk.VolumeID != "" {
+			md.Disks = append(md.Disks, metaDisk{Target: dk.Target, Volume: dk.VolumeID, Path: dk.Path})
 		}
 	}
 	if ci != nil {
@@ -411,69 +398,7 @@ func setMetadata(m *libvirtxml.DomainMetadata, s Spec, ci *CloudInit) (*libvirtx
 		md.Ignition = &metaIgnition{ID: s.Ignition.ID, Path: s.Ignition.Path}
 	}
 	if len(md.Disks) == 0 && md.CloudInit == nil && md.Ignition == nil {
-		if strings.TrimSpace(others) == "" {
-			return nil, nil
-		}
-		return &libvirtxml.DomainMetadata{XML: others}, nil
+		return SetMetadata(d, MetadataNS, "domain", nil)
 	}
-	var buf strings.Builder
-	fmt.Fprintf(&buf, "<%s:domain xmlns:%s=%q>", metadataPrefix, metadataPrefix, MetadataNS)
-	for _, d := range md.Disks {
-		fmt.Fprintf(&buf, "<%s:disk target=\"%s\" volume=\"%s\" path=\"%s\"/>", metadataPrefix, attr(d.Target), attr(d.Volume), attr(d.Path))
-	}
-	if c := md.CloudInit; c != nil {
-		fmt.Fprintf(&buf, "<%s:cloudinit target=\"%s\" id=\"%s\" path=\"%s\"/>", metadataPrefix, attr(c.Target), attr(c.ID), attr(c.Path))
-	}
-	if g := md.Ignition; g != nil {
-		fmt.Fprintf(&buf, "<%s:ignition id=\"%s\" path=\"%s\"/>", metadataPrefix, attr(g.ID), attr(g.Path))
-	}
-	fmt.Fprintf(&buf, "</%s:domain>", metadataPrefix)
-	return &libvirtxml.DomainMetadata{XML: others + buf.String()}, nil
-}
-
-func attr(v string) string {
-	var b bytes.Buffer
-	_ = xml.EscapeText(&b, []byte(v))
-	return strings.ReplaceAll(b.String(), `"`, "&quot;")
-}
-
-// splitMetadata separates the provider's element from the rest of <metadata>'s content.
-func splitMetadata(inner string) (others string, ours *metadata, err error) {
-	dec := xml.NewDecoder(strings.NewReader(inner))
-	var rest strings.Builder
-	depth := 0
-	start := int64(0)
-	skipping := false
-	for {
-		before := dec.InputOffset()
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return inner, nil, fmt.Errorf("parse domain metadata: %w", err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if depth == 0 {
-				start = before
-				skipping = t.Name.Space == MetadataNS && t.Name.Local == "domain"
-				if skipping {
-					var md metadata
-					if err := dec.DecodeElement(&md, &t); err != nil {
-						return inner, nil, fmt.Errorf("parse domain metadata: %w", err)
-					}
-					ours = &md
-					continue
-				}
-			}
-			depth++
-		case xml.EndElement:
-			depth--
-			if depth == 0 {
-				rest.WriteString(inner[start:dec.InputOffset()])
-			}
-		}
-	}
-	return rest.String(), ours, nil
+	return SetMetadata(d, MetadataNS, "domain", md)
 }

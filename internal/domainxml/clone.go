@@ -2,10 +2,8 @@ package domainxml
 
 import (
 	"crypto/sha256"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"libvirt.org/go/libvirtxml"
@@ -15,11 +13,6 @@ import (
 const (
 	CloneLinked = "linked"
 	CloneFull   = "full"
-	// CloneMetadataNS names the element libvirt_clone records in a clone's <metadata>
-	// (next to, not inside, the libvirt_domain element): how the clone was made, so that
-	// Read and import give back what the configuration says.
-	CloneMetadataNS     = "https://github.com/kvmforge/terraform-provider-libvirt/clone/1"
-	cloneMetadataPrefix = "kvmforgeclone"
 )
 
 // SourceDisk is one writable disk of a clone's source, as its definition says.
@@ -108,7 +101,6 @@ type CloneDisk struct {
 
 // CloneMeta is what libvirt_clone records about a clone in its definition.
 type CloneMeta struct {
-	XMLName    xml.Name        `xml:"clone"`
 	SourceID   string          `xml:"source,attr"`      // source_domain_id as the user wrote it
 	SourceUUID string          `xml:"source-uuid,attr"` // the source's UUID at clone time
 	Mode       string          `xml:"mode,attr"`
@@ -341,18 +333,12 @@ func DeriveClone(src *libvirtxml.Domain, s CloneSpec) (*libvirtxml.Domain, error
 	for _, cd := range s.Disks {
 		spec.Disks = append(spec.Disks, Disk{VolumeID: cd.Key, Path: cd.Path, Target: cd.Target})
 	}
-	meta, err := setMetadata(d.Metadata, spec, ci)
-	if err != nil {
+	if err := setDomainMetadata(d, spec, ci); err != nil {
 		return nil, err
 	}
-	others := ""
-	if meta != nil {
-		others = meta.XML
-	}
-	if others, err = dropElement(others, CloneMetadataNS, "clone"); err != nil {
+	if err := SetMetadata(d, CloneMetadataNS, "clone", s.Meta); err != nil {
 		return nil, err
 	}
-	d.Metadata = &libvirtxml.DomainMetadata{XML: others + marshalCloneMeta(s.Meta)}
 	return d, nil
 }
 
@@ -375,80 +361,12 @@ func stripSMBIOSUUID(in []libvirtxml.DomainSysInfo) []libvirtxml.DomainSysInfo {
 	return in
 }
 
-func marshalCloneMeta(m CloneMeta) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "<%s:clone xmlns:%s=%q source=\"%s\" source-uuid=\"%s\" mode=\"%s\" pool=\"%s\" source-state=\"%s\">",
-		cloneMetadataPrefix, cloneMetadataPrefix, CloneMetadataNS, attr(m.SourceID), attr(m.SourceUUID), attr(m.Mode), attr(m.Pool), attr(m.Running))
-	for _, d := range m.Disks {
-		fmt.Fprintf(&b, "<%s:disk target=\"%s\" key=\"%s\" pool=\"%s\" name=\"%s\" path=\"%s\" backing=\"%s\"/>",
-			cloneMetadataPrefix, attr(d.Target), attr(d.Key), attr(d.Pool), attr(d.Name), attr(d.Path), attr(d.Backing))
-	}
-	fmt.Fprintf(&b, "</%s:clone>", cloneMetadataPrefix)
-	return b.String()
-}
-
 // ParseCloneMeta reads the clone's record from a definition; ok is false for a domain
 // libvirt_clone did not make.
 func ParseCloneMeta(d *libvirtxml.Domain) (*CloneMeta, bool) {
-	if d.Metadata == nil {
+	var m CloneMeta
+	if ok, err := GetMetadata(d, CloneMetadataNS, "clone", &m); !ok || err != nil {
 		return nil, false
 	}
-	dec := xml.NewDecoder(strings.NewReader(d.Metadata.XML))
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if depth == 0 && t.Name.Space == CloneMetadataNS && t.Name.Local == "clone" {
-				var m CloneMeta
-				if err := dec.DecodeElement(&m, &t); err != nil {
-					return nil, false
-				}
-				return &m, true
-			}
-			depth++
-		case xml.EndElement:
-			depth--
-		}
-	}
-}
-
-// dropElement removes top-level elements ns:local from metadata content.
-func dropElement(inner, ns, local string) (string, error) {
-	dec := xml.NewDecoder(strings.NewReader(inner))
-	var rest strings.Builder
-	depth := 0
-	start := int64(0)
-	for {
-		before := dec.InputOffset()
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return inner, fmt.Errorf("parse domain metadata: %w", err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if depth == 0 {
-				start = before
-				if t.Name.Space == ns && t.Name.Local == local {
-					if err := dec.Skip(); err != nil {
-						return inner, fmt.Errorf("parse domain metadata: %w", err)
-					}
-					continue
-				}
-			}
-			depth++
-		case xml.EndElement:
-			depth--
-			if depth == 0 {
-				rest.WriteString(inner[start:dec.InputOffset()])
-			}
-		}
-	}
-	return rest.String(), nil
+	return &m, true
 }

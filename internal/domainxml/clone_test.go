@@ -211,7 +211,7 @@ func TestDeriveClone(t *testing.T) {
 		t.Fatal(err)
 	}
 	t3, _ := d3.Marshal()
-	if n := strings.Count(t3, "kvmforgeclone:clone "); n != 1 {
+	if n := strings.Count(t3, `<clone xmlns="`+CloneMetadataNS+`"`); n != 1 {
 		t.Errorf("%d clone records in a clone of a clone", n)
 	}
 	if m, _ := ParseCloneMeta(d3); m.SourceID != "web2" {

@@ -69,7 +69,8 @@ func TestBuild_headroomFirmwareCPU(t *testing.T) {
 		`<cpu mode="host-passthrough">`, `<boot order="1">`,
 		`<target dev="sda" bus="sata"></target>`, `<target dev="sdb" bus="sata"></target>`, `<readonly>`,
 		`<mac address="52:54:00:aa:bb:cc">`, `<source bridge="br0">`,
-		`volume="/pool/web-1.qcow2"`, `<kvmforge:cloudinit target="sdb" id="default/seed.iso" path="/pool/seed.iso"/>`,
+		`volume="/pool/web-1.qcow2"`, `<domain xmlns="https://github.com/kvmforge/terraform-provider-libvirt/domain/1">`,
+		`<cloudinit target="sdb" id="default/seed.iso" path="/pool/seed.iso"></cloudinit>`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %s in\n%s", want, text)
@@ -285,7 +286,7 @@ func TestBuild_mergeKeepsUnmanaged(t *testing.T) {
 	if !strings.Contains(text, `<other:app xmlns:other="http://example.com/other"><x/></other:app>`) {
 		t.Errorf("other metadata lost:\n%s", d.Metadata.XML)
 	}
-	if strings.Count(text, "kvmforge:domain xmlns") != 1 || strings.Contains(text, `target="vdb"`) {
+	if strings.Count(text, `xmlns="`+MetadataNS+`"`) != 1 || strings.Contains(text, `target="vdb"`) {
 		t.Errorf("metadata:\n%s", d.Metadata.XML)
 	}
 	if d.Devices.Interfaces[0].Target != nil || d.Devices.Disks[0].Alias != nil {

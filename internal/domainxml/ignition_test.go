@@ -17,7 +17,7 @@ func TestIgnitionFWCfg(t *testing.T) {
 	for _, want := range []string{
 		`<sysinfo type="fwcfg">`,
 		`<entry name="opt/com.coreos/config" file="/pool/node.ign"></entry>`,
-		`<kvmforge:ignition id="default/node.ign" path="/pool/node.ign"/>`,
+		`<ignition id="default/node.ign" path="/pool/node.ign"></ignition>`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("XML lacks %s:\n%s", want, text)

@@ -78,12 +78,9 @@ func FromDomain(d *libvirtxml.Domain) (*Parsed, error) {
 		}
 	}
 
-	var md *metadata
-	if d.Metadata != nil {
-		_, md, _ = splitMetadata(d.Metadata.XML) // foreign or broken metadata: ignore ours
-	}
-	if md == nil {
-		md = &metadata{}
+	md := &metadata{}
+	if ok, err := GetMetadata(d, MetadataNS, "domain", md); !ok || err != nil {
+		md = &metadata{} // none, or broken: the definition alone says what it can
 	}
 	for _, si := range d.SysInfo {
 		if si.FWCfg == nil {

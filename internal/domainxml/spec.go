@@ -15,18 +15,16 @@ import (
 
 // Defaults and well-known names.
 const (
-	AgentChannel   = "org.qemu.guest_agent.0"
-	FirmwareBIOS   = "bios"
-	FirmwareUEFI   = "uefi"
-	DeviceDisk     = "disk"
-	DeviceCDROM    = "cdrom"
-	GraphicsVNC    = "vnc"
-	GraphicsSpice  = "spice"
-	GraphicsNone   = "none"
-	DefaultListen  = "127.0.0.1"
-	DefaultNIC     = "virtio"
-	MetadataNS     = "https://github.com/kvmforge/terraform-provider-libvirt/domain/1"
-	metadataPrefix = "kvmforge"
+	AgentChannel  = "org.qemu.guest_agent.0"
+	FirmwareBIOS  = "bios"
+	FirmwareUEFI  = "uefi"
+	DeviceDisk    = "disk"
+	DeviceCDROM   = "cdrom"
+	GraphicsVNC   = "vnc"
+	GraphicsSpice = "spice"
+	GraphicsNone  = "none"
+	DefaultListen = "127.0.0.1"
+	DefaultNIC    = "virtio"
 )
 
 // Spec is the part of a domain the user controls.

@@ -3,7 +3,6 @@ package provider
 import (
 	"bytes"
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"sort"
@@ -344,49 +343,6 @@ func fillMachineComputed(m *clusterMachineModel) {
 	}
 }
 
-// machineMetaNS is the namespace of the element in the domain's <metadata> that records
-// the machine's inputs, so that import gives back what the configuration says.
-const machineMetaNS = "https://github.com/kvmforge/terraform-provider-libvirt/cluster-machine/1"
-
-type machineMeta struct {
-	XMLName    xml.Name `xml:"machine"`
-	Namespace  string   `xml:"namespace,attr"`
-	Name       string   `xml:"name,attr"`
-	Network    string   `xml:"network,attr"`
-	BasePool   string   `xml:"base-pool,attr"`
-	DomainPool string   `xml:"domain-pool,attr"`
-	Image      string   `xml:"image,attr"`
-}
-
-func (m machineMeta) element() string {
-	return fmt.Sprintf(`<kvmforgecm:machine xmlns:kvmforgecm=%q namespace="%s" name="%s" network="%s" base-pool="%s" domain-pool="%s" image="%s"/>`,
-		machineMetaNS, attrEscape(m.Namespace), attrEscape(m.Name), attrEscape(m.Network), attrEscape(m.BasePool), attrEscape(m.DomainPool), attrEscape(m.Image))
-}
-
-func attrEscape(v string) string {
-	var b bytes.Buffer
-	_ = xml.EscapeText(&b, []byte(v))
-	return strings.ReplaceAll(b.String(), `"`, "&quot;")
-}
-
-// parseMachineMeta finds the machine element in a domain's <metadata> content.
-func parseMachineMeta(inner string) (*machineMeta, bool) {
-	dec := xml.NewDecoder(strings.NewReader(inner))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		if t, ok := tok.(xml.StartElement); ok && t.Name.Space == machineMetaNS && t.Name.Local == "machine" {
-			var m machineMeta
-			if err := dec.DecodeElement(&m, &t); err != nil {
-				return nil, false
-			}
-			return &m, true
-		}
-	}
-}
-
 // machineDomainXML is the machine's domain: the overlay as a virtio disk, the seed as a
 // cdrom, one virtio NIC with the derived MAC, the guest-agent channel, VNC on
 // 127.0.0.1, and 2x headroom for vcpu and memory.
@@ -405,12 +361,11 @@ func machineDomainXML(p machineParts, m *clusterMachineModel, domType string, ro
 	if err != nil {
 		return "", err
 	}
-	el := machineMeta{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(), Network: p.network,
-		BasePool: m.BasePool.ValueString(), DomainPool: p.pool, Image: m.Image.ValueString()}.element()
-	if d.Metadata == nil {
-		d.Metadata = &libvirtxml.DomainMetadata{}
+	err = domainxml.SetMachineMeta(d, domainxml.MachineMeta{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
+		Network: p.network, BasePool: m.BasePool.ValueString(), DomainPool: p.pool, Image: m.Image.ValueString()})
+	if err != nil {
+		return "", err
 	}
-	d.Metadata.XML += el
 	return d.Marshal()
 }
 
@@ -506,13 +461,9 @@ func (r *clusterMachineResource) read(ctx context.Context, id string, prior *clu
 // readImported fills the inputs of an imported machine from its domain's metadata and
 // its seed volume (user-data).
 func (r *clusterMachineResource) readImported(ctx context.Context, def *libvirtxml.Domain, m *clusterMachineModel) error {
-	var meta *machineMeta
-	ok := false
-	if def.Metadata != nil {
-		meta, ok = parseMachineMeta(def.Metadata.XML)
-	}
+	meta, ok := domainxml.ParseMachineMeta(def)
 	if !ok {
-		return fmt.Errorf("domain %s was not made by libvirt_cluster_machine (its metadata has no %s element): import it as a libvirt_domain instead", def.Name, machineMetaNS)
+		return fmt.Errorf("domain %s was not made by libvirt_cluster_machine (its metadata has no %s element): import it as a libvirt_domain instead", def.Name, domainxml.MachineMetadataNS)
 	}
 	m.Namespace, m.Name = types.StringValue(meta.Namespace), types.StringValue(meta.Name)
 	m.Network, m.BasePool = types.StringValue(meta.Network), types.StringValue(meta.BasePool)

@@ -42,19 +42,3 @@ func TestClusterMachinePlanSizing(t *testing.T) {
 		t.Errorf("vcpu 2 -> 1 on a running machine: %s, want restart", c)
 	}
 }
-
-// The metadata element that import reads back survives any characters in the inputs.
-func TestMachineMetaRoundTrip(t *testing.T) {
-	in := machineMeta{Namespace: `a"b<c>&d`, Name: "w-0", Network: "net 1", BasePool: "images", DomainPool: "vms", Image: "deb'12.qcow2"}
-	out, ok := parseMachineMeta(`<other:x xmlns:other="urn:x"/>` + in.element())
-	if !ok {
-		t.Fatal("element not found")
-	}
-	out.XMLName = in.XMLName
-	if *out != in {
-		t.Errorf("round trip: %+v, want %+v", *out, in)
-	}
-	if _, ok := parseMachineMeta(`<kvmforge:domain xmlns:kvmforge="https://example.org/other"/>`); ok {
-		t.Error("found a machine element in foreign metadata")
-	}
-}

@@ -1,0 +1,104 @@
+package domainxml
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// TestMetadataOldFormReplaced: a record written by an older version (prefixed form) reads
+// the same, and writing replaces it rather than adding a second one; other applications'
+// elements stay byte for byte.
+func TestMetadataOldFormReplaced(t *testing.T) {
+	other := `<other:x xmlns:other="urn:x" v="1"/>`
+	d := &libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: other +
+		`<kvmforge:domain xmlns:kvmforge="` + MetadataNS + `"><kvmforge:disk target="vda" volume="old&amp;&quot;one" path="/p"/></kvmforge:domain>`}}
+	var md metadata
+	if ok, err := GetMetadata(d, MetadataNS, "domain", &md); !ok || err != nil || len(md.Disks) != 1 || md.Disks[0].Volume != `old&"one` {
+		t.Fatalf("old form read as %+v, %v, %v", md, ok, err)
+	}
+	md.Disks[0].Volume = `new<&>"'`
+	if err := SetMetadata(d, MetadataNS, "domain", md); err != nil {
+		t.Fatal(err)
+	}
+	x := d.Metadata.XML
+	if strings.Count(x, MetadataNS) != 1 || !strings.HasPrefix(x, other) {
+		t.Fatalf("metadata after write:\n%s", x)
+	}
+	var back metadata
+	if ok, err := GetMetadata(d, MetadataNS, "domain", &back); !ok || err != nil || back.Disks[0].Volume != `new<&>"'` {
+		t.Fatalf("read back %+v, %v, %v from\n%s", back, ok, err, x)
+	}
+	if err := SetMetadata(d, MetadataNS, "domain", nil); err != nil || d.Metadata.XML != other {
+		t.Fatalf("remove: %v, left %q", err, d.Metadata.XML)
+	}
+	if err := SetMetadata(&libvirtxml.Domain{}, MetadataNS, "domain", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GetMetadata(&libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: "<a><b></a>"}}, MetadataNS, "domain", &back); err == nil {
+		t.Error("broken metadata read without an error")
+	}
+}
+
+// FuzzMetadata: whatever the metadata holds, reading and writing our record never panics,
+// and what was written reads back.
+func FuzzMetadata(f *testing.F) {
+	f.Add(`<other:x xmlns:other="urn:x"/>`, "vda", "p/v")
+	f.Add(`<kvmforge:domain xmlns:kvmforge="`+MetadataNS+`"><kvmforge:disk target="" path=""/></kvmforge:domain>`, "", "")
+	f.Add(`<a><b></a>`, "x", "\x00")
+	f.Fuzz(func(t *testing.T, inner, target, volume string) {
+		d := &libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: inner}}
+		var md metadata
+		_, _ = GetMetadata(d, MetadataNS, "domain", &md)
+		want := metadata{Disks: []metaDisk{{Target: target, Volume: volume, Path: "/p"}}}
+		if err := SetMetadata(d, MetadataNS, "domain", want); err != nil {
+			return // broken foreign metadata, or a value XML cannot hold: refused, fine
+		}
+		var got metadata
+		ok, err := GetMetadata(d, MetadataNS, "domain", &got)
+		if !ok || err != nil || len(got.Disks) != 1 {
+			t.Fatalf("written record not read back (%v, %v) from %q", ok, err, d.Metadata.XML)
+		}
+		if xmlText(target) && xmlText(volume) && (got.Disks[0].Target != target || got.Disks[0].Volume != volume) {
+			t.Fatalf("round trip %q %q -> %+v", target, volume, got.Disks[0])
+		}
+	})
+}
+
+// xmlText reports whether s holds only characters XML 1.0 can carry (others are replaced
+// by encoding/xml, as they must be).
+func xmlText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF {
+			return false
+		}
+	}
+	return true
+}
+
+// TestMachineMetaRoundTrip: the record import reads back survives any characters in the
+// inputs, next to foreign elements; a foreign element of another namespace is not it.
+func TestMachineMetaRoundTrip(t *testing.T) {
+	in := MachineMeta{Namespace: `a"b<c>&d`, Name: "w-0", Network: "net 1", BasePool: "images", DomainPool: "vms", Image: "deb'12.qcow2"}
+	d := &libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: `<other:x xmlns:other="urn:x"/>`}}
+	if err := SetMachineMeta(d, in); err != nil {
+		t.Fatal(err)
+	}
+	out, ok := ParseMachineMeta(d)
+	if !ok || *out != in {
+		t.Errorf("round trip: %+v (%v), want %+v", out, ok, in)
+	}
+	old := &libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: `<kvmforgecm:machine xmlns:kvmforgecm="` + MachineMetadataNS + `" namespace="ns" name="n" network="default" base-pool="b" domain-pool="d" image="i"/>`}}
+	if m, ok := ParseMachineMeta(old); !ok || m.Namespace != "ns" || m.Image != "i" {
+		t.Errorf("record of an older version: %+v, %v", m, ok)
+	}
+	foreign := &libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: `<kvmforge:machine xmlns:kvmforge="https://example.org/other"/>`}}
+	if _, ok := ParseMachineMeta(foreign); ok {
+		t.Error("found a machine record in foreign metadata")
+	}
+}
