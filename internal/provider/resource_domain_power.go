@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
@@ -41,20 +43,23 @@ type domainPowerResource struct {
 }
 
 type domainPowerModel struct {
-	ID       types.String `tfsdk:"id"`
-	DomainID types.String `tfsdk:"domain_id"`
-	Action   types.String `tfsdk:"action"`
-	Triggers types.Map    `tfsdk:"triggers"`
-	Timeout  types.String `tfsdk:"timeout"`
-	Domain   types.String `tfsdk:"domain_name"`
-	State    types.String `tfsdk:"domain_state"`
+	ID       types.String   `tfsdk:"id"`
+	DomainID types.String   `tfsdk:"domain_id"`
+	Action   types.String   `tfsdk:"action"`
+	Triggers types.Map      `tfsdk:"triggers"`
+	Timeout  types.String   `tfsdk:"timeout"`
+	Domain   types.String   `tfsdk:"domain_name"`
+	State    types.String   `tfsdk:"domain_state"`
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
+
+func (m *domainPowerModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (r *domainPowerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_domain_power"
 }
 
-func (r *domainPowerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	resp.Schema = schema.Schema{
@@ -113,6 +118,10 @@ func (r *domainPowerResource) Schema(_ context.Context, _ resource.SchemaRequest
 				PlanModifiers: keep,
 			},
 		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, CreateDescription: "How long the whole action may take, " +
+				"its graceful wait (`timeout`) included (a Go duration, default: `timeout` plus 2 minutes for the calls around it)."}),
+		},
 	}
 }
 
@@ -121,63 +130,68 @@ func (r *domainPowerResource) Configure(_ context.Context, req resource.Configur
 }
 
 func (r *domainPowerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan domainPowerModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, err := time.ParseDuration(plan.Timeout.ValueString())
-	if err != nil {
-		timeout = 2 * time.Minute
-	}
-	// The graceful wait plus room for the RPCs around it.
-	ctx, cancel := context.WithTimeout(ctx, timeout+2*time.Minute)
-	defer cancel()
+	var cfg domainPowerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &cfg)...)
+	wait := graceTimeout(&cfg)
+	// The default deadline: the graceful wait plus room for the RPCs around it.
+	create(ctx, req, resp, wait+2*time.Minute,
+		func(m *domainPowerModel) string {
+			return m.Action.ValueString() + " of domain " + nameOr(m.Domain, m.DomainID.ValueString())
+		},
+		func(ctx context.Context, plan *domainPowerModel, d *diag.Diagnostics) (*domainPowerModel, error) {
+			id, action := plan.DomainID.ValueString(), plan.Action.ValueString()
+			st, err := r.client.GetDomainStatus(ctx, id)
+			if errors.Is(err, libvirt.ErrNotFound) {
+				return nil, fmt.Errorf("domain %q does not exist on %s", id, r.client.URI())
+			}
+			if err != nil {
+				return nil, err
+			}
+			name, uuid := st.Domain.Name, libvirt.UUIDString(st.Domain)
+			plan.Domain = types.StringValue(name)
+			tflog.Info(ctx, "domain power action", map[string]any{"domain": name, "action": action, "state": st.State})
+			if err := r.perform(ctx, uuid, name, action, wait); err != nil {
+				return nil, err
+			}
+			state, err := r.client.DomainState(ctx, uuid)
+			if err != nil {
+				return nil, fmt.Errorf("the action was done, but reading the domain's state back failed: %w", err)
+			}
+			plan.ID = types.StringValue(uuid + "/" + action)
+			plan.State = types.StringValue(state)
+			return plan, nil
+		})
+}
 
-	id, action := plan.DomainID.ValueString(), plan.Action.ValueString()
-	st, err := r.client.GetDomainStatus(ctx, id)
-	if err != nil {
-		detail := err.Error()
-		if errors.Is(err, libvirt.ErrNotFound) {
-			detail = fmt.Sprintf("Domain %q does not exist on %s.", id, r.client.URI())
-		}
-		resp.Diagnostics.AddError(fmt.Sprintf("Unable to %s domain %s", action, id), detail)
-		return
-	}
-	name, uuid := st.Domain.Name, libvirt.UUIDString(st.Domain)
-	summary := fmt.Sprintf("Unable to %s domain %s", action, name)
-	tflog.Info(ctx, "domain power action", map[string]any{"domain": name, "action": action, "state": st.State})
+// perform does one power action on the domain.
+func (r *domainPowerResource) perform(ctx context.Context, uuid, name, action string, wait time.Duration) error {
 	switch action {
 	case powerReboot:
-		err = r.client.RebootDomain(ctx, uuid, timeout)
+		return r.client.RebootDomain(ctx, uuid, wait)
 	case powerReset:
-		err = r.client.ResetDomain(ctx, uuid)
+		return r.client.ResetDomain(ctx, uuid)
 	case powerShutdown:
-		err = r.client.ShutdownDomainGraceful(ctx, uuid, timeout)
+		err := r.client.ShutdownDomainGraceful(ctx, uuid, wait)
 		var te *libvirt.ShutdownTimeoutError
 		if errors.As(err, &te) {
 			te.Domain = name
 		}
+		return err
 	case powerStart:
-		err = r.client.StartDomain(ctx, uuid)
+		return r.client.StartDomain(ctx, uuid)
 	case powerDestroy:
-		err = r.client.DestroyDomain(ctx, uuid)
-	default:
-		err = fmt.Errorf("unknown action %q", action)
+		return r.client.DestroyDomain(ctx, uuid)
 	}
+	return fmt.Errorf("unknown action %q", action)
+}
+
+// graceTimeout is how long reboot and shutdown wait for the guest.
+func graceTimeout(m *domainPowerModel) time.Duration {
+	d, err := time.ParseDuration(m.Timeout.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
+		return 2 * time.Minute
 	}
-	state, err := r.client.DomainState(ctx, uuid)
-	if err != nil {
-		resp.Diagnostics.AddError(summary, "the action was done, but reading the domain's state back failed: "+err.Error())
-		return
-	}
-	plan.ID = types.StringValue(uuid + "/" + action)
-	plan.Domain = types.StringValue(name)
-	plan.State = types.StringValue(state)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	return d
 }
 
 // Read keeps the state as it is while the domain exists: the action was done once and
@@ -203,14 +217,10 @@ func (r *domainPowerResource) Read(ctx context.Context, req resource.ReadRequest
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Update only ever changes timeout: every other attribute replaces the resource.
+// Update only ever changes timeout and timeouts: every other attribute replaces the
+// resource.
 func (r *domainPowerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan domainPowerModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	storePlan[domainPowerModel](ctx, req, resp)
 }
 
 // Delete does nothing on the host: a power action cannot be undone.

@@ -242,7 +242,7 @@ resource "libvirt_domain_power" "p" {
   action    = "start"
 }
 `, name),
-			ExpectError: acctest.ErrorText(fmt.Sprintf("Domain %q does not exist", name)),
+			ExpectError: acctest.ErrorText(fmt.Sprintf("domain %q does not exist", name)),
 		}},
 	})
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
@@ -94,39 +94,31 @@ func (r *snapshotRevertResource) Configure(_ context.Context, req resource.Confi
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
-func (r *snapshotRevertResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan snapshotRevertModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+func (m *snapshotRevertModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
-	domain, name, _ := strings.Cut(plan.SnapshotID.ValueString(), "/")
-	summary := fmt.Sprintf("Unable to revert domain %s to snapshot %s", domain, name)
-	if err := r.client.RevertSnapshot(ctx, domain, name); err != nil {
-		if errors.Is(err, libvirt.ErrNotFound) {
-			resp.Diagnostics.AddAttributeError(path.Root("snapshot_id"), summary, fmt.Sprintf("The domain or its snapshot does not exist on %s: %s", r.client.URI(), err))
-			return
-		}
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	st, err := r.client.GetDomainStatus(ctx, domain)
-	if err != nil {
-		resp.Diagnostics.AddError(summary, "reverted, but reading the domain back failed: "+err.Error())
-		return
-	}
-	plan.ID = types.StringValue(libvirt.UUIDString(st.Domain) + "/" + name)
-	plan.RevertedAt = types.StringValue(time.Now().UTC().Format(time.RFC3339))
-	plan.DomainState = types.StringValue(st.State)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+func (r *snapshotRevertResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	create(ctx, req, resp, 10*time.Minute,
+		func(m *snapshotRevertModel) string {
+			domain, name, _ := strings.Cut(m.SnapshotID.ValueString(), "/")
+			return fmt.Sprintf("revert of domain %s to snapshot %s", domain, name)
+		},
+		func(ctx context.Context, plan *snapshotRevertModel, d *diag.Diagnostics) (*snapshotRevertModel, error) {
+			domain, name, _ := strings.Cut(plan.SnapshotID.ValueString(), "/")
+			if err := r.client.RevertSnapshot(ctx, domain, name); err != nil {
+				if errors.Is(err, libvirt.ErrNotFound) {
+					return nil, fmt.Errorf("the domain or its snapshot does not exist on %s (check snapshot_id): %w", r.client.URI(), err)
+				}
+				return nil, err
+			}
+			st, err := r.client.GetDomainStatus(ctx, domain)
+			if err != nil {
+				return nil, fmt.Errorf("reverted, but reading the domain back failed: %w", err)
+			}
+			plan.ID = types.StringValue(libvirt.UUIDString(st.Domain) + "/" + name)
+			plan.RevertedAt = types.StringValue(time.Now().UTC().Format(time.RFC3339))
+			plan.DomainState = types.StringValue(st.State)
+			return plan, nil
+		})
 }
 
 // Read keeps the state: the revert happened, whatever became of the domain since.
@@ -141,14 +133,7 @@ func (r *snapshotRevertResource) Read(ctx context.Context, req resource.ReadRequ
 
 // Update only takes new timeouts: every other attribute replaces.
 func (r *snapshotRevertResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state snapshotRevertModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	state.Timeouts = plan.Timeouts
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	storePlan[snapshotRevertModel](ctx, req, resp)
 }
 
 // Delete does nothing on the host: a revert cannot be undone.

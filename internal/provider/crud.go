@@ -1,0 +1,109 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// The write paths every resource shares, next to refresh (its Read): the model from the
+// request, a deadline from the resource's `timeouts` block (def when unset), the work,
+// and what goes into state. A resource supplies only the work, as a function of its
+// model, and what names the object in messages (e.g. "storage pool web").
+//
+// The work returns the object as read back from libvirt after the change, never the plan
+// as it came: state is what the host has.
+
+// create is a Create. do makes the object and returns it read back; nil means nothing
+// was made. When do fails after the object exists, it returns the model anyway: it is
+// stored (Terraform marks it tainted, and the next apply replaces it) so that no object
+// is left on the host that the state does not track. The error is reported as
+// "Unable to create <what>"; do may add diagnostics of its own (warnings, attribute
+// errors) to d.
+func create[M any, P timed[M]](ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse,
+	def time.Duration, what func(P) string, do func(ctx context.Context, plan P, d *diag.Diagnostics) (P, error)) {
+	var plan M
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := P(&plan).readTimeouts().Create(ctx, def)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	got, err := do(ctx, &plan, &resp.Diagnostics)
+	if got != nil {
+		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to create "+what(&plan), err.Error())
+	}
+}
+
+// update is an Update. do changes the object from state to plan and returns it read
+// back; nil leaves the state as it was (nothing changed, or the change failed before
+// anything was done). Errors are reported as for create.
+func update[M any, P timed[M]](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse,
+	def time.Duration, what func(P) string, do func(ctx context.Context, plan, state P, d *diag.Diagnostics) (P, error)) {
+	var plan, state M
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := P(&plan).readTimeouts().Update(ctx, def)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	got, err := do(ctx, &plan, &state, &resp.Diagnostics)
+	if got != nil {
+		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to update "+what(&state), err.Error())
+	}
+}
+
+// remove is a Delete. An object already gone (an error wrapping libvirt.ErrNotFound) is
+// deleted; any other error is reported as "Unable to delete <what>" and the resource
+// stays in state.
+func remove[M any, P timed[M]](ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse,
+	def time.Duration, what func(P) string, do func(ctx context.Context, state P, d *diag.Diagnostics) error) {
+	var state M
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := P(&state).readTimeouts().Delete(ctx, def)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := do(ctx, &state, &resp.Diagnostics); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
+		resp.Diagnostics.AddError("Unable to delete "+what(&state), err.Error())
+	}
+}
+
+// storePlan is the Update of a resource whose every attribute but `timeouts` replaces
+// it: the plan (the prior values and the new timeouts) is what the state becomes.
+func storePlan[M any](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan M
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
