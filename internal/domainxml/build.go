@@ -45,12 +45,7 @@ func Build(base *libvirtxml.Domain, s Spec) (*libvirtxml.Domain, error) {
 		d.UUID = s.UUID
 	}
 
-	d.VCPU = &libvirtxml.DomainVCPU{Placement: "static", Value: s.EffectiveMaxVCPU()}
-	if s.VCPU != d.VCPU.Value {
-		d.VCPU.Current = s.VCPU
-	}
-	d.Memory = &libvirtxml.DomainMemory{Value: uint(s.EffectiveMaxMemoryMiB() * 1024), Unit: "KiB"}
-	d.CurrentMemory = &libvirtxml.DomainCurrentMemory{Value: uint(s.MemoryMiB * 1024), Unit: "KiB"}
+	SetSizing(d, s)
 
 	if d.OS == nil {
 		d.OS = &libvirtxml.DomainOS{}

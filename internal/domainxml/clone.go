@@ -209,12 +209,10 @@ func DeriveClone(src *libvirtxml.Domain, s CloneSpec) (*libvirtxml.Domain, error
 
 	// Sizing: the source's ceilings, current values overridden within them.
 	cur, maxV, mem, maxM := Ceilings(src)
+	srcVCPU := cur
 	if s.VCPU != 0 {
 		if s.VCPU > maxV {
 			return nil, fmt.Errorf("clone %s: vcpu %d is above the source's maximum of %d vCPUs (its max_vcpu hot-add ceiling, which a clone keeps)", s.Name, s.VCPU, maxV)
-		}
-		if s.VCPU != cur {
-			d.VCPUs = nil // per-vCPU states describe the old count; libvirt writes them anew
 		}
 		cur = s.VCPU
 	}
@@ -224,16 +222,10 @@ func DeriveClone(src *libvirtxml.Domain, s CloneSpec) (*libvirtxml.Domain, error
 		}
 		mem = s.MemoryMiB
 	}
-	if d.VCPU == nil {
-		d.VCPU = &libvirtxml.DomainVCPU{Placement: "static"}
+	if cur != srcVCPU {
+		d.VCPUs = nil // per-vCPU states describe the old count; libvirt writes them anew
 	}
-	d.VCPU.Value = maxV
-	d.VCPU.Current = 0
-	if cur < maxV {
-		d.VCPU.Current = cur
-	}
-	d.Memory = &libvirtxml.DomainMemory{Value: uint(maxM * 1024), Unit: "KiB"}
-	d.CurrentMemory = &libvirtxml.DomainCurrentMemory{Value: uint(mem * 1024), Unit: "KiB"}
+	SetSizing(d, Spec{VCPU: cur, MaxVCPU: maxV, MemoryMiB: mem, MaxMemoryMiB: maxM})
 
 	// Disks: the clone's own; cdroms of the source dropped.
 	byTarget := map[string]CloneDisk{}
