@@ -2,10 +2,13 @@ package libvirt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
 )
 
 // powerPoll is how often the power operations look at a domain's state while waiting.
@@ -27,26 +30,18 @@ func (c *Client) DomainState(ctx context.Context, id string) (string, error) {
 }
 
 // waitState polls until the domain is in state want or timeout passes; it reports the
-// last state seen.
+// last state seen and whether it was want.
 func (c *Client) waitState(ctx context.Context, id, want string, timeout time.Duration) (string, bool, error) {
-	deadline := time.Now().Add(timeout)
-	for {
+	last := ""
+	err := poll.Until(ctx, poll.Options{Every: powerPoll, Timeout: timeout}, func(ctx context.Context) (bool, error) {
 		s, err := c.DomainState(ctx, id)
-		if err != nil {
-			return s, false, err
-		}
-		if s == want {
-			return s, true, nil
-		}
-		if !time.Now().Before(deadline) {
-			return s, false, nil
-		}
-		select {
-		case <-ctx.Done():
-			return s, false, ctx.Err()
-		case <-time.After(powerPoll):
-		}
+		last = s
+		return s == want, err
+	})
+	if errors.Is(err, poll.ErrTimeout) {
+		return last, false, nil
 	}
+	return last, err == nil, err
 }
 
 func (c *Client) onDomain(ctx context.Context, op, id string, fn func(*golibvirt.Libvirt, Domain) error) error {
@@ -98,32 +93,51 @@ func (e *ShutdownTimeoutError) Error() string {
 		"to force it, or a longer timeout", e.Domain, e.Timeout, e.State)
 }
 
-// ShutdownDomainGraceful sends a graceful shutdown request (guest agent or ACPI power
-// button, as libvirt chooses) and waits up to timeout for the domain to be shut off. It
-// never forces: a guest that does not stop is an *ShutdownTimeoutError. A domain that is
-// already shut off is left alone.
+// ShutdownDomain stops a domain: a graceful shutdown request, waiting up to timeout,
+// then a forced power-off (at once when timeout is 0, or when libvirt refuses the
+// request: no ACPI, an unresponsive agent). A domain that is not running is left alone.
+// It reports whether the force was needed.
+func (c *Client) ShutdownDomain(ctx context.Context, id string, timeout time.Duration) (forced bool, err error) {
+	return c.shutdown(ctx, id, timeout, true)
+}
+
+// ShutdownDomainGraceful is ShutdownDomain that never forces: a guest that does not
+// stop within timeout is a *ShutdownTimeoutError.
 func (c *Client) ShutdownDomainGraceful(ctx context.Context, id string, timeout time.Duration) error {
+	_, err := c.shutdown(ctx, id, timeout, false)
+	return err
+}
+
+// shutdown is the one shutdown state machine: running → (graceful request) → wait for
+// shutoff → (with force) forced off.
+func (c *Client) shutdown(ctx context.Context, id string, timeout time.Duration, force bool) (bool, error) {
 	s, err := c.DomainState(ctx, id)
 	if err != nil || s == "shutoff" {
-		return err
+		return false, err
 	}
-	if err := c.onDomain(ctx, "shut down", id, func(l *golibvirt.Libvirt, d Domain) error {
-		err := l.DomainShutdownFlags(d, golibvirt.DomainShutdownDefault)
-		if HasCode(classify("", "", err), golibvirt.ErrOperationInvalid) && !isActive(l, d) {
-			return nil // it stopped meanwhile
+	if timeout > 0 || !force {
+		err := c.onDomain(ctx, "shut down", id, func(l *golibvirt.Libvirt, d Domain) error {
+			err := l.DomainShutdownFlags(d, golibvirt.DomainShutdownDefault)
+			if HasCode(classify("", "", err), golibvirt.ErrOperationInvalid) && !isActive(l, d) {
+				return nil // it stopped meanwhile
+			}
+			return err
+		})
+		switch {
+		case IsTransport(err), err != nil && !force:
+			return false, err
+		case err == nil:
+			var ok bool
+			if s, ok, err = c.waitState(ctx, id, "shutoff", timeout); err != nil || ok {
+				return false, err
+			}
+			if !force {
+				return false, &ShutdownTimeoutError{Domain: id, Timeout: timeout, State: s}
+			}
 		}
-		return err
-	}); err != nil {
-		return err
+		// A request libvirt refused leaves nothing to wait for: force at once.
 	}
-	s, ok, err := c.waitState(ctx, id, "shutoff", timeout)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return &ShutdownTimeoutError{Domain: id, Timeout: timeout, State: s}
-	}
-	return nil
+	return true, c.DestroyDomain(ctx, id)
 }
 
 // DestroyDomain forces a domain off at once (virsh destroy). One that is not running is

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
 )
 
 // The write paths every resource shares, next to refresh (its Read): the model from the
@@ -106,4 +107,35 @@ func storePlan[M any](ctx context.Context, req resource.UpdateRequest, resp *res
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// readBackTimeout bounds readBack.
+const readBackTimeout = time.Minute
+
+// readBack reads an object back after a create or update, on a deadline of its own (the
+// work's may have run out while it waited), and waits while the daemon does not answer
+// (a restart, a link dropped right after the write) rather than fail a change that was
+// done: that would taint the object and have the next apply replace it for nothing.
+func readBack[P any](ctx context.Context, read func(context.Context) (P, error)) (P, error) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
+	var got P
+	var last error
+	err := poll.Until(rctx, poll.Options{Every: time.Second, Max: 5 * time.Second}, func(ctx context.Context) (bool, error) {
+		got, last = read(ctx)
+		return last == nil, nonTransport(last)
+	})
+	if err != nil && last != nil {
+		return got, last
+	}
+	return got, err
+}
+
+// nonTransport is err unless it is a transport error (nil then): for checks that go on
+// while the daemon is away.
+func nonTransport(err error) error {
+	if libvirt.IsTransport(err) {
+		return nil
+	}
+	return err
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
 var (
@@ -411,37 +412,30 @@ func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		resp.Diagnostics.AddError(summary, err.Error())
 		return
 	}
-	var errs []error
-	var vcpu uint
-	var mib uint64
-	if known(plan.VCPU) && plan.VCPU.ValueInt64() != state.VCPU.ValueInt64() {
-		vcpu = uint(plan.VCPU.ValueInt64())
+	cur, err := parseDomain(st.XML)
+	if err != nil {
+		resp.Diagnostics.AddError(summary, err.Error())
+		return
 	}
-	if known(plan.MemoryMiB) && plan.MemoryMiB.ValueInt64() != state.MemoryMiB.ValueInt64() {
-		mib = uint64(plan.MemoryMiB.ValueInt64())
+	oldSizing := domainxml.Sizing(cur)
+	newSizing := oldSizing
+	if known(plan.VCPU) {
+		newSizing.VCPU = uint(plan.VCPU.ValueInt64())
 	}
-	if vcpu > 0 || mib > 0 {
-		errs = append(errs, r.client.SetDomainSizing(ctx, id, vcpu, mib, st.Active))
+	if known(plan.MemoryMiB) {
+		newSizing.MemoryMiB = uint64(plan.MemoryMiB.ValueInt64())
 	}
-	want := plan.Running.ValueBool()
-	if errors.Join(errs...) == nil {
-		switch {
-		case want && !st.Active:
-			errs = append(errs, r.client.StartDomain(ctx, id))
-		case !want && st.Active:
-			_, err := r.client.ShutdownDomain(ctx, id, cloneShutdownTimeout)
-			errs = append(errs, err)
-		}
-	}
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer rcancel()
-	got, rerr := r.read(rctx, id, &plan)
+	_, err = workflow.Apply(ctx, r.client, workflow.Change{
+		ID: id, Name: plan.Name.ValueString(), Old: oldSizing, New: newSizing, Running: plan.Running.ValueBool(),
+		ShutdownTimeout: cloneShutdownTimeout, Redefine: workflow.SizingOnly(newSizing),
+	})
+	got, rerr := readBack(ctx, func(ctx context.Context) (*cloneModel, error) { return r.read(ctx, id, &plan) })
 	if rerr != nil {
 		got = &state
-		errs = append(errs, rerr)
+		err = errors.Join(err, rerr)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		resp.Diagnostics.AddError(summary, err.Error())
 	}
 }

@@ -301,9 +301,9 @@ func (r *clusterMachineResource) Create(ctx context.Context, req resource.Create
 
 // finish reads the machine back into state after create or update and reports err.
 func (r *clusterMachineResource) finish(ctx context.Context, plan *clusterMachineModel, state stateSetter, d *diag.Diagnostics, summary string, err error) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	got, rerr := r.read(rctx, plan.UID.ValueString(), plan)
+	got, rerr := readBack(ctx, func(ctx context.Context) (*clusterMachineModel, error) {
+		return r.read(ctx, plan.UID.ValueString(), plan)
+	})
 	if rerr != nil {
 		if err == nil {
 			err = rerr

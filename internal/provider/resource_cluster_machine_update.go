@@ -10,11 +10,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/capi"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
 // machineSizing is the part of a machine's domain that updates touch.
@@ -136,55 +136,14 @@ func (r *clusterMachineResource) Update(ctx context.Context, req resource.Update
 	plan.UID, plan.ID = state.UID, state.ID
 	summary := "Unable to update libvirt cluster machine " + p.domain
 
-	st, err := r.client.GetDomainStatus(ctx, uid)
-	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
 	old := sizingOf(&state)
 	next := planSizing(old, uint(plan.VCPU.ValueInt64()), uint64(plan.MemoryMiB.ValueInt64()))
 	wantRunning := plan.Running.ValueBool()
-	method := domainxml.Classify(old.spec(), next.spec(), st.Active, wantRunning)
-	plan.UpdateMethod = types.StringValue(string(method))
-	tflog.Info(ctx, "updating cluster machine", map[string]any{"domain": p.domain, "method": string(method)})
 
+	// disk_gib: grown in place (online through the running domain) before the domain's
+	// own change, which may restart or stop it.
 	var errs []error
-	switch method {
-	case domainxml.ChangeRestart, domainxml.ChangeDefinition:
-		var def libvirtxml.Domain
-		if err := def.Unmarshal(st.XML); err != nil {
-			resp.Diagnostics.AddError(summary, fmt.Sprintf("parse the definition of domain %s: %v", p.domain, err))
-			return
-		}
-		def.VCPU = &libvirtxml.DomainVCPU{Placement: "static", Value: max(next.MaxVCPU, next.VCPU)}
-		if next.VCPU != def.VCPU.Value {
-			def.VCPU.Current = next.VCPU
-		}
-		def.Memory = &libvirtxml.DomainMemory{Value: uint(max(next.MaxMemMiB, next.MemMiB) * 1024), Unit: "KiB"}
-		def.CurrentMemory = &libvirtxml.DomainCurrentMemory{Value: uint(next.MemMiB * 1024), Unit: "KiB"}
-		text, err := def.Marshal()
-		if err != nil {
-			resp.Diagnostics.AddError(summary, err.Error())
-			return
-		}
-		if _, err := r.client.DefineDomain(ctx, p.domain, text); err != nil {
-			resp.Diagnostics.AddError(summary, err.Error())
-			return
-		}
-	case domainxml.ChangeLive:
-		if old.VCPU != next.VCPU {
-			errs = append(errs, r.client.SetDomainVCPUs(ctx, uid, next.VCPU))
-		}
-		if old.MemMiB != next.MemMiB {
-			errs = append(errs, r.client.SetDomainMemory(ctx, uid, next.MemMiB))
-		}
-	}
-	if st.Autostart != wantRunning {
-		errs = append(errs, r.client.SetDomainAutostart(ctx, uid, wantRunning))
-	}
-
-	// disk_gib: grown in place, online through the running domain.
-	if plan.DiskGiB.ValueInt64() > state.DiskGiB.ValueInt64() && errors.Join(errs...) == nil {
+	if plan.DiskGiB.ValueInt64() > state.DiskGiB.ValueInt64() {
 		res, err := r.client.GrowVolume(ctx, libvirt.VolumeRef{Pool: p.pool, Name: p.root}, uint64(plan.DiskGiB.ValueInt64())<<30)
 		errs = append(errs, err)
 		if res != nil {
@@ -193,27 +152,19 @@ func (r *clusterMachineResource) Update(ctx context.Context, req resource.Update
 			}
 		}
 	}
-
 	started := false
 	if errors.Join(errs...) == nil {
-		switch {
-		case st.Active && !wantRunning:
-			_, err := r.client.ShutdownDomain(ctx, uid, cmShutdownTimeout)
-			errs = append(errs, err)
-		case st.Active && method == domainxml.ChangeRestart:
-			forced, err := r.client.ShutdownDomain(ctx, uid, cmShutdownTimeout)
-			if forced {
-				tflog.Warn(ctx, "machine did not shut down in time and was forced off for the restart", map[string]any{"domain": p.domain})
-			}
-			errs = append(errs, err)
-			if err == nil {
-				errs = append(errs, r.client.StartDomain(ctx, uid))
-				started = true
-			}
-		case !st.Active && wantRunning:
-			errs = append(errs, r.client.StartDomain(ctx, uid))
-			started = true
+		res, err := workflow.Apply(ctx, r.client, workflow.Change{
+			ID: uid, Name: p.domain, Old: old.spec(), New: next.spec(), Running: wantRunning, Autostart: &wantRunning,
+			ShutdownTimeout: cmShutdownTimeout, Redefine: workflow.SizingOnly(next.spec()),
+		})
+		plan.UpdateMethod = types.StringValue(string(res.Method))
+		tflog.Info(ctx, "updated cluster machine", map[string]any{"domain": p.domain, "method": string(res.Method)})
+		if res.Forced {
+			tflog.Warn(ctx, "machine did not shut down in time and was forced off for the restart", map[string]any{"domain": p.domain})
 		}
+		errs = append(errs, err)
+		started = res.Started
 	}
 	if started && errors.Join(errs...) == nil {
 		ip := state.IP.ValueString()

@@ -27,6 +27,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
 var (
@@ -508,20 +509,7 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 
 // finish reads the domain back into state (after create or update) and reports err.
 func (r *domainResource) finish(ctx context.Context, id string, plan *domainModel, state stateSetter, d *diag.Diagnostics, summary string, err error) {
-	// Reading back must work even when ctx ran out while waiting.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	got, rerr := r.read(rctx, id, plan)
-	for wait := time.Second; libvirt.IsTransport(rerr) && rctx.Err() == nil; wait = min(2*wait, 5*time.Second) {
-		// The daemon went away after the domain was written (a restart, a dropped link):
-		// wait for it rather than fail a create or update that was done, which would
-		// taint the domain and have the next apply replace it for nothing.
-		select {
-		case <-time.After(wait):
-		case <-rctx.Done():
-		}
-		got, rerr = r.read(rctx, id, plan)
-	}
+	got, rerr := readBack(ctx, func(ctx context.Context) (*domainModel, error) { return r.read(ctx, id, plan) })
 	if rerr != nil {
 		if err == nil {
 			err = rerr
@@ -577,95 +565,31 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 		plan.Type = state.Type
 	}
 
-	st, err := r.client.GetDomainStatus(ctx, id)
-	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
 	spec, err := r.resolve(ctx, &plan)
 	if err != nil {
 		resp.Diagnostics.AddError(summary, err.Error())
 		return
 	}
-	wantRunning := plan.Running.ValueBool()
 	oldSpec := specFromModel(&state)
-	method := domainxml.Classify(oldSpec, specFromModel(&plan), st.Active, wantRunning)
+	autostart := plan.Autostart.ValueBool()
+	res, err := workflow.Apply(ctx, r.client, workflow.Change{
+		ID: id, Name: name, Old: oldSpec, New: spec, Running: plan.Running.ValueBool(), Autostart: &autostart,
+		ShutdownTimeout: shutdownTimeout(&plan),
+		// Same disks, written another way (volume_id for a path): the references are
+		// recorded in the definition's metadata; nothing in the running domain changes.
+		Rewrite: !domainxml.SameDiskRefs(oldSpec, specFromModel(&plan)),
+	})
 	if plan.UpdateMethod.IsUnknown() {
-		plan.UpdateMethod = types.StringValue(string(method))
-	} // else: what the plan said (the domain may have stopped since; method is what is done)
-	tflog.Info(ctx, "updating domain", map[string]any{"name": name, "method": string(method)})
-
-	var errs []error
-	switch method {
-	case domainxml.ChangeRestart, domainxml.ChangeDefinition:
-		text, err := rebuild(st.XML, spec)
-		if err != nil {
-			resp.Diagnostics.AddError(summary, err.Error())
-			return
-		}
-		if _, err := r.client.DefineDomain(ctx, name, text); err != nil {
-			resp.Diagnostics.AddError(summary, err.Error())
-			return
-		}
-	case domainxml.ChangeLive:
-		if oldSpec.VCPU != spec.VCPU {
-			errs = append(errs, r.client.SetDomainVCPUs(ctx, id, spec.VCPU))
-		}
-		if oldSpec.MemoryMiB != spec.MemoryMiB {
-			errs = append(errs, r.client.SetDomainMemory(ctx, id, spec.MemoryMiB))
-		}
+		plan.UpdateMethod = types.StringValue(string(res.Method))
+	} // else: what the plan said (the domain may have stopped since; res.Method is what was done)
+	tflog.Info(ctx, "updated domain", map[string]any{"name": name, "method": string(res.Method)})
+	if res.Forced {
+		tflog.Warn(ctx, "domain did not shut down in time and was forced off for the restart", map[string]any{"name": name})
 	}
-	if (method == domainxml.ChangeNone || method == domainxml.ChangeLive) && errors.Join(errs...) == nil &&
-		!domainxml.SameDiskRefs(oldSpec, specFromModel(&plan)) {
-		// Same disks, written another way (volume_id for a path): record the references
-		// in the definition's metadata. Nothing in the running domain changes.
-		if cur, err := r.client.GetDomainStatus(ctx, id); err != nil {
-			errs = append(errs, err)
-		} else if text, err := rebuild(cur.XML, spec); err != nil {
-			errs = append(errs, err)
-		} else if _, err := r.client.DefineDomain(ctx, name, text); err != nil {
-			errs = append(errs, err)
-		}
+	if err == nil && plan.Running.ValueBool() {
+		err = r.waitForIPs(ctx, id, &plan)
 	}
-	if plan.Autostart.ValueBool() != st.Autostart {
-		errs = append(errs, r.client.SetDomainAutostart(ctx, id, plan.Autostart.ValueBool()))
-	}
-	if errors.Join(errs...) == nil {
-		stopTimeout := shutdownTimeout(&plan)
-		switch {
-		case st.Active && !wantRunning:
-			_, err = r.client.ShutdownDomain(ctx, id, stopTimeout)
-			errs = append(errs, err)
-		case st.Active && method == domainxml.ChangeRestart:
-			forced, err := r.client.ShutdownDomain(ctx, id, stopTimeout)
-			if forced {
-				tflog.Warn(ctx, "domain did not shut down in time and was forced off for the restart", map[string]any{"name": name})
-			}
-			errs = append(errs, err)
-			if err == nil {
-				errs = append(errs, r.client.StartDomain(ctx, id))
-			}
-		case !st.Active && wantRunning:
-			errs = append(errs, r.client.StartDomain(ctx, id))
-		}
-	}
-	if wantRunning && errors.Join(errs...) == nil {
-		errs = append(errs, r.waitForIPs(ctx, id, &plan))
-	}
-	r.finish(ctx, id, &plan, &resp.State, &resp.Diagnostics, summary, errors.Join(errs...))
-}
-
-// rebuild merges spec onto the domain's current persistent definition.
-func rebuild(current string, spec domainxml.Spec) (string, error) {
-	base, err := parseDomain(current)
-	if err != nil {
-		return "", err
-	}
-	d, err := domainxml.Build(base, spec)
-	if err != nil {
-		return "", fmt.Errorf("build domain XML: %w", err)
-	}
-	return d.Marshal()
+	r.finish(ctx, id, &plan, &resp.State, &resp.Diagnostics, summary, err)
 }
 
 func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
