@@ -417,7 +417,9 @@ func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		resp.Diagnostics.AddError(summary, err.Error())
 		return
 	}
+	// The ceilings stay what the clone kept from its source: only the current values move.
 	oldSizing := domainxml.Sizing(cur)
+	oldSizing.MaxVCPU, oldSizing.MaxMemoryMiB = oldSizing.EffectiveMaxVCPU(), oldSizing.EffectiveMaxMemoryMiB()
 	newSizing := oldSizing
 	if known(plan.VCPU) {
 		newSizing.VCPU = uint(plan.VCPU.ValueInt64())
