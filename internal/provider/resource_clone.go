@@ -22,7 +22,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -200,37 +199,6 @@ func (r *cloneResource) Configure(_ context.Context, req resource.ConfigureReque
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
-// cloneSource is one look at the source: its definitions and state.
-type cloneSource struct {
-	status   *libvirt.DomainStatus
-	inactive *libvirtxml.Domain
-	live     *libvirtxml.Domain
-	disks    []domainxml.SourceDisk
-}
-
-func (r *cloneResource) source(ctx context.Context, id string) (*cloneSource, error) {
-	st, err := r.client.GetDomainStatus(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	s := &cloneSource{status: st}
-	if s.inactive, err = parseDomain(st.XML); err != nil {
-		return nil, err
-	}
-	if st.LiveXML != "" {
-		if s.live, err = parseDomain(st.LiveXML); err != nil {
-			return nil, err
-		}
-	}
-	if s.disks, err = domainxml.SourceDisks(s.inactive); err != nil {
-		return nil, fmt.Errorf("source domain %s: %w", s.inactive.Name, err)
-	}
-	if len(s.disks) == 0 {
-		return nil, fmt.Errorf("source domain %s has no disks to clone (only disks backed by files or pool volumes are cloned)", s.inactive.Name)
-	}
-	return s, nil
-}
-
 // ModifyPlan checks at plan time what only the host can tell: the source exists and
 // has disks, the name is free, the sizing fits the ceilings; and replaces the clone
 // when it is to get fewer vCPUs.
@@ -265,7 +233,7 @@ func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	var ceilMem uint64
 	switch {
 	case creating && known(plan.SourceDomainID):
-		src, err := r.source(ctx, plan.SourceDomainID.ValueString())
+		src, err := workflow.LookupCloneSource(ctx, r.client, plan.SourceDomainID.ValueString())
 		switch {
 		case errors.Is(err, libvirt.ErrNotFound):
 			resp.Diagnostics.AddAttributeError(path.Root("source_domain_id"), "Unable to plan libvirt clone "+name,
@@ -275,7 +243,7 @@ func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			resp.Diagnostics.AddAttributeError(path.Root("source_domain_id"), "Unable to plan libvirt clone "+name, err.Error())
 			return
 		}
-		_, ceilVCPU, _, ceilMem = domainxml.Ceilings(src.inactive)
+		_, ceilVCPU, _, ceilMem = domainxml.Ceilings(src.Inactive)
 		if known(plan.Name) && (state == nil || state.Name.ValueString() != name) {
 			if _, err := r.client.LookupDomain(ctx, name); err == nil {
 				resp.Diagnostics.AddAttributeError(path.Root("name"), "Unable to plan libvirt clone "+name,

@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/google/uuid"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
@@ -23,9 +28,19 @@ type fake struct {
 
 	status *libvirt.DomainStatus // what GetDomainStatus returns (a copy)
 	forced bool                  // what ShutdownDomain reports
+
+	// The host as a clone or machine test sees it: a source domain, the domains defined
+	// (UUID -> name) and the volumes made (key -> volume), which the rollback must empty.
+	source  *libvirt.DomainStatus
+	defined map[string]string
+	volumes map[string]*libvirt.VolumeInfo
+	pools   map[string]bool
 }
 
-func newFake() *fake { return &fake{fail: map[string]error{}, failAt: map[int]error{}} }
+func newFake() *fake {
+	return &fake{fail: map[string]error{}, failAt: map[int]error{}, defined: map[string]string{},
+		volumes: map[string]*libvirt.VolumeInfo{}, pools: map[string]bool{"default": true}}
+}
 
 var errInjected = errors.New("injected failure")
 
@@ -59,6 +74,10 @@ func (f *fake) GetDomainStatus(_ context.Context, id string) (*libvirt.DomainSta
 	if err := f.record("GetDomainStatus", id); err != nil {
 		return nil, err
 	}
+	if f.source != nil && (id == f.source.Domain.Name || id == libvirt.UUIDString(f.source.Domain)) {
+		st := *f.source
+		return &st, nil
+	}
 	if f.status == nil {
 		return nil, fmt.Errorf("domain %s: %w", id, libvirt.ErrNotFound)
 	}
@@ -68,10 +87,124 @@ func (f *fake) GetDomainStatus(_ context.Context, id string) (*libvirt.DomainSta
 
 func (f *fake) DefineDomain(_ context.Context, name, xml string) (libvirt.Domain, error) {
 	err := f.record("DefineDomain", name)
-	if err == nil && f.status != nil {
-		f.status.XML = xml
+	var d libvirtxml.Domain
+	if perr := d.Unmarshal(xml); perr != nil {
+		return libvirt.Domain{}, perr
 	}
-	return libvirt.Domain{Name: name}, err
+	u, _ := uuid.Parse(d.UUID)
+	dom := libvirt.Domain{Name: name, UUID: golibvirt.UUID(u)}
+	if err == nil || errors.Is(err, errLost) {
+		if f.status != nil {
+			f.status.XML = xml
+		} else {
+			f.defined[d.UUID] = name
+		}
+	}
+	return dom, err
+}
+
+// errLost is a transport error after the call got through: what it did stands, its
+// answer is lost (a write whose outcome is unknown).
+var errLost = &libvirt.TransportError{Op: "injected", URI: "fake://", Err: io.ErrUnexpectedEOF}
+
+func (f *fake) LookupDomain(_ context.Context, id string) (libvirt.Domain, error) {
+	if err := f.record("LookupDomain", id); err != nil {
+		return libvirt.Domain{}, err
+	}
+	for u, n := range f.defined {
+		if id == u || id == n {
+			return libvirt.Domain{Name: n}, nil
+		}
+	}
+	return libvirt.Domain{}, fmt.Errorf("domain %s: %w", id, libvirt.ErrNotFound)
+}
+
+func (f *fake) UndefineDomain(_ context.Context, id string) error {
+	if err := f.record("UndefineDomain", id); err != nil {
+		return err
+	}
+	for u, n := range f.defined {
+		if id == u || id == n {
+			delete(f.defined, u)
+			return nil
+		}
+	}
+	return fmt.Errorf("domain %s: %w", id, libvirt.ErrNotFound)
+}
+
+func (f *fake) DiskVolumeByPath(_ context.Context, path, pool, volume string) (*libvirt.DiskVolume, error) {
+	if err := f.record("DiskVolumeByPath", path); err != nil {
+		return nil, err
+	}
+	return &libvirt.DiskVolume{Key: path, Name: "web.qcow2", Pool: "default", Path: path, Format: "qcow2", Capacity: 1 << 30,
+		Backing: "/pool/base.qcow2", BackingFormat: "qcow2"}, nil
+}
+
+func (f *fake) PoolExists(_ context.Context, name string) error {
+	if err := f.record("PoolExists", name); err != nil {
+		return err
+	}
+	if !f.pools[name] {
+		return fmt.Errorf("pool %s: %w", name, libvirt.ErrNotFound)
+	}
+	return nil
+}
+
+func (f *fake) DiskSource(_ context.Context, volumeID, path string) (string, string, error) {
+	return "/pool/" + volumeID, "raw", f.record("DiskSource", volumeID)
+}
+
+// makeVolume records a volume made by a create. A create that fails leaves nothing,
+// also when its answer was lost: that is the client's own contract (createVolume
+// removes what a create whose answer was lost made, or says it could not).
+func (f *fake) makeVolume(method string, spec libvirt.VolumeSpec) (*libvirt.VolumeInfo, error) {
+	if err := f.record(method, spec); err != nil {
+		return nil, err
+	}
+	v := &libvirt.VolumeInfo{Key: "/pool/" + spec.Name, Name: spec.Name, Pool: spec.Pool, Path: "/pool/" + spec.Name, Format: spec.Format, Capacity: 1 << 30}
+	f.volumes[v.Key] = v
+	return v, nil
+}
+
+func (f *fake) CreateVolumeOver(_ context.Context, spec libvirt.VolumeSpec, _ uint64, _, _ string) (*libvirt.VolumeInfo, error) {
+	return f.makeVolume("CreateVolumeOver", spec)
+}
+
+func (f *fake) CloneVolume(_ context.Context, spec libvirt.VolumeSpec, _ libvirt.VolumeRef) (*libvirt.VolumeInfo, error) {
+	return f.makeVolume("CloneVolume", spec)
+}
+
+func (f *fake) VolumeInfo(_ context.Context, ref libvirt.VolumeRef) (*libvirt.VolumeInfo, error) {
+	if err := f.record("VolumeInfo", ref.Key); err != nil {
+		return nil, err
+	}
+	if v, ok := f.volumes[ref.Key]; ok {
+		c := *v
+		return &c, nil
+	}
+	return nil, fmt.Errorf("volume %s: %w", ref, libvirt.ErrNotFound)
+}
+
+func (f *fake) DeleteVolume(_ context.Context, ref libvirt.VolumeRef) error {
+	if err := f.record("DeleteVolume", ref.Key); err != nil {
+		return err
+	}
+	if _, ok := f.volumes[ref.Key]; !ok {
+		return fmt.Errorf("volume %s: %w", ref, libvirt.ErrNotFound)
+	}
+	delete(f.volumes, ref.Key)
+	return nil
+}
+
+func (f *fake) CopyDiskLive(_ context.Context, domain, target, dest, _ string, shallow bool) error {
+	return f.record("CopyDiskLive", domain, target, dest, shallow)
+}
+
+func (f *fake) SuspendDomain(_ context.Context, id string) error { return f.record("SuspendDomain", id) }
+func (f *fake) ResumeDomain(_ context.Context, id string) error  { return f.record("ResumeDomain", id) }
+
+func (f *fake) CopyNVRAM(_ context.Context, src, dst string) (bool, error) {
+	return true, f.record("CopyNVRAM", src, dst)
 }
 
 func (f *fake) SetDomainSizing(_ context.Context, id string, vcpu uint, mib uint64, live bool) error {
