@@ -164,4 +164,3 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
-

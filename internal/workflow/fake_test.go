@@ -200,8 +200,10 @@ func (f *fake) CopyDiskLive(_ context.Context, domain, target, dest, _ string, s
 	return f.record("CopyDiskLive", domain, target, dest, shallow)
 }
 
-func (f *fake) SuspendDomain(_ context.Context, id string) error { return f.record("SuspendDomain", id) }
-func (f *fake) ResumeDomain(_ context.Context, id string) error  { return f.record("ResumeDomain", id) }
+func (f *fake) SuspendDomain(_ context.Context, id string) error {
+	return f.record("SuspendDomain", id)
+}
+func (f *fake) ResumeDomain(_ context.Context, id string) error { return f.record("ResumeDomain", id) }
 
 func (f *fake) CopyNVRAM(_ context.Context, src, dst string) (bool, error) {
 	return true, f.record("CopyNVRAM", src, dst)
