@@ -324,3 +324,40 @@ func TestAccBreaker(t *testing.T) {
 		t.Fatalf("after the cool-down, with the host back: %v", err)
 	}
 }
+
+// Item 10: the keepalive loop pings idle connections without opening the pool beyond
+// max_connections: many callers and a keepalive every few milliseconds, for seconds.
+func TestAccKeepaliveRespectsMaxConnections(t *testing.T) {
+	acctest.RequireAcc(t)
+	const maxConns = 2
+	c := newClient(t, libvirt.Config{URI: acctest.URI(), MaxConnections: maxConns, KeepaliveInterval: time.Millisecond, IdleTimeout: time.Hour})
+	ctx := context.Background()
+	ping := func(l *golibvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err }
+	stop := time.Now().Add(3 * time.Second)
+	const callers = 6
+	errs := make(chan error, callers)
+	for i := range callers {
+		go func() {
+			var err error
+			for time.Now().Before(stop) && err == nil {
+				err = c.Read(ctx, "version", ping)
+				// Pauses leave connections idle for the keepalive to take.
+				time.Sleep(time.Duration(500+300*i) * time.Microsecond)
+			}
+			errs <- err
+		}()
+	}
+	for range callers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := c.Stats()
+	if s.MaxOpen > maxConns {
+		t.Errorf("max_connections = %d, but %d connections were open at once (%d dials)", maxConns, s.MaxOpen, s.Dials)
+	}
+	if s.MaxInUse > maxConns {
+		t.Errorf("%d connections in use at once", s.MaxInUse)
+	}
+	t.Logf("stats after the run: %+v", s)
+}
