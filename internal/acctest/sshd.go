@@ -11,6 +11,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,9 +26,13 @@ type SSHD struct {
 	User           string
 	HostKey        ssh.PublicKey
 	KnownHostsLine string // "[127.0.0.1]:PORT ssh-ed25519 ..."
-	ClientKeyPEM   string // private key authorised for User
-	ClientKeyFile  string // the same key in a file
-	Dir            string
+	// The host also holds a host certificate for 127.0.0.1, signed by HostCA; sshd presents
+	// it to clients that ask for certificates (known_hosts with @cert-authority).
+	HostCA           ssh.PublicKey
+	CAKnownHostsLine string // "@cert-authority [127.0.0.1]:PORT ssh-ed25519 <HostCA>"
+	ClientKeyPEM     string // private key authorised for User
+	ClientKeyFile    string // the same key in a file
+	Dir              string
 }
 
 // URI is the qemu+ssh URI of the test host through this server.
@@ -64,9 +69,13 @@ func StartSSHD(t testing.TB) *SSHD {
 
 	s.Port = freePort(t)
 	s.KnownHostsLine = knownhosts.Line([]string{knownhosts.Normalize("127.0.0.1:" + strconv.Itoa(s.Port))}, hostPub)
+	s.HostCA = writeHostCert(t, filepath.Join(dir, "host_ed25519-cert.pub"), hostPub)
+	s.CAKnownHostsLine = "@cert-authority " + knownhosts.Normalize("127.0.0.1:"+strconv.Itoa(s.Port)) + " " +
+		strings.TrimSpace(string(ssh.MarshalAuthorizedKey(s.HostCA)))
 	cfg := fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
 HostKey %[2]s/host_ed25519
+HostCertificate %[2]s/host_ed25519-cert.pub
 PidFile %[2]s/sshd.pid
 AuthorizedKeysFile %[2]s/authorized_keys
 PermitRootLogin prohibit-password
@@ -138,6 +147,27 @@ func newEd25519Key(t testing.TB) (ssh.PublicKey, []byte) {
 		t.Fatal(err)
 	}
 	return sshPub, pem.EncodeToMemory(block)
+}
+
+// writeHostCert signs host with a fresh CA as a host certificate for 127.0.0.1, writes it
+// where sshd's HostCertificate reads it, and returns the CA's key.
+func writeHostCert(t testing.TB, path string, host ssh.PublicKey) ssh.PublicKey {
+	t.Helper()
+	_, caPriv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := ssh.NewSignerFromKey(caPriv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := &ssh.Certificate{Key: host, Serial: 1, CertType: ssh.HostCert, KeyId: "tfacc host",
+		ValidPrincipals: []string{"127.0.0.1"}, ValidBefore: ssh.CertTimeInfinity}
+	if err := cert.SignCert(rand.Reader, ca); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, ssh.MarshalAuthorizedKey(cert))
+	return ca.PublicKey()
 }
 
 // NewSSHKey returns a fresh private key (PEM) that no server trusts.

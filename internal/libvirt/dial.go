@@ -32,9 +32,12 @@ func newDialer(u *URI, cfg Config) (dialFunc, []string, error) {
 		}, nil, nil
 	case TransportTCP:
 		addr := u.Address()
+		warn := fmt.Sprintf("%s uses plain TCP to %s: the link is unencrypted and unauthenticated, so anyone who can reach that port "+
+			"controls the host, and anyone on the path can read and change what the provider sends (including secrets such as cloud-init user data). "+
+			"Use it only on a loopback address or an isolated management network; prefer qemu+ssh:// or qemu+tls:// elsewhere.", u, addr)
 		return func(ctx context.Context) (net.Conn, error) {
 			return tcpDial(ctx, addr)
-		}, nil, nil
+		}, []string{warn}, nil
 	case TransportTLS:
 		tlsCfg, warnings, err := tlsClientConfig(u, cfg.TLS)
 		if err != nil {
@@ -46,16 +49,27 @@ func newDialer(u *URI, cfg Config) (dialFunc, []string, error) {
 			if err != nil {
 				return nil, err
 			}
+			// ctx bounds the handshake and the wait for the daemon's verdict below.
+			release := bindContext(ctx, raw)
 			c := tls.Client(raw, tlsCfg)
 			if err := c.HandshakeContext(ctx); err != nil {
 				raw.Close()
+				_ = release()
+				if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
+					return nil, fmt.Errorf("TLS handshake with %s: %w", addr, ctxCause(ctx, err))
+				}
 				return nil, &permanentError{fmt.Errorf("TLS handshake with %s: %w", addr, err)}
 			}
 			// libvirtd then checks the client certificate and sends one byte: 1 = accepted.
 			ok := make([]byte, 1)
 			if _, err := io.ReadFull(c, ok); err != nil {
 				raw.Close()
-				return nil, fmt.Errorf("TLS with %s: waiting for the daemon to accept the client certificate: %w", addr, err)
+				_ = release()
+				return nil, fmt.Errorf("TLS with %s: waiting for the daemon to accept the client certificate: %w", addr, ctxCause(ctx, err))
+			}
+			if err := release(); err != nil {
+				raw.Close()
+				return nil, fmt.Errorf("TLS with %s: %w", addr, err)
 			}
 			if ok[0] != 1 {
 				raw.Close()
@@ -76,6 +90,37 @@ func tcpDial(ctx context.Context, addr string) (net.Conn, error) {
 		return nil, fmt.Errorf("dial tcp %s: %w", addr, err)
 	}
 	return c, nil
+}
+
+// bindContext makes ctx bound every read and write on c until release is called: c gets
+// ctx's deadline, and cancelling ctx expires it at once. Handshakes and protocol steps that
+// take no context of their own (SSH, the TLS verdict byte) thus cannot outlive the dial.
+// release detaches c from ctx again; it fails when ctx ended first (c is then unusable).
+func bindContext(ctx context.Context, c net.Conn) (release func() error) {
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
+	return func() error {
+		if !stop() {
+			return ctx.Err()
+		}
+		_ = c.SetDeadline(time.Time{})
+		return nil
+	}
+}
+
+// ctxCause names the context as the reason when a dial step failed because ctx ended (its
+// deadline expired the socket; what the step reports then may be a timeout or just EOF):
+// errors.Is(err, context.DeadlineExceeded) then holds.
+func ctxCause(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return fmt.Errorf("%w (%v)", context.DeadlineExceeded, err)
+	}
+	return err
 }
 
 // permanentError marks dial failures that another attempt cannot fix (bad host key,

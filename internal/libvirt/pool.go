@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -225,30 +226,56 @@ func (p *pool) keepalive() {
 			return
 		case <-t.C:
 		}
-		p.mu.Lock()
-		idle := p.idle
-		p.idle = nil
-		p.mu.Unlock()
-		var keep []*conn
-		for _, c := range idle {
-			if time.Since(c.lastUsed) > p.cfg.IdleTimeout || !c.l.IsConnected() {
-				p.discard(c)
-				continue
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err := c.call(ctx, func(l *golibvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err })
-			cancel()
-			if err != nil {
-				p.discard(c)
-				continue
-			}
-			keep = append(keep, c)
+		p.keepaliveRound()
+	}
+}
+
+// keepaliveRound checks each connection that is idle now, one at a time. A connection
+// out for its ping is "in use": it holds a token like any caller's, so callers that find
+// no idle connection meanwhile wait instead of dialling past max_connections. When no
+// token is free the pool is busy, its connections are being used anyway: the rest of the
+// round is skipped.
+func (p *pool) keepaliveRound() {
+	p.mu.Lock()
+	round := slices.Clone(p.idle)
+	p.mu.Unlock()
+	for _, c := range round {
+		select {
+		case <-p.tokens:
+		default:
+			return
 		}
 		p.mu.Lock()
-		// Connections released meanwhile were appended; keep the pinged ones before them.
-		p.idle = append(keep, p.idle...)
+		i := slices.Index(p.idle, c)
+		if i >= 0 {
+			p.idle = slices.Delete(p.idle, i, i+1)
+		}
 		p.mu.Unlock()
+		if i < 0 {
+			p.tokens <- struct{}{} // a caller took it meanwhile
+			continue
+		}
+		if p.healthy(c) {
+			p.mu.Lock()
+			// Back where its last use puts it: callers take the most recently used.
+			j, _ := slices.BinarySearchFunc(p.idle, c.lastUsed, func(e *conn, t time.Time) int { return e.lastUsed.Compare(t) })
+			p.idle = slices.Insert(p.idle, j, c)
+			p.mu.Unlock()
+		} else {
+			p.discard(c)
+		}
+		p.tokens <- struct{}{}
 	}
+}
+
+// healthy pings an idle connection; false for one idle too long, dead, or not answering.
+func (p *pool) healthy(c *conn) bool {
+	if time.Since(c.lastUsed) > p.cfg.IdleTimeout || !c.l.IsConnected() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return c.call(ctx, func(l *golibvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err }) == nil
 }
 
 // stats returns a snapshot of the counters.

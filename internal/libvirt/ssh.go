@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -24,7 +26,7 @@ func newSSHDialer(u *URI, c SSHConfig) (dialFunc, []string, error) {
 			username = cur.Username
 		}
 	}
-	auth, err := sshAuthMethods(u, c)
+	auth, err := newSSHAuth(u, c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -40,38 +42,61 @@ func newSSHDialer(u *URI, c SSHConfig) (dialFunc, []string, error) {
 		if err != nil {
 			return nil, err
 		}
-		// The handshake has no context of its own: bound it with the socket deadline.
-		if dl, ok := ctx.Deadline(); ok {
-			_ = raw.SetDeadline(dl)
-		}
+		// The handshake, authentication and the channel open all wait on raw and take no
+		// context of their own: ctx bounds raw until the channel is open.
+		release := bindContext(ctx, raw)
+		st := &sshDialState{}
+		ag := &agentConn{ctx: ctx, sock: auth.agentSock}
 		cfg := &ssh.ClientConfig{
 			User:              username,
-			Auth:              auth,
-			HostKeyCallback:   policy.callback,
+			Auth:              auth.methods(st, ag),
+			HostKeyCallback:   policy.callback(st),
 			HostKeyAlgorithms: policy.algorithms(addr),
 		}
 		sc, chans, reqs, err := ssh.NewClientConn(raw, addr, cfg)
+		// Agent signers are needed during authentication only: one agent connection per
+		// dial, closed here, not one left open per pooled connection.
+		ag.close()
 		if err != nil {
 			raw.Close()
-			var hk *HostKeyError
-			if errors.As(err, &hk) {
-				return nil, &permanentError{hk}
-			}
-			if strings.Contains(err.Error(), "unable to authenticate") {
-				return nil, &permanentError{fmt.Errorf("ssh to %s as %q: authentication rejected (check ssh.private_key / private_key_file / password): %w", addr, username, err)}
-			}
-			return nil, fmt.Errorf("ssh to %s: %w", addr, err)
+			_ = release()
+			return nil, sshDialError(ctx, addr, username, auth, st, err)
 		}
-		_ = raw.SetDeadline(time.Time{})
 		client := ssh.NewClient(sc, chans, reqs)
 		ch, err := client.Dial("unix", socket)
 		if err != nil {
 			client.Close()
-			return nil, fmt.Errorf("ssh to %s: open the libvirt socket %s on the host (set ?socket= if it lives elsewhere): %w", addr, socket, err)
+			_ = release()
+			return nil, fmt.Errorf("ssh to %s: open the libvirt socket %s on the host (set ?socket= if it lives elsewhere): %w", addr, socket, ctxCause(ctx, err))
+		}
+		if err := release(); err != nil {
+			client.Close()
+			return nil, fmt.Errorf("ssh to %s: open the libvirt socket %s on the host: %w", addr, socket, err)
 		}
 		return &sshConn{Conn: ch, client: client}, nil
 	}
 	return dial, warnings, nil
+}
+
+// sshDialError turns a failed SSH handshake into an error that says what to do.
+func sshDialError(ctx context.Context, addr, username string, auth *sshAuth, st *sshDialState, err error) error {
+	var hk *HostKeyError
+	switch {
+	case errors.As(err, &hk):
+		return &permanentError{hk}
+	case ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("ssh to %s: %w", addr, ctxCause(ctx, err))
+	case st.hostKeyMismatch.Load() && auth.password != "" && (errors.Is(err, errPasswordWithheld) || strings.Contains(err.Error(), "unable to authenticate")):
+		return &permanentError{fmt.Errorf("ssh to %s as %q: the host offered a key that known_hosts (or its @cert-authority lines) does not record for it, "+
+			"so no password was sent (host key verification is off, and OpenSSH withholds passwords then too); no SSH key was accepted. "+
+			"Check the host's key and fix known_hosts, or authenticate with a key: %w", addr, username, err)}
+	case strings.Contains(err.Error(), "unable to authenticate"):
+		return &permanentError{fmt.Errorf("ssh to %s as %q: authentication rejected (check ssh.private_key / private_key_file / password%s): %w", addr, username, auth.orderNote(), err)}
+	case strings.Contains(err.Error(), "no common algorithm for host key"):
+		return &permanentError{fmt.Errorf("ssh to %s: the host offers none of the host key types that known_hosts records for it; "+
+			"its key type may have changed: check the host's key and fix known_hosts: %w", addr, err)}
+	}
+	return fmt.Errorf("ssh to %s: %w", addr, err)
 }
 
 // sshConn closes the SSH client with the channel: one SSH connection per pooled
@@ -89,73 +114,180 @@ func (c *sshConn) Close() error {
 	return err
 }
 
-// sshAuthMethods: keys first (explicit key content, then key files, then the agent), then
-// the password — a key wins over a password when both are set.
-func sshAuthMethods(u *URI, c SSHConfig) ([]ssh.AuthMethod, error) {
-	var signers []ssh.Signer
-	explicit := false
-	if c.PrivateKey != "" {
-		explicit = true
-		s, err := ssh.ParsePrivateKey([]byte(c.PrivateKey))
-		if err != nil {
-			return nil, fmt.Errorf("ssh.private_key is not a usable private key (PEM or OpenSSH format, unencrypted): %v", sanitizeKeyErr(err))
-		}
-		signers = append(signers, s)
+// errPasswordWithheld ends the password methods of a dial to a host whose key known_hosts
+// records differently while verification is off.
+var errPasswordWithheld = errors.New("password not sent: the host key does not match known_hosts")
+
+// sshAuth is the credentials of an SSH URI, in the order they are offered.
+type sshAuth struct {
+	order     []string     // sshauth methods, most preferred first
+	keys      []ssh.Signer // privkey
+	agentSock string       // agent, when set
+	password  string       // password and keyboard-interactive, when set
+	explicit  bool         // order came from ?sshauth=
+}
+
+// newSSHAuth collects the credentials: keys (explicit key content, then key files, else the
+// default identities), the agent, then the password; ?sshauth= picks and orders them. By
+// default a key wins over a password when both are set.
+func newSSHAuth(u *URI, c SSHConfig) (*sshAuth, error) {
+	a := &sshAuth{order: []string{sshAuthPrivkey, sshAuthAgent, sshAuthPassword, sshAuthKeyboard}, password: c.Password}
+	if len(u.SSHAuth) > 0 {
+		a.order, a.explicit = u.SSHAuth, true
 	}
-	for _, f := range []string{c.PrivateKeyFile, u.Keyfile} {
-		if f == "" {
-			continue
-		}
-		explicit = true
-		s, err := readKeyFile(f)
-		if err != nil {
-			return nil, err
-		}
-		signers = append(signers, s)
-	}
-	if !explicit {
-		// Like OpenSSH: try the default identities that exist and are usable.
-		if home, err := os.UserHomeDir(); err == nil {
-			for _, name := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
-				if s, err := readKeyFile(filepath.Join(home, ".ssh", name)); err == nil {
-					signers = append(signers, s)
-				}
+	if a.wants(sshAuthPrivkey) {
+		explicit := false
+		if c.PrivateKey != "" {
+			explicit = true
+			s, err := ssh.ParsePrivateKey([]byte(c.PrivateKey))
+			if err != nil {
+				return nil, fmt.Errorf("ssh.private_key is not a usable private key (PEM or OpenSSH format, unencrypted): %v", sanitizeKeyErr(err))
 			}
+			a.keys = append(a.keys, s)
 		}
-	}
-	var methods []ssh.AuthMethod
-	agentSock := os.Getenv("SSH_AUTH_SOCK")
-	if len(signers) > 0 || agentSock != "" {
-		methods = append(methods, ssh.PublicKeysCallback(func() ([]ssh.Signer, error) {
-			all := append([]ssh.Signer(nil), signers...)
-			if agentSock != "" {
-				// The user's own agent socket, as ssh(1) uses it. The callback gets no context;
-				// the timeout keeps a dead agent socket from stalling the handshake.
-				d := net.Dialer{Timeout: 5 * time.Second}
-				if conn, err := d.DialContext(context.Background(), "unix", agentSock); err == nil {
-					if more, err := agent.NewClient(conn).Signers(); err == nil {
-						all = append(all, more...)
+		for _, f := range []string{c.PrivateKeyFile, u.Keyfile} {
+			if f == "" {
+				continue
+			}
+			explicit = true
+			s, err := readKeyFile(f)
+			if err != nil {
+				return nil, err
+			}
+			a.keys = append(a.keys, s)
+		}
+		if !explicit {
+			// Like OpenSSH: try the default identities that exist and are usable.
+			if home, err := os.UserHomeDir(); err == nil {
+				for _, name := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
+					if s, err := readKeyFile(filepath.Join(home, ".ssh", name)); err == nil {
+						a.keys = append(a.keys, s)
 					}
 				}
 			}
-			return all, nil
-		}))
+		}
 	}
-	if c.Password != "" {
-		pw := c.Password
-		methods = append(methods, ssh.Password(pw), ssh.KeyboardInteractive(
-			func(_, _ string, questions []string, _ []bool) ([]string, error) {
+	if a.wants(sshAuthAgent) {
+		a.agentSock = os.Getenv("SSH_AUTH_SOCK")
+	}
+	if !a.wants(sshAuthPassword) && !a.wants(sshAuthKeyboard) {
+		a.password = ""
+	}
+	if len(a.keys) == 0 && a.agentSock == "" && a.password == "" {
+		if a.explicit {
+			return nil, fmt.Errorf("libvirt URI %s: no SSH credentials for the methods in sshauth (%s): "+
+				"privkey needs ssh.private_key, ssh.private_key_file, ?keyfile= or ~/.ssh/id_*; agent needs SSH_AUTH_SOCK; password and keyboard-interactive need ssh.password",
+				u, strings.Join(a.order, ","))
+		}
+		return nil, fmt.Errorf("libvirt URI %s: no SSH credentials: set ssh.private_key, ssh.private_key_file (or ?keyfile=), ssh.password, or run an ssh-agent", u)
+	}
+	return a, nil
+}
+
+func (a *sshAuth) wants(method string) bool { return slices.Contains(a.order, method) }
+
+func (a *sshAuth) orderNote() string {
+	if !a.explicit {
+		return ""
+	}
+	return "; only the methods in ?sshauth=" + strings.Join(a.order, ",") + " were tried"
+}
+
+// methods are the auth methods of one dial. SSH tries "publickey" once, so agent and
+// private keys form one method, at the place of the first of them in the order.
+func (a *sshAuth) methods(st *sshDialState, ag *agentConn) []ssh.AuthMethod {
+	var methods []ssh.AuthMethod
+	keysAdded := false
+	withheld := func() bool { return st.hostKeyMismatch.Load() }
+	for _, m := range a.order {
+		switch m {
+		case sshAuthPrivkey, sshAuthAgent:
+			if keysAdded || (len(a.keys) == 0 && a.agentSock == "") {
+				continue
+			}
+			keysAdded = true
+			methods = append(methods, ssh.PublicKeysCallback(func() ([]ssh.Signer, error) {
+				var all []ssh.Signer
+				for _, src := range a.order {
+					switch src {
+					case sshAuthPrivkey:
+						all = append(all, a.keys...)
+					case sshAuthAgent:
+						if a.agentSock != "" {
+							all = append(all, ag.signers()...)
+						}
+					}
+				}
+				return all, nil
+			}))
+		case sshAuthPassword:
+			if a.password == "" {
+				continue
+			}
+			pw := a.password
+			methods = append(methods, ssh.PasswordCallback(func() (string, error) {
+				if withheld() {
+					return "", errPasswordWithheld
+				}
+				return pw, nil
+			}))
+		case sshAuthKeyboard:
+			if a.password == "" {
+				continue
+			}
+			pw := a.password
+			methods = append(methods, ssh.KeyboardInteractive(func(_, _ string, questions []string, _ []bool) ([]string, error) {
+				if withheld() {
+					return nil, errPasswordWithheld
+				}
 				answers := make([]string, len(questions))
 				for i := range answers {
 					answers[i] = pw
 				}
 				return answers, nil
 			}))
+		}
 	}
-	if len(methods) == 0 {
-		return nil, fmt.Errorf("libvirt URI %s: no SSH credentials: set ssh.private_key, ssh.private_key_file (or ?keyfile=), ssh.password, or run an ssh-agent", u)
+	return methods
+}
+
+// agentConn is one dial's connection to the user's ssh-agent (SSH_AUTH_SOCK, as ssh(1)
+// uses it): opened when authentication first asks for keys, bounded by the dial's
+// context (a dead or stuck agent cannot stall the handshake), closed after the handshake.
+type agentConn struct {
+	ctx     context.Context
+	sock    string
+	mu      sync.Mutex
+	conn    net.Conn
+	release func() error
+}
+
+func (a *agentConn) signers() []ssh.Signer {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conn != nil || a.sock == "" {
+		return nil // asked once per dial
 	}
-	return methods, nil
+	d := net.Dialer{Timeout: 5 * time.Second}
+	conn, err := d.DialContext(a.ctx, "unix", a.sock)
+	if err != nil {
+		return nil
+	}
+	a.conn, a.release = conn, bindContext(a.ctx, conn)
+	signers, err := agent.NewClient(conn).Signers()
+	if err != nil {
+		return nil
+	}
+	return signers
+}
+
+func (a *agentConn) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conn != nil {
+		_ = a.release()
+		_ = a.conn.Close()
+	}
 }
 
 func readKeyFile(path string) (ssh.Signer, error) {

@@ -49,6 +49,30 @@ func TestAccSSH(t *testing.T) {
 		}
 	})
 
+	t.Run("host certificate from a @cert-authority connects", func(t *testing.T) {
+		c := newClient(t, libvirt.Config{URI: sshd.URI(), SSH: libvirt.SSHConfig{PrivateKey: sshd.ClientKeyPEM, KnownHosts: sshd.CAKnownHostsLine}})
+		if _, err := hostInfo(t, c); err != nil {
+			t.Fatalf("OpenSSH host certificate signed by the @cert-authority in known_hosts: %v", err)
+		}
+	})
+
+	t.Run("host certificate of another CA is refused", func(t *testing.T) {
+		other := "@cert-authority [127.0.0.1]:" + itoa(sshd.Port) + " " + strings.TrimSpace(strings.SplitN(acctest.NewHostKeyLine(t, "x"), " ", 2)[1])
+		c := newClient(t, libvirt.Config{URI: sshd.URI(), SSH: libvirt.SSHConfig{PrivateKey: sshd.ClientKeyPEM, KnownHosts: other}})
+		_, err := hostInfo(t, c)
+		var hk *libvirt.HostKeyError
+		if !errors.As(err, &hk) || hk.CertProblem == "" {
+			t.Fatalf("want a certificate HostKeyError, got %v", err)
+		}
+	})
+
+	t.Run("sshauth=agent,privkey with the key in a file", func(t *testing.T) {
+		c := newClient(t, libvirt.Config{URI: sshd.URI() + "?sshauth=agent,privkey&keyfile=" + sshd.ClientKeyFile, SSH: libvirt.SSHConfig{KnownHosts: sshd.KnownHostsLine}})
+		if _, err := hostInfo(t, c); err != nil {
+			t.Fatalf("sshauth: %v", err)
+		}
+	})
+
 	t.Run("key file and known_hosts file from URI parameters", func(t *testing.T) {
 		kh := sshd.Dir + "/known_hosts"
 		if err := writeString(kh, sshd.KnownHostsLine+"\n"); err != nil {
@@ -131,6 +155,9 @@ func TestAccTCP(t *testing.T) {
 	}
 	if info.HypervisorType != "QEMU" {
 		t.Errorf("hypervisor %q", info.HypervisorType)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "unencrypted and unauthenticated") {
+		t.Errorf("qemu+tcp warnings = %q", c.Warnings)
 	}
 }
 
@@ -323,4 +350,41 @@ func TestAccBreaker(t *testing.T) {
 	if err := c.Read(ctx, "version", ping); err != nil {
 		t.Fatalf("after the cool-down, with the host back: %v", err)
 	}
+}
+
+// Item 10: the keepalive loop pings idle connections without opening the pool beyond
+// max_connections: many callers and a keepalive every few milliseconds, for seconds.
+func TestAccKeepaliveRespectsMaxConnections(t *testing.T) {
+	acctest.RequireAcc(t)
+	const maxConns = 2
+	c := newClient(t, libvirt.Config{URI: acctest.URI(), MaxConnections: maxConns, KeepaliveInterval: time.Millisecond, IdleTimeout: time.Hour})
+	ctx := context.Background()
+	ping := func(l *golibvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err }
+	stop := time.Now().Add(3 * time.Second)
+	const callers = 6
+	errs := make(chan error, callers)
+	for i := range callers {
+		go func() {
+			var err error
+			for time.Now().Before(stop) && err == nil {
+				err = c.Read(ctx, "version", ping)
+				// Pauses leave connections idle for the keepalive to take.
+				time.Sleep(time.Duration(500+300*i) * time.Microsecond)
+			}
+			errs <- err
+		}()
+	}
+	for range callers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := c.Stats()
+	if s.MaxOpen > maxConns {
+		t.Errorf("max_connections = %d, but %d connections were open at once (%d dials)", maxConns, s.MaxOpen, s.Dials)
+	}
+	if s.MaxInUse > maxConns {
+		t.Errorf("%d connections in use at once", s.MaxInUse)
+	}
+	t.Logf("stats after the run: %+v", s)
 }

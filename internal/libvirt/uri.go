@@ -1,11 +1,13 @@
 package libvirt
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -44,19 +46,37 @@ type URI struct {
 	KnownHosts string // ?known_hosts= (ssh)
 	NoVerify   bool   // ?no_verify=1 (ssh host key, tls server certificate)
 	PKIPath    string // ?pkipath= (tls)
+	// KnownHostsIgnore is ?known_hosts_verify=ignore: no SSH host key verification (ssh only).
+	KnownHostsIgnore bool
+	// SSHAuth is ?sshauth=, the SSH authentication methods to use in order of preference
+	// (sshAuthAgent, sshAuthPrivkey, sshAuthPassword, sshAuthKeyboard); empty means all.
+	SSHAuth []string
+	// Name is ?name=: the URI the remote daemon opens instead of the one derived from this URI.
+	Name string
 }
+
+// libvirt's names for the SSH authentication methods of ?sshauth=.
+const (
+	sshAuthAgent    = "agent"
+	sshAuthPrivkey  = "privkey"
+	sshAuthPassword = "password"
+	sshAuthKeyboard = "keyboard-interactive"
+)
 
 // ParseURI parses and validates a libvirt URI. Errors say what form is expected.
 func ParseURI(raw string) (*URI, error) {
 	if strings.TrimSpace(raw) == "" {
 		return nil, fmt.Errorf("libvirt URI is empty: expected e.g. qemu:///system or qemu+ssh://user@host/system")
 	}
+	// Every message below shows the URI with any password cut out: a URI that does not
+	// parse may still hold one, and url.Parse's own errors quote the whole string.
+	shown := redactRaw(raw)
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("libvirt URI %q is not a valid URI: %w", raw, err)
+		return nil, fmt.Errorf("libvirt URI %q is not a valid URI: %s", shown, parseProblem(shown))
 	}
 	if u.Scheme == "" {
-		return nil, fmt.Errorf("libvirt URI %q has no driver: expected <driver>[+<transport>]://[user@][host][:port]/<path>, e.g. qemu:///system", raw)
+		return nil, fmt.Errorf("libvirt URI %q has no driver: expected <driver>[+<transport>]://[user@][host][:port]/<path>, e.g. qemu:///system", shown)
 	}
 	out := &URI{Raw: raw, Host: u.Hostname(), Port: u.Port(), Path: u.Path}
 	if u.User != nil {
@@ -69,7 +89,7 @@ func ParseURI(raw string) (*URI, error) {
 	driver, transport, hasTransport := strings.Cut(u.Scheme, "+")
 	out.Driver = driver
 	if driver == "" {
-		return nil, fmt.Errorf("libvirt URI %q has no driver before '+': expected e.g. qemu+ssh://host/system", raw)
+		return nil, fmt.Errorf("libvirt URI %q has no driver before '+': expected e.g. qemu+ssh://host/system", shown)
 	}
 	switch {
 	case !hasTransport && out.Host == "":
@@ -85,18 +105,18 @@ func ParseURI(raw string) (*URI, error) {
 			// Same wire protocol and options; we implement it with golang.org/x/crypto/ssh.
 			out.Transport = TransportSSH
 		default:
-			return nil, fmt.Errorf("libvirt URI %q uses transport %q, which this provider does not support: use unix, ssh, tcp or tls", raw, transport)
+			return nil, fmt.Errorf("libvirt URI %q uses transport %q, which this provider does not support: use unix, ssh, tcp or tls", shown, transport)
 		}
 	}
 	if out.Transport == TransportUnix && out.Host != "" {
-		return nil, fmt.Errorf("libvirt URI %q names host %q but the unix transport is local: drop the host or use +ssh / +tcp / +tls", raw, out.Host)
+		return nil, fmt.Errorf("libvirt URI %q names host %q but the unix transport is local: drop the host or use +ssh / +tcp / +tls", shown, out.Host)
 	}
 	if out.Transport != TransportUnix && out.Host == "" {
-		return nil, fmt.Errorf("libvirt URI %q uses transport %s but names no host: expected %s+%s://host/%s", raw, out.Transport, driver, out.Transport, strings.TrimPrefix(out.Path, "/"))
+		return nil, fmt.Errorf("libvirt URI %q uses transport %s but names no host: expected %s+%s://host/%s", shown, out.Transport, driver, out.Transport, strings.TrimPrefix(out.Path, "/"))
 	}
 	if out.Port != "" {
 		if p, err := strconv.Atoi(out.Port); err != nil || p < 1 || p > 65535 {
-			return nil, fmt.Errorf("libvirt URI %q has port %q: expected a number from 1 to 65535", raw, out.Port)
+			return nil, fmt.Errorf("libvirt URI %q has port %q: expected a number from 1 to 65535", shown, out.Port)
 		}
 	}
 
@@ -113,16 +133,47 @@ func ParseURI(raw string) (*URI, error) {
 		case "no_verify":
 			b, err := parseBoolParam(v)
 			if err != nil {
-				return nil, fmt.Errorf("libvirt URI %q: no_verify=%q: expected 0 or 1", raw, v)
+				return nil, fmt.Errorf("libvirt URI %q: no_verify=%q: expected 0 or 1", shown, v)
 			}
 			out.NoVerify = b
 		case "pkipath":
 			out.PKIPath = v
-		case "mode", "proxy", "no_tty", "name", "command", "netcat", "sshauth", "known_hosts_verify", "tls_priority":
-			// Options of libvirt's C client that have no meaning for this provider; accepted so
-			// that URIs copied from virsh keep working.
+		case "known_hosts_verify":
+			switch v {
+			case "normal":
+			case "ignore":
+				out.KnownHostsIgnore = true
+			case "auto":
+				// libvirt's auto appends the key of an unknown host to known_hosts and connects
+				// (trust on first use). This provider never writes known_hosts: a key it did
+				// not verify must not become trusted behind the user's back.
+				return nil, fmt.Errorf("libvirt URI %q: known_hosts_verify=auto (add unknown host keys to known_hosts) is not supported: "+
+					"seed known_hosts instead (ssh-keyscan, then check the fingerprint) and use normal, the default; "+
+					"ignore turns verification off", shown)
+			default:
+				return nil, fmt.Errorf("libvirt URI %q: known_hosts_verify=%q: expected normal, ignore or auto", shown, v)
+			}
+		case "sshauth":
+			methods, err := parseSSHAuth(v)
+			if err != nil {
+				return nil, fmt.Errorf("libvirt URI %q: sshauth=%q: %w", shown, v, err)
+			}
+			out.SSHAuth = methods
+		case "name":
+			if v == "" {
+				return nil, fmt.Errorf("libvirt URI %q: name= is empty: expected the URI the remote daemon opens, e.g. qemu:///system", shown)
+			}
+			out.Name = v
+		case "mode", "proxy", "netcat", "command", "no_tty", "tls_priority":
+			// Options of libvirt's C client for things this provider does differently, kept so
+			// that URIs copied from virsh keep working: mode / proxy / netcat choose the helper
+			// run on the remote host (nothing runs there: the provider opens the daemon's socket
+			// through the SSH connection itself); command names the ssh binary and no_tty stops
+			// it from prompting (the provider speaks SSH itself and never prompts);
+			// tls_priority is a GnuTLS cipher string (Go's TLS 1.2+ defaults apply).
 		default:
-			return nil, fmt.Errorf("libvirt URI %q has unknown query parameter %q: supported are socket, keyfile, known_hosts, no_verify, pkipath", raw, key)
+			return nil, fmt.Errorf("libvirt URI %q has unknown query parameter %q: supported are socket, keyfile, known_hosts, known_hosts_verify, "+
+				"no_verify, sshauth, pkipath and name (mode, proxy, netcat, command, no_tty and tls_priority are accepted and have no effect)", shown, key)
 		}
 	}
 	return out, nil
@@ -138,6 +189,57 @@ func parseBoolParam(v string) (bool, error) {
 	return false, fmt.Errorf("not a boolean: %q", v)
 }
 
+// parseSSHAuth reads libvirt's sshauth list: comma-separated method names, most preferred first.
+func parseSSHAuth(v string) ([]string, error) {
+	var out []string
+	for _, m := range strings.Split(v, ",") {
+		m = strings.TrimSpace(m)
+		switch m {
+		case sshAuthAgent, sshAuthPrivkey, sshAuthPassword, sshAuthKeyboard:
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		default:
+			return nil, fmt.Errorf("unknown method %q: expected a comma-separated list of agent, privkey, password, keyboard-interactive", m)
+		}
+	}
+	return out, nil
+}
+
+// redactRaw cuts the password out of the user:password@ part of a URI string without
+// parsing it (it may not parse). It errs on the side of cutting too much.
+func redactRaw(raw string) string {
+	start := 0
+	if i := strings.Index(raw, "://"); i >= 0 {
+		start = i + 3
+	} else if i := strings.Index(raw, ":"); i >= 0 {
+		start = i + 1
+	}
+	at := strings.LastIndex(raw, "@")
+	if at < start {
+		return raw
+	}
+	user, _, hasPassword := strings.Cut(raw[start:at], ":")
+	if !hasPassword {
+		return raw
+	}
+	return raw[:start] + user + ":xxxxx" + raw[at:]
+}
+
+// parseProblem says what is wrong with a URI that url.Parse refused, from the redacted
+// string: url.Parse's own error quotes all of its input.
+func parseProblem(shown string) string {
+	_, err := url.Parse(shown)
+	var uerr *url.Error
+	switch {
+	case err == nil:
+		return "its user:password part cannot be parsed (and a password does not belong in the URI)"
+	case errors.As(err, &uerr):
+		return uerr.Err.Error()
+	}
+	return err.Error()
+}
+
 func redact(u *url.URL) string {
 	c := *u
 	if c.User != nil {
@@ -147,8 +249,12 @@ func redact(u *url.URL) string {
 }
 
 // DriverURI is the name handed to the daemon's ConnectOpen: the driver and path without
-// transport, host or client-side options (the remote daemon opens its local driver).
+// transport, host or client-side options (the remote daemon opens its local driver), or
+// ?name= when given, as libvirt's client does.
 func (u *URI) DriverURI() string {
+	if u.Name != "" {
+		return u.Name
+	}
 	return u.Driver + "://" + u.Path
 }
 
