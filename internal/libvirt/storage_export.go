@@ -232,13 +232,12 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 		case <-time.After(time.Second):
 		}
 	}
-	if err != nil {
-		// A copy whose answer was lost may have started: it is ended below like any other.
-		if !IsTransport(err) {
-			return "", fmt.Errorf("%w; the volume is a disk of running domain %s: shut it down (running = false) or "+
-				"snapshot it and export while it is stopped", err, domName)
-		}
+	if err != nil && !IsTransport(err) {
+		return "", fmt.Errorf("%w; the volume is a disk of running domain %s: shut it down (running = false) or "+
+			"snapshot it and export while it is stopped", err, domName)
 	}
+	// From here a job may run (a copy whose answer was lost may have started it too), and
+	// it is ended whatever happens.
 	endJob := func() (first, err error) {
 		first, err = c.endBlockJob(ctx, UUIDString(user.Domain), disk, op)
 		if err != nil {
