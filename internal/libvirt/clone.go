@@ -133,16 +133,23 @@ func (c *Client) CopyDiskLive(ctx context.Context, domain, target, dest, destFor
 		case <-time.After(time.Second):
 		}
 	}
-	abort := func() error {
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-		defer cancel()
-		return c.Write(actx, "end the "+op, func(l *golibvirt.Libvirt) error {
-			d, err := LookupDomainOn(l, domain)
-			if err != nil {
-				return err
-			}
-			return l.DomainBlockJobAbort(d, target, 0) // no pivot: the domain stays on its disk
-		})
+	// endBlockJob retries the abort until the job is gone; a job it cannot end may still
+	// write into dest, and the error says so (dest must be kept then).
+	stopJob := func() (first, err error) {
+		first, err = c.endBlockJob(ctx, domain, target, op)
+		if err != nil {
+			err = &BlockJobRunningError{Domain: domain, Disk: target, Dest: dest, Err: err}
+		}
+		return first, err
+	}
+	abort := func() error { _, err := stopJob(); return err }
+	finish := func() error {
+		first, err := stopJob()
+		if err == nil && first != nil {
+			// Not ended by our first abort (a lost answer, a later try): the copy is not trusted.
+			err = fmt.Errorf("end the %s: %w (the job was ended on a later try, so the copy is not used)", op, first)
+		}
+		return err
 	}
 	for {
 		var found int32
@@ -165,7 +172,7 @@ func (c *Client) CopyDiskLive(ctx context.Context, domain, target, dest, destFor
 			return fmt.Errorf("%s: the copy job ended before it was complete (see libvirtd's log)", op)
 		case cur == end:
 			// libvirt reports cur == end for a copy only once the mirror is ready.
-			return abort()
+			return finish()
 		}
 		select {
 		case <-ctx.Done():

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/google/uuid"
 	"libvirt.org/go/libvirtxml"
 )
 
@@ -83,48 +84,71 @@ func (c *Client) ReadNetwork(ctx context.Context, name string) (*NetworkState, e
 // CreateNetwork defines a network, sets autostart and starts it when active. When a step
 // after the definition fails, the definition is removed again, so that nothing is left on
 // the host that the caller does not know about.
+//
+// Every step is safe to send again, so each is re-sent when its answer is lost (a daemon
+// restart, a dropped link; see writeSettled): the definition carries a UUID chosen here,
+// and defining the same name with the same UUID again only rewrites it, while a network
+// of that name that was there before has another UUID and refuses it; autostart and
+// start look before they change anything.
 func (c *Client) CreateNetwork(ctx context.Context, def *libvirtxml.Network, active, autostart bool) error {
-	doc, err := def.Marshal()
+	d := *def
+	if d.UUID == "" {
+		d.UUID = uuid.NewString()
+	}
+	id, err := uuid.Parse(d.UUID)
 	if err != nil {
-		return fmt.Errorf("network %s: %w", def.Name, err)
+		return fmt.Errorf("network %s: uuid %q: %w", d.Name, d.UUID, err)
 	}
-	var net golibvirt.Network
-	if err := c.Write(ctx, "define network "+def.Name, func(l *golibvirt.Libvirt) error {
-		net, err = l.NetworkDefineXML(doc)
-		return err
-	}); err != nil {
-		return err
+	doc, err := d.Marshal()
+	if err != nil {
+		return fmt.Errorf("network %s: %w", d.Name, err)
 	}
+	// The handle names the network by its UUID: the rollback removes this definition and
+	// never another network of the same name.
+	net := golibvirt.Network{Name: d.Name, UUID: golibvirt.UUID(id)}
 	undo := func(cause error) error {
-		uerr := c.Write(context.WithoutCancel(ctx), "remove half-made network "+def.Name, func(l *golibvirt.Libvirt) error {
+		uctx, cancel := rollbackContext(ctx)
+		defer cancel()
+		uerr := c.writeSettled(uctx, "remove half-made network "+d.Name, func(l *golibvirt.Libvirt) error {
 			_ = l.NetworkDestroy(net)
 			return l.NetworkUndefine(net)
 		})
 		if uerr != nil && !errors.Is(uerr, ErrNotFound) {
-			return fmt.Errorf("%w (and removing the half-made network failed: %v)", cause, uerr)
+			return fmt.Errorf("%w (and removing the half-made network failed: %v; check with `virsh net-list --all` "+
+				"and remove network %s (uuid %s) by hand: virsh net-destroy %s; virsh net-undefine %s)", cause, uerr, d.Name, d.UUID, d.Name, d.Name)
 		}
 		return cause
 	}
+	if err := c.writeSettled(ctx, "define network "+d.Name, func(l *golibvirt.Libvirt) error {
+		_, err := l.NetworkDefineXML(doc)
+		return err
+	}); err != nil {
+		if IsTransport(err) {
+			return undo(err) // the define may have landed
+		}
+		return err
+	}
 	if autostart {
-		if err := c.SetNetworkAutostart(ctx, def.Name, true); err != nil {
+		if err := c.SetNetworkAutostart(ctx, d.Name, true); err != nil {
 			return undo(err)
 		}
 	}
 	if active {
-		if err := c.SetNetworkActive(ctx, def.Name, true); err != nil {
+		if err := c.SetNetworkActive(ctx, d.Name, true); err != nil {
 			return undo(err)
 		}
 	}
 	return nil
 }
 
-// SetNetworkAutostart turns autostart on or off.
+// SetNetworkAutostart turns autostart on or off (re-sent when its answer is lost: setting
+// it twice is setting it once).
 func (c *Client) SetNetworkAutostart(ctx context.Context, name string, on bool) error {
 	v := int32(0)
 	if on {
 		v = 1
 	}
-	return c.Write(ctx, fmt.Sprintf("set autostart=%t on network %s", on, name), func(l *golibvirt.Libvirt) error {
+	return c.writeSettled(ctx, fmt.Sprintf("set autostart=%t on network %s", on, name), func(l *golibvirt.Libvirt) error {
 		n, err := l.NetworkLookupByName(name)
 		if err != nil {
 			return err
@@ -133,13 +157,14 @@ func (c *Client) SetNetworkAutostart(ctx context.Context, name string, on bool) 
 	})
 }
 
-// SetNetworkActive starts or stops a network (no-op when it already is so).
+// SetNetworkActive starts or stops a network (no-op when it already is so; re-sent when
+// its answer is lost, since it looks first).
 func (c *Client) SetNetworkActive(ctx context.Context, name string, on bool) error {
 	op := "start network " + name
 	if !on {
 		op = "stop network " + name
 	}
-	return c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
+	return c.writeSettled(ctx, op, func(l *golibvirt.Libvirt) error {
 		n, err := l.NetworkLookupByName(name)
 		if err != nil {
 			return err

@@ -97,9 +97,20 @@ func (c *Client) GetSnapshot(ctx context.Context, domainID, name string) (*Snaps
 // needs (memory: running or paused; disk-only: shut off).
 var ErrSnapshotState = errors.New("domain state does not allow this kind of snapshot")
 
+// snapshotAttempts bounds how often CreateSnapshot sends the create again after an
+// answer lost with a snapshot found not taken.
+const snapshotAttempts = 3
+
 // CreateSnapshot takes an atomic internal snapshot of domain domainID and reads it back.
 // A memory snapshot needs a running (or paused) domain; a disk-only one a shut-off
 // domain. All of the domain's writable disks must be qcow2.
+//
+// Taking a snapshot is not idempotent: sent again after it landed, it is refused ("already
+// exists"). So the name is checked free just before the create, on the same connection,
+// and when the create's answer is lost (a daemon restart, a dropped link) the snapshot is
+// looked up once the daemon answers again (readSettled): there, it is the one this call
+// took; not there, the create is sent again. A snapshot of that name that was there
+// before is never taken for this one: the create is not sent then.
 func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec SnapshotSpec) (*Snapshot, error) {
 	doc, err := spec.SnapshotXML()
 	if err != nil {
@@ -124,12 +135,30 @@ func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec Snaps
 	case !spec.Memory && name != "shutoff":
 		return nil, fmt.Errorf("%w: a disk-only snapshot is an internal qcow2 snapshot of a shut-off domain (libvirt cannot revert or delete external disk-only snapshots), domain %s is %s: stop it first or set memory = true", ErrSnapshotState, d.Name, name)
 	}
-	err = c.Write(ctx, fmt.Sprintf("create snapshot %s of domain %s", spec.Name, d.Name), func(l *golibvirt.Libvirt) error {
-		_, err := l.DomainSnapshotCreateXML(d, doc, uint32(golibvirt.DomainSnapshotCreateAtomic))
-		return err
-	})
-	if err != nil {
-		if !IsTransport(err) {
+	op := fmt.Sprintf("create snapshot %s of domain %s", spec.Name, d.Name)
+	for attempt := 1; ; attempt++ {
+		sent, taken := false, false
+		err = c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
+			_, lerr := l.DomainSnapshotLookupByName(d, spec.Name, 0)
+			if lerr == nil {
+				taken = true
+				return nil
+			}
+			if !errors.Is(classify(op, "", lerr), ErrNotFound) {
+				return lerr
+			}
+			sent = true
+			_, err := l.DomainSnapshotCreateXML(d, doc, uint32(golibvirt.DomainSnapshotCreateAtomic))
+			return err
+		})
+		switch {
+		case taken:
+			return nil, fmt.Errorf("%s: domain %s has a snapshot named %s already (made outside this configuration?): "+
+				"import it (terraform import <address> %s/%s) or choose another name", op, d.Name, spec.Name, UUIDString(d), spec.Name)
+		case err == nil:
+			return c.readSnapshotSettled(ctx, d, spec.Name)
+		case !IsTransport(err) || !sent:
+			// libvirt's answer, or a create never sent (nothing was taken).
 			if spec.Memory && strings.Contains(err.Error(), "pflash") {
 				// Measured on libvirt 9.0: "internal snapshots of a VM with pflash based
 				// firmware are not supported". Say what the user can do instead.
@@ -137,14 +166,33 @@ func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec Snaps
 			}
 			return nil, err
 		}
-		// The call may or may not have happened: it did if the snapshot is there.
-		s, rerr := c.GetSnapshot(ctx, UUIDString(d), spec.Name)
-		if rerr != nil {
-			return nil, err
+		// The answer was lost: the name was free just before, so a snapshot of that name
+		// now is the one this call took.
+		s, rerr := c.readSnapshotSettled(ctx, d, spec.Name)
+		switch {
+		case rerr == nil:
+			return s, nil
+		case !errors.Is(rerr, ErrNotFound):
+			return nil, fmt.Errorf("%w; whether the snapshot was taken could not be checked either (%v): check with "+
+				"`virsh snapshot-list %s`, then delete it or import it (terraform import <address> %s/%s)",
+				err, rerr, d.Name, UUIDString(d), spec.Name)
+		case attempt == snapshotAttempts || ctx.Err() != nil:
+			return nil, fmt.Errorf("%w (gave up after %d attempts; no snapshot %s was taken)", err, attempt, spec.Name)
 		}
-		return s, nil
+		// Not taken: send it again.
 	}
-	return c.GetSnapshot(ctx, UUIDString(d), spec.Name)
+}
+
+// readSnapshotSettled reads a snapshot just taken, waiting for the daemon to answer again
+// when the connection fails.
+func (c *Client) readSnapshotSettled(ctx context.Context, d Domain, name string) (*Snapshot, error) {
+	var s *Snapshot
+	err := c.readSettled(ctx, fmt.Sprintf("read snapshot %s of domain %s", name, d.Name), func(l *golibvirt.Libvirt) error {
+		var err error
+		s, err = readSnapshotOn(l, d, name)
+		return err
+	})
+	return s, err
 }
 
 // DeleteSnapshot deletes snapshot name of domain domainID (its metadata and, for an

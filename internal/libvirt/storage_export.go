@@ -63,8 +63,10 @@ func exportFormat(f string) string {
 //     crash-consistent copy of the disk while the guest keeps running.
 //
 // The temporary volume is removed afterwards, also on failure and when ctx is cancelled
-// (on its own deadline then). A failure of w stops the download at once and is the error
-// returned.
+// (on its own deadline then) — except while a block copy job that could not be ended may
+// still write into it: the error, a *BlockJobRunningError, then names the domain, the
+// disk and the temporary volume, and what to do by hand. A failure of w stops the
+// download at once and is the error returned.
 func (c *Client) ExportVolume(ctx context.Context, ref VolumeRef, format string, w io.Writer, opts ExportOptions) (res *ExportResult, err error) {
 	if format != "qcow2" && format != "raw" {
 		return nil, fmt.Errorf("export format %q: use qcow2 or raw", format)
@@ -116,6 +118,11 @@ func (c *Client) ExportVolume(ctx context.Context, ref VolumeRef, format string,
 	}
 	res.TempVolume = tmp.String()
 	defer func() {
+		var running *BlockJobRunningError
+		if errors.As(err, &running) {
+			logf("temporary volume kept: the block copy job may still write into it", map[string]any{"volume": tmp.String(), "error": err.Error()})
+			return
+		}
 		if derr := c.removeTemp(ctx, tmp); derr != nil {
 			logf("temporary volume could not be removed", map[string]any{"volume": tmp.String(), "error": derr.Error()})
 			if err == nil {
@@ -180,7 +187,9 @@ func (c *Client) convertInto(ctx context.Context, src VolumeRef, tmp VolumeSpec)
 // blockCopy fills a new temporary volume through a block copy job of the running domain
 // that has the volume open, and ends the job without pivot once the copy is in sync:
 // the guest stays on its own disk and the copy holds the disk as it was at that moment.
-func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec, opts ExportOptions) (string, error) {
+// A job it cannot end (see endBlockJob) is a *BlockJobRunningError: the caller must keep
+// tmp then.
+func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec, opts ExportOptions) (key string, err error) {
 	vol, err := c.create(ctx, tmp, tmp.Capacity, nil)
 	if err != nil {
 		return "", err
@@ -223,20 +232,31 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 		case <-time.After(time.Second):
 		}
 	}
-	if err != nil {
+	if err != nil && !IsTransport(err) {
 		return "", fmt.Errorf("%w; the volume is a disk of running domain %s: shut it down (running = false) or "+
 			"snapshot it and export while it is stopped", err, domName)
+	}
+	// From here a job may run (a copy whose answer was lost may have started it too), and
+	// it is ended whatever happens.
+	endJob := func() (first, err error) {
+		first, err = c.endBlockJob(ctx, UUIDString(user.Domain), disk, op)
+		if err != nil {
+			err = &BlockJobRunningError{Domain: domName, Disk: disk, Dest: "temporary volume " + tmp.String(),
+				Cleanup: fmt.Sprintf("virsh vol-delete --pool %s %s", tmp.Pool, tmp.Name), Err: err}
+		}
+		return first, err
 	}
 	started := true
 	defer func() {
 		if started { // still running: failed or cancelled before the end
-			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-			defer cancel()
-			_ = c.Write(actx, "abort "+op, func(l *golibvirt.Libvirt) error {
-				return l.DomainBlockJobAbort(user.Domain, disk, 0)
-			})
+			if _, aerr := endJob(); aerr != nil {
+				err = fmt.Errorf("%w; %w", err, aerr)
+			}
 		}
 	}()
+	if err != nil {
+		return "", err
+	}
 	poll := opts.BlockJobPoll
 	if poll <= 0 {
 		poll = 500 * time.Millisecond
@@ -267,14 +287,18 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 		case <-tick.C:
 		}
 	}
-	// Ending a ready copy without pivot leaves the copy as of this moment.
-	err = c.Write(ctx, "finish "+op, func(l *golibvirt.Libvirt) error {
-		return l.DomainBlockJobAbort(user.Domain, disk, 0)
-	})
+	// Ending a ready copy without pivot leaves the copy as of this moment — when libvirt
+	// accepts that first abort. A job that ended otherwise (a lost answer, a later try)
+	// may have ended for another reason too: its copy is not trusted.
+	started = false
+	first, err := endJob()
 	if err != nil {
 		return "", err
 	}
-	started = false
+	if first != nil {
+		return "", fmt.Errorf("%w (the job was ended on a later try, so this copy is not used and the "+
+			"temporary volume is removed: export again)", first)
+	}
 	return vol.Key, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
+	"github.com/google/uuid"
 	"libvirt.org/go/libvirtxml"
 )
 
@@ -69,71 +70,94 @@ func (c *Client) ReadPool(ctx context.Context, name string) (*PoolState, error) 
 // When a step fails the pool's definition is removed again (and the directory or mount
 // point that build made, when empty), so nothing is left that the caller does not know
 // about.
+//
+// Every step is safe to send again, so each is re-sent when its answer is lost (a daemon
+// restart, a dropped link; see writeSettled): the definition carries a UUID chosen here,
+// and defining the same name with the same UUID again only rewrites it, while a pool of
+// that name that was there before has another UUID and refuses it; building a directory
+// that exists keeps it (and a logical pool's second build finds the group it made);
+// start and autostart look before they change anything.
 func (c *Client) CreatePool(ctx context.Context, def *libvirtxml.StoragePool, autostart bool) error {
-	doc, err := def.Marshal()
+	d := *def
+	if d.UUID == "" {
+		d.UUID = uuid.NewString()
+	}
+	id, err := uuid.Parse(d.UUID)
 	if err != nil {
-		return fmt.Errorf("storage pool %s: %w", def.Name, err)
+		return fmt.Errorf("storage pool %s: uuid %q: %w", d.Name, d.UUID, err)
 	}
-	var pool golibvirt.StoragePool
-	if err := c.Write(ctx, "define storage pool "+def.Name, func(l *golibvirt.Libvirt) error {
-		pool, err = l.StoragePoolDefineXML(doc, 0)
-		return err
-	}); err != nil {
-		return err
+	doc, err := d.Marshal()
+	if err != nil {
+		return fmt.Errorf("storage pool %s: %w", d.Name, err)
 	}
+	// The handle names the pool by its UUID: the rollback removes this definition and
+	// never another pool of the same name.
+	pool := golibvirt.StoragePool{Name: d.Name, UUID: golibvirt.UUID(id)}
 	built := false
 	undo := func(cause error) error {
-		uerr := c.Write(context.WithoutCancel(ctx), "remove half-made storage pool "+def.Name, func(l *golibvirt.Libvirt) error {
+		uctx, cancel := rollbackContext(ctx)
+		defer cancel()
+		uerr := c.writeSettled(uctx, "remove half-made storage pool "+d.Name, func(l *golibvirt.Libvirt) error {
 			_ = l.StoragePoolDestroy(pool)
-			if built && (def.Type == "dir" || def.Type == "netfs") {
+			if built && (d.Type == "dir" || d.Type == "netfs") {
 				// rmdir of the directory or mount point build made; fails when not empty.
 				_ = l.StoragePoolDelete(pool, golibvirt.StoragePoolDeleteNormal)
 			}
 			return l.StoragePoolUndefine(pool)
 		})
 		if uerr != nil && !errors.Is(uerr, ErrNotFound) {
-			return fmt.Errorf("%w (and removing the half-made pool failed: %v)", cause, uerr)
+			return fmt.Errorf("%w (and removing the half-made pool failed: %v; check with `virsh pool-list --all` "+
+				"and remove pool %s (uuid %s) by hand: virsh pool-destroy %s; virsh pool-undefine %s)", cause, uerr, d.Name, d.UUID, d.Name, d.Name)
 		}
 		return cause
 	}
+	if err := c.writeSettled(ctx, "define storage pool "+d.Name, func(l *golibvirt.Libvirt) error {
+		_, err := l.StoragePoolDefineXML(doc, 0)
+		return err
+	}); err != nil {
+		if IsTransport(err) {
+			return undo(err) // the define may have landed
+		}
+		return err
+	}
 	flags := golibvirt.StoragePoolBuildNew
-	if def.Type == "logical" {
+	if d.Type == "logical" {
 		flags = golibvirt.StoragePoolBuildNoOverwrite
 	}
-	buildErr := c.Write(ctx, "build storage pool "+def.Name, func(l *golibvirt.Libvirt) error {
+	buildErr := c.writeSettled(ctx, "build storage pool "+d.Name, func(l *golibvirt.Libvirt) error {
 		return l.StoragePoolBuild(pool, flags)
 	})
 	switch {
 	case buildErr == nil:
 		built = true
-	case def.Type == "logical" && HasCode(buildErr, golibvirt.ErrStoragePoolBuilt):
+	case d.Type == "logical" && HasCode(buildErr, golibvirt.ErrStoragePoolBuilt):
 		// The devices carry a signature: a volume group, we hope; starting the pool tells.
 	default:
+		built = IsTransport(buildErr) // it may have made the directory
 		return undo(buildErr)
 	}
-	if err := c.Write(ctx, "start storage pool "+def.Name, func(l *golibvirt.Libvirt) error {
-		return l.StoragePoolCreate(pool, golibvirt.StoragePoolCreateNormal)
-	}); err != nil {
+	if err := c.StartPool(ctx, d.Name); err != nil {
 		if buildErr != nil {
 			err = fmt.Errorf("%w; the devices were not formatted because they are not empty (%v)", err, buildErr)
 		}
 		return undo(err)
 	}
 	if autostart {
-		if err := c.SetPoolAutostart(ctx, def.Name, true); err != nil {
+		if err := c.SetPoolAutostart(ctx, d.Name, true); err != nil {
 			return undo(err)
 		}
 	}
 	return nil
 }
 
-// SetPoolAutostart turns autostart on or off.
+// SetPoolAutostart turns autostart on or off (re-sent when its answer is lost: setting it
+// twice is setting it once).
 func (c *Client) SetPoolAutostart(ctx context.Context, name string, on bool) error {
 	v := int32(0)
 	if on {
 		v = 1
 	}
-	return c.Write(ctx, fmt.Sprintf("set autostart=%t on storage pool %s", on, name), func(l *golibvirt.Libvirt) error {
+	return c.writeSettled(ctx, fmt.Sprintf("set autostart=%t on storage pool %s", on, name), func(l *golibvirt.Libvirt) error {
 		p, err := l.StoragePoolLookupByName(name)
 		if err != nil {
 			return err
@@ -142,9 +166,10 @@ func (c *Client) SetPoolAutostart(ctx context.Context, name string, on bool) err
 	})
 }
 
-// StartPool starts an inactive pool (no-op when it runs).
+// StartPool starts an inactive pool (no-op when it runs; re-sent when its answer is
+// lost, since it looks first).
 func (c *Client) StartPool(ctx context.Context, name string) error {
-	return c.Write(ctx, "start storage pool "+name, func(l *golibvirt.Libvirt) error {
+	return c.writeSettled(ctx, "start storage pool "+name, func(l *golibvirt.Libvirt) error {
 		p, err := l.StoragePoolLookupByName(name)
 		if err != nil {
 			return err
