@@ -98,7 +98,7 @@ func (d *deadline) end(diags *diag.Diagnostics) {
 	if !d.expired() {
 		return
 	}
-	check := "check that the daemon answers"
+	check := "Check that the daemon answers"
 	if d.uri != "" {
 		check += fmt.Sprintf(" (virsh -c %s version)", d.uri)
 	}

@@ -1,12 +1,14 @@
 package provider_test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -46,6 +48,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 	host := `data "libvirt_host" "h" {}`
 	n := func(kind string) string { return acctest.RandomName(kind) }
 	dom, clone, vol, seed, ign, net := n("dom"), n("clone"), n("vol"), n("seed"), n("ign"), n("net")
+	t.Cleanup(func() { removeNetworkIfLeft(t, net) })
 	cases := []tc{
 		{
 			name: "plan domain", before: host,
@@ -58,7 +61,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
     read = "3s"
   }
 }`, dom),
-			want: "Unable to plan libvirt_domain " + dom + ": The libvirt daemon did not answer within 3s",
+			want: "Unable to plan libvirt_domain " + dom + " .*The libvirt daemon did not answer within 3s",
 		},
 		{
 			name: "plan clone", before: host,
@@ -70,7 +73,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
     read = "3s"
   }
 }`, clone, clone),
-			want: "Unable to plan libvirt clone " + clone + ": .*context deadline exceeded.*The libvirt daemon did not answer within 3s",
+			want: "Unable to plan libvirt clone " + clone + " .*context deadline exceeded.*The libvirt daemon did not answer within 3s",
 		},
 		{
 			name: "plan dhcp reservation (default bound)", before: host,
@@ -79,7 +82,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
   mac     = "52:54:00:fe:ed:01"
   ip      = "10.99.99.10"
 }`,
-			want: "Unable to plan libvirt_dhcp_reservation tfacc-frozen-no-such-net/52:54:00:fe:ed:01: The libvirt daemon did not answer within " +
+			want: "Unable to plan libvirt_dhcp_reservation tfacc-frozen-no-such-net/52:54:00:fe:ed:01 .*The libvirt daemon did not answer within " +
 				planDefault.String(),
 		},
 		{
@@ -95,7 +98,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
   }
 }`, net, time.Now().Nanosecond()%250),
 			frozen: "",
-			want:   "Unable to plan libvirt_network " + net + ": The libvirt daemon did not answer within 3s",
+			want:   "Unable to plan libvirt_network " + net + " .*The libvirt daemon did not answer within 3s",
 		},
 		{
 			name: "import volume", before: host,
@@ -105,7 +108,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
   capacity_bytes = 1048576
 }`, vol, pool),
 			importAddr: "libvirt_volume.x", importID: pool + "/" + vol,
-			want: "Unable to import volume " + pool + "/" + vol + ": .*context deadline exceeded.*did not answer within " + importDefault.String(),
+			want: "Unable to import volume " + pool + "/" + vol + " .*context deadline exceeded.*did not answer within " + importDefault.String(),
 		},
 		{
 			name: "import cloudinit_iso", before: host,
@@ -115,7 +118,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
   user_data = "#cloud-config\n"
 }`, seed, pool),
 			importAddr: "libvirt_cloudinit_iso.x", importID: pool + "/" + seed,
-			want: "Unable to import cloud-init seed " + pool + "/" + seed + ": .*did not answer within " + importDefault.String(),
+			want: "Unable to import cloud-init seed " + pool + "/" + seed + " .*did not answer within " + importDefault.String(),
 		},
 		{
 			name: "import ignition", before: host,
@@ -125,7 +128,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
   content = "{}"
 }`, ign, pool),
 			importAddr: "libvirt_ignition.x", importID: pool + "/" + ign,
-			want: "Unable to import ignition config " + pool + "/" + ign + ": .*did not answer within " + importDefault.String(),
+			want: "Unable to import ignition config " + pool + "/" + ign + " .*did not answer within " + importDefault.String(),
 		},
 		{
 			name: "import snapshot", before: host,
@@ -133,7 +136,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
   domain_id = %q
 }`, dom),
 			importAddr: "libvirt_snapshot.x", importID: dom + "/snap-1",
-			want: "Unable to import snapshot snap-1 of domain " + dom + ": .*did not answer within " + importDefault.String(),
+			want: "Unable to import snapshot snap-1 of domain " + dom + " .*did not answer within " + importDefault.String(),
 		},
 		{
 			name: "import clone", before: host,
@@ -143,7 +146,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
   mode = "linked"
 }`, clone, clone),
 			importAddr: "libvirt_clone.x", importID: clone,
-			want: "Unable to import libvirt clone " + clone + ": .*did not answer within " + importDefault.String(),
+			want: "Unable to import libvirt clone " + clone + " .*did not answer within " + importDefault.String(),
 		},
 	}
 	for _, c := range cases {
@@ -155,7 +158,13 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 			}
 			var started time.Time
 			frozen := resource.TestStep{
-				PreConfig:   func() { proxy.Freeze(); started = time.Now() },
+				PreConfig: func() {
+					proxy.Freeze()
+					started = time.Now()
+					// Should the step not fail as expected, the post-test destroy must
+					// not meet a frozen daemon too.
+					time.AfterFunc(30*time.Second, proxy.Thaw)
+				},
 				Config:      cfg(c.frozen),
 				ExpectError: wordsRegexp(c.want),
 			}
@@ -186,6 +195,21 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 			})
 		})
 	}
+}
+
+// removeNetworkIfLeft removes a network a failed run left behind.
+func removeNetworkIfLeft(t *testing.T, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = acctest.Client(t).Write(ctx, "remove network "+name, func(l *golibvirt.Libvirt) error {
+		n, err := l.NetworkLookupByName(name)
+		if err != nil {
+			return err
+		}
+		t.Logf("removing leftover network %s", name)
+		_ = l.NetworkDestroy(n)
+		return l.NetworkUndefine(n)
+	})
 }
 
 // wordsRegexp matches s (a regexp) with any run of whitespace where s has a space, since
