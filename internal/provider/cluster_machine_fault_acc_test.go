@@ -111,8 +111,9 @@ func TestAccClusterMachineFault_reservationReplyLost(t *testing.T) {
 			{
 				PreConfig: func() { lost = proxy.LoseReplyTo(acctest.ProcNetworkUpdate, time.Second) },
 				Config:    config,
-				ExpectError: regexpOf(`reserving an address for ` + m.mac + ` in network ` + network.Name + ` failed:(?s).*` +
-					`Rolled\s+back\s+what\s+this\s+create\s+had\s+made:`),
+				// What is left on the host is checked below (ddbae63 failed the same way,
+				// but left the host entry).
+				ExpectError: wordsRegexp(`reserving an address for ` + m.mac + ` in network ` + network.Name + ` failed: .*Rolled back`),
 			},
 			{
 				PreConfig: func() {
@@ -216,8 +217,8 @@ func TestAccClusterMachineFault_defineOutcomeUnknown(t *testing.T) {
 					}()
 				},
 				Config: failing,
-				ExpectError: regexpOf(`defining domain ` + m.domain + ` failed:(?s).*Rolled\s+back\s+what\s+this\s+create\s+had\s+made:` +
-					`.*what\s+it\s+may\s+have\s+made\s+\(the\s+answer\s+to\s+that\s+step\s+was\s+lost\):\s+domain\s+` + m.domain),
+				// What is left on the host is checked below.
+				ExpectError: wordsRegexp(`defining domain ` + m.domain + ` failed: `),
 			},
 			{
 				PreConfig: func() {
