@@ -24,12 +24,12 @@ func planRequest(t *testing.T, plan, state *[2]string) resource.ModifyPlanReques
 		Attributes: map[string]schema.Attribute{"name": schema.StringAttribute{Required: true}},
 		Blocks:     map[string]schema.Block{"timeouts": timeouts.Block(ctx, timeouts.Opts{Read: true})},
 	}
-	typ := s.Type().TerraformType(ctx).(tftypes.Object) //nolint:forcetypeassert // a schema's type is an object
+	typ := s.Type().TerraformType(ctx).(tftypes.Object)
 	toRaw := func(v *[2]string) tftypes.Value {
 		if v == nil {
 			return tftypes.NewValue(typ, nil)
 		}
-		tt := typ.AttributeTypes["timeouts"].(tftypes.Object) //nolint:forcetypeassert // the block is an object
+		tt := typ.AttributeTypes["timeouts"].(tftypes.Object)
 		to := tftypes.NewValue(tt, nil)
 		if v[1] != "" {
 			to = tftypes.NewValue(tt, map[string]tftypes.Value{"read": tftypes.NewValue(tftypes.String, v[1])})
