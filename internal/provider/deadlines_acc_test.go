@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider"
 )
 
@@ -195,6 +196,41 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 			})
 		})
 	}
+}
+
+// Ctrl-C (Terraform's StopProvider cancels the request's context) ends an import that
+// waits on a frozen daemon at once, long before its bound, and adds no "did not answer"
+// explanation: it was interrupted, not timed out.
+func TestAccDeadline_interrupted(t *testing.T) {
+	acctest.RequireAcc(t)
+	proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
+	c, err := libvirt.NewClient(libvirt.Config{URI: "qemu+tcp://" + proxy.Addr + "/system"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := c.HostInfo(ctx); err != nil { // the pool now holds a live connection
+		t.Fatal(err)
+	}
+	proxy.Freeze()
+	ctx, stop := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, stop)
+	start := time.Now()
+	diags := provider.ImportCloneForTest(ctx, c, acctest.RandomName("clone"))
+	took := time.Since(start)
+	if took > 5*time.Second {
+		t.Errorf("the interrupted import took %s", took)
+	}
+	if !diags.HasError() {
+		t.Fatalf("no error from the interrupted import: %v", diags)
+	}
+	for _, d := range diags {
+		if strings.Contains(d.Detail(), "did not answer within") {
+			t.Errorf("an interrupted import is reported as a timeout: %s", d.Detail())
+		}
+	}
+	t.Logf("interrupted after %s: %s: %s", took.Round(10*time.Millisecond), diags[0].Summary(), diags[0].Detail())
 }
 
 // removeNetworkIfLeft removes a network a failed run left behind.
