@@ -118,13 +118,14 @@ const rollbackBudget = 3 * time.Minute
 
 // rollbackWaitMax is the longest pause between two rounds of a rollback that waits for
 // the daemon to answer again.
-var rollbackWaitMax = 5 * time.Second
+const rollbackWaitMax = 5 * time.Second
 
 // removeSettled is removeParts for a rollback: the parts whose removal failed on the
 // connection (the daemon restarting, a dropped link: often what failed the create too)
-// are tried again, with pauses, until ctx ends. A rollback that gave up at once would
-// leave exactly what it is there to remove. libvirt's own refusals are not retried.
-func (r *clusterMachineResource) removeSettled(ctx context.Context, p machineParts, which partSet) error {
+// are tried again, with pauses, until ctx ends or stop closes. A rollback that gave up at
+// once would leave exactly what it is there to remove. libvirt's own refusals are not
+// retried.
+func (r *clusterMachineResource) removeSettled(ctx context.Context, stop <-chan struct{}, p machineParts, which partSet) error {
 	var final []error
 	wait := 500 * time.Millisecond
 	for {
@@ -148,6 +149,9 @@ func (r *clusterMachineResource) removeSettled(ctx context.Context, p machinePar
 		case <-ctx.Done():
 			t.Stop()
 			return errors.Join(append(final, last...)...)
+		case <-stop:
+			t.Stop()
+			return errors.Join(append(final, last...)...)
 		}
 		which, wait = retry, min(2*wait, rollbackWaitMax)
 	}
@@ -164,10 +168,17 @@ func unknownOutcome(ctx context.Context, err error) bool {
 // rollback removes what a failed create made (made) or may have made (unsure: the
 // step whose answer was lost), on a deadline of its own (the create's may be what ran
 // out), and returns the error to report: the failed step, then what was removed or what
-// could not be.
+// could not be. After Ctrl-C (ctx cancelled, not timed out) it makes one round and does
+// not wait for an unreachable daemon.
 func (r *clusterMachineResource) rollback(ctx context.Context, p machineParts, made, unsure partSet, step string, cause error) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackBudget)
 	defer cancel()
+	stop := make(chan struct{})
+	defer context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			close(stop)
+		}
+	})()
 	unsure &^= made
 	if made|unsure == 0 {
 		return fmt.Errorf("%s failed: %w. Nothing was left on the host", step, cause)
@@ -180,7 +191,7 @@ func (r *clusterMachineResource) rollback(ctx context.Context, p machineParts, m
 		what = append(what, "what it may have made (the answer to that step was lost): "+partNames(p, unsure))
 	}
 	names := strings.Join(what, "; ")
-	if err := r.removeSettled(rctx, p, made|unsure); err != nil {
+	if err := r.removeSettled(rctx, stop, p, made|unsure); err != nil {
 		return fmt.Errorf("%s failed: %w. Rolling back failed too (it was removing %s); remove what is left by hand: %w", step, cause, names, err)
 	}
 	return fmt.Errorf("%s failed: %w. Rolled back %s", step, cause, names)
