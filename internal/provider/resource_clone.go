@@ -203,6 +203,8 @@ func (r *cloneResource) Configure(_ context.Context, req resource.ConfigureReque
 // has disks, the name is free, the sizing fits the ceilings; and replaces the clone
 // when it is to get fewer vCPUs.
 func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	ctx, bound := planContext(ctx, req, r.client, "libvirt_clone", "name")
+	defer bound.end(&resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.client == nil {
 		return
 	}
@@ -478,6 +480,8 @@ func (r *cloneResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 }
 
 func (r *cloneResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ctx, bound := importContext(ctx, r.client, "libvirt_clone", req.ID)
+	defer bound.end(&resp.Diagnostics)
 	if req.ID == "" {
 		resp.Diagnostics.AddError("Invalid import id", "expected the clone's domain name or UUID, got an empty string")
 		return

@@ -339,6 +339,8 @@ func (r *cloudinitISOResource) Delete(ctx context.Context, req resource.DeleteRe
 // ImportState takes <pool>/<name> or the volume key, downloads the seed and reads its
 // files back, so an imported seed plans clean against the configuration that made it.
 func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ctx, bound := importContext(ctx, r.client, "libvirt_cloudinit_iso", req.ID)
+	defer bound.end(&resp.Diagnostics)
 	ref, err := libvirt.ParseVolumeRef(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import id for libvirt_cloudinit_iso", err.Error())

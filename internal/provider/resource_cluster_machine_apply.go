@@ -73,9 +73,24 @@ const (
 // a part already gone counts as removed. It tries every part and reports every failure.
 func (r *clusterMachineResource) removeParts(ctx context.Context, p machineParts, which partSet) error {
 	var errs []error
-	gone := func(what string, err error) {
+	for _, f := range r.removeEach(ctx, p, which) {
+		errs = append(errs, f.err)
+	}
+	return errors.Join(errs...)
+}
+
+// partFailure is a part that could not be removed, and why.
+type partFailure struct {
+	part partSet
+	err  error
+}
+
+// removeEach is removeParts that reports each part it could not remove, in order.
+func (r *clusterMachineResource) removeEach(ctx context.Context, p machineParts, which partSet) []partFailure {
+	var out []partFailure
+	gone := func(part partSet, what string, err error) {
 		if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-			errs = append(errs, fmt.Errorf("%s: %w", what, err))
+			out = append(out, partFailure{part, fmt.Errorf("%s: %w", what, err)})
 		}
 	}
 	if which&partDomain != 0 {
@@ -83,34 +98,102 @@ func (r *clusterMachineResource) removeParts(ctx context.Context, p machineParts
 		if err == nil {
 			err = r.client.UndefineDomain(ctx, p.domainID())
 		}
-		gone("remove domain "+p.domain, err)
+		gone(partDomain, "remove domain "+p.domain, err)
 	}
 	if which&partRoot != 0 {
-		gone("delete volume "+p.pool+"/"+p.root, r.client.DeleteVolume(ctx, libvirt.VolumeRef{Pool: p.pool, Name: p.root}))
+		gone(partRoot, "delete volume "+p.pool+"/"+p.root, r.client.DeleteVolume(ctx, libvirt.VolumeRef{Pool: p.pool, Name: p.root}))
 	}
 	if which&partSeed != 0 {
-		gone("delete volume "+p.pool+"/"+p.seed, r.client.DeleteVolume(ctx, libvirt.VolumeRef{Pool: p.pool, Name: p.seed}))
+		gone(partSeed, "delete volume "+p.pool+"/"+p.seed, r.client.DeleteVolume(ctx, libvirt.VolumeRef{Pool: p.pool, Name: p.seed}))
 	}
 	if which&partReservation != 0 {
-		gone("remove the DHCP reservation of "+p.mac+" in network "+p.network, r.client.ReleaseMachineAddress(ctx, p.network, p.mac))
+		gone(partReservation, "remove the DHCP reservation of "+p.mac+" in network "+p.network, r.client.ReleaseMachineAddress(ctx, p.network, p.mac))
 	}
-	return errors.Join(errs...)
+	return out
 }
 
-// rollback removes what a failed create made, on a deadline of its own (the create's
-// may be what ran out), and returns the error to report: the failed step, then what was
-// removed or what could not be.
-func (r *clusterMachineResource) rollback(ctx context.Context, p machineParts, made partSet, step string, cause error) error {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+// rollbackBudget bounds a rollback, waits for the daemon included.
+const rollbackBudget = 3 * time.Minute
+
+// rollbackWaitMax is the longest pause between two rounds of a rollback that waits for
+// the daemon to answer again.
+const rollbackWaitMax = 5 * time.Second
+
+// removeSettled is removeParts for a rollback: the parts whose removal failed on the
+// connection (the daemon restarting, a dropped link: often what failed the create too)
+// are tried again, with pauses, until ctx ends or stop closes. A rollback that gave up at
+// once would leave exactly what it is there to remove. libvirt's own refusals are not
+// retried.
+func (r *clusterMachineResource) removeSettled(ctx context.Context, stop <-chan struct{}, p machineParts, which partSet) error {
+	var final []error
+	wait := 500 * time.Millisecond
+	for {
+		var retry partSet
+		var last []error
+		for _, f := range r.removeEach(ctx, p, which) {
+			if libvirt.IsTransport(f.err) && ctx.Err() == nil {
+				retry |= f.part
+				last = append(last, f.err)
+			} else {
+				final = append(final, f.err)
+			}
+		}
+		if retry == 0 {
+			return errors.Join(final...)
+		}
+		tflog.Warn(ctx, "rollback: the daemon does not answer; trying again", map[string]any{"parts": partNames(p, retry), "wait": wait.String()})
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(append(final, last...)...)
+		case <-stop:
+			t.Stop()
+			return errors.Join(append(final, last...)...)
+		}
+		which, wait = retry, min(2*wait, rollbackWaitMax)
+	}
+}
+
+// unknownOutcome reports whether a write that failed with err may have been carried out
+// all the same: the connection broke under it (the daemon may have done it and lost the
+// answer), or the create's context ended while it was in flight. What such a step makes
+// goes into the rollback, which takes a part that is not there as removed.
+func unknownOutcome(ctx context.Context, err error) bool {
+	return libvirt.IsTransport(err) || ctx.Err() != nil
+}
+
+// rollback removes what a failed create made (made) or may have made (unsure: the
+// step whose answer was lost), on a deadline of its own (the create's may be what ran
+// out), and returns the error to report: the failed step, then what was removed or what
+// could not be. After Ctrl-C (ctx cancelled, not timed out) it makes one round and does
+// not wait for an unreachable daemon.
+func (r *clusterMachineResource) rollback(ctx context.Context, p machineParts, made, unsure partSet, step string, cause error) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackBudget)
 	defer cancel()
-	names := partNames(p, made)
-	if made == 0 {
+	stop := make(chan struct{})
+	defer context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			close(stop)
+		}
+	})()
+	unsure &^= made
+	if made|unsure == 0 {
 		return fmt.Errorf("%s failed: %w. Nothing was left on the host", step, cause)
 	}
-	if err := r.removeParts(rctx, p, made); err != nil {
-		return fmt.Errorf("%s failed: %w. Rolling back what this create made (%s) failed too, remove these by hand: %w", step, cause, names, err)
+	var what []string
+	if made != 0 {
+		what = append(what, "what this create had made: "+partNames(p, made))
 	}
-	return fmt.Errorf("%s failed: %w. Rolled back what this create had made: %s", step, cause, names)
+	if unsure != 0 {
+		what = append(what, "what it may have made (the answer to that step was lost): "+partNames(p, unsure))
+	}
+	names := strings.Join(what, "; ")
+	if err := r.removeSettled(rctx, stop, p, made|unsure); err != nil {
+		return fmt.Errorf("%s failed: %w. Rolling back failed too (it was removing %s); remove what is left by hand: %w", step, cause, names, err)
+	}
+	return fmt.Errorf("%s failed: %w. Rolled back %s", step, cause, names)
 }
 
 func partNames(p machineParts, s partSet) string {
@@ -228,9 +311,16 @@ func (r *clusterMachineResource) Create(ctx context.Context, req resource.Create
 				"earlier run was interrupted). They were removed and are made afresh.", partNames(p, old), ns, name))
 	}
 
+	// made: what this create has made. A step whose outcome is unknown (unknownOutcome)
+	// names its part when it fails, and the rollback removes that too: a define or a
+	// reservation whose answer was lost may well have been carried out.
 	var made partSet
-	fail := func(step string, err error) {
-		resp.Diagnostics.AddError(summary, r.rollback(ctx, p, made, step, err).Error())
+	fail := func(step string, err error, part partSet) {
+		var unsure partSet
+		if unknownOutcome(ctx, err) {
+			unsure = part
+		}
+		resp.Diagnostics.AddError(summary, r.rollback(ctx, p, made, unsure, step, err).Error())
 	}
 
 	// 1. The root disk: a qcow2 overlay on the image.
@@ -238,7 +328,7 @@ func (r *clusterMachineResource) Create(ctx context.Context, req resource.Create
 		libvirt.VolumeSpec{Pool: p.pool, Name: p.root, Format: "qcow2", Capacity: uint64(plan.DiskGiB.ValueInt64()) << 30},
 		libvirt.VolumeRef{Pool: plan.BasePool.ValueString(), Name: plan.Image.ValueString()})
 	if err != nil {
-		fail("creating the root volume "+p.pool+"/"+p.root+" on image "+plan.BasePool.ValueString()+"/"+plan.Image.ValueString(), err)
+		fail("creating the root volume "+p.pool+"/"+p.root+" on image "+plan.BasePool.ValueString()+"/"+plan.Image.ValueString(), err, partRoot)
 		return
 	}
 	made |= partRoot
@@ -246,7 +336,7 @@ func (r *clusterMachineResource) Create(ctx context.Context, req resource.Create
 	// 2. The seed.
 	seedInfo, err := r.client.UploadBytes(ctx, libvirt.VolumeSpec{Pool: p.pool, Name: p.seed, Format: "raw"}, "the cloud-init seed", iso)
 	if err != nil {
-		fail("creating the seed volume "+p.pool+"/"+p.seed, err)
+		fail("creating the seed volume "+p.pool+"/"+p.seed, err, partSeed)
 		return
 	}
 	made |= partSeed
@@ -254,7 +344,7 @@ func (r *clusterMachineResource) Create(ctx context.Context, req resource.Create
 	// 3. The address.
 	h, err := r.client.ReserveMachineAddress(ctx, p.network, p.domain, p.mac)
 	if err != nil {
-		fail("reserving an address for "+p.mac+" in network "+p.network, err)
+		fail("reserving an address for "+p.mac+" in network "+p.network, err, partReservation)
 		return
 	}
 	made |= partReservation
@@ -263,23 +353,23 @@ func (r *clusterMachineResource) Create(ctx context.Context, req resource.Create
 	// 4. The domain.
 	text, err := machineDomainXML(p, &plan, host.DefaultDomainType, rootInfo, seedInfo, vcpu, mem)
 	if err != nil {
-		fail("building the domain definition of "+p.domain, err)
+		fail("building the domain definition of "+p.domain, err, 0)
 		return
 	}
 	tflog.Debug(ctx, "defining cluster machine domain", map[string]any{"name": p.domain, "xml": text})
 	if _, err := r.client.DefineDomain(ctx, p.domain, text); err != nil {
-		fail("defining domain "+p.domain, err)
+		fail("defining domain "+p.domain, err, partDomain)
 		return
 	}
 	made |= partDomain
 	running := plan.Running.ValueBool()
 	if err := r.client.SetDomainAutostart(ctx, uid, running); err != nil {
-		fail("setting autostart of domain "+p.domain, err)
+		fail("setting autostart of domain "+p.domain, err, 0)
 		return
 	}
 	if running {
 		if err := r.client.StartDomain(ctx, uid); err != nil {
-			fail("starting domain "+p.domain, err)
+			fail("starting domain "+p.domain, err, 0)
 			return
 		}
 	}

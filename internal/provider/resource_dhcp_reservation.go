@@ -109,6 +109,8 @@ func (m *dhcpReservationModel) host() libvirt.DHCPHost {
 // the plan rather than the apply. A network made in the same apply (not there yet) or a
 // host that does not answer leaves the check to Create.
 func (r *dhcpReservationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	ctx, bound := planContext(ctx, req, r.client, "libvirt_dhcp_reservation", "network", "mac")
+	defer bound.end(&resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.client == nil {
 		return
 	}

@@ -23,6 +23,8 @@ import (
 //   - on update, update_method (none, live, restart, definition), and a warning when a
 //     running domain will be restarted.
 func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	ctx, bound := planContext(ctx, req, r.client, "libvirt_domain", "name")
+	defer bound.end(&resp.Diagnostics)
 	if req.Plan.Raw.IsNull() {
 		return // destroy
 	}

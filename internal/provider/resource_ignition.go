@@ -197,6 +197,8 @@ func (r *ignitionResource) Delete(ctx context.Context, req resource.DeleteReques
 // ImportState takes <pool>/<name> or the volume key and downloads the content, so an
 // imported config plans clean against the configuration that made it.
 func (r *ignitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ctx, bound := importContext(ctx, r.client, "libvirt_ignition", req.ID)
+	defer bound.end(&resp.Diagnostics)
 	ref, err := libvirt.ParseVolumeRef(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import id for libvirt_ignition", err.Error())

@@ -257,6 +257,8 @@ func (r *networkResource) ValidateConfig(ctx context.Context, req resource.Valid
 // ModifyPlan fills the default DHCP ranges into the plan, so that plans show them, and
 // warns when a replace or destroy would cut off running guests.
 func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	ctx, bound := planContext(ctx, req, r.client, "libvirt_network", "name")
+	defer bound.end(&resp.Diagnostics)
 	if req.Plan.Raw.IsNull() {
 		var state networkModel
 		if !req.State.Raw.IsNull() && !req.State.Get(ctx, &state).HasError() {

@@ -239,6 +239,8 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 }
 
 func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ctx, bound := importContext(ctx, r.client, "libvirt_snapshot", req.ID)
+	defer bound.end(&resp.Diagnostics)
 	domain, name, ok := strings.Cut(req.ID, "/")
 	if !ok || domain == "" || name == "" || !snapshotNameRegexp.MatchString(name) {
 		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("expected <domain name or uuid>/<snapshot name>, e.g. web-1/before-upgrade, got %q", req.ID))

@@ -430,6 +430,8 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 // ImportState accepts <pool>/<name> or the volume key and stores the key as id; Read
 // then fills in the rest. Sources cannot be known from the host and stay null.
 func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ctx, bound := importContext(ctx, r.client, "libvirt_volume", req.ID)
+	defer bound.end(&resp.Diagnostics)
 	ref, err := libvirt.ParseVolumeRef(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import id for libvirt_volume", err.Error())
