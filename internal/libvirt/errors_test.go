@@ -76,14 +76,14 @@ func TestClassifyLocal(t *testing.T) {
 	var xmlErr error = &xml.SyntaxError{Msg: "unexpected EOF", Line: 1}
 	_, numErr := strconv.ParseUint("x", 10, 64)
 	for name, cause := range map[string]error{
-		"XML that does not parse": fmt.Errorf("parse volume XML of v: %w", xmlErr),
-		"our own error":           fmt.Errorf("volume size unit %q not understood", "PiB"),
+		"XML that does not parse":   fmt.Errorf("parse volume XML of v: %w", xmlErr),
+		"our own error":             fmt.Errorf("volume size unit %q not understood", "PiB"),
 		"text that mentions a pipe": errors.New("broken pipe"),
-		"pool inactive":           &PoolInactiveError{Pool: "p", Volume: "/srv/p/v"},
-		"checksum":                fmt.Errorf("upload: %w", ErrChecksumMismatch),
-		"unsupported procedure":   golibvirt.ErrUnsupported,
-		"strconv":                 numErr,
-		"other errno":             syscall.ENOENT,
+		"pool inactive":             &PoolInactiveError{Pool: "p", Volume: "/srv/p/v"},
+		"checksum":                  fmt.Errorf("upload: %w", ErrChecksumMismatch),
+		"unsupported procedure":     golibvirt.ErrUnsupported,
+		"strconv":                   numErr,
+		"other errno":               syscall.ENOENT,
 	} {
 		err := classify("look up", "qemu:///system", cause)
 		if err != cause { //nolint:errorlint // unchanged means the very same value
