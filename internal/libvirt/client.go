@@ -83,7 +83,7 @@ func (c *Client) once(ctx context.Context, op string, fn func(*golibvirt.Libvirt
 	if err != nil {
 		return &TransportError{Op: op, URI: c.uri.String(), Err: err}
 	}
-	err = classify(op, c.uri.String(), cn.call(ctx, fn))
+	err = classifyOn(cn.l, op, c.uri.String(), cn.call(ctx, fn))
 	c.pool.release(cn, IsTransport(err))
 	return err
 }

@@ -21,8 +21,9 @@ type DiskVolume struct {
 	Backing, BackingFormat        string // the backing file of an overlay ("" for a standalone image)
 }
 
-// DiskVolumeByPath finds the volume a disk file is (ErrNotFound when no pool holds it).
-// With pool and volume given instead (a <disk type='volume'>), it looks that up.
+// DiskVolumeByPath finds the volume a disk file is (ErrNotFound when no pool holds it, a
+// *PoolInactiveError when a stopped pool would: libvirt looks paths up in running pools
+// only). With pool and volume given instead (a <disk type='volume'>), it looks that up.
 func (c *Client) DiskVolumeByPath(ctx context.Context, path, pool, volume string) (*DiskVolume, error) {
 	op := "look up the volume of disk file " + path
 	if path == "" {
@@ -34,6 +35,11 @@ func (c *Client) DiskVolumeByPath(ctx context.Context, path, pool, volume string
 		var err error
 		if path != "" {
 			v, err = l.StorageVolLookupByPath(path)
+			if isNotFound(err) {
+				if perr := inactivePoolHolding(l, path); perr != nil {
+					return perr
+				}
+			}
 		} else {
 			v, err = LookupVolume(l, VolumeRef{Pool: pool, Name: volume})
 		}

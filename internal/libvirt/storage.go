@@ -496,8 +496,9 @@ const downloadAttempts = 8
 // taken for wedged.
 const downloadStall = 5 * time.Second
 
-// errShortStream is not a libvirt answer, so the pool treats the connection as broken.
-var errShortStream = errors.New("the download stream ended early or stalled; dropping the connection")
+// errShortStream is our verdict that the connection is unusable (a transport error): the
+// pool drops it, and the download resumes on a fresh one.
+var errShortStream error = &connUnusable{"the download stream ended early or stalled; dropping the connection"}
 
 // downloadOnce downloads length bytes from offset on one connection and returns how
 // many bytes it wrote to w.
@@ -544,8 +545,9 @@ func (c *Client) downloadOnce(ctx context.Context, ref VolumeRef, w io.Writer, o
 	return sw.count(), err
 }
 
-// errWedged is not a libvirt answer, so the pool treats the connection as broken.
-var errWedged = errors.New("the stream call did not return; dropping the connection")
+// errWedged is our verdict that the connection is unusable (a transport error): the pool
+// drops it.
+var errWedged error = &connUnusable{"the stream call did not return; dropping the connection"}
 
 // streamWriter counts what the stream delivers, never passes on more than limit bytes,
 // and stops writing once the caller gave up on the call.

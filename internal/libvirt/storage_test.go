@@ -107,3 +107,26 @@ func TestMeter(t *testing.T) {
 type iotestErr struct{}
 
 func (iotestErr) Read([]byte) (int, error) { return 0, errors.New("connection reset by peer") }
+
+func FuzzParseChecksum(f *testing.F) {
+	good := strings.Repeat("ab", 32)
+	for _, s := range []string{"sha256:" + good, "sha256:" + strings.ToUpper(good), good, "md5:" + good, "sha256:abc",
+		"sha256:" + strings.Repeat("zz", 32), "", ":", "sha256:", "sha256::" + good} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseChecksum(s)
+		if err != nil {
+			return
+		}
+		if c.Algorithm != "sha256" || len(c.Hex) != 64 || c.Hex != strings.ToLower(c.Hex) {
+			t.Fatalf("ParseChecksum(%q) = %+v: want sha256 and 64 lower-case hex digits", s, c)
+		}
+		if !strings.EqualFold(c.String(), s) {
+			t.Fatalf("ParseChecksum(%q).String() = %q: only the case may differ", s, c.String())
+		}
+		if again, err := ParseChecksum(c.String()); err != nil || again != c {
+			t.Fatalf("round trip of %q: %+v, %v; want %+v", s, again, err, c)
+		}
+	})
+}

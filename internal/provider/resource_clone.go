@@ -431,7 +431,8 @@ func (r *cloneResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	name := state.Name.ValueString()
 	summary := "Unable to delete libvirt clone " + nameOr(state.Name, id)
 
-	keys := map[string]string{} // key -> volume name
+	// key -> the volume's name and pool (the pool tells "gone" from "in a stopped pool")
+	keys := map[string]struct{ name, pool string }{}
 	var stateDisks []struct {
 		Target   types.String `tfsdk:"target"`
 		VolumeID types.String `tfsdk:"volume_id"`
@@ -444,13 +445,13 @@ func (r *cloneResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		resp.Diagnostics.Append(state.Disks.ElementsAs(ctx, &stateDisks, false)...)
 	}
 	for _, d := range stateDisks {
-		keys[d.VolumeID.ValueString()] = d.Name.ValueString()
+		keys[d.VolumeID.ValueString()] = struct{ name, pool string }{d.Name.ValueString(), d.Pool.ValueString()}
 	}
 	if st, err := r.client.GetDomainStatus(ctx, id); err == nil {
 		if d, perr := parseDomain(st.XML); perr == nil {
 			if meta, ok := domainxml.ParseCloneMeta(d); ok {
 				for _, md := range meta.Disks {
-					keys[md.Key] = md.Name
+					keys[md.Key] = struct{ name, pool string }{md.Name, md.Pool}
 				}
 			}
 		}
@@ -467,13 +468,14 @@ func (r *cloneResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		resp.Diagnostics.AddError(summary, err.Error())
 		return
 	}
-	for key, vname := range keys {
+	for key, vol := range keys {
+		vname := vol.name
 		// Only volumes named as a clone's own disks: never a source's.
 		if key == "" || !strings.HasPrefix(vname, name+"-") || !strings.HasSuffix(vname, ".qcow2") {
 			tflog.Warn(ctx, "not deleting a volume that is not named as this clone's disk", map[string]any{"key": key, "name": vname})
 			continue
 		}
-		if err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: key}); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
+		if err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: key, Pool: vol.pool}); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
 			resp.Diagnostics.AddError(summary, fmt.Sprintf("delete disk %s: %v", key, err))
 		}
 	}

@@ -295,7 +295,8 @@ func (r *cloudinitISOResource) Read(ctx context.Context, req resource.ReadReques
 			return "cloud-init seed " + m.Pool.ValueString() + "/" + m.Name.ValueString()
 		},
 		func(ctx context.Context, m *cloudinitISOModel) (*cloudinitISOModel, error) {
-			info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: m.ID.ValueString()})
+			// In its pool: a seed in a stopped pool is not gone (see volumeModel.ref).
+			info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: m.ID.ValueString(), Pool: m.Pool.ValueString()})
 			if err != nil {
 				return nil, err
 			}
@@ -330,9 +331,9 @@ func (r *cloudinitISOResource) Delete(ctx context.Context, req resource.DeleteRe
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: state.ID.ValueString()})
+	err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: state.ID.ValueString(), Pool: state.Pool.ValueString()})
 	if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-		resp.Diagnostics.AddError("Unable to delete cloud-init seed "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error())
+		resp.Diagnostics.AddError("Unable to delete cloud-init seed "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error()+poolStoppedNote(err))
 	}
 }
 

@@ -153,7 +153,8 @@ func (r *ignitionResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: state.ID.ValueString()})
+	// In its pool: a config in a stopped pool is not gone (see volumeModel.ref).
+	info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: state.ID.ValueString(), Pool: state.Pool.ValueString()})
 	if errors.Is(err, libvirt.ErrNotFound) {
 		tflog.Warn(ctx, "ignition volume is gone from the host; removing it from state", map[string]any{"id": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
@@ -188,9 +189,9 @@ func (r *ignitionResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: state.ID.ValueString()})
+	err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: state.ID.ValueString(), Pool: state.Pool.ValueString()})
 	if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-		resp.Diagnostics.AddError("Unable to delete ignition config "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error())
+		resp.Diagnostics.AddError("Unable to delete ignition config "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error()+poolStoppedNote(err))
 	}
 }
 

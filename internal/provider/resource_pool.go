@@ -49,6 +49,7 @@ type poolModel struct {
 	TargetPath   types.String   `tfsdk:"target_path"`
 	Source       types.Object   `tfsdk:"source"`
 	Autostart    types.Bool     `tfsdk:"autostart"`
+	Active       types.Bool     `tfsdk:"active"`
 	ForceDestroy types.Bool     `tfsdk:"force_destroy"`
 	Capacity     types.Int64    `tfsdk:"capacity_bytes"`
 	Allocation   types.Int64    `tfsdk:"allocation_bytes"`
@@ -119,6 +120,13 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Optional:            true,
 				Computed:            true,
 				Default:             booldefault.StaticBool(false),
+			},
+			"active": schema.BoolAttribute{
+				MarkdownDescription: "Whether the pool is running, as libvirt reports it. A pool that stopped (a host " +
+					"rebooted without `autostart`, a `netfs` share that did not mount) stays in state with `active = false`, " +
+					"and its volumes stay in state too: libvirt cannot see into a stopped pool, so their refresh fails, naming " +
+					"the pool, until it runs again (`virsh pool-start <name>`).",
+				Computed: true,
 			},
 			"force_destroy": schema.BoolAttribute{
 				MarkdownDescription: "Let destroy delete the volumes the pool still holds (all of them, also those no " +
@@ -330,6 +338,7 @@ func (r *poolResource) readInto(ctx context.Context, m *poolModel, d *diag.Diagn
 	m.Type = types.StringValue(p.Type)
 	m.TargetPath = strOrNull(p.TargetPath)
 	m.Autostart = types.BoolValue(st.Autostart)
+	m.Active = types.BoolValue(st.Active)
 	if m.ForceDestroy.IsNull() || m.ForceDestroy.IsUnknown() {
 		m.ForceDestroy = types.BoolValue(false)
 	}
@@ -379,6 +388,12 @@ func (r *poolResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 			resp.State.RemoveResource(ctx)
 		}
 		return
+	}
+	if !state.Active.ValueBool() {
+		name := state.Name.ValueString()
+		resp.Diagnostics.AddWarning("Storage pool "+name+" is not running",
+			fmt.Sprintf("libvirt cannot see the volumes of a stopped pool, so the volumes in %s cannot be read or deleted "+
+				"(they stay in state). Start it: virsh pool-start %s; set autostart = true to have it start with the host.", name, name))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

@@ -358,7 +358,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	refresh(ctx, req, resp, 2*time.Minute,
 		func(m *volumeModel) string { return "volume " + m.Pool.ValueString() + "/" + m.Name.ValueString() },
 		func(ctx context.Context, m *volumeModel) (*volumeModel, error) {
-			info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: m.ID.ValueString()})
+			info, err := r.client.VolumeInfo(ctx, m.ref())
 			if err != nil {
 				return nil, err
 			}
@@ -382,7 +382,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	name := state.Pool.ValueString() + "/" + state.Name.ValueString()
-	ref := libvirt.VolumeRef{Key: state.ID.ValueString()}
+	ref := state.ref()
 
 	if !plan.CapacityBytes.IsNull() && !plan.CapacityBytes.IsUnknown() && !plan.CapacityBytes.Equal(state.CapacityBytes) {
 		res, err := r.client.GrowVolume(ctx, ref, uint64(plan.CapacityBytes.ValueInt64()))
@@ -421,10 +421,27 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: state.ID.ValueString()})
+	err := r.client.DeleteVolume(ctx, state.ref())
 	if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-		resp.Diagnostics.AddError("Unable to delete volume "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error())
+		resp.Diagnostics.AddError("Unable to delete volume "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error()+poolStoppedNote(err))
 	}
+}
+
+// ref is how a volume in state is looked up: by its key, in its pool. The pool only tells
+// "gone" from "in a stopped pool" (libvirt finds keys in running pools only); there is no
+// fallback by name, so that a volume made anew under the same name (a new key) is never
+// taken for this one.
+func (m *volumeModel) ref() libvirt.VolumeRef {
+	return libvirt.VolumeRef{Key: m.ID.ValueString(), Pool: m.Pool.ValueString()}
+}
+
+// poolStoppedNote adds to a failed delete of a volume whose pool is stopped that nothing
+// was deleted and what to do.
+func poolStoppedNote(err error) string {
+	if !libvirt.IsPoolInactive(err) {
+		return ""
+	}
+	return "\n\nNothing was deleted, and the resource stays in state: start the pool, then destroy again."
 }
 
 // ImportState accepts <pool>/<name> or the volume key and stores the key as id; Read
@@ -511,11 +528,13 @@ func (v objectNameValidator) ValidateString(_ context.Context, req validator.Str
 	}
 }
 
-// volumeRefValidator checks a volume id: <pool>/<name> or a key.
+// volumeRefValidator checks a volume id: any key (paths, LVM UUIDs, rbd's
+// <ceph pool>/<image>), or <pool>/<name>; only an empty id and control characters are
+// refused (ParseVolumeRef). Which it is shows at apply time: the key is tried first.
 type volumeRefValidator struct{}
 
 func (volumeRefValidator) Description(context.Context) string {
-	return "must be a volume id: the volume key (its path) or <pool>/<name>"
+	return "must be a volume id: the volume's key (libvirt_volume.id) or <pool>/<name>"
 }
 func (v volumeRefValidator) MarkdownDescription(ctx context.Context) string {
 	return v.Description(ctx)

@@ -484,8 +484,8 @@ func TestVolumeExport_validation(t *testing.T) {
 		{"compression enum", `volume_id = "default/a.qcow2"
   path = "` + dir + `/d"
   compression = "xz"`, `(?s)Attribute compression value must be one of: \["none" "gzip" "zstd"\], got: "xz"`},
-		{"volume id", `volume_id = "no-slash"
-  path = "` + dir + `/d"`, `(?s)Invalid volume id.*volume_id.*expected <pool>/<name> or the\s+volume key`},
+		{"volume id", `volume_id = ""
+  path = "` + dir + `/d"`, `(?s)Invalid volume id.*volume_id.*volume id is empty`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

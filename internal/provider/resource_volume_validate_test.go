@@ -38,7 +38,8 @@ func TestVolume_validation(t *testing.T) {
 		{"overlay must be qcow2", `backing_volume = "default/base"
   format = "raw"`, `(?s)Overlay volumes are qcow2.*remove format or set it to "qcow2"`},
 		{"url scheme", `source_url = "ftp://host/a.qcow2"`, `(?s)Invalid source_url.*scheme "ftp" is not supported; use an http://,\s+https:// or file:// URL`},
-		{"bad volume id", `clone_from = "no-slash"`, `(?s)Invalid volume id.*clone_from.*expected <pool>/<name> or the\s+volume key`},
+		{"bad volume id", `clone_from = "bad\nid"`, `(?s)Invalid volume id.*clone_from.*contains control characters.*expected\s+the\s+volume's\s+key`},
+		{"empty volume id", `backing_volume = ""`, `(?s)Invalid volume id.*backing_volume.*volume id is empty`},
 		{"missing source file", `source_file = "/nonexistent/tfacc.qcow2"`, `(?s)Unreadable source_file.*no such file or directory.*source_file is a path on\s+the machine running Terraform`},
 	}
 	for _, tt := range tests {
@@ -57,6 +58,32 @@ resource "libvirt_volume" "v" {
 					ExpectError: wrapped(tt.want),
 				}},
 			})
+		})
+	}
+}
+
+// Any key is a volume id: LVM keys are UUIDs, rbd keys <ceph pool>/<image>, iSCSI keys
+// LUN ids. Plan-time validation accepts them all (the key is tried first at apply time).
+func TestVolume_validationKeys(t *testing.T) {
+	for _, id := range []string{"Hd4Bq2-7cTv-Q2e4-Ls1x-9kO3-aWw1-ZpY7m3", "ceph-pool/image-1", "/dev/vg0/lv0",
+		"ip-192.0.2.1:3260-iscsi-iqn.2024-01.example:t-lun-1", "a/b/c"} {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+			Steps: []resource.TestStep{{
+				Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_volume" "v" {
+  name       = "tfacc-v"
+  pool       = "default"
+  clone_from = %q
+}
+resource "libvirt_volume_export" "e" {
+  volume_id = %q
+  path      = "e.qcow2"
+}
+`, id, id),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			}},
 		})
 	}
 }
