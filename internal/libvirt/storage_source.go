@@ -59,7 +59,7 @@ const maxRedirects = 10
 
 // sourceTransport carries source_url downloads: Go's default (proxies from the
 // environment). A variable so that tests can trust their own TLS server.
-var sourceTransport http.RoundTripper = http.DefaultTransport
+var sourceTransport = http.DefaultTransport
 
 func sourceClient() *http.Client {
 	return &http.Client{Transport: sourceTransport, CheckRedirect: checkSourceRedirect}

@@ -101,7 +101,7 @@ func TestOpenSource_redirectToHTTP(t *testing.T) {
 func TestOpenSource_redirectLimit(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var n int
-		fmt.Sscanf(r.URL.Path, "/%d", &n)
+		_, _ = fmt.Sscanf(r.URL.Path, "/%d", &n)
 		if n < 20 {
 			http.Redirect(w, r, fmt.Sprintf("/%d?sig=s3cr3t-token", n+1), http.StatusFound)
 			return
