@@ -4,7 +4,6 @@
 package cloudinit
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -201,37 +200,4 @@ func WriteISO(label string, files map[string][]byte) ([]byte, error) {
 		copy(img[extents[n]*sector:], files[n])
 	}
 	return img, nil
-}
-
-// ReadISO returns the label and the files of the root directory of an ISO9660 image
-// (kdomanski/iso9660's reader): for tests and for checking a seed read back from a host.
-func ReadISO(img []byte) (string, map[string][]byte, error) {
-	im, err := iso9660.OpenImage(bytes.NewReader(img))
-	if err != nil {
-		return "", nil, err
-	}
-	label, err := im.Label()
-	if err != nil {
-		return "", nil, err
-	}
-	root, err := im.RootDir()
-	if err != nil {
-		return "", nil, err
-	}
-	children, err := root.GetChildren()
-	if err != nil {
-		return "", nil, err
-	}
-	files := map[string][]byte{}
-	for _, c := range children {
-		if c.IsDir() {
-			continue
-		}
-		var buf bytes.Buffer
-		if _, err := buf.ReadFrom(c.Reader()); err != nil {
-			return "", nil, fmt.Errorf("read %s: %w", c.Name(), err)
-		}
-		files[c.Name()] = buf.Bytes()
-	}
-	return label, files, nil
 }

@@ -35,7 +35,10 @@ var Compressions = []string{None, Gzip, Zstd}
 // PartialSuffix is appended to the destination while it is being written.
 const PartialSuffix = ".partial"
 
-// FileMode is the mode of a new export: disk images may hold anything, so only the owner reads it.
+// FileMode is the mode of every export: disk images may hold anything, so only the owner
+// reads it. The partial file is always made afresh with this mode (less the umask) and
+// renamed over the destination, so neither a leftover partial file nor an earlier export
+// passes its mode on; whoever wants the file shared changes its mode afterwards.
 const FileMode os.FileMode = 0o600
 
 // NewCompressor returns a writer that compresses into w with the named kind ("" and
@@ -123,8 +126,8 @@ const queueDepth = 16
 
 var chunks = sync.Pool{New: func() any { b := make([]byte, 0, 256<<10); return &b }}
 
-// Create opens <path>.partial for writing (truncating a leftover of an earlier attempt).
-// The directory must exist.
+// Create makes <path>.partial, a new file, for writing. A leftover of an earlier attempt
+// is removed first. The directory must exist.
 func Create(path string, opts Options) (*File, error) {
 	if path == "" {
 		return nil, errors.New("export path is empty")
@@ -133,9 +136,9 @@ func Create(path string, opts Options) (*File, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("export path %s is a directory: name a file", path)
 	}
-	f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, FileMode)
+	f, err := createPartial(partial)
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", partial, err)
+		return nil, err
 	}
 	now := opts.Now
 	if now == nil {
@@ -159,6 +162,27 @@ func Create(path string, opts Options) (*File, error) {
 	x.last = x.start
 	go x.drain()
 	return x, nil
+}
+
+// createPartial makes the partial file exclusively (O_EXCL: never through a symlink, never
+// an existing file and its mode). Whatever non-directory is at that name is removed first:
+// a partial file left by a crash, or a symlink someone planted to have the export written
+// over another file (os.Remove removes the link itself, never its target). A variable, so
+// that a test can hand out /dev/full.
+var createPartial = func(partial string) (*os.File, error) {
+	if st, err := os.Lstat(partial); err == nil {
+		if st.IsDir() {
+			return nil, fmt.Errorf("%s is a directory, in the way of the export's partial file: remove it", partial)
+		}
+		if err := os.Remove(partial); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove the leftover %s: %w", partial, err)
+		}
+	}
+	f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", partial, err)
+	}
+	return f, nil
 }
 
 // drain compresses, hashes and writes what Write queued; after an error it only discards.

@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -161,7 +163,7 @@ func TestFileCommit(t *testing.T) {
 }
 
 // TestFileAbort: an aborted export removes its partial file and leaves an earlier export
-// at the destination alone; a leftover partial of an earlier crash is overwritten.
+// at the destination alone; a leftover partial of an earlier crash is replaced.
 func TestFileAbort(t *testing.T) {
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "disk.qcow2")
@@ -176,7 +178,7 @@ func TestFileAbort(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(dest + PartialSuffix); st.Size() != 0 {
-		t.Fatalf("leftover partial not truncated: %d bytes", st.Size())
+		t.Fatalf("leftover partial not replaced: %d bytes", st.Size())
 	}
 	if _, err := x.Write([]byte("some bytes")); err != nil {
 		t.Fatal(err)
@@ -209,9 +211,8 @@ func TestFileWriteFailure(t *testing.T) {
 	}
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "disk.raw")
-	if err := os.Symlink("/dev/full", dest+PartialSuffix); err != nil {
-		t.Fatal(err)
-	}
+	createPartial = func(string) (*os.File, error) { return os.OpenFile("/dev/full", os.O_WRONLY, 0) }
+	t.Cleanup(func() { createPartial = createPartialFile })
 	x, err := Create(dest, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -239,6 +240,101 @@ func TestFileWriteFailure(t *testing.T) {
 	}
 	if _, err := os.Stat(dest); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("destination made by a failed export: %v", err)
+	}
+}
+
+var createPartialFile = createPartial
+
+// TestCreate_partialSymlink: a <path>.partial symlink planted before the export (in a
+// shared directory, say) must not have the export written through it: the victim keeps
+// its bytes and mode, the export is a new 0600 file. A dangling link must not create its
+// target either.
+func TestCreate_partialSymlink(t *testing.T) {
+	for _, dangling := range []bool{false, true} {
+		t.Run(fmt.Sprintf("dangling=%v", dangling), func(t *testing.T) {
+			dir := t.TempDir()
+			victim := filepath.Join(dir, "victim")
+			if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(victim, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			target := victim
+			if dangling {
+				target = filepath.Join(dir, "made-through-the-link")
+			}
+			dest := filepath.Join(t.TempDir(), "disk.raw")
+			if err := os.Symlink(target, dest+PartialSuffix); err != nil {
+				t.Fatal(err)
+			}
+			x, err := Create(dest, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.Write([]byte("exported bytes")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile(victim); err != nil || string(b) != "precious" {
+				t.Fatalf("victim = %q, %v; want it untouched", b, err)
+			}
+			if st, _ := os.Stat(victim); st.Mode().Perm() != 0o644 {
+				t.Fatalf("victim's mode changed to %v", st.Mode().Perm())
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "made-through-the-link")); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("the dangling link's target was created: %v", err)
+			}
+			st, err := os.Lstat(dest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !st.Mode().IsRegular() || st.Mode().Perm() != FileMode {
+				t.Fatalf("export is %v, want a regular file of mode %v", st.Mode(), FileMode)
+			}
+			if b, _ := os.ReadFile(dest); string(b) != "exported bytes" {
+				t.Fatalf("export = %q", b)
+			}
+		})
+	}
+}
+
+// TestCreate_partialMode: a leftover partial file of mode 0666, and an earlier export of
+// mode 0644, pass neither mode on: the new export is 0600.
+func TestCreate_partialMode(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "disk.raw")
+	for p, mode := range map[string]os.FileMode{dest: 0o644, dest + PartialSuffix: 0o666} {
+		if err := os.WriteFile(p, []byte("old"), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, err := Create(dest, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(x.Partial()); st.Mode().Perm() != FileMode {
+		t.Fatalf("partial file mode %v, want %v", st.Mode().Perm(), FileMode)
+	}
+	if _, err := x.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(dest); st.Mode().Perm() != FileMode {
+		t.Fatalf("export mode %v, want %v", st.Mode().Perm(), FileMode)
+	}
+}
+
+func TestCreate_partialDirectory(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "disk.raw")
+	if err := os.Mkdir(dest+PartialSuffix, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Create(dest, Options{}); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("a directory at the partial name: err = %v", err)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,20 +49,110 @@ var ErrChecksumMismatch = errors.New("checksum mismatch")
 
 // Source is an image to upload into a volume: a stream read once, front to back.
 type Source struct {
-	Name string // the URL or path, for messages
+	Name string // the path, or the URL without its query and user:password (RedactURL), for messages
 	Body io.ReadCloser
 	Size int64 // bytes, or -1 when unknown (an HTTP response without Content-Length)
 }
 
+// maxRedirects: a source_url download stops at the 10th redirect, as Go's own client does.
+const maxRedirects = 10
+
+// sourceTransport carries source_url downloads: Go's default (proxies from the
+// environment). A variable so that tests can trust their own TLS server.
+var sourceTransport = http.DefaultTransport
+
+func sourceClient() *http.Client {
+	return &http.Client{Transport: sourceTransport, CheckRedirect: checkSourceRedirect}
+}
+
+// checkSourceRedirect follows at most maxRedirects redirects and never one from https to
+// anything else: the image (and any credentials the next server asks for) would travel
+// in the clear, open to anyone on the path to swap it, while the configuration says https.
+func checkSourceRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	if prev := via[len(via)-1]; prev.URL.Scheme == "https" && req.URL.Scheme != "https" {
+		return fmt.Errorf("refused a redirect from https to %s (%s): the image would be downloaded unencrypted. "+
+			"Use a source_url whose server stays on https, or write the %s URL in the configuration if that is really meant",
+			req.URL.Scheme, RedactURL(req.URL.String()), req.URL.Scheme)
+	}
+	return nil
+}
+
+// RedactURL returns a URL fit for messages and logs: its query (often a token: signed
+// URLs, ?access_token=) replaced by "REDACTED", its fragment and any user:password
+// dropped. Of a string that does not parse as a URL only the scheme is shown: where its
+// credentials end cannot be told.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if scheme, _, ok := strings.Cut(raw, "://"); ok && schemeRe.MatchString(scheme) {
+			return scheme + "://[a URL that does not parse, not shown]"
+		}
+		return "[a URL that does not parse, not shown]"
+	}
+	r := *u
+	r.User = nil
+	if r.RawQuery != "" || r.ForceQuery {
+		r.RawQuery, r.ForceQuery = "REDACTED", false
+	}
+	r.Fragment, r.RawFragment = "", ""
+	return r.String()
+}
+
+var schemeRe = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*$`)
+
+// urlsInText finds, in an error message, the %q-quoted strings (where Go's http client
+// puts the request's URL, "Get \"https://...\": ...", and a redirect's Location, absolute
+// or not, when it does not parse) and bare URLs.
+var urlsInText = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>()]+`)
+
+// redactErr returns err with every URL in its message redacted (RedactURL), still
+// unwrapping to err (errors.Is(err, context.DeadlineExceeded) and the like still hold).
+func redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	clean := urlsInText.ReplaceAllStringFunc(msg, func(m string) string {
+		if m[0] == '"' {
+			s, uerr := strconv.Unquote(m)
+			if uerr != nil || !strings.ContainsAny(s, "?@#") {
+				return m
+			}
+			return strconv.Quote(RedactURL(s))
+		}
+		// A bare URL: punctuation that ends a sentence is not part of it.
+		u := strings.TrimRight(m, ".,:;!")
+		return RedactURL(u) + m[len(u):]
+	})
+	if clean != msg {
+		return &redactedError{msg: clean, err: err}
+	}
+	return err
+}
+
+// redactedError is an error whose message had its URLs redacted.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (r *redactedError) Error() string { return r.msg }
+func (r *redactedError) Unwrap() error { return r.err }
+
 // OpenSource opens a source_url (http, https, file) or a local path for streaming.
-// Nothing is read yet beyond the response headers.
+// Nothing is read yet beyond the response headers. Names and errors show the URL
+// redacted (RedactURL): its query and password never reach a log.
 func OpenSource(ctx context.Context, rawURL, file string) (*Source, error) {
 	if file != "" {
 		return openFile(file)
 	}
+	name := RedactURL(rawURL)
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("source_url %q: %w", rawURL, err)
+		return nil, fmt.Errorf("source_url %s does not parse as a URL", name)
 	}
 	switch u.Scheme {
 	case "file":
@@ -71,21 +163,21 @@ func OpenSource(ctx context.Context, rawURL, file string) (*Source, error) {
 		return openFile(p)
 	case "http", "https":
 	default:
-		return nil, fmt.Errorf("source_url %q: scheme %q is not supported (use http, https or file)", rawURL, u.Scheme)
+		return nil, fmt.Errorf("source_url %s: scheme %q is not supported (use http, https or file)", name, u.Scheme)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("source_url %q: %w", rawURL, err)
+		return nil, fmt.Errorf("source_url %s: %w", name, redactErr(err))
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := sourceClient().Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("download %s: %w", rawURL, err)
+		return nil, fmt.Errorf("download %s: %w", name, redactErr(err))
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		return nil, fmt.Errorf("download %s: server answered %s", rawURL, resp.Status)
+		return nil, fmt.Errorf("download %s: server answered %s", name, resp.Status)
 	}
-	return &Source{Name: rawURL, Body: resp.Body, Size: resp.ContentLength}, nil
+	return &Source{Name: name, Body: resp.Body, Size: resp.ContentLength}, nil
 }
 
 func openFile(p string) (*Source, error) {

@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -40,18 +42,26 @@ type cloudinitISOResource struct {
 }
 
 type cloudinitISOModel struct {
-	ID            types.String   `tfsdk:"id"`
-	Name          types.String   `tfsdk:"name"`
-	Pool          types.String   `tfsdk:"pool"`
-	UserData      types.String   `tfsdk:"user_data"`
-	MetaData      types.String   `tfsdk:"meta_data"`
-	InstanceID    types.String   `tfsdk:"instance_id"`
-	Hostname      types.String   `tfsdk:"hostname"`
-	NetworkConfig types.String   `tfsdk:"network_config"`
-	VendorData    types.String   `tfsdk:"vendor_data"`
-	Path          types.String   `tfsdk:"path"`
-	SHA256        types.String   `tfsdk:"sha256"`
-	Timeouts      timeouts.Value `tfsdk:"timeouts"`
+	ID            types.String `tfsdk:"id"`
+	Name          types.String `tfsdk:"name"`
+	Pool          types.String `tfsdk:"pool"`
+	UserData      types.String `tfsdk:"user_data"`
+	MetaData      types.String `tfsdk:"meta_data"`
+	InstanceID    types.String `tfsdk:"instance_id"`
+	Hostname      types.String `tfsdk:"hostname"`
+	NetworkConfig types.String `tfsdk:"network_config"`
+	VendorData    types.String `tfsdk:"vendor_data"`
+	// The write-only twins: only ever non-null in req.Config (the framework nulls them in
+	// plan and state; their zero value is null, as import leaves them: it cannot know
+	// whether a configuration gave the contents write-only, and reads them into the
+	// state-kept attributes).
+	UserDataWO        types.String   `tfsdk:"user_data_wo"`
+	NetworkConfigWO   types.String   `tfsdk:"network_config_wo"`
+	VendorDataWO      types.String   `tfsdk:"vendor_data_wo"`
+	ContentsWOVersion types.Int64    `tfsdk:"contents_wo_version"`
+	Path              types.String   `tfsdk:"path"`
+	SHA256            types.String   `tfsdk:"sha256"`
+	Timeouts          timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (m *cloudinitISOModel) readTimeouts() timeouts.Value { return m.Timeouts }
@@ -68,7 +78,9 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		MarkdownDescription: "A cloud-init NoCloud seed: an ISO9660 image labelled `cidata` holding `user-data`, `meta-data` " +
 			"and, when given, `network-config` and `vendor-data`, built in memory by the provider (nothing is written to " +
 			"the local disk) and stored as a raw volume in a pool. Attach it to a domain as a read-only cdrom " +
-			"(`libvirt_domain.cloudinit_id`). Any change replaces it.",
+			"(`libvirt_domain.cloudinit_id`). Any change replaces it. To keep secrets out of the state, give the contents " +
+			"as write-only attributes (`user_data_wo`, `network_config_wo`, `vendor_data_wo`; Terraform >= 1.11, " +
+			"OpenTofu >= 1.11) and bump `contents_wo_version` whenever they change.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The volume's key (for directory pools, its path on the host).",
@@ -89,7 +101,8 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"user_data": schema.StringAttribute{
 				MarkdownDescription: "Content of `user-data` (`#cloud-config` YAML, a `#!` script, ...). Sensitive: it usually " +
-					"carries bootstrap secrets. An empty `user-data` file is written when unset.",
+					"carries bootstrap secrets, and it is kept in the state; `user_data_wo` is not. An empty `user-data` file is " +
+					"written when neither is set.",
 				Optional:      true,
 				Sensitive:     true,
 				PlanModifiers: replace,
@@ -120,15 +133,48 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"network_config": schema.StringAttribute{
 				MarkdownDescription: "Content of `network-config` (network-config v2 YAML, e.g. `version: 2` with `ethernets:`). " +
-					"Checked to parse as YAML at plan time. Not written when unset.",
+					"Checked to parse as YAML at plan time. Not written when unset. Sensitive (it may carry Wi-Fi passwords, " +
+					"addresses); kept in the state, `network_config_wo` is not.",
 				Optional:      true,
+				Sensitive:     true,
 				PlanModifiers: replace,
 				Validators:    []validator.String{yamlValidator{}},
 			},
 			"vendor_data": schema.StringAttribute{
-				MarkdownDescription: "Content of `vendor-data`. Not written when unset.",
+				MarkdownDescription: "Content of `vendor-data`. Not written when unset. Sensitive; kept in the state, " +
+					"`vendor_data_wo` is not.",
+				Optional:      true,
+				Sensitive:     true,
+				PlanModifiers: replace,
+			},
+			"user_data_wo": schema.StringAttribute{
+				MarkdownDescription: "Write-only `user_data`: written into the seed, never kept in the plan or the state " +
+					"(Terraform >= 1.11, OpenTofu >= 1.11; ephemeral values are welcome). A change of it alone is not seen: " +
+					"bump `contents_wo_version` to build the seed again. Conflicts with `user_data`. Import cannot know the " +
+					"contents were given write-only: it reads the files into `user_data`, `network_config` and `vendor_data` " +
+					"(and the state); with the write-only attributes in the configuration the next plan replaces the seed.",
+				Optional:   true,
+				WriteOnly:  true,
+				Validators: []validator.String{cloudConfigValidator{}, stringvalidator.ConflictsWith(path.MatchRoot("user_data"))},
+			},
+			"network_config_wo": schema.StringAttribute{
+				MarkdownDescription: "Write-only `network_config`, as `user_data_wo`. Conflicts with `network_config`.",
 				Optional:            true,
-				PlanModifiers:       replace,
+				WriteOnly:           true,
+				Validators:          []validator.String{yamlValidator{}, stringvalidator.ConflictsWith(path.MatchRoot("network_config"))},
+			},
+			"vendor_data_wo": schema.StringAttribute{
+				MarkdownDescription: "Write-only `vendor_data`, as `user_data_wo`. Conflicts with `vendor_data`.",
+				Optional:            true,
+				WriteOnly:           true,
+				Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("vendor_data"))},
+			},
+			"contents_wo_version": schema.Int64Attribute{
+				MarkdownDescription: "Any number, kept in the state: changing it replaces the seed, built again from the " +
+					"current write-only contents (`user_data_wo`, `network_config_wo`, `vendor_data_wo`), which Terraform " +
+					"cannot compare itself. Bump it whenever they change.",
+				Optional:      true,
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 			},
 			"path": schema.StringAttribute{
 				MarkdownDescription: "Path of the ISO volume on the host.",
@@ -137,7 +183,8 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"sha256": schema.StringAttribute{
 				MarkdownDescription: "sha256 of the ISO image (hex). The image is reproducible, so this is known at plan time " +
-					"when all contents are.",
+					"when all contents are, and none is write-only (write-only values, ephemeral ones say, may differ between " +
+					"plan and apply: then it is known after the seed is made).",
 				Computed:      true,
 				PlanModifiers: keep,
 			},
@@ -176,29 +223,44 @@ func (r *cloudinitISOResource) ValidateConfig(ctx context.Context, req resource.
 	}
 }
 
-// seed builds the seed from known values; ok is false while any of them is unknown.
+// seed builds the seed from known values (of a configuration: only it holds the
+// write-only ones); ok is false while any of them is unknown.
 func (m *cloudinitISOModel) seed() (s cloudinit.Seed, ok bool, err error) {
-	for _, v := range []types.String{m.UserData, m.MetaData, m.InstanceID, m.Hostname, m.NetworkConfig, m.VendorData} {
+	for _, v := range []types.String{m.UserData, m.MetaData, m.InstanceID, m.Hostname, m.NetworkConfig, m.VendorData,
+		m.UserDataWO, m.NetworkConfigWO, m.VendorDataWO} {
 		if v.IsUnknown() {
 			return s, false, nil
 		}
 	}
-	s.UserData = m.UserData.ValueString()
+	s.UserData = orWriteOnly(m.UserData, m.UserDataWO).ValueString()
 	s.MetaData = m.MetaData.ValueString()
 	if m.MetaData.IsNull() {
 		if s.MetaData, err = cloudinit.MetaData(m.InstanceID.ValueString(), m.Hostname.ValueString()); err != nil {
 			return s, false, err
 		}
 	}
-	if !m.NetworkConfig.IsNull() {
-		v := m.NetworkConfig.ValueString()
-		s.NetworkConfig = &v
+	if v := orWriteOnly(m.NetworkConfig, m.NetworkConfigWO); !v.IsNull() {
+		c := v.ValueString()
+		s.NetworkConfig = &c
 	}
-	if !m.VendorData.IsNull() {
-		v := m.VendorData.ValueString()
-		s.VendorData = &v
+	if v := orWriteOnly(m.VendorData, m.VendorDataWO); !v.IsNull() {
+		c := v.ValueString()
+		s.VendorData = &c
 	}
 	return s, true, nil
+}
+
+// orWriteOnly is v, or its write-only twin wo when v is unset (they conflict).
+func orWriteOnly(v, wo types.String) types.String {
+	if v.IsNull() {
+		return wo
+	}
+	return v
+}
+
+// hasWriteOnly reports whether a configuration sets any write-only content.
+func (m *cloudinitISOModel) hasWriteOnly() bool {
+	return !m.UserDataWO.IsNull() || !m.NetworkConfigWO.IsNull() || !m.VendorDataWO.IsNull()
 }
 
 // derive fills the computed halves of meta_data / instance_id / hostname from the other.
@@ -223,6 +285,8 @@ func (m *cloudinitISOModel) derive(metaData string) {
 
 // ModifyPlan computes, for a new seed whose contents are known, the meta-data it will
 // hold and the image's sha256: the image is reproducible, so both are known at plan time.
+// Not the sha256 of a seed with write-only contents: those may be ephemeral values that
+// differ at apply, and a planned value that then changes fails the apply.
 func (r *cloudinitISOResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
 		return // destroy, or an update (only timeouts can change in place)
@@ -239,6 +303,10 @@ func (r *cloudinitISOResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	plan.derive(s.MetaData)
+	if config.hasWriteOnly() {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
 	if _, sum, err := cloudinit.BuildISO(s); err == nil {
 		plan.SHA256 = types.StringValue(sum)
 	}
@@ -261,7 +329,8 @@ func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRe
 	defer cancel()
 	spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: "raw"}
 
-	// Build from the configuration: the plan's computed halves are derived from it.
+	// Build from the configuration: the plan's computed halves are derived from it, and
+	// only the configuration holds the write-only contents.
 	config.UserData, config.NetworkConfig, config.VendorData = plan.UserData, plan.NetworkConfig, plan.VendorData
 	s, _, err := config.seed()
 	if err != nil {

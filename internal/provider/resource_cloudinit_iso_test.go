@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/cloudinit"
@@ -153,6 +156,136 @@ resource "libvirt_cloudinit_iso" "meta" {
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
+			},
+		},
+	})
+}
+
+// noTraceInState fails when any attribute of any resource in state holds marker.
+func noTraceInState(marker string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		for addr, rs := range s.RootModule().Resources {
+			for k, v := range rs.Primary.Attributes {
+				if strings.Contains(v, marker) {
+					return fmt.Errorf("state holds the write-only value: %s.%s", addr, k)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// noTraceInPlan fails when the plan's values (resource changes, planned values, prior
+// state; not the configuration, where a literal value is what the user wrote) hold marker.
+type noTraceInPlan string
+
+func (m noTraceInPlan) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	b, err := json.Marshal([]any{req.Plan.ResourceChanges, req.Plan.PlannedValues, req.Plan.PriorState, req.Plan.OutputChanges})
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	if strings.Contains(string(b), string(m)) {
+		resp.Error = fmt.Errorf("the plan holds the write-only value %q", string(m))
+	}
+}
+
+// A seed from write-only contents (Terraform >= 1.11 / OpenTofu >= 1.11): the ISO on the
+// host holds them, neither plan nor state does; sha256 is known only after the apply; a
+// second plan is empty; a change of the write-only contents alone is not seen, and
+// bumping contents_wo_version replaces the seed with the new contents.
+func TestAccCloudinitISO_writeOnly(t *testing.T) {
+	name := acctest.RandomName("seedwo")
+	const res = "libvirt_cloudinit_iso.wo"
+	secret := func(gen int) string { return fmt.Sprintf("wo-%d-7c41e2b9-never-in-state", gen) }
+	userData := func(gen int) string { return "#cloud-config\npassword: " + secret(gen) + "\n" }
+	const network = "version: 2\nethernets:\n  nic0:\n    dhcp4: true\n"
+	const vendor = "#cloud-config\npackages: [wo-vendor-3d9a]\n"
+	config := func(gen, version int) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_cloudinit_iso" "wo" {
+  name                = %q
+  pool                = %q
+  instance_id         = "i-wo"
+  hostname            = "wo-1"
+  user_data_wo        = %q
+  network_config_wo   = %q
+  vendor_data_wo      = %q
+  contents_wo_version = %d
+}
+`, name, acctest.Pool(), userData(gen), network, vendor, version)
+	}
+	want := func(gen int) map[string]string {
+		return map[string]string{
+			"user-data":      userData(gen),
+			"meta-data":      "instance-id: i-wo\nlocal-hostname: wo-1\n",
+			"network-config": network,
+			"vendor-data":    vendor,
+		}
+	}
+	nc, vd := network, vendor
+	_, sum1, err := cloudinit.BuildISO(cloudinit.Seed{UserData: userData(1), MetaData: want(1)["meta-data"], NetworkConfig: &nc, VendorData: &vd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nullWO := []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(res, tfjsonpath.New("user_data_wo"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(res, tfjsonpath.New("network_config_wo"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(res, tfjsonpath.New("vendor_data_wo"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(res, tfjsonpath.New("user_data"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(res, tfjsonpath.New("network_config"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(res, tfjsonpath.New("vendor_data"), knownvalue.Null()),
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             volumeGone(name),
+		Steps: []resource.TestStep{
+			{
+				Config: config(1, 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(res, plancheck.ResourceActionCreate),
+						plancheck.ExpectUnknownValue(res, tfjsonpath.New("sha256")),
+						plancheck.ExpectKnownValue(res, tfjsonpath.New("meta_data"), knownvalue.StringExact(want(1)["meta-data"])),
+						noTraceInPlan(secret(1)),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), noTraceInPlan(secret(1))},
+				},
+				ConfigStateChecks: append([]statecheck.StateCheck{
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("sha256"), knownvalue.StringExact(sum1)),
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("contents_wo_version"), knownvalue.Int64Exact(1)),
+				}, nullWO...),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					noTraceInState(secret(1)),
+					noTraceInState("wo-vendor-3d9a"),
+					checkSeed(t, res, acctest.Pool(), name, want(1)),
+				),
+			},
+			{
+				// New write-only contents, same version: Terraform cannot see the change.
+				Config: config(2, 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkSeed(t, res, acctest.Pool(), name, want(1)),
+			},
+			{
+				Config: config(2, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(res, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectUnknownValue(res, tfjsonpath.New("sha256")),
+						noTraceInPlan(secret(2)),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: nullWO,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					noTraceInState(secret(2)),
+					checkSeed(t, res, acctest.Pool(), name, want(2)),
+				),
 			},
 		},
 	})

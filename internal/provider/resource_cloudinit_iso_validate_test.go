@@ -1,13 +1,20 @@
 package provider_test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"testing"
 
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider"
 )
 
 // Plan-time validation of libvirt_cloudinit_iso: no daemon is asked.
@@ -53,5 +60,112 @@ resource "libvirt_cloudinit_iso" "s" {
 				}},
 			})
 		})
+	}
+}
+
+// The write-only contents conflict with their state-kept twins, are checked like them,
+// and leave sha256 unknown at plan (a write-only value may differ at apply).
+func TestCloudinitISO_writeOnlyValidation(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want string
+	}{
+		{"user_data and user_data_wo", `user_data = "a"
+  user_data_wo = "b"`, `(?s)Invalid Attribute Combination.*user_data`},
+		{"network_config and network_config_wo", `network_config = "version: 2"
+  network_config_wo = "version: 2"`, `(?s)Invalid Attribute Combination.*network_config`},
+		{"vendor_data and vendor_data_wo", `vendor_data = "a"
+  vendor_data_wo = "b"`, `(?s)Invalid Attribute Combination.*vendor_data`},
+		{"network_config_wo not YAML", `network_config_wo = "- eth0"`, `(?s)Invalid YAML in network_config_wo.*not a mapping`},
+		{"user_data_wo cloud-config not YAML", `user_data_wo = "#cloud-config\nusers: [\n"`, `(?s)Invalid YAML in user_data_wo.*starts with #cloud-config`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_cloudinit_iso" "s" {
+  name        = "tfacc-seed"
+  pool        = "default"
+  instance_id = "i-1"
+  %s
+}
+`, tt.body),
+					PlanOnly:    true,
+					ExpectError: wrapped(tt.want),
+				}},
+			})
+		})
+	}
+
+	resource.UnitTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock("") + `
+resource "libvirt_cloudinit_iso" "wo" {
+  name              = "tfacc-seed-wo"
+  pool              = "default"
+  instance_id       = "i-1"
+  user_data_wo      = "#cloud-config\npassword: plan-secret\n"
+  network_config_wo = "version: 2"
+}
+
+resource "libvirt_cloudinit_iso" "plain" {
+  name        = "tfacc-seed-plain"
+  pool        = "default"
+  instance_id = "i-1"
+  user_data   = "#cloud-config\n"
+}
+`,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("libvirt_cloudinit_iso.wo", tfjsonpath.New("sha256")),
+				plancheck.ExpectKnownValue("libvirt_cloudinit_iso.wo", tfjsonpath.New("meta_data"), knownvalue.StringExact("instance-id: i-1\n")),
+				plancheck.ExpectKnownValue("libvirt_cloudinit_iso.wo", tfjsonpath.New("user_data_wo"), knownvalue.Null()),
+				plancheck.ExpectKnownValue("libvirt_cloudinit_iso.plain", tfjsonpath.New("sha256"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
+			}},
+		}},
+	})
+}
+
+// The contents of a seed and of an Ignition config are sensitive, and each has a
+// write-only twin that never reaches plan or state.
+func TestSeedSchemas_sensitiveAndWriteOnly(t *testing.T) {
+	type attr interface {
+		IsSensitive() bool
+		IsWriteOnly() bool
+	}
+	for _, tt := range []struct {
+		r         fwresource.Resource
+		sensitive []string
+		writeOnly []string
+	}{
+		{provider.NewCloudinitISOResource(), []string{"user_data", "network_config", "vendor_data"}, []string{"user_data_wo", "network_config_wo", "vendor_data_wo"}},
+		{provider.NewIgnitionResource(), []string{"content"}, []string{"content_wo"}},
+	} {
+		var resp fwresource.SchemaResponse
+		tt.r.Schema(context.Background(), fwresource.SchemaRequest{}, &resp)
+		get := func(n string) attr {
+			a, ok := resp.Schema.Attributes[n]
+			if !ok {
+				t.Fatalf("%T has no attribute %s", tt.r, n)
+			}
+			return a
+		}
+		for _, n := range tt.sensitive {
+			if !get(n).IsSensitive() {
+				t.Errorf("%T: %s is not sensitive", tt.r, n)
+			}
+		}
+		for _, n := range tt.writeOnly {
+			if !get(n).IsWriteOnly() {
+				t.Errorf("%T: %s is not write-only", tt.r, n)
+			}
+		}
 	}
 }

@@ -10,8 +10,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -22,9 +25,10 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*ignitionResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*ignitionResource)(nil)
-	_ resource.ResourceWithImportState = (*ignitionResource)(nil)
+	_ resource.ResourceWithConfigure        = (*ignitionResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*ignitionResource)(nil)
+	_ resource.ResourceWithImportState      = (*ignitionResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*ignitionResource)(nil)
 )
 
 // maxIgnitionBytes bounds what import downloads: Ignition configs are small.
@@ -42,8 +46,12 @@ type ignitionModel struct {
 	Name    types.String `tfsdk:"name"`
 	Pool    types.String `tfsdk:"pool"`
 	Content types.String `tfsdk:"content"`
-	Path    types.String `tfsdk:"path"`
-	SHA256  types.String `tfsdk:"sha256"`
+	// ContentWO is only ever non-null in req.Config: the framework nulls it in plan and
+	// state (its zero value is null, as import leaves it).
+	ContentWO        types.String `tfsdk:"content_wo"`
+	ContentWOVersion types.Int64  `tfsdk:"content_wo_version"`
+	Path             types.String `tfsdk:"path"`
+	SHA256           types.String `tfsdk:"sha256"`
 }
 
 func (r *ignitionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -56,7 +64,8 @@ func (r *ignitionResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "An Ignition config for Fedora CoreOS / Flatcar guests, stored byte for byte as a raw volume in a " +
 			"pool. Hand it to a domain with `libvirt_domain.ignition_id`: the domain gets it through QEMU's fw_cfg as " +
-			"`opt/com.coreos/config`. Any change replaces it.",
+			"`opt/com.coreos/config`. Any change replaces it. To keep the config out of the state, give it as " +
+			"`content_wo` (write-only: Terraform >= 1.11, OpenTofu >= 1.11) and bump `content_wo_version` whenever it changes.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The volume's key (for directory pools, its path on the host).",
@@ -78,11 +87,27 @@ func (r *ignitionResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			},
 			"content": schema.StringAttribute{
 				MarkdownDescription: "The Ignition config (JSON, e.g. from the `ct` / Butane provider or `jsonencode()`), " +
-					"checked to parse as JSON at plan time. Sensitive: Ignition configs carry secrets.",
-				Required:      true,
+					"checked to parse as JSON at plan time. Sensitive: Ignition configs carry secrets; kept in the state " +
+					"(`content_wo` is not). Exactly one of `content` and `content_wo` is set.",
+				Optional:      true,
 				Sensitive:     true,
 				PlanModifiers: replace,
 				Validators:    []validator.String{jsonValidator{}},
+			},
+			"content_wo": schema.StringAttribute{
+				MarkdownDescription: "Write-only `content`: stored in the volume, never kept in the plan or the state " +
+					"(Terraform >= 1.11, OpenTofu >= 1.11; ephemeral values are welcome). A change of it alone is not seen: " +
+					"bump `content_wo_version` to store it again. Import cannot know a config was given write-only: it reads " +
+					"the volume into `content` (and the state); with `content_wo` in the configuration the next plan replaces it.",
+				Optional:   true,
+				WriteOnly:  true,
+				Validators: []validator.String{jsonValidator{}},
+			},
+			"content_wo_version": schema.Int64Attribute{
+				MarkdownDescription: "Any number, kept in the state: changing it replaces the config, stored again from the " +
+					"current `content_wo`, which Terraform cannot compare itself. Bump it whenever `content_wo` changes.",
+				Optional:      true,
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 			},
 			"path": schema.StringAttribute{
 				MarkdownDescription: "Path of the volume on the host.",
@@ -90,9 +115,10 @@ func (r *ignitionResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				PlanModifiers:       keep,
 			},
 			"sha256": schema.StringAttribute{
-				MarkdownDescription: "sha256 of `content` (hex); known at plan time.",
-				Computed:            true,
-				PlanModifiers:       keep,
+				MarkdownDescription: "sha256 of the config (hex); known at plan time for `content`, after the apply for " +
+					"`content_wo` (write-only values, ephemeral ones say, may differ between plan and apply).",
+				Computed:      true,
+				PlanModifiers: keep,
 			},
 		},
 	}
@@ -102,19 +128,25 @@ func (r *ignitionResource) Configure(_ context.Context, req resource.ConfigureRe
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
+// ConfigValidators: the config comes from content or content_wo, not both.
+func (r *ignitionResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{resourcevalidator.ExactlyOneOf(path.MatchRoot("content"), path.MatchRoot("content_wo"))}
+}
+
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
-// ModifyPlan fills sha256 for a new config whose content is known.
+// ModifyPlan fills sha256 for a new config whose content is known; for content_wo it
+// stays unknown (plan has it null; the write-only value may differ at apply).
 func (r *ignitionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
 		return
 	}
 	var plan ignitionModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || plan.Content.IsUnknown() {
+	if resp.Diagnostics.HasError() || plan.Content.IsUnknown() || plan.Content.IsNull() {
 		return
 	}
 	plan.SHA256 = types.StringValue(sha256Hex([]byte(plan.Content.ValueString())))
@@ -122,8 +154,9 @@ func (r *ignitionResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 }
 
 func (r *ignitionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan ignitionModel
+	var plan, config ignitionModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -131,6 +164,9 @@ func (r *ignitionResource) Create(ctx context.Context, req resource.CreateReques
 	defer cancel()
 	spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: "raw"}
 	content := []byte(plan.Content.ValueString())
+	if plan.Content.IsNull() {
+		content = []byte(config.ContentWO.ValueString()) // only the configuration holds it
+	}
 	info, err := r.client.UploadBytes(ctx, spec, "ignition config", content)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to create ignition config "+spec.String(), err.Error())

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -216,6 +217,98 @@ resource "libvirt_domain" "test" {
 					}
 					return nil
 				},
+			},
+		},
+	})
+}
+
+// content or content_wo, exactly one; content_wo is checked as JSON too.
+func TestIgnition_writeOnlyValidation(t *testing.T) {
+	for name, tt := range map[string]struct{ body, want string }{
+		"neither":         {``, `(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
+		"both":            {`content = "{}"` + "\n  content_wo = \"{}\"", `(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
+		"content_wo JSON": {`content_wo = "{ignition: 3}"`, `(?s)Invalid JSON in content_wo.*content_wo does not parse as JSON`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_ignition" "ign" {
+  name = "tfacc-bad.ign"
+  pool = "default"
+  %s
+}
+`, tt.body),
+					PlanOnly:    true,
+					ExpectError: wrapped(tt.want),
+				}},
+			})
+		})
+	}
+}
+
+// An Ignition config from content_wo: the volume holds it byte for byte, neither plan
+// nor state does; sha256 is known after the apply; a second plan is empty; bumping
+// content_wo_version stores the new content_wo.
+func TestAccIgnition_writeOnly(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("ignwo") + ".ign"
+	content := func(gen int) string {
+		return fmt.Sprintf(`{"ignition":{"version":"3.4.0"},"passwd":{"users":[{"name":"core","passwordHash":"ign-wo-%d-5e0c-never-in-state"}]}}`, gen)
+	}
+	secret := func(gen int) string { return fmt.Sprintf("ign-wo-%d-5e0c-never-in-state", gen) }
+	config := func(gen, version int) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_ignition" "ign" {
+  name               = %q
+  pool               = %q
+  content_wo         = %q
+  content_wo_version = %d
+}
+`, name, acctest.Pool(), content(gen), version)
+	}
+	holds := func(gen int) resource.TestCheckFunc {
+		return func(s *terraform.State) error {
+			got, err := volumeContent(t, s.RootModule().Resources[ignitionRes].Primary.ID)
+			if err != nil {
+				return err
+			}
+			if got != content(gen) {
+				return fmt.Errorf("volume holds %q, want %q", got, content(gen))
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"volume " + name: acctest.VolumeLookup(acctest.Pool(), name)}),
+		Steps: []resource.TestStep{
+			{
+				Config: config(1, 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectUnknownValue(ignitionRes, tfjsonpath.New("sha256")), noTraceInPlan(secret(1))},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("sha256"), knownvalue.StringExact(sha256Hex(content(1)))),
+					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("content"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("content_wo"), knownvalue.Null()),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(1)), holds(1)),
+			},
+			{
+				Config: config(2, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(ignitionRes, plancheck.ResourceActionDestroyBeforeCreate), noTraceInPlan(secret(2))},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("sha256"), knownvalue.StringExact(sha256Hex(content(2)))),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(2)), holds(2)),
 			},
 		},
 	})
