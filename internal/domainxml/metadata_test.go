@@ -3,7 +3,6 @@ package domainxml
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"libvirt.org/go/libvirtxml"
 )
@@ -61,44 +60,8 @@ func FuzzMetadata(f *testing.F) {
 		if !ok || err != nil || len(got.Disks) != 1 {
 			t.Fatalf("written record not read back (%v, %v) from %q", ok, err, d.Metadata.XML)
 		}
-		if xmlText(target) && xmlText(volume) && (got.Disks[0].Target != target || got.Disks[0].Volume != volume) {
+		if xmlSafe(target, volume) && (got.Disks[0].Target != target || got.Disks[0].Volume != volume) {
 			t.Fatalf("round trip %q %q -> %+v", target, volume, got.Disks[0])
 		}
 	})
-}
-
-// xmlText reports whether s holds only characters XML 1.0 can carry (others are replaced
-// by encoding/xml, as they must be).
-func xmlText(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF {
-			return false
-		}
-	}
-	return true
-}
-
-// TestMachineMetaRoundTrip: the record import reads back survives any characters in the
-// inputs, next to foreign elements; a foreign element of another namespace is not it.
-func TestMachineMetaRoundTrip(t *testing.T) {
-	in := MachineMeta{Namespace: `a"b<c>&d`, Name: "w-0", Network: "net 1", BasePool: "images", DomainPool: "vms", Image: "deb'12.qcow2"}
-	d := &libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: `<other:x xmlns:other="urn:x"/>`}}
-	if err := SetMachineMeta(d, in); err != nil {
-		t.Fatal(err)
-	}
-	out, ok := ParseMachineMeta(d)
-	if !ok || *out != in {
-		t.Errorf("round trip: %+v (%v), want %+v", out, ok, in)
-	}
-	old := &libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: `<kvmforgecm:machine xmlns:kvmforgecm="` + MachineMetadataNS + `" namespace="ns" name="n" network="default" base-pool="b" domain-pool="d" image="i"/>`}}
-	if m, ok := ParseMachineMeta(old); !ok || m.Namespace != "ns" || m.Image != "i" {
-		t.Errorf("record of an older version: %+v, %v", m, ok)
-	}
-	foreign := &libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: `<kvmforge:machine xmlns:kvmforge="https://example.org/other"/>`}}
-	if _, ok := ParseMachineMeta(foreign); ok {
-		t.Error("found a machine record in foreign metadata")
-	}
 }
