@@ -298,6 +298,11 @@ func (c *Client) DiskSource(ctx context.Context, volumeID, path string) (string,
 		} else if vol, err = l.StorageVolLookupByPath(path); err != nil {
 			var lerr golibvirt.Error
 			if errors.As(err, &lerr) && golibvirt.ErrorNumber(lerr.Code) == golibvirt.ErrNoStorageVol {
+				// No running pool holds the file. One of a stopped pool would be taken for a
+				// file outside libvirt and its format guessed: say the pool is stopped instead.
+				if perr := inactivePoolHolding(l, path); perr != nil {
+					return perr
+				}
 				format = formatFromName(path)
 				return nil
 			}

@@ -56,9 +56,9 @@ func TestUntilBackoff(t *testing.T) {
 	for i := 1; i < len(at); i++ {
 		gaps = append(gaps, at[i].Sub(at[i-1]))
 	}
-	want := []time.Duration{10, 20, 40, 40}
+	want := []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 40 * time.Millisecond}
 	for i, g := range gaps {
-		if g < want[i]*time.Millisecond { // lower bounds only: a busy machine may pause longer
+		if g < want[i] { // lower bounds only: a busy machine may pause longer
 			t.Errorf("gaps %v, want about %v ms", gaps, want)
 			break
 		}

@@ -74,7 +74,8 @@ func (p *libvirtProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			"uri": schema.StringAttribute{
 				MarkdownDescription: "libvirt connection URI, e.g. `qemu:///system`, `qemu+ssh://root@host/system`, " +
 					"`qemu+tcp://host/system`, `qemu+tls://host/system`, `test:///default`. Query parameters as libvirt spells them: " +
-					"`socket`, `keyfile`, `known_hosts`, `no_verify`, `pkipath`. Defaults to `LIBVIRT_DEFAULT_URI`, then `qemu:///system`.",
+					"`socket`, `keyfile`, `known_hosts`, `known_hosts_verify` (`normal`, `ignore`), `sshauth` (e.g. `privkey,agent`), `no_verify`, " +
+					"`pkipath`, `name`; see the connecting guide. Defaults to `LIBVIRT_DEFAULT_URI`, then `qemu:///system`.",
 				Optional:   true,
 				Validators: []validator.String{uriValidator{}},
 			},

@@ -580,10 +580,15 @@ func (sourceURLValidator) ValidateString(_ context.Context, req validator.String
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	s := req.ConfigValue.ValueString()
-	u, err := url.Parse(s)
+	raw := req.ConfigValue.ValueString()
+	s := libvirt.RedactURL(raw) // messages never quote a token or password in the URL
+	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL itself
+		}
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_url", fmt.Sprintf("source_url %q: %v", s, err))
 	case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file":
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_url",

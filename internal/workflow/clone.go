@@ -322,6 +322,15 @@ func cloneDisk(ctx context.Context, api CloneAPI, req CloneRequest, src *CloneSo
 		rb.volumes = append(rb.volumes, made.Key)
 		req.Log.log("copying a disk of a running source with a block copy", map[string]any{"source": src.Inactive.Name, "disk": sd.Target, "shallow": shallow})
 		if err = api.CopyDiskLive(ctx, src.Status.Domain.Name, sd.Target, made.Path, "qcow2", shallow); err != nil {
+			var running *libvirt.BlockJobRunningError
+			if errors.As(err, &running) {
+				// QEMU may still write into the new disk: it is kept (the error says how to end
+				// the job, then remove it), never deleted under a running job.
+				rb.volumes = rb.volumes[:len(rb.volumes)-1]
+				if running.Cleanup == "" {
+					running.Cleanup = fmt.Sprintf("virsh vol-delete --pool %s %s", pool, vspec.Name)
+				}
+			}
 			return domainxml.CloneDisk{}, domainxml.CloneMetaDisk{}, err
 		}
 		key := made.Key

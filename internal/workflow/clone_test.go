@@ -164,3 +164,19 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// TestCloneKeepsDiskUnderRunningJob: a block copy that could not be ended may still write
+// into the clone's new disk: the rollback keeps that one (removing the rest) and the
+// error says how to end the job and remove it.
+func TestCloneKeepsDiskUnderRunningJob(t *testing.T) {
+	f := newFake()
+	withSource(f, true, false)
+	f.fail["CopyDiskLive"] = &libvirt.BlockJobRunningError{Domain: "web", Disk: "vda", Dest: "/pool/web2-vda.qcow2", Err: errInjected}
+	_, err := Clone(context.Background(), f, cloneReq())
+	if err == nil || !strings.Contains(err.Error(), "virsh blockjob web vda --abort") || !strings.Contains(err.Error(), "virsh vol-delete --pool default web2-vda.qcow2") {
+		t.Fatalf("err %v", err)
+	}
+	if len(f.volumes) != 1 || f.volumes["/pool/web2-vda.qcow2"] == nil || len(f.defined) != 0 {
+		t.Errorf("left: volumes %v, domains %v; want only the disk the job may still write into", keys(f.volumes), f.defined)
+	}
+}
