@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
 // Network modes users choose from.
@@ -32,7 +34,7 @@ type Network struct {
 	Bridge    string // "" = libvirt picks (virbrN); required for ModeBridge
 	MTU       uint
 	Domain    string
-	Addresses []string // CIDRs; see ParseAddress
+	Addresses []string // CIDRs; see netaddr.ParseCIDR
 	DHCP      *DHCP    // nil: no DHCP server
 	DNS       *DNS     // nil: libvirt's default (DNS on, nothing configured)
 }
@@ -40,31 +42,19 @@ type Network struct {
 // DHCP is the network's DHCP service.
 type DHCP struct {
 	Enabled bool
-	Ranges  []Range
+	Ranges  []netaddr.Range
 	// Hosts are fixed addresses. ManageHosts false means the spec says nothing about them
 	// (libvirt_dhcp_reservation or others own them): none are written, any found are kept.
-	Hosts       []DHCPHost
+	Hosts       []netaddr.DHCPHost
 	ManageHosts bool
 }
-
-// Range is an inclusive DHCP range.
-type Range struct{ Start, End string }
-
-// DHCPHost is a fixed IPv4 address for a MAC.
-type DHCPHost struct{ MAC, IP, Hostname string }
 
 // DNS is the network's DNS service (dnsmasq).
 type DNS struct {
 	Enabled     bool
-	Hosts       []DNSHost
+	Hosts       []netaddr.DNSHost
 	ManageHosts bool
 	Forwarders  []Forwarder
-}
-
-// DNSHost is an extra name (or names) for an address.
-type DNSHost struct {
-	IP        string
-	Hostnames []string
 }
 
 // Forwarder sends queries (for Domain, or all when empty) to Addr (or, with Addr empty,
@@ -85,104 +75,29 @@ var (
 	hostnameRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
 )
 
-// Subnet is one address of the network: the host's own address on it and its prefix.
-type Subnet struct {
-	Host   netip.Addr
-	Prefix netip.Prefix // masked
-}
-
-// ParseAddress reads a CIDR of `addresses`. The network form (host bits zero, e.g.
-// 10.17.0.0/24 or fd00:17::/64) gives the host the subnet's first address (10.17.0.1,
-// fd00:17::1); a host form (10.17.0.254/24) gives it that address.
-func ParseAddress(cidr string) (Subnet, error) {
-	p, err := netip.ParsePrefix(cidr)
-	if err != nil {
-		return Subnet{}, fmt.Errorf("%q is not a CIDR such as 10.17.0.0/24 or fd00:17::/64", cidr)
-	}
-	if p.String() != cidr {
-		return Subnet{}, fmt.Errorf("%q: write it in canonical form, %q (libvirt reports it so)", cidr, p.String())
-	}
-	if p.Addr().Zone() != "" || p.Addr().Is4In6() {
-		return Subnet{}, fmt.Errorf("%q: no zones or IPv4-mapped addresses", cidr)
-	}
-	m := p.Masked()
-	bits := p.Addr().BitLen()
-	if p.Bits() > bits-2 {
-		return Subnet{}, fmt.Errorf("%q: the prefix is too long to hold a host and guests (at most /%d)", cidr, bits-2)
-	}
-	host := p.Addr()
-	if host == m.Addr() {
-		host = host.Next()
-	}
-	if host == lastAddr(m) && p.Addr().Is4() {
-		return Subnet{}, fmt.Errorf("%q: %s is the broadcast address of %s", cidr, host, m)
-	}
-	return Subnet{Host: host, Prefix: m}, nil
-}
-
-// String is the subnet in network form when the host has the first address, else host form.
-func (s Subnet) String() string {
-	if s.Host == s.Prefix.Addr().Next() {
-		return s.Prefix.String()
-	}
-	return netip.PrefixFrom(s.Host, s.Prefix.Bits()).String()
-}
-
-func lastAddr(p netip.Prefix) netip.Addr {
-	b := p.Masked().Addr().AsSlice()
-	for i := p.Bits(); i < len(b)*8; i++ {
-		b[i/8] |= 1 << (7 - i%8)
-	}
-	a, _ := netip.AddrFromSlice(b)
-	return a
-}
-
-// EquivalentAddress reports whether two CIDRs of `addresses` mean the same host address
-// and prefix (10.17.0.0/24 and 10.17.0.1/24 do).
-func EquivalentAddress(a, b string) bool {
-	sa, err1 := ParseAddress(a)
-	sb, err2 := ParseAddress(b)
-	return err1 == nil && err2 == nil && sa == sb
-}
-
-// DefaultRanges is what `dhcp` gets when no ranges are given: on the first IPv4 subnet,
-// every address after the host's own up to the one before the broadcast address
-// (10.17.0.2 - 10.17.0.254 for 10.17.0.0/24); IPv6 subnets get none (router
-// advertisements still let guests configure themselves).
-func DefaultRanges(addresses []string) []Range {
-	for _, a := range addresses {
-		s, err := ParseAddress(a)
-		if err != nil || !s.Prefix.Addr().Is4() {
-			continue
+// Subnets are the network's addresses, parsed; those that do not parse are left out
+// (Validate reports them).
+func (n *Network) Subnets() []netaddr.Subnet {
+	var out []netaddr.Subnet
+	for _, a := range n.Addresses {
+		if s, err := netaddr.ParseCIDR(a); err == nil {
+			out = append(out, s)
 		}
-		start := s.Host.Next()
-		end := lastAddr(s.Prefix).Prev()
-		if s.Host != s.Prefix.Addr().Next() {
-			// The host sits elsewhere: give out everything else after the network address.
-			start = s.Prefix.Addr().Next()
-		}
-		if start.Compare(end) > 0 {
-			return nil
-		}
-		if s.Host.Compare(start) >= 0 && s.Host.Compare(end) <= 0 {
-			// Host in the middle: use the larger side.
-			if lo, hi := s.Host.Prev(), s.Host.Next(); distance(start, lo) >= distance(hi, end) {
-				end = lo
-			} else {
-				start = hi
-			}
-		}
-		return []Range{{Start: start.String(), End: end.String()}}
 	}
-	return nil
+	return out
 }
 
-func distance(a, b netip.Addr) int {
-	n := 0
-	for x := a; x.Compare(b) < 0 && n < 1<<20; x = x.Next() {
-		n++
+// WantedHosts is what the spec says about the network's host entries, for
+// netaddr.DiffHosts: the lists it manages, and their entries.
+func (n *Network) WantedHosts() netaddr.Wanted {
+	var w netaddr.Wanted
+	if n.DHCP != nil && n.DHCP.ManageHosts {
+		w.DHCP, w.DHCPHosts = true, n.DHCP.Hosts
 	}
-	return n
+	if n.DNS != nil && n.DNS.ManageHosts {
+		w.DNS, w.DNSHosts = true, n.DNS.Hosts
+	}
+	return w
 }
 
 // Validate checks a spec without asking libvirt. With defaults false, DHCP ranges that are
@@ -219,9 +134,9 @@ func (n *Network) Validate() []FieldError {
 	if n.Domain != "" && !hostnameRE.MatchString(n.Domain) {
 		add("domain", "%q is not a DNS domain name", n.Domain)
 	}
-	var subnets []Subnet
+	var subnets []netaddr.Subnet
 	for _, a := range n.Addresses {
-		s, err := ParseAddress(a)
+		s, err := netaddr.ParseCIDR(a)
 		if err != nil {
 			add("addresses", "%v", err)
 			continue
@@ -242,7 +157,7 @@ func (n *Network) Validate() []FieldError {
 	return errs
 }
 
-func (n *Network) validateDHCP(subnets []Subnet) []FieldError {
+func (n *Network) validateDHCP(subnets []netaddr.Subnet) []FieldError {
 	var errs []FieldError
 	add := func(f string, a ...any) { errs = append(errs, FieldError{"dhcp", fmt.Sprintf(f, a...)}) }
 	d := n.DHCP
@@ -258,29 +173,20 @@ func (n *Network) validateDHCP(subnets []Subnet) []FieldError {
 	}
 	ranges := d.Ranges
 	if len(ranges) == 0 {
-		ranges = DefaultRanges(n.Addresses)
+		ranges = netaddr.DefaultRanges(subnets)
 		if len(ranges) == 0 && len(subnets) == len(n.Addresses) {
 			add("no IPv4 address to take a default DHCP range from: give ranges (e.g. for the IPv6 subnet)")
 		}
 	}
 	// libvirt serves DHCP on at most one subnet per family.
-	dhcpSubnet := map[bool]*Subnet{} // is4 -> subnet
+	dhcpSubnet := map[bool]*netaddr.Subnet{} // is4 -> subnet
 	for i, r := range ranges {
-		s, e := netip.ParseAddr(r.Start)
-		en, e2 := netip.ParseAddr(r.End)
-		if e != nil || e2 != nil || s.String() != r.Start || en.String() != r.End {
-			add("ranges[%d]: %q - %q must be two IP addresses in canonical form", i, r.Start, r.End)
+		if err := r.Check(); err != nil {
+			add("ranges[%d]: %v", i, err)
 			continue
 		}
-		if s.Is4() != en.Is4() {
-			add("ranges[%d]: %s and %s are of different families", i, s, en)
-			continue
-		}
-		if s.Compare(en) > 0 {
-			add("ranges[%d]: start %s is after end %s", i, s, en)
-			continue
-		}
-		var in *Subnet
+		s, en := r.Start, r.End
+		var in *netaddr.Subnet
 		for j := range subnets {
 			if subnets[j].Prefix.Contains(s) && subnets[j].Prefix.Contains(en) {
 				in = &subnets[j]
@@ -290,7 +196,7 @@ func (n *Network) validateDHCP(subnets []Subnet) []FieldError {
 			add("ranges[%d]: %s - %s is outside the network's subnets (%s): choose a range inside one of them", i, s, en, strings.Join(n.Addresses, ", "))
 			continue
 		}
-		if s == in.Prefix.Addr() || (s.Is4() && en == lastAddr(in.Prefix)) {
+		if s == in.Prefix.Addr() || (s.Is4() && en == in.Broadcast()) {
 			add("ranges[%d]: %s - %s includes the network or broadcast address of %s", i, s, en, in.Prefix)
 		}
 		if in.Host.Compare(s) >= 0 && in.Host.Compare(en) <= 0 {
@@ -315,13 +221,13 @@ func (n *Network) validateDHCP(subnets []Subnet) []FieldError {
 			add("hosts[%d]: ip %s needs an IPv4 subnet with DHCP ranges", i, ip)
 		case !v4.Prefix.Contains(ip):
 			add("hosts[%d]: ip %s is outside the DHCP subnet %s", i, ip, v4.Prefix)
-		case ip == v4.Host || ip == v4.Prefix.Addr() || ip == lastAddr(v4.Prefix):
+		case !v4.Usable(ip):
 			add("hosts[%d]: ip %s is the host's own, the network or the broadcast address of %s", i, ip, v4.Prefix)
 		}
-		if h.Hostname != "" && !hostnameRE.MatchString(h.Hostname) {
-			add("hosts[%d]: hostname %q is not a host name", i, h.Hostname)
+		if h.Name != "" && !hostnameRE.MatchString(h.Name) {
+			add("hosts[%d]: hostname %q is not a host name", i, h.Name)
 		}
-		for _, k := range []string{"mac " + h.MAC, "ip " + h.IP, "hostname " + h.Hostname} {
+		for _, k := range []string{"mac " + h.MAC, "ip " + h.IP, "hostname " + h.Name} {
 			if k == "hostname " {
 				continue
 			}
@@ -414,15 +320,17 @@ func (n *Network) ToXML() (*libvirtxml.Network, error) {
 			dns.Forwarders = append(dns.Forwarders, libvirtxml.NetworkDNSForwarder{Addr: f.Addr, Domain: f.Domain})
 		}
 		for _, h := range n.DNS.Hosts {
-			dns.Host = append(dns.Host, DNSHostXML(h))
+			dns.Host = append(dns.Host, h.XML())
 		}
 		x.DNS = dns
 	}
+	var subnets []netaddr.Subnet
 	for _, a := range n.Addresses {
-		s, err := ParseAddress(a)
+		s, err := netaddr.ParseCIDR(a)
 		if err != nil {
 			return nil, err
 		}
+		subnets = append(subnets, s)
 		ip := libvirtxml.NetworkIP{Address: s.Host.String(), Prefix: uint(s.Prefix.Bits())}
 		if s.Host.Is6() {
 			ip.Family = "ipv6"
@@ -431,18 +339,18 @@ func (n *Network) ToXML() (*libvirtxml.Network, error) {
 	}
 	if n.DHCP != nil && n.DHCP.Enabled {
 		for _, r := range n.DHCP.Ranges {
-			i := ipIndexFor(x, r.Start)
+			i := netaddr.IndexFor(subnets, r.Start.String())
 			if i < 0 {
-				return nil, fmt.Errorf("DHCP range %s - %s is outside the network's subnets", r.Start, r.End)
+				return nil, fmt.Errorf("DHCP range %s is outside the network's subnets", r)
 			}
-			ensureDHCP(&x.IPs[i]).Ranges = append(x.IPs[i].DHCP.Ranges, libvirtxml.NetworkDHCPRange{Start: r.Start, End: r.End})
+			ensureDHCP(&x.IPs[i]).Ranges = append(x.IPs[i].DHCP.Ranges, libvirtxml.NetworkDHCPRange{Start: r.Start.String(), End: r.End.String()})
 		}
 		for _, h := range n.DHCP.Hosts {
-			i := ipIndexFor(x, h.IP)
+			i := netaddr.IndexFor(subnets, h.IP)
 			if i < 0 {
-				return nil, fmt.Errorf("DHCP host %s (%s) is outside the network's subnets", h.MAC, h.IP)
+				return nil, fmt.Errorf("%s is outside the network's subnets", h)
 			}
-			ensureDHCP(&x.IPs[i]).Hosts = append(x.IPs[i].DHCP.Hosts, DHCPHostXML(h))
+			ensureDHCP(&x.IPs[i]).Hosts = append(x.IPs[i].DHCP.Hosts, h.XML())
 		}
 	}
 	return x, nil
@@ -453,80 +361,6 @@ func ensureDHCP(ip *libvirtxml.NetworkIP) *libvirtxml.NetworkDHCP {
 		ip.DHCP = &libvirtxml.NetworkDHCP{}
 	}
 	return ip.DHCP
-}
-
-// DHCPHostXML and DNSHostXML are the elements network-update takes.
-func DHCPHostXML(h DHCPHost) libvirtxml.NetworkDHCPHost {
-	return libvirtxml.NetworkDHCPHost{MAC: h.MAC, IP: h.IP, Name: h.Hostname}
-}
-
-func DNSHostXML(h DNSHost) libvirtxml.NetworkDNSHost {
-	x := libvirtxml.NetworkDNSHost{IP: h.IP}
-	for _, n := range h.Hostnames {
-		x.Hostnames = append(x.Hostnames, libvirtxml.NetworkDNSHostHostname{Hostname: n})
-	}
-	return x
-}
-
-// IPIndexFor is the index of the <ip> element (counting both families, as network-update's
-// parentIndex does) whose subnet holds addr; -1 when none does.
-func IPIndexFor(x *libvirtxml.Network, addr string) int { return ipIndexFor(x, addr) }
-
-func ipIndexFor(x *libvirtxml.Network, addr string) int {
-	a, err := netip.ParseAddr(addr)
-	if err != nil {
-		return -1
-	}
-	for i, ip := range x.IPs {
-		s, err := subnetOf(ip)
-		if err == nil && s.Prefix.Contains(a) {
-			return i
-		}
-	}
-	return -1
-}
-
-// subnetOf reads an <ip> element in prefix or netmask form.
-func subnetOf(ip libvirtxml.NetworkIP) (Subnet, error) {
-	a, err := netip.ParseAddr(ip.Address)
-	if err != nil {
-		return Subnet{}, fmt.Errorf("<ip address=%q>: %w", ip.Address, err)
-	}
-	bits := int(ip.Prefix)
-	if ip.Netmask != "" {
-		m, err := netip.ParseAddr(ip.Netmask)
-		if err != nil || !m.Is4() {
-			return Subnet{}, fmt.Errorf("<ip netmask=%q> is not an IPv4 netmask", ip.Netmask)
-		}
-		b := m.As4()
-		v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-		bits = 0
-		for v&(1<<31) != 0 {
-			bits++
-			v <<= 1
-		}
-		if v != 0 {
-			return Subnet{}, fmt.Errorf("<ip netmask=%q> is not a contiguous netmask", ip.Netmask)
-		}
-	} else if ip.Prefix == 0 && ip.Netmask == "" {
-		// libvirt's default for a bare IPv4 address is its classful mask; we only see this
-		// on hand-written networks.
-		switch {
-		case a.Is6():
-			bits = 64
-		case a.As4()[0] < 128:
-			bits = 8
-		case a.As4()[0] < 192:
-			bits = 16
-		default:
-			bits = 24
-		}
-	}
-	p, err := a.Prefix(bits)
-	if err != nil {
-		return Subnet{}, err
-	}
-	return Subnet{Host: a, Prefix: p}, nil
 }
 
 // NetworkFromXML reads back what the spec models from a definition; everything libvirt
@@ -553,33 +387,25 @@ func NetworkFromXML(x *libvirtxml.Network) (*Network, error) {
 		for _, f := range x.DNS.Forwarders {
 			d.Forwarders = append(d.Forwarders, Forwarder{Addr: f.Addr, Domain: f.Domain})
 		}
-		for _, h := range x.DNS.Host {
-			dh := DNSHost{IP: h.IP}
-			for _, hn := range h.Hostnames {
-				dh.Hostnames = append(dh.Hostnames, hn.Hostname)
-			}
-			d.Hosts = append(d.Hosts, dh)
-		}
+		d.Hosts = netaddr.DNSHosts(x)
 		n.DNS = d
 	}
-	for _, ip := range x.IPs {
-		s, err := subnetOf(ip)
-		if err != nil {
-			return nil, fmt.Errorf("network %s: %w", x.Name, err)
-		}
+	subnets, err := netaddr.Subnets(x)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range subnets {
 		n.Addresses = append(n.Addresses, s.String())
-		if ip.DHCP == nil {
+		if x.IPs[i].DHCP == nil {
 			continue
 		}
 		if n.DHCP == nil {
 			n.DHCP = &DHCP{Enabled: true, ManageHosts: true}
 		}
-		for _, r := range ip.DHCP.Ranges {
-			n.DHCP.Ranges = append(n.DHCP.Ranges, Range{Start: r.Start, End: r.End})
-		}
-		for _, h := range ip.DHCP.Hosts {
-			n.DHCP.Hosts = append(n.DHCP.Hosts, DHCPHost{MAC: strings.ToLower(h.MAC), IP: h.IP, Hostname: h.Name})
-		}
+		n.DHCP.Ranges = append(n.DHCP.Ranges, s.Ranges...)
+	}
+	if n.DHCP != nil {
+		n.DHCP.Hosts = netaddr.DHCPHosts(x)
 	}
 	return n, nil
 }

@@ -9,6 +9,8 @@ import (
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/google/uuid"
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
 // NetworkState is a network as libvirt has it.
@@ -207,29 +209,17 @@ func (c *Client) DeleteNetwork(ctx context.Context, name string) error {
 	})
 }
 
-// NetworkUpdate is one network-update call.
-type NetworkUpdate struct {
-	Command     golibvirt.NetworkUpdateCommand
-	Section     golibvirt.NetworkUpdateSection
-	ParentIndex int32 // index of the <ip> element for DHCP sections (-1: libvirt picks)
-	Element     any   // marshalled to XML: libvirtxml.NetworkDHCPHost, NetworkDNSHost, ...
-	What        string
-}
-
-// UpdateNetwork applies network-update calls in order, to the persistent definition and,
-// when the network runs, to the live network as well (no restart: dnsmasq re-reads its
-// host files on SIGHUP). It stops at the first failure, naming the entry.
-func (c *Client) UpdateNetwork(ctx context.Context, name string, updates []NetworkUpdate) error {
-	for _, u := range updates {
-		b, err := xml.Marshal(u.Element)
+// UpdateNetwork applies host-entry changes in order with network-update, to the
+// persistent definition and, when the network runs, to the live network as well (no
+// restart: dnsmasq re-reads its host files on SIGHUP). It stops at the first failure,
+// naming the entry.
+func (c *Client) UpdateNetwork(ctx context.Context, name string, changes []netaddr.HostChange) error {
+	for _, ch := range changes {
+		u, err := networkUpdateOf(ch)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s in network %s: %w", ch, name, err)
 		}
-		cmd := map[golibvirt.NetworkUpdateCommand]string{
-			golibvirt.NetworkUpdateCommandAddLast: "add", golibvirt.NetworkUpdateCommandModify: "modify",
-			golibvirt.NetworkUpdateCommandDelete: "delete",
-		}[u.Command]
-		err = c.Write(ctx, fmt.Sprintf("%s %s in network %s (network-update)", cmd, u.What, name), func(l *golibvirt.Libvirt) error {
+		err = c.Write(ctx, fmt.Sprintf("%s in network %s (network-update)", ch, name), func(l *golibvirt.Libvirt) error {
 			n, err := l.NetworkLookupByName(name)
 			if err != nil {
 				return err
@@ -242,11 +232,46 @@ func (c *Client) UpdateNetwork(ctx context.Context, name string, updates []Netwo
 			if active == 1 {
 				flags |= golibvirt.NetworkUpdateAffectLive
 			}
-			return l.NetworkUpdateCompat(n, u.Command, u.Section, u.ParentIndex, string(b), flags)
+			return l.NetworkUpdateCompat(n, u.command, u.section, u.parent, u.xml, flags)
 		})
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// networkUpdate is a host change in go-libvirt's terms.
+type networkUpdate struct {
+	command golibvirt.NetworkUpdateCommand
+	section golibvirt.NetworkUpdateSection
+	parent  int32 // index of the <ip> element for the DHCP section (-1: libvirt picks)
+	xml     string
+}
+
+func networkUpdateOf(ch netaddr.HostChange) (networkUpdate, error) {
+	u := networkUpdate{parent: int32(ch.Parent)}
+	switch ch.Op {
+	case netaddr.Add:
+		u.command = golibvirt.NetworkUpdateCommandAddLast
+	case netaddr.Modify:
+		u.command = golibvirt.NetworkUpdateCommandModify
+	case netaddr.Delete:
+		u.command = golibvirt.NetworkUpdateCommandDelete
+	default:
+		return u, fmt.Errorf("unknown host change %d", ch.Op)
+	}
+	var elem any
+	switch {
+	case ch.DHCP != nil && ch.DNS == nil:
+		u.section, elem = golibvirt.NetworkSectionIPDhcpHost, ch.DHCP.XML()
+	case ch.DNS != nil && ch.DHCP == nil:
+		// DNS hosts are not per <ip> element.
+		u.section, u.parent, elem = golibvirt.NetworkSectionDNSHost, -1, ch.DNS.XML()
+	default:
+		return u, fmt.Errorf("a host change names exactly one DHCP or DNS host entry")
+	}
+	b, err := xml.Marshal(elem)
+	u.xml = string(b)
+	return u, err
 }

@@ -75,7 +75,12 @@ const (
 	Delete
 )
 
-func (o Op) String() string { return [...]string{"add", "modify", "delete"}[o] }
+func (o Op) String() string {
+	if o < Add || o > Delete {
+		return fmt.Sprintf("op %d", int(o))
+	}
+	return [...]string{"add", "modify", "delete"}[o]
+}
 
 // HostChange is one network-update of a host entry: exactly one of DHCP and DNS is set.
 // Parent is the index of the <ip> element a DHCP host belongs to (the one whose subnet
@@ -89,10 +94,13 @@ type HostChange struct {
 }
 
 func (c HostChange) String() string {
-	if c.DHCP != nil {
+	switch {
+	case c.DHCP != nil:
 		return c.Op.String() + " " + c.DHCP.String()
+	case c.DNS != nil:
+		return c.Op.String() + " " + c.DNS.String()
 	}
-	return c.Op.String() + " " + c.DNS.String()
+	return c.Op.String() + " of no host entry"
 }
 
 // DHCPChange is the change of one DHCP host entry of the network whose subnets are ss.

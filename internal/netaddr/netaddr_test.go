@@ -238,3 +238,97 @@ func FuzzParseCIDR(f *testing.F) {
 		_, _ = DefaultRange(s)
 	})
 }
+
+// TestDefaultRanges: the default range of a network comes from its first IPv4 subnet.
+func TestDefaultRanges(t *testing.T) {
+	cases := []struct {
+		cidrs []string
+		want  string
+	}{
+		{[]string{"10.17.0.0/24"}, "[10.17.0.2-10.17.0.254]"},
+		{[]string{"fd00::/64", "192.168.5.0/26"}, "[192.168.5.2-192.168.5.62]"},
+		{[]string{"fd00::/64"}, "[]"},
+		{nil, "[]"},
+	}
+	for _, c := range cases {
+		var ss []Subnet
+		for _, a := range c.cidrs {
+			s, err := ParseCIDR(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss = append(ss, s)
+		}
+		if got := fmt.Sprint(DefaultRanges(ss)); got != c.want {
+			t.Errorf("DefaultRanges(%v) = %s, want %s", c.cidrs, got, c.want)
+		}
+	}
+	if !EquivalentCIDR("10.17.0.0/24", "10.17.0.1/24") || EquivalentCIDR("10.17.0.0/24", "10.17.0.2/24") || EquivalentCIDR("x", "x") {
+		t.Error("EquivalentCIDR: 10.17.0.0/24 means host 10.17.0.1; what does not parse is equivalent to nothing")
+	}
+}
+
+// TestParseRange: the messages users see at plan time for a bad DHCP range.
+func TestParseRange(t *testing.T) {
+	cases := []struct{ start, end, err string }{
+		{"10.0.0.2", "10.0.0.9", ""},
+		{"fd00::2", "fd00::9", ""},
+		{"10.0.0.9", "10.0.0.2", "start 10.0.0.9 is after end 10.0.0.2"},
+		{"10.0.0.2", "fd00::9", "are of different families"},
+		{"10.0.0.02", "10.0.0.9", "must be two IP addresses in canonical form"},
+		{"FD00::2", "fd00::9", "must be two IP addresses in canonical form"},
+		{"x", "10.0.0.9", "must be two IP addresses in canonical form"},
+	}
+	for _, c := range cases {
+		r, err := ParseRange(c.start, c.end)
+		if (c.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("ParseRange(%q, %q) = %v, want %q", c.start, c.end, err, c.err)
+		}
+		if err == nil && r.String() != c.start+"-"+c.end {
+			t.Errorf("ParseRange(%q, %q) = %s", c.start, c.end, r)
+		}
+	}
+}
+
+// TestNetwork: a network's view for the writers of its host entries: persistent and live
+// entries, a change aimed at the IPv4 <ip> element after an IPv6 one, its own entry left
+// out when it is being replaced.
+func TestNetwork(t *testing.T) {
+	def := &libvirtxml.Network{Name: "n", IPs: []libvirtxml.NetworkIP{
+		{Address: "fd00::1", Family: "ipv6", Prefix: 64, DHCP: &libvirtxml.NetworkDHCP{}},
+		{Address: "10.9.0.1", Prefix: 24, DHCP: &libvirtxml.NetworkDHCP{Hosts: []libvirtxml.NetworkDHCPHost{{MAC: "52:54:00:00:00:0A", IP: "10.9.0.10"}}}},
+	}}
+	live := &libvirtxml.Network{Name: "n", IPs: []libvirtxml.NetworkIP{
+		{Address: "fd00::1", Family: "ipv6", Prefix: 64},
+		{Address: "10.9.0.1", Prefix: 24, DHCP: &libvirtxml.NetworkDHCP{Hosts: []libvirtxml.NetworkDHCPHost{{MAC: "52:54:00:00:00:0b", IP: "10.9.0.11"}}}},
+	}}
+	n, err := NewNetwork(def, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !n.Active || len(n.Subnets) != 2 || fmt.Sprint(n.Entries()) != "[DHCP host 52:54:00:00:00:0a (10.9.0.10) DHCP host 52:54:00:00:00:0b (10.9.0.11)]" {
+		t.Errorf("network %+v, entries %v", n, n.Entries())
+	}
+	if h, ok := n.Entry("52:54:00:00:00:0B"); !ok || h.IP != "10.9.0.11" {
+		t.Errorf("Entry of the live-only MAC = %v %t", h, ok)
+	}
+	if c := n.Change(Add, DHCPHost{MAC: "52:54:00:00:00:0c", IP: "10.9.0.12"}); c.Parent != 1 || c.DHCP == nil {
+		t.Errorf("change %v aimed at <ip> %d, want 1 (the IPv4 element)", c, c.Parent)
+	}
+	if taken := n.Taken("52:54:00:00:00:0a"); len(taken) != 1 || !taken[netip.MustParseAddr("10.9.0.11")] {
+		t.Errorf("Taken = %v", taken)
+	}
+	h := DHCPHost{MAC: "52:54:00:00:00:0b", IP: "10.9.0.20"}
+	if err := n.CheckReservation(h, false); err == nil || !strings.Contains(err.Error(), "already has a DHCP host entry") {
+		t.Errorf("a live entry's MAC must clash: %v", err)
+	}
+	if err := n.Without(h.MAC).CheckReservation(h, false); err != nil {
+		t.Errorf("without its own entry: %v", err)
+	}
+	if len(n.Live) != 1 {
+		t.Error("Without changed the network it was called on")
+	}
+	if idle, err := NewNetwork(def, nil); err != nil || idle.Active || idle.Live != nil {
+		t.Errorf("inactive network: %+v %v", idle, err)
+	}
+}

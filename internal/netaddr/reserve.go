@@ -63,3 +63,7 @@ func Lock(key string) (unlock func()) {
 	mu.Lock()
 	return mu.Unlock
 }
+
+// LockNetwork is Lock for network on the host of uri: the key every writer of that
+// network's host entries takes.
+func LockNetwork(uri, network string) (unlock func()) { return Lock(uri + " " + network) }

@@ -35,15 +35,22 @@ func (r Range) Contains(a netip.Addr) bool { return r.Start.Compare(a) <= 0 && a
 func ParseRange(start, end string) (Range, error) {
 	s, e1 := netip.ParseAddr(start)
 	e, e2 := netip.ParseAddr(end)
-	switch {
-	case e1 != nil || e2 != nil || s.String() != start || e.String() != end:
+	if e1 != nil || e2 != nil || s.String() != start || e.String() != end {
 		return Range{}, fmt.Errorf("%q - %q must be two IP addresses in canonical form", start, end)
-	case s.Is4() != e.Is4():
-		return Range{}, fmt.Errorf("%s and %s are of different families", s, e)
-	case s.Compare(e) > 0:
-		return Range{}, fmt.Errorf("start %s is after end %s", s, e)
 	}
-	return Range{Start: s, End: e}, nil
+	r := Range{Start: s, End: e}
+	return r, r.Check()
+}
+
+// Check says whether the range is one: two addresses of one family, start not after end.
+func (r Range) Check() error {
+	switch {
+	case r.Start.Is4() != r.End.Is4():
+		return fmt.Errorf("%s and %s are of different families", r.Start, r.End)
+	case r.Start.Compare(r.End) > 0:
+		return fmt.Errorf("start %s is after end %s", r.Start, r.End)
+	}
+	return nil
 }
 
 // ParseCIDR reads an address as users write it in libvirt_network's `addresses`. The
@@ -74,6 +81,14 @@ func ParseCIDR(cidr string) (Subnet, error) {
 		return Subnet{}, fmt.Errorf("%q: %s is the broadcast address of %s", cidr, host, m)
 	}
 	return Subnet{Host: host, Prefix: m}, nil
+}
+
+// EquivalentCIDR reports whether two CIDRs of `addresses` mean the same host address and
+// prefix (10.17.0.0/24 and 10.17.0.1/24 do).
+func EquivalentCIDR(a, b string) bool {
+	sa, err1 := ParseCIDR(a)
+	sb, err2 := ParseCIDR(b)
+	return err1 == nil && err2 == nil && sa.Host == sb.Host && sa.Prefix == sb.Prefix
 }
 
 // String is the subnet as `addresses` writes it: network form when the host has the
@@ -211,6 +226,22 @@ func DefaultRange(s Subnet) (r Range, ok bool) {
 		}
 	}
 	return Range{Start: start, End: end}, true
+}
+
+// DefaultRanges is what a DHCP server on a network with subnets ss gives out when no
+// range is given: the DefaultRange of its first IPv4 subnet (none when it has no IPv4
+// subnet, or no room on the first one).
+func DefaultRanges(ss []Subnet) []Range {
+	for _, s := range ss {
+		if !s.Is4() {
+			continue
+		}
+		if r, ok := DefaultRange(s); ok {
+			return []Range{r}
+		}
+		return nil
+	}
+	return nil
 }
 
 // distance counts the addresses from a up to b, capped: only to compare two sides.

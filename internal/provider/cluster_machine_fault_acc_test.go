@@ -7,11 +7,9 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -69,20 +67,13 @@ func cmDomainsOf(t *testing.T, namespace string) map[string]string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	out := map[string]string{}
-	err := acctest.Client(t).Read(ctx, "list domains "+namespace+"-*", func(l *golibvirt.Libvirt) error {
-		ds, _, err := l.ConnectListAllDomains(1, 0)
+	names, _ := acctest.HostObjects(t, namespace+"-")
+	for _, name := range names {
+		d, err := acctest.Client(t).LookupDomain(ctx, name)
 		if err != nil {
-			return err
+			t.Fatalf("look up domain %s: %v", name, err)
 		}
-		for _, d := range ds {
-			if strings.HasPrefix(d.Name, namespace+"-") {
-				out[d.Name] = libvirt.UUIDString(d)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("list domains: %v", err)
+		out[name] = libvirt.UUIDString(d)
 	}
 	return out
 }

@@ -139,8 +139,3 @@ func nonTransport(err error) error {
 	}
 	return err
 }
-
-// stateSetter is the part of tfsdk.State a write path stores into.
-type stateSetter interface {
-	Set(ctx context.Context, val any) diag.Diagnostics
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
 var _ datasource.DataSourceWithConfigure = (*clusterDataSource)(nil)
@@ -80,7 +81,7 @@ func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	r, err := d.client.CheckInfrastructure(ctx, m.Network.ValueString(), m.BasePool.ValueString(), m.DomainPool.ValueString())
+	r, err := workflow.CheckInfrastructure(ctx, d.client, m.Network.ValueString(), m.BasePool.ValueString(), m.DomainPool.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to check cluster infrastructure on "+d.client.URI().String(), err.Error())
 		return

@@ -2,24 +2,20 @@ package provider
 
 import (
 	"context"
-	"regexp"
+	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
 var (
@@ -30,7 +26,8 @@ var (
 
 // NewClusterMachineResource is the libvirt_cluster_machine resource: a Cluster API style
 // machine made of a qcow2 overlay, a NoCloud seed, a DHCP reservation and a domain, all
-// named by the rules of internal/capi.
+// named by the rules of internal/capi. Its create, delete and read are
+// internal/workflow's (machine*.go); this file translates.
 func NewClusterMachineResource() resource.Resource { return &clusterMachineResource{} }
 
 type clusterMachineResource struct {
@@ -43,12 +40,8 @@ const (
 	cmDefaultMemoryMiB    = 1024
 	cmDefaultDiskGiB      = 20
 	cmDefaultLeaseTimeout = "5m"
-	// cmHeadroom is the factor between vcpu / memory_mib and the ceilings written at
-	// create (<vcpu> maximum, <memory>): growth up to it applies live.
-	cmHeadroom = 2
-	// cmShutdownTimeout is how long a graceful shutdown may take (restart, running =
-	// false, destroy) before the domain is forced off.
-	cmShutdownTimeout = time.Minute
+	cmHeadroom            = workflow.MachineHeadroom
+	cmShutdownTimeout     = workflow.MachineShutdownTimeout
 )
 
 type clusterMachineModel struct {
@@ -79,160 +72,81 @@ type clusterMachineModel struct {
 
 func (m *clusterMachineModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
-var nonBlank = regexp.MustCompile(`\S`)
-
-func (r *clusterMachineResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cluster_machine"
-}
-
-func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	required := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{
-			MarkdownDescription: desc + " Changing it replaces the machine.",
-			Required:            true,
-			Validators:          []validator.String{stringvalidator.RegexMatches(nonBlank, "must not be empty")},
-			PlanModifiers:       replace,
-		}
-	}
-	computed := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{
-			MarkdownDescription: desc,
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		}
-	}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A Cluster API style machine: a qcow2 overlay on a base image, a NoCloud seed (`instance-id` = `uid`, " +
-			"`local-hostname` = `name`, `user-data` = `user_data`), a DHCP reservation and a domain, all named by fixed rules " +
-			"(the `cluster_machine_name` and `mac_from_name` functions give the same names). Create makes them in that order and " +
-			"waits for the machine's DHCP lease; when a step fails, what this create made is removed again and the error names " +
-			"the step. Pieces of a machine of the same namespace and name left on the host without a domain (e.g. after the " +
-			"domain was removed outside Terraform) are removed by create, with a warning. `vcpu` / `memory_mib` growth within " +
-			"the headroom written at create (2x) applies live; other sizing changes restart the machine gracefully (the plan's " +
-			"`update_method` says which). `disk_gib` grows online; it cannot shrink.",
-		Attributes: map[string]schema.Attribute{
-			"id":        computed("The machine's `uid`."),
-			"namespace": required("Cluster API namespace: the first part of the domain name."),
-			"name":      required("Machine name: the second part of the domain name, and the guest's hostname (`local-hostname`)."),
-			"uid": schema.StringAttribute{
-				MarkdownDescription: "Machine UID (lower-case UUID): the domain UUID and the seed's `instance-id`. Default: a random " +
-					"UUID chosen at create. Setting a different one replaces the machine.",
-				Optional: true,
-				Computed: true,
-				Validators: []validator.String{
-					stringvalidator.RegexMatches(uuidRegexp, "must be a UUID such as 2f0e3b1c-5d6a-4b8e-9f00-1a2b3c4d5e6f"),
-					lowerCaseValidator{what: "uid"},
-				},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured()},
-			},
-			"network":     required("libvirt network the machine's NIC is on and its address is reserved in."),
-			"base_pool":   required("Storage pool holding `image`."),
-			"domain_pool": required("Storage pool for the machine's volumes (`<domain>.qcow2` and `cloudinit-<domain>.iso`)."),
-			"image":       required("Name of the base volume in `base_pool` the root disk is a copy-on-write overlay of."),
-			"vcpu": schema.Int64Attribute{
-				MarkdownDescription: "Virtual CPUs. Default `1`. Growing it up to `max_vcpu` on a running machine is live; otherwise " +
-					"the machine restarts.",
-				Optional:   true,
-				Computed:   true,
-				Default:    int64default.StaticInt64(cmDefaultVCPU),
-				Validators: []validator.Int64{int64validator.Between(1, 2048)},
-			},
-			"memory_mib": schema.Int64Attribute{
-				MarkdownDescription: "Memory in MiB. Default `1024`. Changes up to `max_memory_mib` on a running machine are live " +
-					"(balloon); otherwise the machine restarts.",
-				Optional:   true,
-				Computed:   true,
-				Default:    int64default.StaticInt64(cmDefaultMemoryMiB),
-				Validators: []validator.Int64{int64validator.AtLeast(16)},
-			},
-			"disk_gib": schema.Int64Attribute{
-				MarkdownDescription: "Root disk size in GiB (at least the image's size). Default `20`. Growing it is done in place (online " +
-					"through the running domain); shrinking is refused at plan time.",
-				Optional:   true,
-				Computed:   true,
-				Default:    int64default.StaticInt64(cmDefaultDiskGiB),
-				Validators: []validator.Int64{int64validator.Between(1, 65536)},
-			},
-			"user_data": schema.StringAttribute{
-				MarkdownDescription: "Bootstrap data, written to the seed as `user-data`. Changing it replaces the machine.",
-				Optional:            true,
-				Sensitive:           true,
-				PlanModifiers:       replace,
-			},
-			"running": schema.BoolAttribute{
-				MarkdownDescription: "Whether the machine runs. Default `true`. Autostart follows it.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
-			},
-			"lease_timeout": schema.StringAttribute{
-				MarkdownDescription: "How long create (and an update that starts the machine) waits for its DHCP lease, as a Go " +
-					"duration. Default `5m`. On timeout the apply fails and the machine stays in state (tainted).",
-				Optional:   true,
-				Computed:   true,
-				Default:    stringdefault.StaticString(cmDefaultLeaseTimeout),
-				Validators: []validator.String{durationValidator{}},
-			},
-			"provider_id": computed("Cluster API provider id: `libvirt://<uid>`."),
-			"domain_name": computed("The domain's name: `<namespace>-<name>-<hash>`, a DNS label."),
-			"mac":         computed("The NIC's MAC address, derived from the domain name (prefix `52:54:00`)."),
-			"ip":          computed("The address reserved for the machine in `network`."),
-			"addresses": schema.ListAttribute{
-				MarkdownDescription: "Addresses of the machine's DHCP leases in `network` (empty while it is stopped).",
-				Computed:            true,
-				ElementType:         types.StringType,
-			},
-			"max_vcpu": schema.Int64Attribute{
-				MarkdownDescription: "vCPU ceiling of the domain: `vcpu` x 2 when written; growth up to it is live.",
-				Computed:            true,
-			},
-			"max_memory_mib": schema.Int64Attribute{
-				MarkdownDescription: "Memory ceiling of the domain in MiB: `memory_mib` x 2 when written; changes up to it are live.",
-				Computed:            true,
-			},
-			"update_method": schema.StringAttribute{
-				MarkdownDescription: "How the pending (in a plan) or last update reaches the domain: `none`, `live`, `restart` or `definition` (not running).",
-				Computed:            true,
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
-		},
-	}
-}
-
 func (r *clusterMachineResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
-func (r *clusterMachineResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, time.Minute,
+// machineWhat names a machine in messages: by its namespace and name while it is made,
+// by its domain afterwards.
+func machineWhat(m *clusterMachineModel) string {
+	return "libvirt cluster machine " + nameOr(m.DomainName, m.ID.ValueString())
+}
+
+func (r *clusterMachineResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	create(ctx, req, resp, 20*time.Minute,
 		func(m *clusterMachineModel) string {
-			return "libvirt cluster machine " + nameOr(m.DomainName, m.ID.ValueString())
+			return fmt.Sprintf("libvirt cluster machine %s/%s (domain %s)", m.Namespace.ValueString(), m.Name.ValueString(), machinePartsOf(m).Domain)
 		},
-		func(ctx context.Context, m *clusterMachineModel) (*clusterMachineModel, error) {
-			return r.read(ctx, m.ID.ValueString(), m)
+		func(ctx context.Context, plan *clusterMachineModel, d *diag.Diagnostics) (*clusterMachineModel, error) {
+			if !known(plan.UID) || plan.UID.ValueString() == "" {
+				plan.UID = types.StringValue(uuid.NewString())
+			}
+			res, err := workflow.CreateMachine(ctx, r.client, machineRequest(ctx, plan))
+			for _, w := range res.Warnings {
+				d.AddWarning(w.Summary, w.Detail)
+			}
+			if err != nil {
+				return nil, err
+			}
+			plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
+			plan.ID = plan.UID
+			// Everything is made: from here on the machine is in state, whatever happens.
+			var waitErr error
+			if plan.Running.ValueBool() {
+				p := machinePartsOf(plan)
+				if _, err := workflow.WaitForLease(ctx, r.client, p.Network, p.MAC, res.IP, leaseTimeout(plan)); err != nil {
+					waitErr = fmt.Errorf("machine %s was created and stays in state (tainted: the next apply replaces it), but the guest "+
+						"took no lease of its reserved address %s: %w. Check that the image boots and runs DHCP on its NIC, or raise lease_timeout",
+						p.Domain, res.IP, err)
+				}
+			}
+			return r.readBack(ctx, plan, waitErr)
 		})
 }
 
+// readBack reads the machine into state after create or update and returns err (the
+// change's own) or the read's failure; a machine that cannot be read is stored as planned.
+func (r *clusterMachineResource) readBack(ctx context.Context, plan *clusterMachineModel, err error) (*clusterMachineModel, error) {
+	got, rerr := readBack(ctx, func(ctx context.Context) (*clusterMachineModel, error) {
+		return r.read(ctx, plan.UID.ValueString(), plan)
+	})
+	if rerr != nil {
+		if err == nil {
+			err = rerr
+		}
+		got = plan
+		if !known(got.IP) {
+			got.IP = types.StringValue("")
+		}
+		if !known(got.Addresses) {
+			got.Addresses = stringList(nil)
+		}
+		fillMachineComputed(got)
+	}
+	return got, err
+}
+
+func (r *clusterMachineResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	refresh(ctx, req, resp, time.Minute, machineWhat, func(ctx context.Context, m *clusterMachineModel) (*clusterMachineModel, error) {
+		return r.read(ctx, m.ID.ValueString(), m)
+	})
+}
+
 func (r *clusterMachineResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state clusterMachineModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	p := machinePartsOf(&state)
-	if err := r.removeParts(ctx, p, partsAll); err != nil {
-		resp.Diagnostics.AddError("Unable to delete libvirt cluster machine "+p.domain, err.Error())
-	}
+	remove(ctx, req, resp, 10*time.Minute, func(m *clusterMachineModel) string { return "libvirt cluster machine " + machinePartsOf(m).Domain },
+		func(ctx context.Context, state *clusterMachineModel, _ *diag.Diagnostics) error {
+			return workflow.DeleteMachine(ctx, r.client, machinePartsOf(state))
+		})
 }
 
 // ImportState takes the domain's name or UUID; Read fills in the rest from the domain's
@@ -245,14 +159,7 @@ func (r *clusterMachineResource) ImportState(ctx context.Context, req resource.I
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 }
 
-func leaseTimeout(m *clusterMachineModel) time.Duration {
-	s := cmDefaultLeaseTimeout
-	if known(m.LeaseTimeout) {
-		s = m.LeaseTimeout.ValueString()
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 5 * time.Minute
-	}
-	return d
+// machineLog is the workflow's log, through tflog.
+func machineLog(ctx context.Context) workflow.Logf {
+	return func(msg string, fields map[string]any) { tflog.Info(ctx, msg, fields) }
 }

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -28,6 +27,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
 // clusterModulePath is the absolute path of examples/modules/cluster: test configs use
@@ -81,7 +81,7 @@ func cmCheckGone(t *testing.T, network, pool string, machines ...cmParts) error 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, m := range machines {
-		h, err := c.MachineReservation(ctx, network, m.mac)
+		h, err := workflow.MachineReservation(ctx, c, network, m.mac)
 		switch {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("cannot tell whether the host entry of %s is gone: %w", m.mac, err))
@@ -128,38 +128,15 @@ func outputList(s *tfjson.State, name string) ([]string, error) {
 // namespace: the safety net for a run that fails while a module is in state
 // (terraform-plugin-testing cannot read such a state to destroy it).
 func cmRemoveLeftovers(t *testing.T, pool, namespace string) {
+	if pool != acctest.Pool() {
+		t.Fatalf("leftovers are removed from the test pool %s only, not %s", acctest.Pool(), pool)
+	}
 	t.Cleanup(func() {
-		c := acctest.Client(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		_ = c.Write(ctx, "remove leftovers of "+namespace, func(l *golibvirt.Libvirt) error {
-			doms, _, err := l.ConnectListAllDomains(1, 0)
-			if err != nil {
-				return err
+		for _, prefix := range []string{namespace + "-", "cloudinit-" + namespace + "-"} {
+			if removed := acctest.RemoveHostObjects(t, prefix); len(removed) > 0 {
+				t.Logf("removed leftovers: %v", removed)
 			}
-			for _, d := range doms {
-				if strings.HasPrefix(d.Name, namespace+"-") {
-					t.Logf("removing leftover domain %s", d.Name)
-					_ = l.DomainDestroy(d)
-					_ = l.DomainUndefineFlags(d, libvirt.DomainUndefineAll)
-				}
-			}
-			p, err := l.StoragePoolLookupByName(pool)
-			if err != nil {
-				return err
-			}
-			vols, _, err := l.StoragePoolListAllVolumes(p, 1, 0)
-			if err != nil {
-				return err
-			}
-			for _, v := range vols {
-				if strings.HasPrefix(v.Name, namespace+"-") || strings.HasPrefix(v.Name, "cloudinit-"+namespace+"-") {
-					t.Logf("removing leftover volume %s", v.Name)
-					_ = l.StorageVolDelete(v, 0)
-				}
-			}
-			return nil
-		})
+		}
 	})
 }
 
@@ -302,15 +279,7 @@ func TestAccClusterMachine_module(t *testing.T) {
 							errs = append(errs, fmt.Errorf("%s: capacity %d, want 2 GiB", m.root, info.Capacity))
 						}
 						// QEMU's own view of vda: the grow went through the running domain.
-						var guestCap uint64
-						err = c.Read(ctx, "block info of "+m.domain, func(l *golibvirt.Libvirt) error {
-							d, err := l.DomainLookupByName(m.domain)
-							if err != nil {
-								return err
-							}
-							_, guestCap, _, err = l.DomainGetBlockInfo(d, "vda", 0) // allocation, capacity, physical
-							return err
-						})
+						guestCap, err := acctest.BlockCapacity(ctx, t, m.domain, "vda")
 						if err != nil {
 							return err
 						}
@@ -390,7 +359,7 @@ func cmCheckMachine(ctx context.Context, c *libvirt.Client, network acctest.Test
 	if len(p.Spec.Disks) != 1 || p.Spec.Disks[0].Path != root.Path || p.Spec.CloudInit == nil || p.Spec.CloudInit.Path != seed.Path {
 		add("disks %+v cloud-init %+v, want %s and %s", p.Spec.Disks, p.Spec.CloudInit, root.Path, seed.Path)
 	}
-	h, err := c.MachineReservation(ctx, network.Name, m.mac)
+	h, err := workflow.MachineReservation(ctx, c, network.Name, m.mac)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -118,25 +119,19 @@ func (r *clusterMachineResource) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 func (r *clusterMachineResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state clusterMachineModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Update(ctx, 20*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	p := machinePartsOf(&state)
+	update(ctx, req, resp, 20*time.Minute, func(m *clusterMachineModel) string { return "libvirt cluster machine " + machinePartsOf(m).Domain },
+		func(ctx context.Context, plan, state *clusterMachineModel, d *diag.Diagnostics) (*clusterMachineModel, error) {
+			return r.update(ctx, plan, state, d)
+		})
+}
+
+// update grows the disk, then takes the domain to the new sizing and power state
+// (workflow.Apply), waits for the lease of a machine it started, and reads it back.
+func (r *clusterMachineResource) update(ctx context.Context, plan, state *clusterMachineModel, d *diag.Diagnostics) (*clusterMachineModel, error) {
+	p := machinePartsOf(state)
 	uid := state.UID.ValueString()
 	plan.UID, plan.ID = state.UID, state.ID
-	summary := "Unable to update libvirt cluster machine " + p.domain
-
-	old := sizingOf(&state)
+	old := sizingOf(state)
 	next := planSizing(old, uint(plan.VCPU.ValueInt64()), uint64(plan.MemoryMiB.ValueInt64()))
 	wantRunning := plan.Running.ValueBool()
 
@@ -144,33 +139,33 @@ func (r *clusterMachineResource) Update(ctx context.Context, req resource.Update
 	// own change, which may restart or stop it.
 	var errs []error
 	if plan.DiskGiB.ValueInt64() > state.DiskGiB.ValueInt64() {
-		res, err := r.client.GrowVolume(ctx, libvirt.VolumeRef{Pool: p.pool, Name: p.root}, uint64(plan.DiskGiB.ValueInt64())<<30)
+		res, err := r.client.GrowVolume(ctx, libvirt.VolumeRef{Pool: p.Pool, Name: p.Root}, uint64(plan.DiskGiB.ValueInt64())<<30)
 		errs = append(errs, err)
 		if res != nil {
 			for _, w := range res.Warnings {
-				resp.Diagnostics.AddWarning("Root disk of "+p.domain+" grown; the guest's filesystem was not", w)
+				d.AddWarning("Root disk of "+p.Domain+" grown; the guest's filesystem was not", w)
 			}
 		}
 	}
 	started := false
 	if errors.Join(errs...) == nil {
 		res, err := workflow.Apply(ctx, r.client, workflow.Change{
-			ID: uid, Name: p.domain, Old: old.spec(), New: next.spec(), Running: wantRunning, Autostart: &wantRunning,
+			ID: uid, Name: p.Domain, Old: old.spec(), New: next.spec(), Running: wantRunning, Autostart: &wantRunning,
 			ShutdownTimeout: cmShutdownTimeout, Redefine: workflow.SizingOnly(next.spec()),
 		})
 		plan.UpdateMethod = types.StringValue(string(res.Method))
-		tflog.Info(ctx, "updated cluster machine", map[string]any{"domain": p.domain, "method": string(res.Method)})
+		tflog.Info(ctx, "updated cluster machine", map[string]any{"domain": p.Domain, "method": string(res.Method)})
 		if res.Forced {
-			tflog.Warn(ctx, "machine did not shut down in time and was forced off for the restart", map[string]any{"domain": p.domain})
+			tflog.Warn(ctx, "machine did not shut down in time and was forced off for the restart", map[string]any{"domain": p.Domain})
 		}
 		errs = append(errs, err)
 		started = res.Started
 	}
 	if started && errors.Join(errs...) == nil {
 		ip := state.IP.ValueString()
-		if _, err := r.client.WaitForLease(ctx, p.network, p.mac, ip, leaseTimeout(&plan)); err != nil {
-			errs = append(errs, fmt.Errorf("machine %s started but took no lease of its reserved address %s: %w", p.domain, ip, err))
+		if _, err := workflow.WaitForLease(ctx, r.client, p.Network, p.MAC, ip, leaseTimeout(plan)); err != nil {
+			errs = append(errs, fmt.Errorf("machine %s started but took no lease of its reserved address %s: %w", p.Domain, ip, err))
 		}
 	}
-	r.finish(ctx, &plan, &resp.State, &resp.Diagnostics, summary, errors.Join(errs...))
+	return r.readBack(ctx, plan, errors.Join(errs...))
 }

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/netip"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -21,9 +18,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
 var (
@@ -100,8 +97,14 @@ func (r *dhcpReservationResource) Configure(_ context.Context, req resource.Conf
 	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
-func (m *dhcpReservationModel) host() libvirt.DHCPHost {
-	return libvirt.DHCPHost{MAC: strings.ToLower(m.MAC.ValueString()), IP: m.IP.ValueString(), Name: m.Hostname.ValueString()}
+func (m *dhcpReservationModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
+func (m *dhcpReservationModel) host() netaddr.DHCPHost {
+	return netaddr.DHCPHost{MAC: strings.ToLower(m.MAC.ValueString()), IP: m.IP.ValueString(), Name: m.Hostname.ValueString()}
+}
+
+func reservationWhat(m *dhcpReservationModel) string {
+	return fmt.Sprintf("DHCP reservation %s on network %s", strings.ToLower(m.MAC.ValueString()), m.Network.ValueString())
 }
 
 // ModifyPlan checks the reservation against its network at plan time when the network
@@ -134,231 +137,112 @@ func (r *dhcpReservationResource) ModifyPlan(ctx context.Context, req resource.M
 		return
 	}
 	// Our own entry (being updated or replaced) clashes with nothing.
+	h := plan.host()
 	updating := false
 	if state != nil && state.Network.Equal(plan.Network) {
-		own := strings.ToLower(state.MAC.ValueString())
-		updating = own == strings.ToLower(plan.MAC.ValueString())
-		drop := func(e libvirt.DHCPHost) bool { return e.MAC == own }
-		net.Hosts = slices.DeleteFunc(slices.Clone(net.Hosts), drop)
-		net.Live = slices.DeleteFunc(slices.Clone(net.Live), drop)
+		own := state.host().MAC
+		updating = own == h.MAC
+		net = net.Without(own)
 	}
-	h := plan.host()
-	if err := check(net, h, updating); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("ip"),
-			fmt.Sprintf("Invalid DHCP reservation %s on network %s", h.MAC, net.Name), err.Error())
+	if err := net.CheckReservation(h, updating); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("ip"), fmt.Sprintf("Invalid DHCP reservation %s on network %s", h.MAC, net.Name), err.Error())
 	}
-}
-
-// check validates the reservation against the network: the ip inside a subnet, no other
-// entry with the same MAC (unless updating our own) or the same ip.
-func check(net *libvirt.NetworkDHCP, h libvirt.DHCPHost, updating bool) error {
-	ip, err := netip.ParseAddr(h.IP)
-	if err != nil {
-		return fmt.Errorf("ip %q is not an IPv4 address", h.IP)
-	}
-	var prefixes []string
-	inside := false
-	for _, s := range net.Subnets {
-		prefixes = append(prefixes, s.Prefix.String())
-		if !s.Contains(ip) {
-			continue
-		}
-		switch {
-		case ip == s.Prefix.Addr():
-			return fmt.Errorf("ip %s is the network address of %s on network %s: choose a host address", ip, s.Prefix, net.Name)
-		case ip == s.Gateway:
-			return fmt.Errorf("ip %s is network %s's own address (the guests' gateway): choose another address in %s", ip, net.Name, s.Prefix)
-		case s.Prefix.Bits() < 32 && ip == lastAddr(s.Prefix):
-			return fmt.Errorf("ip %s is the broadcast address of %s on network %s: choose a host address", ip, s.Prefix, net.Name)
-		}
-		inside = true
-	}
-	if len(net.Subnets) == 0 {
-		return fmt.Errorf("network %s has no IPv4 subnet with DHCP: a reservation needs an <ip> element with <dhcp>", net.Name)
-	}
-	if !inside {
-		return fmt.Errorf("ip %s is outside network %s's subnets (%s): choose an address inside one of them", ip, net.Name, strings.Join(prefixes, ", "))
-	}
-	for _, e := range append(append([]libvirt.DHCPHost(nil), net.Hosts...), net.Live...) {
-		switch {
-		case e.MAC == h.MAC && !updating:
-			return fmt.Errorf("network %s already has a DHCP host entry for MAC %s (ip %s): import it (id %s/%s) or remove it first", net.Name, h.MAC, e.IP, net.Name, h.MAC)
-		case e.IP == h.IP && e.MAC != h.MAC:
-			return fmt.Errorf("ip %s on network %s is already reserved for MAC %s: choose another address", h.IP, net.Name, e.MAC)
-		}
-	}
-	return nil
-}
-
-func lastAddr(p netip.Prefix) netip.Addr {
-	a := p.Masked().Addr().As4()
-	mask := net.CIDRMask(p.Bits(), 32)
-	for i := range a {
-		a[i] |= ^mask[i]
-	}
-	return netip.AddrFrom4(a)
 }
 
 func (r *dhcpReservationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan dhcpReservationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
-	h := plan.host()
-	summary := fmt.Sprintf("Unable to create DHCP reservation %s on network %s", h.MAC, plan.Network.ValueString())
-	net, err := r.client.ReadNetworkDHCP(ctx, plan.Network.ValueString())
-	if err != nil {
-		if errors.Is(err, libvirt.ErrNotFound) {
-			resp.Diagnostics.AddAttributeError(path.Root("network"), summary, fmt.Sprintf("Network %q does not exist on %s.", plan.Network.ValueString(), r.client.URI()))
-			return
+	create(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, plan *dhcpReservationModel, d *diag.Diagnostics) (*dhcpReservationModel, error) {
+		if err := r.write(ctx, plan, d, "Unable to create "+reservationWhat(plan), netaddr.Add); err != nil || d.HasError() {
+			return nil, err
 		}
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	if err := check(net, h, false); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("ip"), summary, err.Error())
-		return
-	}
-	if err := r.client.UpdateDHCPHost(ctx, net.Name, libvirt.DHCPAdd, h); err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	r.readInto(ctx, &plan, &resp.Diagnostics, summary)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// readInto refreshes m from the network's persistent definition; false when the entry is gone.
-func (r *dhcpReservationResource) readInto(ctx context.Context, m *dhcpReservationModel, d *diag.Diagnostics, summary string) bool {
-	network, mac := m.Network.ValueString(), strings.ToLower(m.MAC.ValueString())
-	net, err := r.client.ReadNetworkDHCP(ctx, network)
-	if errors.Is(err, libvirt.ErrNotFound) {
-		return false
-	}
-	if err != nil {
-		d.AddError(summary, err.Error())
-		return false
-	}
-	for _, h := range net.Hosts {
-		if h.MAC != mac {
-			continue
-		}
-		m.ID = types.StringValue(network + "/" + mac)
-		m.MAC = types.StringValue(mac)
-		m.IP = types.StringValue(h.IP)
-		m.Hostname = types.StringNull()
-		if h.Name != "" {
-			m.Hostname = types.StringValue(h.Name)
-		}
-		return true
-	}
-	return false
-}
-
-func (r *dhcpReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state dhcpReservationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	summary := "Unable to read DHCP reservation " + state.ID.ValueString()
-	if !r.readInto(ctx, &state, &resp.Diagnostics, summary) {
-		if !resp.Diagnostics.HasError() {
-			tflog.Info(ctx, "DHCP reservation is gone from its network; removing it from state", map[string]any{"id": state.ID.ValueString()})
-			resp.State.RemoveResource(ctx)
-		}
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return r.readBack(ctx, plan, "create")
+	})
 }
 
 func (r *dhcpReservationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan dhcpReservationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Update(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	h := plan.host()
-	summary := fmt.Sprintf("Unable to update DHCP reservation %s on network %s", h.MAC, plan.Network.ValueString())
-	net, err := r.client.ReadNetworkDHCP(ctx, plan.Network.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	if err := check(net, h, true); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("ip"), summary, err.Error())
-		return
-	}
-	if err := r.client.UpdateDHCPHost(ctx, net.Name, libvirt.DHCPModify, h); err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	if !r.readInto(ctx, &plan, &resp.Diagnostics, summary) {
-		if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.AddError(summary, "the entry is not in the network's definition after the update")
+	update(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, plan, _ *dhcpReservationModel, d *diag.Diagnostics) (*dhcpReservationModel, error) {
+		if err := r.write(ctx, plan, d, "Unable to update "+reservationWhat(plan), netaddr.Modify); err != nil || d.HasError() {
+			return nil, err
 		}
-		return
+		return r.readBack(ctx, plan, "update")
+	})
+}
+
+// write adds (op Add) or modifies the reservation's entry once it is checked against the
+// network's other entries, holding the network's lock from the read to the write (see
+// netaddr.Lock). A problem with the configuration is an attribute error in d.
+func (r *dhcpReservationResource) write(ctx context.Context, plan *dhcpReservationModel, d *diag.Diagnostics, summary string, op netaddr.Op) error {
+	network := plan.Network.ValueString()
+	defer netaddr.LockNetwork(r.client.URI().String(), network)()
+	net, err := r.client.ReadNetworkDHCP(ctx, network)
+	if errors.Is(err, libvirt.ErrNotFound) && op == netaddr.Add {
+		d.AddAttributeError(path.Root("network"), summary, fmt.Sprintf("Network %q does not exist on %s.", network, r.client.URI()))
+		return nil
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if err != nil {
+		return err
+	}
+	h := plan.host()
+	if err := net.CheckReservation(h, op == netaddr.Modify); err != nil {
+		d.AddAttributeError(path.Root("ip"), summary, err.Error())
+		return nil
+	}
+	return r.client.UpdateNetwork(ctx, network, []netaddr.HostChange{net.Change(op, h)})
+}
+
+// read is the reservation as the network's persistent definition has it; an entry gone
+// (or a network gone) is ErrNotFound.
+func (r *dhcpReservationResource) read(ctx context.Context, prior *dhcpReservationModel) (*dhcpReservationModel, error) {
+	network, mac := prior.Network.ValueString(), strings.ToLower(prior.MAC.ValueString())
+	net, err := r.client.ReadNetworkDHCP(ctx, network)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range net.Hosts {
+		if h.MAC == mac {
+			m := *prior
+			m.ID, m.MAC, m.IP, m.Hostname = types.StringValue(network+"/"+mac), types.StringValue(mac), types.StringValue(h.IP), strOrNull(h.Name)
+			return &m, nil
+		}
+	}
+	return nil, fmt.Errorf("DHCP host entry %s in network %s: %w", mac, network, libvirt.ErrNotFound)
+}
+
+// readBack reads the reservation after the write of a create or update.
+func (r *dhcpReservationResource) readBack(ctx context.Context, plan *dhcpReservationModel, what string) (*dhcpReservationModel, error) {
+	got, err := readBack(ctx, func(ctx context.Context) (*dhcpReservationModel, error) { return r.read(ctx, plan) })
+	if errors.Is(err, libvirt.ErrNotFound) {
+		return nil, fmt.Errorf("the entry is not in the network's definition after the %s", what)
+	}
+	return got, err
+}
+
+func (r *dhcpReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	refresh(ctx, req, resp, time.Minute, reservationWhat, r.read)
 }
 
 func (r *dhcpReservationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state dhcpReservationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	err := r.client.UpdateDHCPHost(ctx, state.Network.ValueString(), libvirt.DHCPDelete, state.host())
-	if err == nil || errors.Is(err, libvirt.ErrNotFound) {
-		return // deleted, or the whole network is gone
-	}
-	// libvirt refuses to delete an entry that is not there with an error of its own: if the
-	// entry is gone, Delete got what it wanted.
-	if net, rerr := r.client.ReadNetworkDHCP(ctx, state.Network.ValueString()); rerr == nil && !hasMAC(net.Hosts, state.host().MAC) {
-		return
-	}
-	resp.Diagnostics.AddError("Unable to delete DHCP reservation "+state.ID.ValueString(), err.Error())
-}
-
-func hasMAC(hosts []libvirt.DHCPHost, mac string) bool {
-	for _, h := range hosts {
-		if h.MAC == mac {
-			return true
+	remove(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, state *dhcpReservationModel, _ *diag.Diagnostics) error {
+		network, mac := state.Network.ValueString(), state.host().MAC
+		defer netaddr.LockNetwork(r.client.URI().String(), network)()
+		net, err := r.client.ReadNetworkDHCP(ctx, network)
+		if err != nil {
+			return err // a network gone (ErrNotFound) took the entry with it
 		}
-	}
-	return false
+		h, ok := net.Entry(mac)
+		if !ok {
+			return nil
+		}
+		err = r.client.UpdateNetwork(ctx, network, []netaddr.HostChange{net.Change(netaddr.Delete, h)})
+		if err == nil {
+			return nil
+		}
+		// libvirt refuses to delete an entry that is not there with an error of its own: if
+		// the entry is gone, Delete got what it wanted.
+		if again, rerr := r.read(ctx, state); errors.Is(rerr, libvirt.ErrNotFound) && again == nil {
+			return nil
+		}
+		return err
+	})
 }
 
 func (r *dhcpReservationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
 func reservationConfig(network, mac, ip, hostname string) string {
@@ -37,7 +37,7 @@ resource "libvirt_dhcp_reservation" "r" {
 
 // checkHost asks libvirt for the network's host entries, persistent and (when running)
 // live, and compares them with want (nil: no entry for mac).
-func checkHost(t *testing.T, network, mac string, want *libvirt.DHCPHost) resource.TestCheckFunc {
+func checkHost(t *testing.T, network, mac string, want *netaddr.DHCPHost) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -45,11 +45,11 @@ func checkHost(t *testing.T, network, mac string, want *libvirt.DHCPHost) resour
 		if err != nil {
 			return err
 		}
-		for what, hosts := range map[string][]libvirt.DHCPHost{"persistent": n.Hosts, "live": n.Live} {
+		for what, hosts := range map[string][]netaddr.DHCPHost{"persistent": n.Hosts, "live": n.Live} {
 			if what == "live" && !n.Active {
 				continue
 			}
-			var got *libvirt.DHCPHost
+			var got *netaddr.DHCPHost
 			for i := range hosts {
 				if hosts[i].MAC == mac {
 					got = &hosts[i]
@@ -76,7 +76,7 @@ func TestAccDHCPReservation_live(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: reservationConfig(net.Name, mac, net.Addr(10), "web"),
-				Check:  checkHost(t, net.Name, mac, &libvirt.DHCPHost{MAC: mac, IP: net.Addr(10), Name: "web"}),
+				Check:  checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(10), Name: "web"}),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("libvirt_dhcp_reservation.r", tfjsonpath.New("id"), knownvalue.StringExact(net.Name+"/"+mac)),
 				},
@@ -96,21 +96,18 @@ func TestAccDHCPReservation_live(t *testing.T) {
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: checkHost(t, net.Name, mac, &libvirt.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+				Check: checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
 			},
 			{
 				// Removed out of band: the next plan puts it back.
 				PreConfig: func() {
-					ctx := context.Background()
-					if err := acctest.Client(t).UpdateDHCPHost(ctx, net.Name, libvirt.DHCPDelete, libvirt.DHCPHost{MAC: mac, IP: net.Addr(11)}); err != nil {
-						t.Fatal(err)
-					}
+					acctest.ChangeDHCPHost(t, net.Name, netaddr.Delete, netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)})
 				},
 				Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionCreate)},
 				},
-				Check: checkHost(t, net.Name, mac, &libvirt.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+				Check: checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
 			},
 		},
 	})
@@ -126,7 +123,7 @@ func TestAccDHCPReservation_inactiveNetwork(t *testing.T) {
 		CheckDestroy:             checkHost(t, net.Name, mac, nil),
 		Steps: []resource.TestStep{{
 			Config:           reservationConfig(net.Name, mac, net.Addr(20), "db"),
-			Check:            checkHost(t, net.Name, mac, &libvirt.DHCPHost{MAC: mac, IP: net.Addr(20), Name: "db"}),
+			Check:            checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(20), Name: "db"}),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		}},
 	})
@@ -136,9 +133,7 @@ func TestAccDHCPReservation_badInput(t *testing.T) {
 	acctest.RequireAcc(t)
 	net := acctest.CreateNetwork(t, true)
 	other := "52:54:00:aa:bb:03"
-	if err := acctest.Client(t).UpdateDHCPHost(context.Background(), net.Name, libvirt.DHCPAdd, libvirt.DHCPHost{MAC: other, IP: net.Addr(30)}); err != nil {
-		t.Fatal(err)
-	}
+	acctest.ChangeDHCPHost(t, net.Name, netaddr.Add, netaddr.DHCPHost{MAC: other, IP: net.Addr(30)})
 	mac := "52:54:00:aa:bb:04"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -171,39 +166,20 @@ func TestDHCPReservation_validation(t *testing.T) {
 func TestAccDHCPReservation_ipv6First(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("net6")
-	xml := fmt.Sprintf(`<network>
-  <name>%s</name>
-  <ip family='ipv6' address='fd00:5eed:%d::1' prefix='64'><dhcp><range start='fd00:5eed:%d::100' end='fd00:5eed:%d::1ff'/></dhcp></ip>
-  <ip address='10.199.%d.1' prefix='24'><dhcp><range start='10.199.%d.100' end='10.199.%d.199'/></dhcp></ip>
-</network>`, name, 7, 7, 7, 42, 42, 42)
-	c := acctest.Client(t)
-	ctx := context.Background()
-	if err := c.Write(ctx, "define "+name, func(l *golibvirt.Libvirt) error {
-		n, err := l.NetworkDefineXML(xml)
-		if err != nil {
-			return err
-		}
-		return l.NetworkCreate(n)
-	}); err != nil {
-		t.Fatal(err)
+	dhcp := func(start, end string) *libvirtxml.NetworkDHCP {
+		return &libvirtxml.NetworkDHCP{Ranges: []libvirtxml.NetworkDHCPRange{{Start: start, End: end}}}
 	}
-	t.Cleanup(func() {
-		_ = c.Write(ctx, "remove "+name, func(l *golibvirt.Libvirt) error {
-			n, err := l.NetworkLookupByName(name)
-			if err != nil {
-				return err
-			}
-			_ = l.NetworkDestroy(n)
-			return l.NetworkUndefine(n)
-		})
-	})
+	acctest.DefineNetwork(t, &libvirtxml.Network{Name: name, IPs: []libvirtxml.NetworkIP{
+		{Family: "ipv6", Address: "fd00:5eed:7::1", Prefix: 64, DHCP: dhcp("fd00:5eed:7::100", "fd00:5eed:7::1ff")},
+		{Address: "10.199.42.1", Prefix: 24, DHCP: dhcp("10.199.42.100", "10.199.42.199")},
+	}}, true)
 	mac := "52:54:00:aa:bb:06"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             checkHost(t, name, mac, nil),
 		Steps: []resource.TestStep{{
 			Config:           reservationConfig(name, mac, "10.199.42.10", "v4"),
-			Check:            checkHost(t, name, mac, &libvirt.DHCPHost{MAC: mac, IP: "10.199.42.10", Name: "v4"}),
+			Check:            checkHost(t, name, mac, &netaddr.DHCPHost{MAC: mac, IP: "10.199.42.10", Name: "v4"}),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		}},
 	})

@@ -2,15 +2,19 @@ package provider
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
 type networkModel struct {
@@ -27,6 +31,8 @@ type networkModel struct {
 	Active    types.Bool     `tfsdk:"active"`
 	Timeouts  timeouts.Value `tfsdk:"timeouts"`
 }
+
+func (m *networkModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 type networkDHCPModel struct {
 	Enabled types.Bool `tfsdk:"enabled"`
@@ -147,15 +153,20 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		if !d.Ranges.IsNull() {
 			diags.Append(d.Ranges.ElementsAs(ctx, &ranges, false)...)
 		}
-		for _, r := range ranges {
-			n.DHCP.Ranges = append(n.DHCP.Ranges, hostxml.Range{Start: r.Start.ValueString(), End: r.End.ValueString()})
+		for i, r := range ranges {
+			rg, err := netaddr.ParseRange(r.Start.ValueString(), r.End.ValueString())
+			if err != nil {
+				diags.AddAttributeError(path.Root("dhcp"), "Invalid network dhcp", fmt.Sprintf("ranges[%d]: %v", i, err))
+				continue
+			}
+			n.DHCP.Ranges = append(n.DHCP.Ranges, rg)
 		}
 		var hosts []networkDHCPHostModel
 		if !d.Hosts.IsNull() {
 			diags.Append(d.Hosts.ElementsAs(ctx, &hosts, false)...)
 		}
 		for _, h := range hosts {
-			n.DHCP.Hosts = append(n.DHCP.Hosts, hostxml.DHCPHost{MAC: h.MAC.ValueString(), IP: h.IP.ValueString(), Hostname: strOrEmpty(h.Hostname)})
+			n.DHCP.Hosts = append(n.DHCP.Hosts, netaddr.DHCPHost{MAC: h.MAC.ValueString(), IP: h.IP.ValueString(), Name: strOrEmpty(h.Hostname)})
 		}
 	}
 	if !m.DNS.IsNull() {
@@ -167,7 +178,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 			diags.Append(d.Hosts.ElementsAs(ctx, &hosts, false)...)
 		}
 		for _, h := range hosts {
-			dh := hostxml.DNSHost{IP: h.IP.ValueString()}
+			dh := netaddr.DNSHost{IP: h.IP.ValueString()}
 			if !h.Hostnames.IsNull() {
 				diags.Append(h.Hostnames.ElementsAs(ctx, &dh.Hostnames, false)...)
 			}
@@ -184,15 +195,45 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 	return n, !diags.HasError(), diags
 }
 
+// specNow is toSpec at apply time, when every value is known.
+func (m *networkModel) specNow(ctx context.Context) (*hostxml.Network, error) {
+	spec, ok, diags := m.toSpec(ctx)
+	if err := diagsErr(diags); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errors.New("a value is still unknown at apply time")
+	}
+	return spec, nil
+}
+
+// diagsErr is the errors among diags as one error (nil when there are none).
+func diagsErr(diags diag.Diagnostics) error {
+	var errs []error
+	for _, d := range diags.Errors() {
+		errs = append(errs, fmt.Errorf("%s: %s", d.Summary(), d.Detail()))
+	}
+	return errors.Join(errs...)
+}
+
+// rangeList is ranges as the `dhcp.ranges` attribute holds them.
+func rangeList(ranges []netaddr.Range) types.List {
+	vs := []attr.Value{}
+	for _, r := range ranges {
+		vs = append(vs, types.ObjectValueMust(networkRangeType.AttrTypes, map[string]attr.Value{
+			"start": types.StringValue(r.Start.String()), "end": types.StringValue(r.End.String())}))
+	}
+	return types.ListValueMust(networkRangeType, vs)
+}
+
 // fromState sets the model from what libvirt has. prior is the model before (state or
 // plan): it decides the forms libvirt does not keep — null versus empty lists, the way an
 // address was written, and whether host entries are managed here at all.
-func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, prior networkModel) diag.Diagnostics {
+func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, prior networkModel) error {
 	var diags diag.Diagnostics
 	n, err := hostxml.NetworkFromXML(st.Def)
 	if err != nil {
-		diags.AddError("Unable to read network "+prior.Name.ValueString(), err.Error())
-		return diags
+		return err
 	}
 	m.ID = types.StringValue(st.UUID)
 	m.Name = types.StringValue(n.Name)
@@ -213,7 +254,7 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 	}
 	addrs := make([]attr.Value, len(n.Addresses))
 	for i, a := range n.Addresses {
-		if i < len(priorAddrs) && hostxml.EquivalentAddress(priorAddrs[i], a) {
+		if i < len(priorAddrs) && netaddr.EquivalentCIDR(priorAddrs[i], a) {
 			a = priorAddrs[i]
 		}
 		addrs[i] = types.StringValue(a)
@@ -234,26 +275,24 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 	case n.DHCP == nil:
 		m.DHCP = types.ObjectNull(networkDHCPAttrTypes)
 	default:
-		var ranges, hosts []attr.Value
+		var hosts []attr.Value
 		// libvirt keeps ranges per <ip> element: keep the order they were written in.
 		if !pd.Ranges.IsNull() && !pd.Ranges.IsUnknown() {
 			var pr []networkRangeModel
 			diags.Append(pd.Ranges.ElementsAs(ctx, &pr, false)...)
-			var prior []hostxml.Range
+			var prior []netaddr.Range
 			for _, r := range pr {
-				prior = append(prior, hostxml.Range{Start: r.Start.ValueString(), End: r.End.ValueString()})
+				if rg, err := netaddr.ParseRange(r.Start.ValueString(), r.End.ValueString()); err == nil {
+					prior = append(prior, rg)
+				}
 			}
 			if sameElements(prior, n.DHCP.Ranges) {
 				n.DHCP.Ranges = prior
 			}
 		}
-		for _, r := range n.DHCP.Ranges {
-			ranges = append(ranges, types.ObjectValueMust(networkRangeType.AttrTypes, map[string]attr.Value{
-				"start": types.StringValue(r.Start), "end": types.StringValue(r.End)}))
-		}
 		for _, h := range n.DHCP.Hosts {
 			hosts = append(hosts, types.ObjectValueMust(networkDHCPHostType.AttrTypes, map[string]attr.Value{
-				"mac": types.StringValue(h.MAC), "ip": types.StringValue(h.IP), "hostname": strOrNull(h.Hostname)}))
+				"mac": types.StringValue(h.MAC), "ip": types.StringValue(h.IP), "hostname": strOrNull(h.Name)}))
 		}
 		hostsV := types.SetNull(networkDHCPHostType)
 		if priorDHCP && !pd.Hosts.IsNull() { // managed here
@@ -262,7 +301,7 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 			hostsV = types.SetValueMust(networkDHCPHostType, hosts)
 		}
 		m.DHCP = types.ObjectValueMust(networkDHCPAttrTypes, map[string]attr.Value{
-			"enabled": types.BoolValue(true), "ranges": types.ListValueMust(networkRangeType, nonNilValues(ranges)), "hosts": hostsV,
+			"enabled": types.BoolValue(true), "ranges": rangeList(n.DHCP.Ranges), "hosts": hostsV,
 		})
 	}
 
@@ -304,7 +343,7 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 			"enabled": types.BoolValue(n.DNS.Enabled), "hosts": hostsV, "forwarders": listOrNull(networkForwarderType, fwds, priorFwds),
 		})
 	}
-	return diags
+	return diagsErr(diags)
 }
 
 func nonNilValues(vs []attr.Value) []attr.Value {

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -23,27 +22,23 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
-// networkXML asks libvirt for a network's XML: live (flags 0) or persistent (NetworkXMLInactive).
-func networkXML(t *testing.T, name string, flags uint32) (*libvirtxml.Network, error) {
+// networkXML asks libvirt for a network's XML: live (of a running network) or persistent.
+func networkXML(t *testing.T, name string, live bool) (*libvirtxml.Network, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var doc string
-	err := acctest.Client(t).Read(ctx, "read network "+name, func(l *golibvirt.Libvirt) error {
-		n, err := l.NetworkLookupByName(name)
-		if err != nil {
-			return err
-		}
-		doc, err = l.NetworkGetXMLDesc(n, flags)
-		return err
-	})
-	if err != nil {
+	st, err := acctest.Client(t).ReadNetwork(ctx, name)
+	switch {
+	case err != nil:
 		return nil, err
+	case live && st.Live == nil:
+		return nil, fmt.Errorf("network %s does not run: it has no live XML", name)
+	case live:
+		return st.Live, nil
 	}
-	var x libvirtxml.Network
-	return &x, x.Unmarshal(doc)
+	return st.Def, nil
 }
 
 // netLiveness is what changes when a network is restarted: dnsmasq's pid and the bridge's
@@ -75,8 +70,8 @@ type dnsEntry struct {
 // and the persistent XML.
 func checkNetworkXML(t *testing.T, name, mode string, addrs [][2]string, rng []string, hosts []netHost, dns []dnsEntry) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		for what, flags := range map[string]uint32{"live": 0, "persistent": uint32(golibvirt.NetworkXMLInactive)} {
-			x, err := networkXML(t, name, flags)
+		for what, live := range map[string]bool{"live": true, "persistent": false} {
+			x, err := networkXML(t, name, live)
 			if err != nil {
 				return err
 			}
@@ -333,7 +328,7 @@ resource "libvirt_network" "n" {
 	managed := fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:0a", ip = "%s.10", hostname = "ten" }]`, v4)
 	persistentHosts := func(want ...string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
-			x, err := networkXML(t, name, uint32(golibvirt.NetworkXMLInactive))
+			x, err := networkXML(t, name, false)
 			if err != nil {
 				return err
 			}
@@ -369,9 +364,7 @@ resource "libvirt_network" "n" {
 			{
 				// A reservation made elsewhere is not this resource's business (dhcp.hosts omitted).
 				PreConfig: func() {
-					if err := acctest.Client(t).UpdateDHCPHost(context.Background(), name, libvirt.DHCPAdd, libvirt.DHCPHost{MAC: "52:54:00:aa:cc:09", IP: v4 + ".9"}); err != nil {
-						t.Fatal(err)
-					}
+					acctest.ChangeDHCPHost(t, name, netaddr.Add, netaddr.DHCPHost{MAC: "52:54:00:aa:cc:09", IP: v4 + ".9"})
 				},
 				Config:   config(false, ""),
 				PlanOnly: true,
@@ -491,28 +484,8 @@ resource "libvirt_network" "n" {
 // checks libvirt counts it; it is destroyed at cleanup.
 func startGuestOn(t *testing.T, network string) {
 	t.Helper()
-	dom := acctest.RandomName("dom")
-	doc := fmt.Sprintf(`<domain type='qemu'><name>%s</name><memory unit='MiB'>32</memory><vcpu>1</vcpu>
-<os><type arch='x86_64'>hvm</type></os><devices><interface type='network'><source network='%s'/><model type='virtio'/></interface></devices></domain>`, dom, network)
-	c := acctest.Client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := c.Write(ctx, "start domain "+dom, func(l *golibvirt.Libvirt) error {
-		_, err := l.DomainCreateXML(doc, 0)
-		return err
-	}); err != nil {
-		t.Fatalf("start a guest on %s: %v", network, err)
-	}
-	t.Cleanup(func() {
-		_ = c.Write(context.Background(), "destroy domain "+dom, func(l *golibvirt.Libvirt) error {
-			d, err := l.DomainLookupByName(dom)
-			if err != nil {
-				return err
-			}
-			return l.DomainDestroy(d)
-		})
-	})
-	st, err := c.ReadNetwork(ctx, network)
+	acctest.StartGuestOn(t, network)
+	st, err := acctest.Client(t).ReadNetwork(context.Background(), network)
 	if err != nil || st.Connections != 1 {
 		t.Fatalf("network %s: connections %v (%v), want 1 with the guest running", network, st, err)
 	}
@@ -543,7 +516,7 @@ resource "libvirt_network" "n" {
 			{
 				Config: config,
 				Check: func(*terraform.State) error {
-					x, err := networkXML(t, name, 0)
+					x, err := networkXML(t, name, true)
 					if err != nil {
 						return err
 					}
@@ -611,7 +584,7 @@ resource "libvirt_network" "n" {
 			{
 				Config: config,
 				Check: func(*terraform.State) error {
-					x, err := networkXML(t, name, 0)
+					x, err := networkXML(t, name, true)
 					if err != nil {
 						return err
 					}

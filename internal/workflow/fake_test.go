@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
 // fake is a client that records every call, in order, as "Method arg ...", and fails the
@@ -35,11 +38,28 @@ type fake struct {
 	defined map[string]string
 	volumes map[string]*libvirt.VolumeInfo
 	pools   map[string]bool
+
+	// The networks of a machine test (name -> network), with their host entries and
+	// leases; content holds what UploadBytes wrote (volume key -> bytes).
+	networks map[string]*fakeNetwork
+	content  map[string][]byte
+	defs     map[string]string // UUID -> definition of the domains in defined
+	readWait time.Duration     // how long ReadNetworkDHCP takes (a race needs two reads in flight)
+}
+
+// fakeNetwork is a network of the fake host: one list of DHCP host entries (the fake
+// does not tell the persistent from the live definition) and the leases by MAC.
+type fakeNetwork struct {
+	def    libvirtxml.Network // its <ip> elements
+	active bool
+	hosts  []netaddr.DHCPHost
+	leases map[string][]libvirt.Lease
 }
 
 func newFake() *fake {
 	return &fake{fail: map[string]error{}, failAt: map[int]error{}, defined: map[string]string{},
-		volumes: map[string]*libvirt.VolumeInfo{}, pools: map[string]bool{"default": true}}
+		volumes: map[string]*libvirt.VolumeInfo{}, pools: map[string]bool{"default": true},
+		networks: map[string]*fakeNetwork{}, content: map[string][]byte{}, defs: map[string]string{}}
 }
 
 var errInjected = errors.New("injected failure")
@@ -98,6 +118,7 @@ func (f *fake) DefineDomain(_ context.Context, name, xml string) (libvirt.Domain
 			f.status.XML = xml
 		} else {
 			f.defined[d.UUID] = name
+			f.defs[d.UUID] = xml
 		}
 	}
 	return dom, err
@@ -162,7 +183,12 @@ func (f *fake) makeVolume(method string, spec libvirt.VolumeSpec) (*libvirt.Volu
 		return nil, err
 	}
 	v := &libvirt.VolumeInfo{Key: "/pool/" + spec.Name, Name: spec.Name, Pool: spec.Pool, Path: "/pool/" + spec.Name, Format: spec.Format, Capacity: 1 << 30}
+	if spec.Capacity != 0 {
+		v.Capacity = spec.Capacity
+	}
+	f.mu.Lock()
 	f.volumes[v.Key] = v
+	f.mu.Unlock()
 	return v, nil
 }
 
@@ -174,11 +200,23 @@ func (f *fake) CloneVolume(_ context.Context, spec libvirt.VolumeSpec, _ libvirt
 	return f.makeVolume("CloneVolume", spec)
 }
 
+// volume finds a volume by key, or by pool and name.
+func (f *fake) volume(ref libvirt.VolumeRef) (*libvirt.VolumeInfo, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, v := range f.volumes {
+		if k == ref.Key || ref.Key == "" && v.Pool == ref.Pool && v.Name == ref.Name {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
 func (f *fake) VolumeInfo(_ context.Context, ref libvirt.VolumeRef) (*libvirt.VolumeInfo, error) {
-	if err := f.record("VolumeInfo", ref.Key); err != nil {
+	if err := f.record("VolumeInfo", ref); err != nil {
 		return nil, err
 	}
-	if v, ok := f.volumes[ref.Key]; ok {
+	if v, ok := f.volume(ref); ok {
 		c := *v
 		return &c, nil
 	}
@@ -186,13 +224,16 @@ func (f *fake) VolumeInfo(_ context.Context, ref libvirt.VolumeRef) (*libvirt.Vo
 }
 
 func (f *fake) DeleteVolume(_ context.Context, ref libvirt.VolumeRef) error {
-	if err := f.record("DeleteVolume", ref.Key); err != nil {
+	if err := f.record("DeleteVolume", ref); err != nil {
 		return err
 	}
-	if _, ok := f.volumes[ref.Key]; !ok {
+	v, ok := f.volume(ref)
+	if !ok {
 		return fmt.Errorf("volume %s: %w", ref, libvirt.ErrNotFound)
 	}
-	delete(f.volumes, ref.Key)
+	f.mu.Lock()
+	delete(f.volumes, v.Key)
+	f.mu.Unlock()
 	return nil
 }
 
@@ -231,4 +272,142 @@ func (f *fake) ShutdownDomain(_ context.Context, id string, timeout time.Duratio
 		f.status.Active, f.status.State = false, "shutoff"
 	}
 	return f.forced && err == nil, err
+}
+
+// The calls of a cluster machine: its host, volumes, network and leases.
+
+func (f *fake) URI() *libvirt.URI {
+	u, err := libvirt.ParseURI("test:///default")
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+func (f *fake) HostInfo(context.Context) (*libvirt.HostInfo, error) {
+	if err := f.record("HostInfo"); err != nil {
+		return nil, err
+	}
+	return &libvirt.HostInfo{DefaultDomainType: "qemu"}, nil
+}
+
+func (f *fake) CreateOverlay(_ context.Context, spec libvirt.VolumeSpec, _ libvirt.VolumeRef) (*libvirt.VolumeInfo, error) {
+	return f.makeVolume("CreateOverlay", spec)
+}
+
+func (f *fake) UploadBytes(_ context.Context, spec libvirt.VolumeSpec, _ string, b []byte) (*libvirt.VolumeInfo, error) {
+	v, err := f.makeVolume("UploadBytes", spec)
+	if err == nil {
+		f.mu.Lock()
+		f.content[v.Key] = b
+		f.mu.Unlock()
+	}
+	return v, err
+}
+
+func (f *fake) DownloadVolume(_ context.Context, ref libvirt.VolumeRef, w io.Writer) error {
+	if err := f.record("DownloadVolume", ref); err != nil {
+		return err
+	}
+	v, ok := f.volume(ref)
+	if !ok {
+		return fmt.Errorf("volume %s: %w", ref, libvirt.ErrNotFound)
+	}
+	f.mu.Lock()
+	b := f.content[v.Key]
+	f.mu.Unlock()
+	_, err := w.Write(b)
+	return err
+}
+
+// addNetwork puts a network on the fake host: an IPv4 /24 (host .1) with the DHCP range
+// .100 - .last.
+func (f *fake) addNetwork(name, prefix string, active bool, last int) *fakeNetwork {
+	n := &fakeNetwork{active: active, leases: map[string][]libvirt.Lease{}, def: libvirtxml.Network{Name: name, IPs: []libvirtxml.NetworkIP{{
+		Address: prefix + ".1", Prefix: 24, DHCP: &libvirtxml.NetworkDHCP{Ranges: []libvirtxml.NetworkDHCPRange{
+			{Start: prefix + ".100", End: fmt.Sprintf("%s.%d", prefix, last)}}},
+	}}}}
+	f.networks[name] = n
+	return n
+}
+
+func (f *fake) network(name string) (*fakeNetwork, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.networks[name]
+	if !ok {
+		return nil, fmt.Errorf("network %s: %w", name, libvirt.ErrNotFound)
+	}
+	return n, nil
+}
+
+func (f *fake) ReadNetworkDHCP(_ context.Context, name string) (*netaddr.Network, error) {
+	if err := f.record("ReadNetworkDHCP", name); err != nil {
+		return nil, err
+	}
+	n, err := f.network(name)
+	if err != nil {
+		return nil, err
+	}
+	ss, err := netaddr.Subnets(&n.def)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	out := &netaddr.Network{Name: name, Active: n.active, Subnets: ss, Hosts: slices.Clone(n.hosts)}
+	if n.active {
+		out.Live = slices.Clone(n.hosts)
+	}
+	f.mu.Unlock()
+	time.Sleep(f.readWait)
+	return out, nil
+}
+
+func (f *fake) NetworkLeases(_ context.Context, name string) (map[string][]libvirt.Lease, error) {
+	if err := f.record("NetworkLeases", name); err != nil {
+		return nil, err
+	}
+	n, err := f.network(name)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(n.leases), nil
+}
+
+// UpdateNetwork applies DHCP host changes as libvirt does: an entry whose MAC or IP
+// another entry has is refused, so is the removal of an entry that is not there. With
+// errLost the changes are made and the answer is lost.
+func (f *fake) UpdateNetwork(_ context.Context, name string, changes []netaddr.HostChange) error {
+	err := f.record("UpdateNetwork", name, changes)
+	if err != nil && !errors.Is(err, errLost) {
+		return err
+	}
+	n, nerr := f.network(name)
+	if nerr != nil {
+		return nerr
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range changes {
+		if c.DHCP == nil {
+			return fmt.Errorf("the fake keeps DHCP host entries only: %v", c)
+		}
+		h := *c.DHCP
+		i := slices.IndexFunc(n.hosts, func(e netaddr.DHCPHost) bool { return e.MAC == h.MAC })
+		switch {
+		case c.Op == netaddr.Add && slices.ContainsFunc(n.hosts, func(e netaddr.DHCPHost) bool { return e.MAC == h.MAC || e.IP == h.IP }):
+			return fmt.Errorf("there is an existing dhcp host entry in network %s that matches %v", name, h)
+		case c.Op == netaddr.Add:
+			n.hosts = append(n.hosts, h)
+		case i < 0:
+			return fmt.Errorf("couldn't locate a matching dhcp host entry in network %s for %v", name, h)
+		case c.Op == netaddr.Delete:
+			n.hosts = slices.Delete(n.hosts, i, i+1)
+		default:
+			n.hosts[i] = h
+		}
+	}
+	return err
 }
