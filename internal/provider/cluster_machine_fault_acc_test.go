@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,30 +24,18 @@ import (
 // rolled back or kept in state: never left on the host untracked. Each test makes one
 // stopped machine (running = false: no guest boots).
 
-// cmFaultConfig is one stopped machine whose provider talks to libvirt through proxy.
-func cmFaultConfig(proxy *acctest.FaultProxy, namespace, name, network, pool, image, extra string) string {
-	return fmt.Sprintf(`
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
+// cmFaultSetup is a fault test's machine name on a network of its own, and the proxy
+// between the provider and libvirtd's TCP listener.
+func cmFaultSetup(t *testing.T, name string) (cmEnv, cmParts, *acctest.FaultProxy) {
+	e := cmSetup(t)
+	return e, cmPartsOf(e.namespace, name), acctest.StartFaultProxy(t, "127.0.0.1:16509")
 }
-provider "libvirt" {
-  uri = "qemu+tcp://%s/system"
-}
-resource "libvirt_cluster_machine" "test" {
-  namespace   = %q
-  name        = %q
-  network     = %q
-  base_pool   = %q
-  domain_pool = %q
-  image       = %q
-  memory_mib  = 256
-  disk_gib    = 1
-  running     = false
-%s
-}
-`, proxy.Addr, namespace, name, network, pool, pool, image, extra)
+
+// cmFaultConfig is one stopped machine (running = false: no guest boots) whose provider
+// talks to libvirt through proxy.
+func cmFaultConfig(proxy *acctest.FaultProxy, e cmEnv, name, extra string) string {
+	provider := strings.Replace(acctest.ProviderBlock(""), fmt.Sprintf("%q", acctest.URI()), fmt.Sprintf("%q", "qemu+tcp://"+proxy.Addr+"/system"), 1)
+	return provider + e.machine(name, e.network.Name, "  running = false\n"+extra)
 }
 
 // lostHappened fails when the armed answer was never lost (the test would prove nothing).
@@ -83,41 +71,29 @@ func cmDomainsOf(t *testing.T, namespace string) map[string]string {
 // entry too (not only the two volumes made before it); the next apply then makes the
 // machine (no "already has a DHCP host entry for MAC" from the leftover).
 func TestAccClusterMachineFault_reservationReplyLost(t *testing.T) {
-	acctest.RequireAcc(t)
-	network := acctest.CreateNetwork(t, true)
-	baseKey, _ := domAccBase(t)
-	image := filepath.Base(baseKey)
-	pool := acctest.Pool()
-	namespace := acctest.RandomName("cm")
-	cmRemoveLeftovers(t, pool, namespace)
-	m := cmPartsOf(namespace, "resv")
-	proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
-	config := cmFaultConfig(proxy, namespace, "resv", network.Name, pool, image, "")
+	e, m, proxy := cmFaultSetup(t, "resv")
+	network, pool := e.network, e.pool
+	config := cmFaultConfig(proxy, e, "resv", "")
 	var lost <-chan struct{}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             func(*terraform.State) error { return cmCheckGone(t, network.Name, pool, m) },
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() { lost = proxy.LoseReplyTo(acctest.ProcNetworkUpdate, time.Second) },
-				Config:    config,
-				// What is left on the host is checked below (ddbae63 failed the same way,
-				// but left the host entry).
-				ExpectError: wordsRegexp(`reserving an address for ` + m.mac + ` in network ` + network.Name + ` failed: .*Rolled back`),
+	e.test(t, m, []resource.TestStep{
+		{
+			PreConfig: func() { lost = proxy.LoseReplyTo(acctest.ProcNetworkUpdate, time.Second) },
+			Config:    config,
+			// What is left on the host is checked below (ddbae63 failed the same way,
+			// but left the host entry).
+			ExpectError: wordsRegexp(`reserving an address for ` + m.mac + ` in network ` + network.Name + ` failed: .*Rolled back`),
+		},
+		{
+			PreConfig: func() {
+				if err := lostHappened("reservation's network update", lost); err != nil {
+					t.Fatal(err)
+				}
+				if err := cmCheckGone(t, network.Name, pool, m); err != nil {
+					t.Errorf("after the failed create, the host still holds parts of the machine: %v", err)
+				}
 			},
-			{
-				PreConfig: func() {
-					if err := lostHappened("reservation's network update", lost); err != nil {
-						t.Fatal(err)
-					}
-					if err := cmCheckGone(t, network.Name, pool, m); err != nil {
-						t.Errorf("after the failed create, the host still holds parts of the machine: %v", err)
-					}
-				},
-				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply,
-			},
+			Config:           config,
+			ConfigPlanChecks: emptyPlanAfterApply,
 		},
 	})
 }
@@ -126,40 +102,27 @@ func TestAccClusterMachineFault_reservationReplyLost(t *testing.T) {
 // chose, so it is sent again on a fresh connection, and the create succeeds with exactly
 // one domain, the one in state.
 func TestAccClusterMachineFault_defineReplyLostOnce(t *testing.T) {
-	acctest.RequireAcc(t)
-	network := acctest.CreateNetwork(t, true)
-	baseKey, _ := domAccBase(t)
-	image := filepath.Base(baseKey)
-	pool := acctest.Pool()
-	namespace := acctest.RandomName("cm")
-	cmRemoveLeftovers(t, pool, namespace)
-	m := cmPartsOf(namespace, "def")
-	proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
+	e, m, proxy := cmFaultSetup(t, "def")
 	var lost <-chan struct{}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             func(*terraform.State) error { return cmCheckGone(t, network.Name, pool, m) },
-		Steps: []resource.TestStep{{
-			PreConfig:        func() { lost = proxy.LoseReplyTo(acctest.ProcDomainDefineXMLFlags, time.Second) },
-			Config:           cmFaultConfig(proxy, namespace, "def", network.Name, pool, image, ""),
-			ConfigPlanChecks: emptyPlanAfterApply,
-			Check: func(s *terraform.State) error {
-				if err := lostHappened("domain define", lost); err != nil {
-					return err
-				}
-				doms := cmDomainsOf(t, namespace)
-				if len(doms) != 1 || doms[m.domain] == "" {
-					return fmt.Errorf("host holds domains %v; want exactly %s", doms, m.domain)
-				}
-				uid := s.RootModule().Resources["libvirt_cluster_machine.test"].Primary.Attributes["uid"]
-				if doms[m.domain] != uid {
-					return fmt.Errorf("domain %s has UUID %s; state says uid %s", m.domain, doms[m.domain], uid)
-				}
-				return nil
-			},
-		}},
-	})
+	e.test(t, m, []resource.TestStep{{
+		PreConfig:        func() { lost = proxy.LoseReplyTo(acctest.ProcDomainDefineXMLFlags, time.Second) },
+		Config:           cmFaultConfig(proxy, e, "def", ""),
+		ConfigPlanChecks: emptyPlanAfterApply,
+		Check: func(s *terraform.State) error {
+			if err := lostHappened("domain define", lost); err != nil {
+				return err
+			}
+			doms := cmDomainsOf(t, e.namespace)
+			if len(doms) != 1 || doms[m.domain] == "" {
+				return fmt.Errorf("host holds domains %v; want exactly %s", doms, m.domain)
+			}
+			uid := s.RootModule().Resources["libvirt_cluster_machine.test"].Primary.Attributes["uid"]
+			if doms[m.domain] != uid {
+				return fmt.Errorf("domain %s has UUID %s; state says uid %s", m.domain, doms[m.domain], uid)
+			}
+			return nil
+		},
+	}})
 }
 
 // The answer to the define is lost and the daemon then stays unreachable (the proxy
@@ -168,66 +131,54 @@ func TestAccClusterMachineFault_defineReplyLostOnce(t *testing.T) {
 // daemon answers again it removes the domain with everything else, and the host holds
 // nothing of the machine. The next apply makes it.
 func TestAccClusterMachineFault_defineOutcomeUnknown(t *testing.T) {
-	acctest.RequireAcc(t)
-	network := acctest.CreateNetwork(t, true)
-	baseKey, _ := domAccBase(t)
-	image := filepath.Base(baseKey)
-	pool := acctest.Pool()
-	namespace := acctest.RandomName("cm")
-	cmRemoveLeftovers(t, pool, namespace)
-	m := cmPartsOf(namespace, "unk")
-	proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
+	e, m, proxy := cmFaultSetup(t, "unk")
+	network, pool := e.network, e.pool
 	const createTimeout = 40 * time.Second
-	failing := cmFaultConfig(proxy, namespace, "unk", network.Name, pool, image,
+	failing := cmFaultConfig(proxy, e, "unk",
 		fmt.Sprintf("  timeouts {\n    create = %q\n  }", createTimeout.String()))
 	var lost <-chan struct{}
 	healed := make(chan struct{})
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             func(*terraform.State) error { return cmCheckGone(t, network.Name, pool, m) },
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					lost = proxy.LoseReplyTo(acctest.ProcDomainDefineXMLFlags, time.Second)
-					go func() {
-						defer close(healed)
-						select {
-						case <-lost:
-						case <-time.After(5 * time.Minute):
-							return
-						}
-						// The daemon "goes down" right after the define (before the
-						// provider's first retry, 500 ms later): every link cut, every
-						// new one refused. It comes back only after the create's deadline
-						// (the create began before the define, so this is past it).
-						proxy.Refuse()
-						proxy.Cut()
-						time.Sleep(createTimeout)
-						proxy.Accept()
-					}()
-				},
-				Config: failing,
-				// What is left on the host is checked below.
-				ExpectError: wordsRegexp(`defining domain ` + m.domain + ` failed: `),
+	e.test(t, m, []resource.TestStep{
+		{
+			PreConfig: func() {
+				lost = proxy.LoseReplyTo(acctest.ProcDomainDefineXMLFlags, time.Second)
+				go func() {
+					defer close(healed)
+					select {
+					case <-lost:
+					case <-time.After(5 * time.Minute):
+						return
+					}
+					// The daemon "goes down" right after the define (before the
+					// provider's first retry, 500 ms later): every link cut, every
+					// new one refused. It comes back only after the create's deadline
+					// (the create began before the define, so this is past it).
+					proxy.Refuse()
+					proxy.Cut()
+					time.Sleep(createTimeout)
+					proxy.Accept()
+				}()
 			},
-			{
-				PreConfig: func() {
-					<-healed
-					if err := lostHappened("domain define", lost); err != nil {
-						t.Fatal(err)
-					}
-					errs := []error{cmCheckGone(t, network.Name, pool, m)}
-					if doms := cmDomainsOf(t, namespace); len(doms) > 0 {
-						errs = append(errs, fmt.Errorf("domains left: %v", slices.Sorted(maps.Keys(doms))))
-					}
-					if err := errors.Join(errs...); err != nil {
-						t.Errorf("after the failed create, the host still holds parts of the machine: %v", err)
-					}
-				},
-				Config:           cmFaultConfig(proxy, namespace, "unk", network.Name, pool, image, ""),
-				ConfigPlanChecks: emptyPlanAfterApply,
+			Config: failing,
+			// What is left on the host is checked below.
+			ExpectError: wordsRegexp(`defining domain ` + m.domain + ` failed: `),
+		},
+		{
+			PreConfig: func() {
+				<-healed
+				if err := lostHappened("domain define", lost); err != nil {
+					t.Fatal(err)
+				}
+				errs := []error{cmCheckGone(t, network.Name, pool, m)}
+				if doms := cmDomainsOf(t, e.namespace); len(doms) > 0 {
+					errs = append(errs, fmt.Errorf("domains left: %v", slices.Sorted(maps.Keys(doms))))
+				}
+				if err := errors.Join(errs...); err != nil {
+					t.Errorf("after the failed create, the host still holds parts of the machine: %v", err)
+				}
 			},
+			Config:           cmFaultConfig(proxy, e, "unk", ""),
+			ConfigPlanChecks: emptyPlanAfterApply,
 		},
 	})
 }

@@ -68,27 +68,16 @@ func (d *clusterDataSource) Configure(_ context.Context, req datasource.Configur
 	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
 }
 
+func (m *clusterModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
 func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m clusterModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := m.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	r, err := workflow.CheckInfrastructure(ctx, d.client, m.Network.ValueString(), m.BasePool.ValueString(), m.DomainPool.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to check cluster infrastructure on "+d.client.URI().String(), err.Error())
-		return
-	}
-	m.ID = types.StringValue(m.Network.ValueString() + "/" + m.BasePool.ValueString() + "/" + m.DomainPool.ValueString())
-	m.Ready = types.BoolValue(r.Ready)
-	m.Reason = types.StringValue(r.Reason)
-	m.Message = types.StringValue(r.Message)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	readData(ctx, req, resp, time.Minute, "Unable to check cluster infrastructure on "+d.client.URI().String(), func(ctx context.Context, m *clusterModel) error {
+		r, err := workflow.CheckInfrastructure(ctx, d.client, m.Network.ValueString(), m.BasePool.ValueString(), m.DomainPool.ValueString())
+		if err != nil {
+			return err
+		}
+		m.ID = types.StringValue(m.Network.ValueString() + "/" + m.BasePool.ValueString() + "/" + m.DomainPool.ValueString())
+		m.Ready, m.Reason, m.Message = types.BoolValue(r.Ready), types.StringValue(r.Reason), types.StringValue(r.Message)
+		return nil
+	})
 }

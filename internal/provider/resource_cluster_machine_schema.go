@@ -27,20 +27,9 @@ func (r *clusterMachineResource) Metadata(_ context.Context, req resource.Metada
 func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	required := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{
-			MarkdownDescription: desc + " Changing it replaces the machine.",
-			Required:            true,
-			Validators:          []validator.String{stringvalidator.RegexMatches(nonBlank, "must not be empty")},
-			PlanModifiers:       replace,
-		}
+		return requiredReplace(desc+" Changing it replaces the machine.", stringvalidator.RegexMatches(nonBlank, "must not be empty"))
 	}
-	computed := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{
-			MarkdownDescription: desc,
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		}
-	}
+	computed := computedString
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Cluster API style machine: a qcow2 overlay on a base image, a NoCloud seed (`instance-id` = `uid`, " +
 			"`local-hostname` = `name`, `user-data` = `user_data`), a DHCP reservation and a domain, all named by fixed rules " +

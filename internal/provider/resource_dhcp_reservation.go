@@ -14,8 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -55,26 +53,12 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 			"to the running network (no restart, guests keep their links) and to its persistent definition; only to the " +
 			"definition when the network is inactive. Changing `ip` or `hostname` modifies the entry in place.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "`<network>/<mac>`, also the import id.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"network": schema.StringAttribute{
-				MarkdownDescription: "Name of the libvirt network. Changing it replaces the reservation.",
-				Required:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")},
-			},
-			"mac": schema.StringAttribute{
-				MarkdownDescription: "MAC address, `aa:bb:cc:dd:ee:ff` (stored in lower case). Changing it replaces the reservation.",
-				Required:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators: []validator.String{
-					stringvalidator.RegexMatches(macRegexp, "must be a MAC address of six colon-separated hex pairs, e.g. 52:54:00:12:34:56"),
-					lowerCaseValidator{what: "MAC address"},
-				},
-			},
+			"id": computedString("`<network>/<mac>`, also the import id."),
+			"network": requiredReplace("Name of the libvirt network. Changing it replaces the reservation.",
+				stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")),
+			"mac": requiredReplace("MAC address, `aa:bb:cc:dd:ee:ff` (stored in lower case). Changing it replaces the reservation.",
+				stringvalidator.RegexMatches(macRegexp, "must be a MAC address of six colon-separated hex pairs, e.g. 52:54:00:12:34:56"),
+				lowerCaseValidator{what: "MAC address"}),
 			"ip": schema.StringAttribute{
 				MarkdownDescription: "IPv4 address to give that MAC. It must sit inside one of the network's IPv4 subnets and not be " +
 					"its network, broadcast or own (gateway) address.",

@@ -70,45 +70,41 @@ func TestAccDHCPReservation_live(t *testing.T) {
 	acctest.RequireAcc(t)
 	net := acctest.CreateNetwork(t, true)
 	mac := "52:54:00:aa:bb:01"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkHost(t, net.Name, mac, nil),
-		Steps: []resource.TestStep{
-			{
-				Config: reservationConfig(net.Name, mac, net.Addr(10), "web"),
-				Check:  checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(10), Name: "web"}),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_dhcp_reservation.r", tfjsonpath.New("id"), knownvalue.StringExact(net.Name+"/"+mac)),
-				},
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+	reservationTest(t, net.Name, mac, []resource.TestStep{
+		{
+			Config: reservationConfig(net.Name, mac, net.Addr(10), "web"),
+			Check:  checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(10), Name: "web"}),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_dhcp_reservation.r", tfjsonpath.New("id"), knownvalue.StringExact(net.Name+"/"+mac)),
 			},
-			{
-				ResourceName:            "libvirt_dhcp_reservation.r",
-				ImportState:             true,
-				ImportStateId:           net.Name + "/" + strings.ToUpper(mac),
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		{
+			ResourceName:            "libvirt_dhcp_reservation.r",
+			ImportState:             true,
+			ImportStateId:           net.Name + "/" + strings.ToUpper(mac),
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"timeouts"},
+		},
+		{
+			// ip and hostname change in place, live and persistently.
+			Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
-			{
-				// ip and hostname change in place, live and persistently.
-				Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+			Check: checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+		},
+		{
+			// Removed out of band: the next plan puts it back.
+			PreConfig: func() {
+				acctest.ChangeDHCPHost(t, net.Name, netaddr.Delete, netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)})
 			},
-			{
-				// Removed out of band: the next plan puts it back.
-				PreConfig: func() {
-					acctest.ChangeDHCPHost(t, net.Name, netaddr.Delete, netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)})
-				},
-				Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionCreate)},
-				},
-				Check: checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+			Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionCreate)},
 			},
+			Check: checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
 		},
 	})
 }
@@ -118,15 +114,11 @@ func TestAccDHCPReservation_inactiveNetwork(t *testing.T) {
 	acctest.RequireAcc(t)
 	net := acctest.CreateNetwork(t, false)
 	mac := "52:54:00:aa:bb:02"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkHost(t, net.Name, mac, nil),
-		Steps: []resource.TestStep{{
-			Config:           reservationConfig(net.Name, mac, net.Addr(20), "db"),
-			Check:            checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(20), Name: "db"}),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-		}},
-	})
+	reservationTest(t, net.Name, mac, []resource.TestStep{{
+		Config:           reservationConfig(net.Name, mac, net.Addr(20), "db"),
+		Check:            checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(20), Name: "db"}),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+	}})
 }
 
 func TestAccDHCPReservation_badInput(t *testing.T) {
@@ -135,17 +127,13 @@ func TestAccDHCPReservation_badInput(t *testing.T) {
 	other := "52:54:00:aa:bb:03"
 	acctest.ChangeDHCPHost(t, net.Name, netaddr.Add, netaddr.DHCPHost{MAC: other, IP: net.Addr(30)})
 	mac := "52:54:00:aa:bb:04"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkHost(t, net.Name, mac, nil),
-		Steps: []resource.TestStep{
-			{Config: reservationConfig(net.Name, mac, "10.1.2.3", ""), ExpectError: acctest.ErrorText("ip 10.1.2.3 is outside network " + net.Name + "'s subnets (" + net.Prefix + ".0/24)")},
-			{Config: reservationConfig(net.Name, mac, net.Addr(1), ""), ExpectError: acctest.ErrorText("is network " + net.Name + "'s own address (the guests' gateway)")},
-			{Config: reservationConfig(net.Name, mac, net.Addr(255), ""), ExpectError: acctest.ErrorText("is the broadcast address of " + net.Prefix + ".0/24")},
-			{Config: reservationConfig(net.Name, mac, net.Addr(30), ""), ExpectError: acctest.ErrorText("is already reserved for MAC " + other)},
-			{Config: reservationConfig(net.Name, other, net.Addr(31), ""), ExpectError: acctest.ErrorText("already has a DHCP host entry for MAC " + other)},
-			{Config: reservationConfig("tfacc-no-such-net", mac, "10.0.0.5", ""), ExpectError: acctest.ErrorText(`Network "tfacc-no-such-net" does not exist`)},
-		},
+	reservationTest(t, net.Name, mac, []resource.TestStep{
+		{Config: reservationConfig(net.Name, mac, "10.1.2.3", ""), ExpectError: acctest.ErrorText("ip 10.1.2.3 is outside network " + net.Name + "'s subnets (" + net.Prefix + ".0/24)")},
+		{Config: reservationConfig(net.Name, mac, net.Addr(1), ""), ExpectError: acctest.ErrorText("is network " + net.Name + "'s own address (the guests' gateway)")},
+		{Config: reservationConfig(net.Name, mac, net.Addr(255), ""), ExpectError: acctest.ErrorText("is the broadcast address of " + net.Prefix + ".0/24")},
+		{Config: reservationConfig(net.Name, mac, net.Addr(30), ""), ExpectError: acctest.ErrorText("is already reserved for MAC " + other)},
+		{Config: reservationConfig(net.Name, other, net.Addr(31), ""), ExpectError: acctest.ErrorText("already has a DHCP host entry for MAC " + other)},
+		{Config: reservationConfig("tfacc-no-such-net", mac, "10.0.0.5", ""), ExpectError: acctest.ErrorText(`Network "tfacc-no-such-net" does not exist`)},
 	})
 }
 
@@ -174,13 +162,19 @@ func TestAccDHCPReservation_ipv6First(t *testing.T) {
 		{Address: "10.199.42.1", Prefix: 24, DHCP: dhcp("10.199.42.100", "10.199.42.199")},
 	}}, true)
 	mac := "52:54:00:aa:bb:06"
+	reservationTest(t, name, mac, []resource.TestStep{{
+		Config:           reservationConfig(name, mac, "10.199.42.10", "v4"),
+		Check:            checkHost(t, name, mac, &netaddr.DHCPHost{MAC: mac, IP: "10.199.42.10", Name: "v4"}),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+	}})
+}
+
+// reservationTest runs steps on libvirt_dhcp_reservation.r for mac on network;
+// CheckDestroy asks libvirt that the entry is gone.
+func reservationTest(t *testing.T, network, mac string, steps []resource.TestStep) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkHost(t, name, mac, nil),
-		Steps: []resource.TestStep{{
-			Config:           reservationConfig(name, mac, "10.199.42.10", "v4"),
-			Check:            checkHost(t, name, mac, &netaddr.DHCPHost{MAC: mac, IP: "10.199.42.10", Name: "v4"}),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-		}},
+		CheckDestroy:             checkHost(t, network, mac, nil),
+		Steps:                    steps,
 	})
 }

@@ -48,18 +48,9 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"What libvirt fills in by itself (the bridge name when none is given, the bridge's MAC, the uuid, STP and " +
 			"forward delay, NAT port ranges) never shows as a change.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "The network's UUID.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": schema.StringAttribute{
-				MarkdownDescription: "Network name, unique on the host; also the import id. Changing it replaces the network.",
-				Required:            true,
-				PlanModifiers:       replaceStr,
-				Validators: []validator.String{stringvalidator.RegexMatches(objectNameRegexp,
-					"must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")},
-			},
+			"id": computedString("The network's UUID."),
+			"name": requiredReplace("Network name, unique on the host; also the import id. Changing it replaces the network.",
+				stringvalidator.RegexMatches(objectNameRegexp, "must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
 			"mode": schema.StringAttribute{
 				MarkdownDescription: "How guests reach the outside: `nat` (default: masqueraded behind the host's address), `route` " +
 					"(routed, no NAT — the LAN needs a route back), `open` (routed, libvirt adds no firewall rules), `isolated` " +
@@ -119,16 +110,9 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"dhcp": schema.SingleNestedBlock{
 				MarkdownDescription: "DHCP served by dnsmasq. Without this block the network has no DHCP server. Adding or " +
 					"removing the block, `enabled` or `ranges` replaces the network; `hosts` change in place.",
-				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(presenceChanged,
-					"Adding or removing the dhcp block replaces the network.", "Adding or removing the `dhcp` block replaces the network.")},
+				PlanModifiers: replacedOnPresence("dhcp"),
 				Attributes: map[string]schema.Attribute{
-					"enabled": schema.BoolAttribute{
-						MarkdownDescription: "Serve DHCP. Default `true`; `false` is the same as no block.",
-						Optional:            true,
-						Computed:            true,
-						Default:             booldefault.StaticBool(true),
-						PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
-					},
+					"enabled": enabledAttr("Serve DHCP. Default `true`; `false` is the same as no block."),
 					"ranges": schema.ListNestedAttribute{
 						MarkdownDescription: "Address ranges handed out, inclusive; each lies inside one subnet of `addresses`, " +
 							"IPv4 or IPv6 (libvirt serves DHCP on one subnet per family). Default (when the network is made; " +
@@ -165,16 +149,9 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "DNS served by dnsmasq on the host's addresses. Without this block libvirt's default applies " +
 					"(DNS on, nothing extra). Adding or removing the block, `enabled` or `forwarders` replaces the network; " +
 					"`hosts` change in place.",
-				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(presenceChanged,
-					"Adding or removing the dns block replaces the network.", "Adding or removing the `dns` block replaces the network.")},
+				PlanModifiers: replacedOnPresence("dns"),
 				Attributes: map[string]schema.Attribute{
-					"enabled": schema.BoolAttribute{
-						MarkdownDescription: "Serve DNS. Default `true`. `false` turns dnsmasq's DNS off (DHCP still works).",
-						Optional:            true,
-						Computed:            true,
-						Default:             booldefault.StaticBool(true),
-						PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
-					},
+					"enabled": enabledAttr("Serve DNS. Default `true`. `false` turns dnsmasq's DNS off (DHCP still works)."),
 					"hosts": schema.SetNestedAttribute{
 						MarkdownDescription: "Extra names dnsmasq answers, applied live without restarting the network. " +
 							"Each ip and each hostname appears once. Omitted (null): entries are left alone; set (even to `[]`): " +
@@ -200,4 +177,16 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
 	}
+}
+
+// replacedOnPresence replaces the network when block is added or removed.
+func replacedOnPresence(block string) []planmodifier.Object {
+	return []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(presenceChanged,
+		"Adding or removing the "+block+" block replaces the network.", "Adding or removing the `"+block+"` block replaces the network.")}
+}
+
+// enabledAttr is a block's `enabled` switch: default true; a change replaces the network.
+func enabledAttr(desc string) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: desc, Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+		PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}}
 }

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -39,6 +38,17 @@ func networkXML(t *testing.T, name string, live bool) (*libvirtxml.Network, erro
 		return st.Live, nil
 	}
 	return st.Def, nil
+}
+
+// checkLiveXML checks the live XML of network name with check.
+func checkLiveXML(t *testing.T, name string, check func(*libvirtxml.Network) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		x, err := networkXML(t, name, true)
+		if err != nil {
+			return err
+		}
+		return check(x)
+	}
 }
 
 // netLiveness is what changes when a network is restarted: dnsmasq's pid and the bridge's
@@ -160,9 +170,7 @@ resource "libvirt_network" "n" {
 
 func TestAccNetwork_lifecycle(t *testing.T) {
 	acctest.RequireAcc(t)
-	name := acctest.RandomName("net")
-	// 10.150-199.x: apart from acctest.CreateNetwork's 10.200-249.x.
-	v4 := fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
+	name, v4 := netTestName()
 	v6 := fmt.Sprintf("fd00:%x:%x", rand.IntN(0xffff)+1, rand.IntN(0xffff)+1)
 	addrs := [][2]string{{v4 + ".1", "24"}, {v6 + "::1", "64"}}
 	rng := []string{v4 + ".100", v4 + ".199", v6 + "::100", v6 + "::1ff"}
@@ -212,93 +220,56 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 			return nil
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
-		Steps: []resource.TestStep{
-			{
-				Config: conf.String(),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkNetworkXML(t, name, "isolated", addrs, rng, nil, []dnsEntry{{v4 + ".10", []string{"db"}}}),
-					checkAutostart(false),
-					remember,
-				),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
-					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
-					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("hosts"), knownvalue.Null()),
-				},
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+	hostStep := func(c netConf, hosts []netHost, dns []dnsEntry, more ...resource.TestCheckFunc) resource.TestStep {
+		return resource.TestStep{Config: c.String(), ConfigPlanChecks: netChange(plancheck.ResourceActionUpdate),
+			Check: resource.ComposeAggregateTestCheckFunc(append(more, checkNetworkXML(t, name, "isolated", addrs, rng, hosts, dns), notRestarted)...)}
+	}
+	netTest(t, name, []resource.TestStep{
+		{
+			Config: conf.String(),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				checkNetworkXML(t, name, "isolated", addrs, rng, nil, []dnsEntry{{v4 + ".10", []string{"db"}}}),
+				checkAutostart(false),
+				remember,
+			),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
+				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
+				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("hosts"), knownvalue.Null()),
 			},
-			{
-				ResourceName:            "libvirt_network.n",
-				ImportState:             true,
-				ImportStateId:           name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
-			{
-				// import { } block: the plan after import must be a no-op.
-				ResourceName:    "libvirt_network.n",
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   name,
-			},
-			{
-				// DHCP and DNS host entries and autostart change in place, live and persistently,
-				// without restarting the network.
-				Config: withHosts.String(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkNetworkXML(t, name, "isolated", addrs, rng,
-						[]netHost{{"52:54:00:aa:cc:01", v4 + ".50", "web"}},
-						[]dnsEntry{{v4 + ".10", []string{"db"}}, {v6 + "::11", []string{"cache", "cache6"}}}),
-					checkAutostart(true),
-					notRestarted,
-				),
-			},
-			{
-				// Modify a DHCP host, add another; change a DNS host's names, remove another.
-				Config: modified.String(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkNetworkXML(t, name, "isolated", addrs, rng,
-						[]netHost{{"52:54:00:aa:cc:01", v4 + ".50", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
-						[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
-					notRestarted,
-				),
-			},
-			{
-				Config: moved.String(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkNetworkXML(t, name, "isolated", addrs, rng,
-						[]netHost{{"52:54:00:aa:cc:01", v4 + ".51", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
-						[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
-					notRestarted,
-				),
-			},
-			{
-				// A mode change replaces the network.
-				Config: open.String(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionReplace)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: checkNetworkXML(t, name, "open", addrs, rng,
-					[]netHost{{"52:54:00:aa:cc:01", v4 + ".51", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
-					[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
-			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		{
+			ResourceName:            "libvirt_network.n",
+			ImportState:             true,
+			ImportStateId:           name,
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"timeouts"},
+		},
+		{
+			// import { } block: the plan after import must be a no-op.
+			ResourceName:    "libvirt_network.n",
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   name,
+		},
+		// DHCP and DNS host entries and autostart change in place, live and persistently,
+		// without restarting the network.
+		hostStep(withHosts, []netHost{{"52:54:00:aa:cc:01", v4 + ".50", "web"}},
+			[]dnsEntry{{v4 + ".10", []string{"db"}}, {v6 + "::11", []string{"cache", "cache6"}}}, checkAutostart(true)),
+		// Modify a DHCP host, add another; change a DNS host's names, remove another.
+		hostStep(modified, []netHost{{"52:54:00:aa:cc:01", v4 + ".50", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
+			[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
+		hostStep(moved, []netHost{{"52:54:00:aa:cc:01", v4 + ".51", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
+			[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
+		{
+			// A mode change replaces the network.
+			Config:           open.String(),
+			ConfigPlanChecks: netChange(plancheck.ResourceActionReplace),
+			Check: checkNetworkXML(t, name, "open", addrs, rng,
+				[]netHost{{"52:54:00:aa:cc:01", v4 + ".51", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
+				[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
 		},
 	})
 }
@@ -306,8 +277,7 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 // Default DHCP range, an inactive network, and host entries left alone when not managed.
 func TestAccNetwork_defaultsInactive(t *testing.T) {
 	acctest.RequireAcc(t)
-	name := acctest.RandomName("net")
-	v4 := fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
+	name, v4 := netTestName()
 	config := func(active bool, hosts string) string {
 		if hosts != "" {
 			hosts = "hosts = " + hosts
@@ -345,50 +315,40 @@ resource "libvirt_network" "n" {
 			return nil
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
-		Steps: []resource.TestStep{
-			{
-				Config: config(false, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("ranges"),
-						knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-							"start": knownvalue.StringExact(v4 + ".2"), "end": knownvalue.StringExact(v4 + ".254")})}))},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(false)),
-				},
+	netTest(t, name, []resource.TestStep{
+		{
+			Config: config(false, ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("ranges"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"start": knownvalue.StringExact(v4 + ".2"), "end": knownvalue.StringExact(v4 + ".254")})}))},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
-			{
-				// A reservation made elsewhere is not this resource's business (dhcp.hosts omitted).
-				PreConfig: func() {
-					acctest.ChangeDHCPHost(t, name, netaddr.Add, netaddr.DHCPHost{MAC: "52:54:00:aa:cc:09", IP: v4 + ".9"})
-				},
-				Config:   config(false, ""),
-				PlanOnly: true,
-				Check:    persistentHosts("52:54:00:aa:cc:09=" + v4 + ".9"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(false)),
 			},
-			{
-				// Managed here from now on: the whole list is ours (inactive: persistent only).
-				Config: config(false, managed),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: persistentHosts("52:54:00:aa:cc:0a=" + v4 + ".10"),
+		},
+		{
+			// A reservation made elsewhere is not this resource's business (dhcp.hosts omitted).
+			PreConfig: func() {
+				acctest.ChangeDHCPHost(t, name, netaddr.Add, netaddr.DHCPHost{MAC: "52:54:00:aa:cc:09", IP: v4 + ".9"})
 			},
-			{
-				Config: config(true, managed),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
-				},
+			Config:   config(false, ""),
+			PlanOnly: true,
+			Check:    persistentHosts("52:54:00:aa:cc:09=" + v4 + ".9"),
+		},
+		{
+			// Managed here from now on: the whole list is ours (inactive: persistent only).
+			Config:           config(false, managed),
+			ConfigPlanChecks: netChange(plancheck.ResourceActionUpdate),
+			Check:            persistentHosts("52:54:00:aa:cc:0a=" + v4 + ".10"),
+		},
+		{
+			Config:           config(true, managed),
+			ConfigPlanChecks: netChange(plancheck.ResourceActionUpdate),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
 			},
 		},
 	})
@@ -430,242 +390,27 @@ func TestNetwork_validation(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: steps})
 }
 
-// A replaced network takes its running guests' bridge away: the plan warns (see
-// ModifyPlan), the apply goes through, and the guest is no longer connected.
-func TestAccNetwork_replaceInUse(t *testing.T) {
-	acctest.RequireAcc(t)
-	name := acctest.RandomName("net")
-	v4 := fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
-	config := func(mode string) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = %q
-  addresses = ["%s.0/24"]
-  dhcp {}
+// netTestName is a network name and a /24 prefix for it (10.150-199.x: apart from
+// acctest.CreateNetwork's 10.200-249.x).
+func netTestName() (name, v4 string) {
+	return acctest.RandomName("net"), fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
 }
-`, name, mode, v4)
+
+// netChange: the plan does action to libvirt_network.n, and after the apply nothing is
+// left to do.
+func netChange(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{
+		PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", action)},
+		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 	}
-	connections := func(want int) resource.TestCheckFunc {
-		return func(*terraform.State) error {
-			st, err := acctest.Client(t).ReadNetwork(context.Background(), name)
-			if err != nil {
-				return err
-			}
-			if st.Connections != want {
-				return fmt.Errorf("network %s has %d connections, want %d", name, st.Connections, want)
-			}
-			return nil
-		}
-	}
+}
+
+// netTest runs steps on libvirt_network.n, named name; CheckDestroy asks libvirt that
+// the network is gone.
+func netTest(t *testing.T, name string, steps []resource.TestStep) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
-		Steps: []resource.TestStep{
-			{Config: config("isolated"), Check: connections(0)},
-			{
-				// A diskless guest (it idles in the firmware) plugged into the network.
-				PreConfig: func() { startGuestOn(t, name) },
-				Config:    config("isolated"),
-				PlanOnly:  true,
-			},
-			{
-				Config: config("open"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionReplace)},
-				},
-				Check: connections(0),
-			},
-		},
-	})
-}
-
-// startGuestOn starts a transient, diskless domain with one interface on network, and
-// checks libvirt counts it; it is destroyed at cleanup.
-func startGuestOn(t *testing.T, network string) {
-	t.Helper()
-	acctest.StartGuestOn(t, network)
-	st, err := acctest.Client(t).ReadNetwork(context.Background(), network)
-	if err != nil || st.Connections != 1 {
-		t.Fatalf("network %s: connections %v (%v), want 1 with the guest running", network, st, err)
-	}
-}
-
-// mode = "bridge" puts guests on an existing host bridge (made here inside the test host's
-// network namespace).
-func TestAccNetwork_bridgeMode(t *testing.T) {
-	acctest.RequireAcc(t)
-	name := acctest.RandomName("net")
-	br := "tfaccbr" + strings.ToLower(name[len(name)-6:])
-	if out, err := exec.Command("ip", "link", "add", br, "type", "bridge").CombinedOutput(); err != nil {
-		t.Fatalf("create bridge %s (run inside the test host's netns): %v %s", br, err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", br).Run() })
-	config := acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = "bridge"
-  bridge    = %q
-  autostart = true
-}
-`, name, br)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: func(*terraform.State) error {
-					x, err := networkXML(t, name, true)
-					if err != nil {
-						return err
-					}
-					if x.Forward == nil || x.Forward.Mode != "bridge" || x.Bridge == nil || x.Bridge.Name != br || len(x.IPs) > 0 {
-						return fmt.Errorf("network %s: forward %+v bridge %+v ips %v; want mode bridge on %s, no addresses", name, x.Forward, x.Bridge, x.IPs, br)
-					}
-					return nil
-				},
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{ResourceName: "libvirt_network.n", ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: name},
-		},
-	})
-}
-
-// A network of that name exists already: the error says to import it, and the existing
-// network is left as it was.
-func TestAccNetwork_exists(t *testing.T) {
-	acctest.RequireAcc(t)
-	existing := acctest.CreateNetwork(t, true)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = "isolated"
-  addresses = ["10.149.0.0/24"]
-}
-`, existing.Name),
-			ExpectError: acctest.ErrorText(fmt.Sprintf("exists on the host already: import it (terraform import libvirt_network.<name> %s)", existing.Name)),
-		}},
-	})
-	st, err := acctest.Client(t).ReadNetwork(context.Background(), existing.Name)
-	if err != nil || !st.Active || len(st.Def.IPs) != 1 || st.Def.IPs[0].Address != existing.Addr(1) {
-		t.Fatalf("the existing network changed: %+v %v", st, err)
-	}
-}
-
-// NAT (the default mode) with DNS forwarders: what libvirt adds to a NAT network (port
-// ranges, bridge settings) is no diff, forwarders round-trip, import plans clean.
-func TestAccNetwork_natForwarders(t *testing.T) {
-	acctest.RequireAcc(t)
-	name := acctest.RandomName("net")
-	v4 := fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
-	config := acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  domain    = "nat.tfacc.test"
-  addresses = ["%s.254/24"]
-  dhcp {}
-  dns {
-    forwarders = [
-      { addr = "192.0.2.53" },
-      { domain = "corp.test", addr = "192.0.2.54" },
-      { domain = "local.test" },
-    ]
-  }
-}
-`, name, v4)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: func(*terraform.State) error {
-					x, err := networkXML(t, name, true)
-					if err != nil {
-						return err
-					}
-					if x.Forward == nil || x.Forward.Mode != "nat" || x.IPs[0].Address != v4+".254" {
-						return fmt.Errorf("network %s: forward %+v ip %+v, want nat with the host on .254", name, x.Forward, x.IPs)
-					}
-					if x.DNS == nil || len(x.DNS.Forwarders) != 3 || x.DNS.Forwarders[1].Domain != "corp.test" || x.DNS.Forwarders[2].Addr != "" {
-						return fmt.Errorf("network %s: DNS %+v, want the three forwarders", name, x.DNS)
-					}
-					return nil
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("mode"), knownvalue.StringExact("nat")),
-					// The host sits on .254: the default range is everything below it.
-					statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("ranges"),
-						knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-							"start": knownvalue.StringExact(v4 + ".1"), "end": knownvalue.StringExact(v4 + ".253")})})),
-				},
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{ResourceName: "libvirt_network.n", ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: name},
-		},
-	})
-}
-
-// A network made by hand (virsh style: netmask form, a DHCP range of its own) is imported
-// with a configuration that omits the ranges: the import plans clean, the network keeps
-// its range, and from then on host entries are managed live.
-func TestAccNetwork_importHandMade(t *testing.T) {
-	acctest.RequireAcc(t)
-	net := acctest.CreateNetwork(t, true) // .100-.199, netmask 255.255.255.0
-	config := func(hosts string) string {
-		h := ""
-		if hosts != "" {
-			h = "hosts = " + hosts
-		}
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = "isolated"
-  addresses = ["%s.0/24"]
-  dhcp {
-    %s
-  }
-}
-`, net.Name, net.Prefix, h)
-	}
-	host := fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:31", ip = "%s" }]`, net.Addr(31))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + net.Name: acctest.NetworkLookup(net.Name)}),
-		Steps: []resource.TestStep{
-			{
-				// import { } block: a no-op plan.
-				Config:          config(""),
-				ResourceName:    "libvirt_network.n",
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   net.Name,
-			},
-			{
-				// terraform import, kept in state for the next steps.
-				Config:             config(""),
-				ResourceName:       "libvirt_network.n",
-				ImportState:        true,
-				ImportStateId:      net.Name,
-				ImportStatePersist: true,
-			},
-			{
-				Config:   config(""),
-				PlanOnly: true,
-			},
-			{
-				Config: config(host),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: checkNetworkXML(t, net.Name, "isolated", [][2]string{{net.Addr(1), "0"}}, []string{net.Addr(100), net.Addr(199)},
-					[]netHost{{"52:54:00:aa:cc:31", net.Addr(31), ""}}, nil),
-			},
-		},
+		Steps:                    steps,
 	})
 }
