@@ -33,12 +33,14 @@ type fake struct {
 	// (UUID -> name) and the volumes made (key -> volume), which the rollback must empty.
 	source  *libvirt.DomainStatus
 	defined map[string]string
-	volumes map[string]*libvirt.VolumeInfo
-	pools   map[string]bool
+	// definedXML is the definition of each domain in defined.
+	definedXML map[string]string
+	volumes    map[string]*libvirt.VolumeInfo
+	pools      map[string]bool
 }
 
 func newFake() *fake {
-	return &fake{fail: map[string]error{}, failAt: map[int]error{}, defined: map[string]string{},
+	return &fake{fail: map[string]error{}, failAt: map[int]error{}, defined: map[string]string{}, definedXML: map[string]string{},
 		volumes: map[string]*libvirt.VolumeInfo{}, pools: map[string]bool{"default": true}}
 }
 
@@ -98,6 +100,7 @@ func (f *fake) DefineDomain(_ context.Context, name, xml string) (libvirt.Domain
 			f.status.XML = xml
 		} else {
 			f.defined[d.UUID] = name
+			f.definedXML[d.UUID] = xml
 		}
 	}
 	return dom, err
