@@ -146,11 +146,12 @@ func FuzzParseURIPassword(f *testing.F) {
 	f.Add("qemu+carrier", "s3cret", "host/system?bogus=1")
 	f.Add("qemu", "p%zzw0rd", "[::1/system")
 	f.Fuzz(func(t *testing.T, scheme, password, rest string) {
-		if password == "" || strings.ContainsAny(password, "/?#@") || strings.ContainsAny(scheme, "/?#@:") {
+		// A password of x's is what the redaction writes itself (user:xxxxx@): no leak to see.
+		if strings.Trim(password, "x") == "" || strings.ContainsAny(password, "/?#@") || strings.ContainsAny(scheme, "/?#@:") {
 			return
 		}
 		_, err := ParseURI(scheme + "://user:" + password + "@" + rest)
-		if err != nil && strings.Contains(err.Error(), "user:"+password) {
+		if err != nil && strings.Contains(err.Error(), "user:"+password+"@") {
 			t.Fatalf("error shows the password %q: %v", password, err)
 		}
 	})
