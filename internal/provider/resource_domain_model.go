@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -105,14 +104,6 @@ func (r *domainResource) resolve(ctx context.Context, m *domainModel) (domainxml
 		s.Ignition.Path = p
 	}
 	return s, nil
-}
-
-func parseDomain(text string) (*libvirtxml.Domain, error) {
-	var d libvirtxml.Domain
-	if err := d.Unmarshal(text); err != nil {
-		return nil, fmt.Errorf("parse domain XML: %w", err)
-	}
-	return &d, nil
 }
 
 // read builds the model from libvirt: the persistent definition for what the user
@@ -272,20 +263,6 @@ func priorNIC(prior *domainModel, i int, mac string) *nicModel {
 		return &prior.Interfaces[i]
 	}
 	return nil
-}
-
-func known(v interface {
-	IsNull() bool
-	IsUnknown() bool
-}) bool {
-	return !v.IsNull() && !v.IsUnknown()
-}
-
-func optString(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
 }
 
 // fillUnknowns makes a plan storable as state when the domain could not be read back.
