@@ -51,3 +51,13 @@ func knownString(v types.String) string {
 	}
 	return v.ValueString()
 }
+
+// nullIfUnknown sets every unknown value among vs to null: for a plan stored as state
+// when the object could not be read back.
+func nullIfUnknown(vs ...*types.String) {
+	for _, v := range vs {
+		if v.IsUnknown() {
+			*v = types.StringNull()
+		}
+	}
+}
