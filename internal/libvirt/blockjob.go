@@ -7,13 +7,15 @@ import (
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt/rpc"
 )
 
 // blockJobAbortBudget bounds how long endBlockJob keeps trying to end a block job. It is
 // the settling budget: long enough to ride out a daemon restart and the breaker's
 // cool-down, short enough that a wedged daemon cannot hold an apply (or its Ctrl-C) for
 // long. A variable so that tests can shorten it.
-var blockJobAbortBudget = settleBudget
+var blockJobAbortBudget = rpc.SettleBudget
 
 // BlockJobRunningError says that a block copy job could not be ended: QEMU may still be
 // mirroring the disk into Dest, so Dest was kept (deleting it would leave the job writing
@@ -79,7 +81,7 @@ func (c *Client) endBlockJob(ctx context.Context, domainID, disk, op string) (fi
 			return first, fmt.Errorf("%w (gave up after %d aborts in %s)", err, attempt, blockJobAbortBudget)
 		case <-t.C:
 		}
-		wait = min(2*wait, settleWaitMax)
+		wait = min(2*wait, rpc.SettleWaitMax)
 	}
 }
 

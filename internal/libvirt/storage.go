@@ -14,6 +14,7 @@ import (
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt/rpc"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/qcow2"
 )
 
@@ -498,7 +499,7 @@ const downloadStall = 5 * time.Second
 
 // errShortStream is our verdict that the connection is unusable (a transport error): the
 // pool drops it, and the download resumes on a fresh one.
-var errShortStream error = &connUnusable{"the download stream ended early or stalled; dropping the connection"}
+var errShortStream = rpc.Unusable("the download stream ended early or stalled; dropping the connection")
 
 // downloadOnce downloads length bytes from offset on one connection and returns how
 // many bytes it wrote to w.
@@ -547,7 +548,7 @@ func (c *Client) downloadOnce(ctx context.Context, ref VolumeRef, w io.Writer, o
 
 // errWedged is our verdict that the connection is unusable (a transport error): the pool
 // drops it.
-var errWedged error = &connUnusable{"the stream call did not return; dropping the connection"}
+var errWedged = rpc.Unusable("the stream call did not return; dropping the connection")
 
 // streamWriter counts what the stream delivers, never passes on more than limit bytes,
 // and stops writing once the caller gave up on the call.

@@ -76,6 +76,9 @@ func (e *PoolInactiveError) Error() string {
 		"set autostart = true on its libvirt_pool (or run `virsh pool-autostart %s`)", e.Pool, e.Volume, e.Pool, e.Pool)
 }
 
+// FromAnswer makes it an rpc.Verdict: drawn from libvirt's answers, never the transport.
+func (e *PoolInactiveError) FromAnswer() {}
+
 // volumeLookups are the calls LookupVolume makes (a *golibvirt.Libvirt; a fake in tests).
 type volumeLookups interface {
 	StorageVolLookupByKey(key string) (golibvirt.StorageVol, error)
