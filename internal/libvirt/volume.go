@@ -196,3 +196,14 @@ func (c *Client) VolumePath(ctx context.Context, ref VolumeRef) (string, error) 
 	})
 	return path, err
 }
+
+// DeleteVolume removes a volume. A volume already gone is ErrNotFound.
+func (c *Client) DeleteVolume(ctx context.Context, ref VolumeRef) error {
+	return c.Write(ctx, "delete volume "+ref.String(), func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, ref)
+		if err != nil {
+			return err
+		}
+		return l.StorageVolDelete(v, 0)
+	})
+}
