@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/digitalocean/go-libvirt/libvirttest"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
 )
 
 // procDomainBlockCopy is REMOTE_PROC_DOMAIN_BLOCK_COPY.
@@ -152,13 +154,12 @@ func TestBlockCopyCloneAndExportTakeTurns(t *testing.T) {
 	}
 }
 
+// waitUntil waits up to 10 s for cond.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
+	err := poll.Until(context.Background(), poll.Options{Every: 10 * time.Millisecond, Timeout: 10 * time.Second},
+		func(context.Context) (bool, error) { return cond(), nil })
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
