@@ -12,7 +12,8 @@ import (
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
-	"libvirt.org/go/libvirtxml"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
 )
 
 // Export methods: how ExportVolume got a copy in the wanted format.
@@ -28,7 +29,7 @@ type ExportOptions struct {
 	Log func(msg string, fields map[string]any)
 	// TempName names the temporary volume (tests); default <volume>.tfexport-<random>.<format>.
 	TempName string
-	// BlockJobPoll is how often a block copy's progress is polled (default 500 ms).
+	// BlockJobPoll is how often a block copy's progress is polled (default 200 ms, BlockCopy's).
 	BlockJobPoll time.Duration
 }
 
@@ -184,11 +185,10 @@ func (c *Client) convertInto(ctx context.Context, src VolumeRef, tmp VolumeSpec)
 	return key, err
 }
 
-// blockCopy fills a new temporary volume through a block copy job of the running domain
-// that has the volume open, and ends the job without pivot once the copy is in sync:
-// the guest stays on its own disk and the copy holds the disk as it was at that moment.
-// A job it cannot end (see endBlockJob) is a *BlockJobRunningError: the caller must keep
-// tmp then.
+// blockCopy fills a new temporary volume through a BlockCopy of the running domain that
+// has the volume open: the guest stays on its own disk and the copy holds the disk as it
+// was at that moment. A job it cannot end is a *BlockJobRunningError: the caller must
+// keep tmp then.
 func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec, opts ExportOptions) (key string, err error) {
 	vol, err := c.create(ctx, tmp, tmp.Capacity, nil)
 	if err != nil {
@@ -203,121 +203,18 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 	if err != nil {
 		return "", err
 	}
-	dest := libvirtxml.DomainDisk{
-		Source: &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: path}},
-		Driver: &libvirtxml.DomainDiskDriver{Type: tmp.Format},
-	}
-	destXML, err := dest.Marshal()
+	err = c.BlockCopy(ctx, BlockCopyJob{
+		Domain: user.Domain, Disk: user.Target, Dest: path, Format: tmp.Format,
+		DestName: "temporary volume " + tmp.String(),
+		Cleanup:  fmt.Sprintf("virsh vol-delete --pool %s %s", tmp.Pool, tmp.Name),
+		Refused: fmt.Sprintf("the volume is a disk of running domain %s: shut it down (running = false) or "+
+			"snapshot it and export while it is stopped", user.Domain.Name),
+		Poll: opts.BlockJobPoll,
+	})
 	if err != nil {
 		return "", err
-	}
-	domName, disk := user.Domain.Name, user.Target
-	// QEMU runs one block job per disk: exports of the same disk (several resources in one
-	// apply) take turns within this process, and a job someone else runs on the disk (a
-	// clone, a backup) is waited for.
-	unlock := lockExportDisk(c.uri.String() + "|" + UUIDString(user.Domain) + "|" + disk)
-	defer unlock()
-	op := fmt.Sprintf("block copy of disk %s of domain %s into %s", disk, domName, tmp)
-	for {
-		err = c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
-			return l.DomainBlockCopy(user.Domain, disk, destXML, nil,
-				golibvirt.DomainBlockCopyReuseExt|golibvirt.DomainBlockCopyTransientJob)
-		})
-		if err == nil || !HasCode(err, golibvirt.ErrBlockCopyActive) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("%w (waited for another block job on disk %s of domain %s to end)", err, disk, domName)
-		case <-time.After(time.Second):
-		}
-	}
-	if err != nil && !IsTransport(err) {
-		return "", fmt.Errorf("%w; the volume is a disk of running domain %s: shut it down (running = false) or "+
-			"snapshot it and export while it is stopped", err, domName)
-	}
-	// From here a job may run (a copy whose answer was lost may have started it too), and
-	// it is ended whatever happens.
-	endJob := func() (first, err error) {
-		first, err = c.endBlockJob(ctx, UUIDString(user.Domain), disk, op)
-		if err != nil {
-			err = &BlockJobRunningError{Domain: domName, Disk: disk, Dest: "temporary volume " + tmp.String(),
-				Cleanup: fmt.Sprintf("virsh vol-delete --pool %s %s", tmp.Pool, tmp.Name), Err: err}
-		}
-		return first, err
-	}
-	started := true
-	defer func() {
-		if started { // still running: failed or cancelled before the end
-			if _, aerr := endJob(); aerr != nil {
-				err = fmt.Errorf("%w; %w", err, aerr)
-			}
-		}
-	}()
-	if err != nil {
-		return "", err
-	}
-	poll := opts.BlockJobPoll
-	if poll <= 0 {
-		poll = 500 * time.Millisecond
-	}
-	tick := time.NewTicker(poll)
-	defer tick.Stop()
-	for {
-		var found int32
-		var cur, end uint64
-		err := c.Read(ctx, "poll "+op, func(l *golibvirt.Libvirt) error {
-			var err error
-			found, _, _, cur, end, err = l.DomainGetBlockJobInfo(user.Domain, disk, 0)
-			return err
-		})
-		if err != nil {
-			return "", err
-		}
-		if found == 0 {
-			return "", fmt.Errorf("%s: the job ended before the copy was in sync (the domain may have stopped or the copy failed; see libvirtd's log)", op)
-		}
-		// libvirt reports cur < end until the mirror is ready (in sync).
-		if end > 0 && cur == end {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("%s: %w", op, ctx.Err())
-		case <-tick.C:
-		}
-	}
-	// Ending a ready copy without pivot leaves the copy as of this moment — when libvirt
-	// accepts that first abort. A job that ended otherwise (a lost answer, a later try)
-	// may have ended for another reason too: its copy is not trusted.
-	started = false
-	first, err := endJob()
-	if err != nil {
-		return "", err
-	}
-	if first != nil {
-		return "", fmt.Errorf("%w (the job was ended on a later try, so this copy is not used and the "+
-			"temporary volume is removed: export again)", first)
 	}
 	return vol.Key, nil
-}
-
-var (
-	exportDiskLocksMu sync.Mutex
-	exportDiskLocks   = map[string]*sync.Mutex{}
-)
-
-// lockExportDisk takes the per-disk lock of key and returns its release.
-func lockExportDisk(key string) func() {
-	exportDiskLocksMu.Lock()
-	m, ok := exportDiskLocks[key]
-	if !ok {
-		m = &sync.Mutex{}
-		exportDiskLocks[key] = m
-	}
-	exportDiskLocksMu.Unlock()
-	m.Lock()
-	return m.Unlock
 }
 
 // removeTemp deletes a temporary volume by name, whether or not it was made: on its own
@@ -327,8 +224,9 @@ func lockExportDisk(key string) func() {
 func (c *Client) removeTemp(ctx context.Context, tmp VolumeSpec) error {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
 	defer cancel()
-	for {
-		err := c.Write(dctx, "delete temporary volume "+tmp.String(), func(l *golibvirt.Libvirt) error {
+	var last error
+	err := poll.Until(dctx, poll.Options{Every: time.Second}, func(dctx context.Context) (bool, error) {
+		last = c.Write(dctx, "delete temporary volume "+tmp.String(), func(l *golibvirt.Libvirt) error {
 			v, err := LookupVolume(l, VolumeRef{Pool: tmp.Pool, Name: tmp.Name})
 			if err != nil {
 				return err
@@ -336,19 +234,17 @@ func (c *Client) removeTemp(ctx context.Context, tmp VolumeSpec) error {
 			return l.StorageVolDelete(v, 0)
 		})
 		switch {
-		case err == nil, errors.Is(err, ErrNotFound):
-			return nil
-		case HasCode(err, golibvirt.ErrOperationInvalid) || IsTransport(err):
-			// Still being built, or the connection broke: try again shortly.
-		default:
-			return fmt.Errorf("delete temporary volume %s (remove it by hand: virsh vol-delete --pool %s %s): %w", tmp, tmp.Pool, tmp.Name, err)
+		case last == nil, errors.Is(last, ErrNotFound):
+			return true, nil
+		case HasCode(last, golibvirt.ErrOperationInvalid) || IsTransport(last):
+			return false, nil // still being built, or the connection broke: try again shortly
 		}
-		select {
-		case <-dctx.Done():
-			return fmt.Errorf("delete temporary volume %s (remove it by hand: virsh vol-delete --pool %s %s): %w", tmp, tmp.Pool, tmp.Name, err)
-		case <-time.After(time.Second):
-		}
+		return false, last
+	})
+	if err != nil {
+		return fmt.Errorf("delete temporary volume %s (remove it by hand: virsh vol-delete --pool %s %s): %w", tmp, tmp.Pool, tmp.Name, last)
 	}
+	return nil
 }
 
 // failWriter remembers the first error of w and cancels the download when it happens, so

@@ -253,3 +253,11 @@ func (c *Client) DeletePool(ctx context.Context, name string, removeDir bool) (w
 	})
 	return warning, err
 }
+
+// PoolExists looks a storage pool up by name (ErrNotFound when there is none).
+func (c *Client) PoolExists(ctx context.Context, name string) error {
+	return c.Read(ctx, "look up pool "+name, func(l *golibvirt.Libvirt) error {
+		_, err := l.StoragePoolLookupByName(name)
+		return err
+	})
+}

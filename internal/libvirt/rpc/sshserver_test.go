@@ -1,4 +1,4 @@
-package libvirt
+package rpc
 
 import (
 	"crypto/ecdsa"

@@ -165,9 +165,7 @@ func TestAccExportVolume_runningDomain(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.DeleteVolume(context.Background(), libvirt.VolumeRef{Key: info.Key}) })
-	xml := `<domain type='qemu'><name>` + name + `</name><memory unit='MiB'>64</memory><vcpu>1</vcpu>
-<os><type arch='x86_64'>hvm</type></os><devices><disk type='file' device='disk'><driver name='qemu' type='qcow2'/>
-<source file='` + info.Path + `'/><target dev='vda' bus='virtio'/></disk></devices></domain>`
+	xml := diskGuestXML(t, "qemu", name, info.Path, 64, false)
 	err = c.Write(ctx, "define and start "+name, func(l *golibvirt.Libvirt) error {
 		d, err := l.DomainDefineXML(xml)
 		if err != nil {

@@ -1,4 +1,4 @@
-package libvirt
+package rpc
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/digitalocean/go-libvirt/socket/dialers"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
 )
 
 // conn is one live RPC connection to the daemon.
@@ -144,20 +146,27 @@ func (p *pool) discard(c *conn) {
 	p.mu.Unlock()
 }
 
+// dialWithBackoff dials until a connection opens, up to DialAttempts times with growing
+// pauses (BackoffBase doubling to BackoffMax), unless the breaker is open or a failure is
+// permanent (a rejected host key or credential).
 func (p *pool) dialWithBackoff(ctx context.Context) (*conn, error) {
-	wait := p.cfg.BackoffBase
+	var c *conn
 	var last error
-	for attempt := 1; attempt <= p.cfg.DialAttempts; attempt++ {
+	attempt, gaveUp := 0, false
+	err := poll.Until(ctx, poll.Options{Every: p.cfg.BackoffBase, Max: p.cfg.BackoffMax}, func(ctx context.Context) (bool, error) {
+		attempt++
 		if err := p.breaker.allow(); err != nil {
+			gaveUp = true
 			if last != nil {
-				return nil, last
+				return false, last
 			}
-			return nil, err
+			return false, err
 		}
-		c, err := p.connect(ctx)
+		cn, err := p.connect(ctx)
 		if err == nil {
 			p.breaker.success()
-			return c, nil
+			c = cn
+			return true, nil
 		}
 		if ctx.Err() == nil {
 			p.breaker.failure(err)
@@ -166,18 +175,18 @@ func (p *pool) dialWithBackoff(ctx context.Context) (*conn, error) {
 		}
 		last = err
 		if isPermanent(err) || ctx.Err() != nil || attempt == p.cfg.DialAttempts {
-			break
+			gaveUp = true
+			return false, err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("%w (after %d dial attempts, last: %v)", ctx.Err(), attempt, last)
-		}
-		wait = min(2*wait, p.cfg.BackoffMax)
+		return false, nil
+	})
+	switch {
+	case err == nil:
+		return c, nil
+	case !gaveUp: // ctx ended during a pause
+		return nil, fmt.Errorf("%w (after %d dial attempts, last: %v)", ctx.Err(), attempt, last)
 	}
-	return nil, last
+	return nil, err
 }
 
 // connect dials once and opens the driver (ConnectOpen) within DialTimeout.
@@ -216,7 +225,8 @@ func (p *pool) connect(ctx context.Context) (*conn, error) {
 }
 
 // keepalive pings idle connections so that a dead link is found before a caller needs
-// it (and SSH / NAT sessions stay open), and closes the ones idle for too long.
+// it (and SSH / NAT sessions stay open), and closes the ones idle for too long. A ticker,
+// not poll.Until: this is a task for the life of the pool, not a wait for something.
 func (p *pool) keepalive() {
 	t := time.NewTicker(p.cfg.KeepaliveInterval)
 	defer t.Stop()

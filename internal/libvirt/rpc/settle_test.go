@@ -1,4 +1,4 @@
-package libvirt
+package rpc
 
 import (
 	"context"
@@ -12,20 +12,6 @@ import (
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/digitalocean/go-libvirt/libvirttest"
 )
-
-// Only a define that names its UUID may be sent again after a lost answer.
-func TestDefinesUUID(t *testing.T) {
-	for xml, want := range map[string]bool{
-		`<domain type='qemu'><name>a</name><uuid>6f1e3a52-3b9c-4f43-9a57-0c8b1f2d7e11</uuid></domain>`: true,
-		`<domain type='qemu'><name>a</name></domain>`:                                                  false,
-		`<domain type='qemu'><name>a</name><uuid></uuid></domain>`:                                     false,
-		`not xml`: false,
-	} {
-		if got := definesUUID(xml); got != want {
-			t.Errorf("definesUUID(%s) = %v, want %v", xml, got, want)
-		}
-	}
-}
 
 // mockClient is a Client whose connections go to go-libvirt's mock daemon (libvirttest):
 // enough to dial, open and run fns that return what a test wants.
@@ -48,16 +34,16 @@ func mockClient(t *testing.T) *Client {
 func TestReadSettledLocalErrorReturnsAtOnce(t *testing.T) {
 	c := mockClient(t)
 	for name, local := range map[string]error{
-		"parse error":   fmt.Errorf("parse volume XML of v: %w", &xml.SyntaxError{Msg: "unexpected EOF", Line: 1}),
-		"pool inactive": &PoolInactiveError{Pool: "p", Volume: "/srv/p/v"},
+		"parse error": fmt.Errorf("parse volume XML of v: %w", &xml.SyntaxError{Msg: "unexpected EOF", Line: 1}),
+		"a verdict":   &testVerdict{"pool p is not running"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			// Bounded, so that the old behaviour (settling for settleBudget) fails quickly.
+			// Bounded, so that the old behaviour (settling for SettleBudget) fails quickly.
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			calls := 0
 			start := time.Now()
-			err := c.readSettled(ctx, "look up volume v", func(*golibvirt.Libvirt) error { calls++; return local })
+			err := c.ReadSettled(ctx, "look up volume v", func(*golibvirt.Libvirt) error { calls++; return local })
 			if calls != 1 || time.Since(start) > 2*time.Second {
 				t.Errorf("fn ran %d times in %s; want once, at once", calls, time.Since(start).Round(time.Millisecond))
 			}

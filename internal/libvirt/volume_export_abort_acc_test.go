@@ -34,9 +34,7 @@ func bootExportGuest(t *testing.T, c *libvirt.Client) (string, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.DeleteVolume(context.Background(), libvirt.VolumeRef{Key: info.Key}) })
-	xml := `<domain type='` + acctest.DefaultDomainType() + `'><name>` + name + `</name><memory unit='MiB'>128</memory><vcpu>1</vcpu>
-<os><type arch='x86_64'>hvm</type><boot dev='hd'/></os><devices><disk type='file' device='disk'><driver name='qemu' type='qcow2'/>
-<source file='` + info.Path + `'/><target dev='vda' bus='virtio'/></disk><serial type='pty'/><console type='pty'/></devices></domain>`
+	xml := diskGuestXML(t, acctest.DefaultDomainType(), name, info.Path, 128, true)
 	err = c.Write(ctx, "define and start "+name, func(l *golibvirt.Libvirt) error {
 		d, err := l.DomainDefineXML(xml)
 		if err != nil {
