@@ -2,13 +2,13 @@ package acctest
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
+	"libvirt.org/go/libvirtxml"
 )
 
 // DefineDirPool defines a dir storage pool for one test, in a directory of its own next to
@@ -20,11 +20,14 @@ func DefineDirPool(t testing.TB, active bool) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	xml := fmt.Sprintf(`<pool type='dir'><name>%s</name><target><path>%s</path></target></pool>`, name, dir)
+	xml, err := (&libvirtxml.StoragePool{Type: "dir", Name: name, Target: &libvirtxml.StoragePoolTarget{Path: dir}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := c.Write(ctx, "define pool "+name, func(l *golibvirt.Libvirt) error {
+	err = c.Write(ctx, "define pool "+name, func(l *golibvirt.Libvirt) error {
 		p, err := l.StoragePoolDefineXML(xml, 0)
 		if err != nil {
 			return err

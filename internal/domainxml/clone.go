@@ -325,7 +325,8 @@ func DeriveClone(src *libvirtxml.Domain, s CloneSpec) (*libvirtxml.Domain, error
 	for _, cd := range s.Disks {
 		spec.Disks = append(spec.Disks, Disk{VolumeID: cd.Key, Path: cd.Path, Target: cd.Target})
 	}
-	if err := setDomainMetadata(d, spec, ci); err != nil {
+	spec.CloudInit = ci
+	if err := writeRecord(d, spec); err != nil {
 		return nil, err
 	}
 	if err := SetMetadata(d, CloneMetadataNS, "clone", s.Meta); err != nil {

@@ -14,7 +14,7 @@ func TestMetadataOldFormReplaced(t *testing.T) {
 	other := `<other:x xmlns:other="urn:x" v="1"/>`
 	d := &libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: other +
 		`<kvmforge:domain xmlns:kvmforge="` + MetadataNS + `"><kvmforge:disk target="vda" volume="old&amp;&quot;one" path="/p"/></kvmforge:domain>`}}
-	var md metadata
+	var md record
 	if ok, err := GetMetadata(d, MetadataNS, "domain", &md); !ok || err != nil || len(md.Disks) != 1 || md.Disks[0].Volume != `old&"one` {
 		t.Fatalf("old form read as %+v, %v, %v", md, ok, err)
 	}
@@ -26,7 +26,7 @@ func TestMetadataOldFormReplaced(t *testing.T) {
 	if strings.Count(x, MetadataNS) != 1 || !strings.HasPrefix(x, other) {
 		t.Fatalf("metadata after write:\n%s", x)
 	}
-	var back metadata
+	var back record
 	if ok, err := GetMetadata(d, MetadataNS, "domain", &back); !ok || err != nil || back.Disks[0].Volume != `new<&>"'` {
 		t.Fatalf("read back %+v, %v, %v from\n%s", back, ok, err, x)
 	}
@@ -49,13 +49,13 @@ func FuzzMetadata(f *testing.F) {
 	f.Add(`<a><b></a>`, "x", "\x00")
 	f.Fuzz(func(t *testing.T, inner, target, volume string) {
 		d := &libvirtxml.Domain{Metadata: &libvirtxml.DomainMetadata{XML: inner}}
-		var md metadata
+		var md record
 		_, _ = GetMetadata(d, MetadataNS, "domain", &md)
-		want := metadata{Disks: []metaDisk{{Target: target, Volume: volume, Path: "/p"}}}
+		want := record{Disks: []recordDisk{{Target: target, Volume: volume, Path: "/p"}}}
 		if err := SetMetadata(d, MetadataNS, "domain", want); err != nil {
 			return // broken foreign metadata, or a value XML cannot hold: refused, fine
 		}
-		var got metadata
+		var got record
 		ok, err := GetMetadata(d, MetadataNS, "domain", &got)
 		if !ok || err != nil || len(got.Disks) != 1 {
 			t.Fatalf("written record not read back (%v, %v) from %q", ok, err, d.Metadata.XML)

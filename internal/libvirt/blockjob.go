@@ -7,13 +7,16 @@ import (
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt/rpc"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
 )
 
 // blockJobAbortBudget bounds how long endBlockJob keeps trying to end a block job. It is
 // the settling budget: long enough to ride out a daemon restart and the breaker's
 // cool-down, short enough that a wedged daemon cannot hold an apply (or its Ctrl-C) for
 // long. A variable so that tests can shorten it.
-var blockJobAbortBudget = settleBudget
+var blockJobAbortBudget = rpc.SettleBudget
 
 // BlockJobRunningError says that a block copy job could not be ended: QEMU may still be
 // mirroring the disk into Dest, so Dest was kept (deleting it would leave the job writing
@@ -52,8 +55,9 @@ func (e *BlockJobRunningError) Unwrap() error { return e.Err }
 func (c *Client) endBlockJob(ctx context.Context, domainID, disk, op string) (first, err error) {
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), blockJobAbortBudget)
 	defer cancel()
-	wait := 250 * time.Millisecond
-	for attempt := 1; ; attempt++ {
+	attempt := 0
+	perr := poll.Until(actx, poll.Options{Every: 250 * time.Millisecond, Max: rpc.SettleWaitMax}, func(actx context.Context) (bool, error) {
+		attempt++
 		aerr := c.Write(actx, "abort the "+op, func(l *golibvirt.Libvirt) error {
 			d, err := LookupDomainOn(l, domainID)
 			if err != nil {
@@ -66,21 +70,18 @@ func (c *Client) endBlockJob(ctx context.Context, domainID, disk, op string) (fi
 		}
 		gone, gerr := c.blockJobGone(actx, domainID, disk, op)
 		if gone {
-			return first, nil
+			return true, nil
 		}
 		err = errors.Join(aerr, gerr)
 		if err == nil {
 			err = fmt.Errorf("%s: libvirt still reports the job after it accepted the abort", op)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-actx.Done():
-			t.Stop()
-			return first, fmt.Errorf("%w (gave up after %d aborts in %s)", err, attempt, blockJobAbortBudget)
-		case <-t.C:
-		}
-		wait = min(2*wait, settleWaitMax)
+		return false, nil
+	})
+	if perr != nil {
+		return first, fmt.Errorf("%w (gave up after %d aborts in %s)", err, attempt, blockJobAbortBudget)
 	}
+	return first, nil
 }
 
 // blockJobGone reports whether libvirt says there is no block job on disk of domain

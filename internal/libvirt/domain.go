@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"path/filepath"
-	"strings"
-	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/google/uuid"
@@ -194,147 +190,22 @@ func (c *Client) UndefineDomain(ctx context.Context, id string) error {
 	})
 }
 
-// Address is one IP address of a guest interface.
-type Address struct {
-	IP     string
-	Prefix uint32
-}
-
-// UsableAddress is what users want to see: not loopback, not link-local, not unspecified.
-func UsableAddress(ip string) bool {
-	a := net.ParseIP(strings.SplitN(ip, "%", 2)[0])
-	return a != nil && !a.IsLoopback() && !a.IsLinkLocalUnicast() && !a.IsLinkLocalMulticast() && !a.IsUnspecified()
-}
-
-// NetworkLeases returns the DHCP leases of a libvirt network by lower-case MAC. A missing
-// network is ErrNotFound.
-func (c *Client) NetworkLeases(ctx context.Context, network string) (map[string][]Lease, error) {
-	out := map[string][]Lease{}
-	err := c.Read(ctx, "read DHCP leases of network "+network, func(l *golibvirt.Libvirt) error {
-		n, err := l.NetworkLookupByName(network)
-		if err != nil {
-			return err
-		}
-		leases, _, err := l.NetworkGetDhcpLeases(n, nil, 1, 0)
-		if err != nil {
-			return err
-		}
-		for _, ls := range leases {
-			if len(ls.Mac) == 0 {
-				continue
-			}
-			mac := strings.ToLower(ls.Mac[0])
-			le := Lease{MAC: mac, IP: ls.Ipaddr, Prefix: ls.Prefix, Expiry: time.Unix(ls.Expirytime, 0)}
-			if len(ls.Hostname) > 0 {
-				le.Hostname = ls.Hostname[0]
-			}
-			out[mac] = append(out[mac], le)
-		}
-		return nil
-	})
-	return out, err
-}
-
-// Lease is one DHCP lease of a libvirt network.
-type Lease struct {
-	MAC      string
-	IP       string
-	Prefix   uint32
-	Hostname string
-	Expiry   time.Time
-}
-
-// AgentAddresses asks the guest agent for the guest's interfaces, by lower-case MAC.
-// Callers bound the wait with ctx (a refresh gives it about a second).
-func (c *Client) AgentAddresses(ctx context.Context, id string) (map[string][]Address, error) {
-	out := map[string][]Address{}
-	// Write, not Read: a deadline that closes the connection must not be retried.
-	err := c.Write(ctx, "ask the guest agent of domain "+id+" for addresses", func(l *golibvirt.Libvirt) error {
-		d, err := LookupDomainOn(l, id)
-		if err != nil {
-			return err
-		}
-		ifaces, err := l.DomainInterfaceAddresses(d, uint32(golibvirt.DomainInterfaceAddressesSrcAgent), 0)
-		if err != nil {
-			return err
-		}
-		for _, i := range ifaces {
-			if len(i.Hwaddr) == 0 {
-				continue
-			}
-			mac := strings.ToLower(i.Hwaddr[0])
-			for _, a := range i.Addrs {
-				out[mac] = append(out[mac], Address{IP: a.Addr, Prefix: a.Prefix})
-			}
-		}
-		return nil
-	})
-	return out, err
-}
-
-// DiskSource resolves what a domain disk points at: a volume reference (key or
-// pool/name) or a path. It returns the path and the image format (the volume's own
-// format when libvirt knows the file as a volume, else guessed from the file name).
-func (c *Client) DiskSource(ctx context.Context, volumeID, path string) (string, string, error) {
-	op := "look up disk " + path
-	if volumeID != "" {
-		op = "look up volume " + volumeID
+// SetDomainSizing sets the vCPU count and memory of a domain in its persistent
+// definition and, when live, in the running domain too (within its ceilings).
+func (c *Client) SetDomainSizing(ctx context.Context, id string, vcpu uint, mib uint64, live bool) error {
+	flags := uint32(golibvirt.DomainAffectConfig)
+	if live {
+		flags |= uint32(golibvirt.DomainAffectLive)
 	}
-	var format string
-	err := c.Read(ctx, op, func(l *golibvirt.Libvirt) error {
-		var vol golibvirt.StorageVol
-		var err error
-		if volumeID != "" {
-			ref, perr := ParseVolumeRef(volumeID)
-			if perr != nil {
-				return perr
-			}
-			if vol, err = LookupVolume(l, ref); err != nil {
+	return c.onDomain(ctx, fmt.Sprintf("set vcpus %d and memory %d MiB of", vcpu, mib), id, func(l *golibvirt.Libvirt, d Domain) error {
+		if vcpu > 0 {
+			if err := l.DomainSetVcpusFlags(d, uint32(vcpu), flags); err != nil {
 				return err
 			}
-			if path, err = l.StorageVolGetPath(vol); err != nil {
-				return err
-			}
-		} else if vol, err = l.StorageVolLookupByPath(path); err != nil {
-			var lerr golibvirt.Error
-			if errors.As(err, &lerr) && golibvirt.ErrorNumber(lerr.Code) == golibvirt.ErrNoStorageVol {
-				// No running pool holds the file. One of a stopped pool would be taken for a
-				// file outside libvirt and its format guessed: say the pool is stopped instead.
-				if perr := inactivePoolHolding(l, path); perr != nil {
-					return perr
-				}
-				format = formatFromName(path)
-				return nil
-			}
-			return err
 		}
-		text, err := l.StorageVolGetXMLDesc(vol, 0)
-		if err != nil {
-			return err
-		}
-		var v libvirtxml.StorageVolume
-		if err := v.Unmarshal(text); err != nil {
-			return fmt.Errorf("parse volume XML: %w", err)
-		}
-		if v.Target != nil && v.Target.Format != nil && v.Target.Format.Type != "" {
-			format = v.Target.Format.Type
-		} else {
-			format = formatFromName(path)
-		}
-		if format == "iso" {
-			format = "raw"
+		if mib > 0 {
+			return l.DomainSetMemoryFlags(d, mib*1024, flags)
 		}
 		return nil
 	})
-	return path, format, err
-}
-
-func formatFromName(p string) string {
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".qcow2", ".qcow":
-		return "qcow2"
-	case ".vmdk":
-		return "vmdk"
-	}
-	return "raw"
 }

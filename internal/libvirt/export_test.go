@@ -3,4 +3,4 @@ package libvirt
 // Test-only access to pool internals.
 
 // PoolSize is the pool's configured size.
-func (c *Client) PoolSize() int { return c.pool.cfg.MaxConnections }
+func (c *Client) PoolSize() int { return c.rpc.MaxConnections() }

@@ -151,3 +151,12 @@ func (c *Client) DestroyDomain(ctx context.Context, id string) error {
 		return err
 	})
 }
+
+// SuspendDomain pauses a running domain's vCPUs; ResumeDomain lets it run again.
+func (c *Client) SuspendDomain(ctx context.Context, id string) error {
+	return c.onDomain(ctx, "suspend", id, func(l *golibvirt.Libvirt, d Domain) error { return l.DomainSuspend(d) })
+}
+
+func (c *Client) ResumeDomain(ctx context.Context, id string) error {
+	return c.onDomain(ctx, "resume", id, func(l *golibvirt.Libvirt, d Domain) error { return l.DomainResume(d) })
+}

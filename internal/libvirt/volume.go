@@ -76,6 +76,9 @@ func (e *PoolInactiveError) Error() string {
 		"set autostart = true on its libvirt_pool (or run `virsh pool-autostart %s`)", e.Pool, e.Volume, e.Pool, e.Pool)
 }
 
+// FromAnswer makes it an rpc.Verdict: drawn from libvirt's answers, never the transport.
+func (e *PoolInactiveError) FromAnswer() {}
+
 // volumeLookups are the calls LookupVolume makes (a *golibvirt.Libvirt; a fake in tests).
 type volumeLookups interface {
 	StorageVolLookupByKey(key string) (golibvirt.StorageVol, error)
@@ -192,4 +195,15 @@ func (c *Client) VolumePath(ctx context.Context, ref VolumeRef) (string, error) 
 		return err
 	})
 	return path, err
+}
+
+// DeleteVolume removes a volume. A volume already gone is ErrNotFound.
+func (c *Client) DeleteVolume(ctx context.Context, ref VolumeRef) error {
+	return c.Write(ctx, "delete volume "+ref.String(), func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, ref)
+		if err != nil {
+			return err
+		}
+		return l.StorageVolDelete(v, 0)
+	})
 }

@@ -62,7 +62,7 @@ package provider_test
 // | 44 | snapshot_memory_stopped       | libvirt_snapshot       | memory = true on a shut-off domain               | apply    |
 // | 45 | import_snapshot_id            | libvirt_snapshot       | import id without '/'                            | import   |
 // | 46 | import_reservation_id         | libvirt_dhcp_reservation | import id without a MAC                        | import   |
-// | 47 | import_volume_id              | libvirt_volume         | import id "pool/"                                | import   |
+// | 47 | import_volume_id              | libvirt_volume         | import id "pool/" (tried as a key: none has it)  | import   |
 // | 48 | volume_format                 | libvirt_volume         | format = "vmdk"                                  | plan     |
 // | 49 | snapshot_name                 | libvirt_snapshot       | name with white space                            | plan     |
 //
@@ -466,7 +466,7 @@ provider "libvirt" {
 }
 `, bad: `
 data "libvirt_host" "h" {}
-`, want: `Invalid libvirt URI.*has unknown query parameter "sokket": supported are socket, keyfile, known_hosts, no_verify, pkipath`},
+`, want: `Invalid libvirt URI.*has unknown query parameter "sokket": supported are socket, keyfile, known_hosts, known_hosts_verify, no_verify, sshauth, pkipath and name`},
 		{name: "uri_driver", phase: "plan",
 			provider: `
 terraform {
@@ -688,7 +688,7 @@ resource "libvirt_volume" "v" {
   pool           = "POOL"
   capacity_bytes = 1048576
 }
-`, want: `Invalid import id for libvirt_volume.*volume id "POOL/": expected <pool>/<name> or the volume key`},
+`, want: `Unable to import volume POOL/.*no storage vol with matching key POOL/`},
 		{name: "volume_format", phase: "plan",
 			bad: `
 resource "libvirt_volume" "v" {

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -71,13 +72,14 @@ func (d *clusterDataSource) Configure(_ context.Context, req datasource.Configur
 func (m *clusterModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readData(ctx, req, resp, time.Minute, "Unable to check cluster infrastructure on "+d.client.URI().String(), func(ctx context.Context, m *clusterModel) error {
-		r, err := workflow.CheckInfrastructure(ctx, d.client, m.Network.ValueString(), m.BasePool.ValueString(), m.DomainPool.ValueString())
-		if err != nil {
-			return err
-		}
-		m.ID = types.StringValue(m.Network.ValueString() + "/" + m.BasePool.ValueString() + "/" + m.DomainPool.ValueString())
-		m.Ready, m.Reason, m.Message = types.BoolValue(r.Ready), types.StringValue(r.Reason), types.StringValue(r.Message)
-		return nil
-	})
+	lookup(ctx, req, resp, time.Minute, func(*clusterModel) string { return "cluster infrastructure on " + d.client.URI().String() },
+		func(ctx context.Context, m *clusterModel, _ *diag.Diagnostics) (*clusterModel, error) {
+			r, err := workflow.CheckInfrastructure(ctx, d.client, m.Network.ValueString(), m.BasePool.ValueString(), m.DomainPool.ValueString())
+			if err != nil {
+				return nil, err
+			}
+			m.ID = types.StringValue(m.Network.ValueString() + "/" + m.BasePool.ValueString() + "/" + m.DomainPool.ValueString())
+			m.Ready, m.Reason, m.Message = types.BoolValue(r.Ready), types.StringValue(r.Reason), types.StringValue(r.Message)
+			return m, nil
+		})
 }

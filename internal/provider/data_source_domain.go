@@ -3,12 +3,14 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -115,52 +117,42 @@ func (d *domainDataSource) Configure(_ context.Context, req datasource.Configure
 	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
 }
 
+func (m *domainDataModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
 func (d *domainDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m domainDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := m.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	id := m.Name.ValueString()
-	if id == "" {
-		id = m.UUID.ValueString()
-	}
-	r := &domainResource{client: d.client}
-	got, err := r.read(ctx, id, nil)
-	if err != nil {
-		summary := "Unable to read libvirt domain " + id
-		if errors.Is(err, libvirt.ErrNotFound) {
-			resp.Diagnostics.AddError(summary, "No domain named or with UUID "+id+" exists on "+d.client.URI().String()+".")
-			return
-		}
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	m.ID, m.Name, m.UUID, m.Type = got.ID, got.Name, got.UUID, got.Type
-	m.State, m.Running, m.Autostart = got.State, got.Running, got.Autostart
-	m.VCPU, m.MemoryMiB, m.Firmware = got.VCPU, got.MemoryMiB, got.Firmware
-	m.MaxVCPU, m.MaxMemoryMiB = got.MaxVCPU, got.MaxMemoryMiB
-	if m.MaxVCPU.IsNull() {
-		m.MaxVCPU = got.VCPU
-	}
-	if m.MaxMemoryMiB.IsNull() {
-		m.MaxMemoryMiB = got.MemoryMiB
-	}
-	m.IPAddress, m.ConsoleURL = got.IPAddress, got.ConsoleURL
-	m.Interfaces = []domainDataNICModel{}
-	for _, n := range got.Interfaces {
-		m.Interfaces = append(m.Interfaces, domainDataNICModel{
-			MAC: n.MAC, Network: stringOrEmpty(n.Network), Bridge: stringOrEmpty(n.Bridge), Model: n.Model, Addresses: n.Addresses,
+	lookup(ctx, req, resp, time.Minute,
+		func(m *domainDataModel) string { return "libvirt domain " + nameOr(m.Name, m.UUID.ValueString()) },
+		func(ctx context.Context, m *domainDataModel, _ *diag.Diagnostics) (*domainDataModel, error) {
+			id := m.Name.ValueString()
+			if id == "" {
+				id = m.UUID.ValueString()
+			}
+			got, err := (&domainResource{client: d.client}).read(ctx, id, nil)
+			if errors.Is(err, libvirt.ErrNotFound) {
+				return nil, fmt.Errorf("no domain named or with UUID %s exists on %s", id, d.client.URI())
+			}
+			if err != nil {
+				return nil, err
+			}
+			m.ID, m.Name, m.UUID, m.Type = got.ID, got.Name, got.UUID, got.Type
+			m.State, m.Running, m.Autostart = got.State, got.Running, got.Autostart
+			m.VCPU, m.MemoryMiB, m.Firmware = got.VCPU, got.MemoryMiB, got.Firmware
+			m.MaxVCPU, m.MaxMemoryMiB = got.MaxVCPU, got.MaxMemoryMiB
+			if m.MaxVCPU.IsNull() {
+				m.MaxVCPU = got.VCPU
+			}
+			if m.MaxMemoryMiB.IsNull() {
+				m.MaxMemoryMiB = got.MemoryMiB
+			}
+			m.IPAddress, m.ConsoleURL = got.IPAddress, got.ConsoleURL
+			m.Interfaces = []domainDataNICModel{}
+			for _, n := range got.Interfaces {
+				m.Interfaces = append(m.Interfaces, domainDataNICModel{
+					MAC: n.MAC, Network: stringOrEmpty(n.Network), Bridge: stringOrEmpty(n.Bridge), Model: n.Model, Addresses: n.Addresses,
+				})
+			}
+			return m, nil
 		})
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
 func stringOrEmpty(s types.String) types.String {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -91,39 +92,32 @@ func (d *domainsDataSource) Configure(_ context.Context, req datasource.Configur
 	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
 }
 
+func (m *domainsModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
 func (d *domainsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m domainsModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := m.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	all, err := d.client.ListDomains(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to list domains on "+d.client.URI().String(), err.Error())
-		return
-	}
-	prefix := m.NamePrefix.ValueString()
-	want := map[string]bool{}
-	for _, s := range m.States {
-		want[s] = true
-	}
-	m.Domains = []domainsEntry{}
-	var names []attr.Value
-	for _, dom := range all {
-		if !strings.HasPrefix(dom.Name, prefix) || (len(want) > 0 && !want[dom.State]) {
-			continue
-		}
-		m.Domains = append(m.Domains, domainsEntry{Name: dom.Name, UUID: dom.UUID, State: dom.State, Persistent: dom.Persistent, Autostart: dom.Autostart})
-		names = append(names, types.StringValue(dom.Name))
-	}
-	m.Names = types.ListValueMust(types.StringType, append([]attr.Value{}, names...))
-	m.ID = types.StringValue(d.client.URI().String() + "?prefix=" + prefix + "&states=" + strings.Join(m.States, ","))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	lookup(ctx, req, resp, time.Minute,
+		func(*domainsModel) string { return "the domains of " + d.client.URI().String() },
+		func(ctx context.Context, m *domainsModel, _ *diag.Diagnostics) (*domainsModel, error) {
+			all, err := d.client.ListDomains(ctx)
+			if err != nil {
+				return nil, err
+			}
+			prefix := m.NamePrefix.ValueString()
+			want := map[string]bool{}
+			for _, s := range m.States {
+				want[s] = true
+			}
+			m.Domains = []domainsEntry{}
+			var names []attr.Value
+			for _, dom := range all {
+				if !strings.HasPrefix(dom.Name, prefix) || (len(want) > 0 && !want[dom.State]) {
+					continue
+				}
+				m.Domains = append(m.Domains, domainsEntry{Name: dom.Name, UUID: dom.UUID, State: dom.State, Persistent: dom.Persistent, Autostart: dom.Autostart})
+				names = append(names, types.StringValue(dom.Name))
+			}
+			m.Names = types.ListValueMust(types.StringType, append([]attr.Value{}, names...))
+			m.ID = types.StringValue(d.client.URI().String() + "?prefix=" + prefix + "&states=" + strings.Join(m.States, ","))
+			return m, nil
+		})
 }

@@ -1,12 +1,9 @@
 package provider_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
-	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -19,9 +16,6 @@ import (
 // Terraform, and removes them at cleanup.
 func defineBareDomains(t *testing.T, names ...string) {
 	t.Helper()
-	c := acctest.Client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	for _, name := range names {
 		xml := fmt.Sprintf(`<domain type='qemu'>
   <name>%s</name>
@@ -33,18 +27,8 @@ func defineBareDomains(t *testing.T, names ...string) {
     <serial type='pty'/>
   </devices>
 </domain>`, name, acctest.Network())
-		if err := c.Write(ctx, "define "+name, func(l *golibvirt.Libvirt) error { _, err := l.DomainDefineXML(xml); return err }); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_ = c.Write(context.Background(), "undefine "+name, func(l *golibvirt.Libvirt) error {
-				d, err := l.DomainLookupByName(name)
-				if err != nil {
-					return err
-				}
-				return l.DomainUndefineFlags(d, golibvirt.DomainUndefineNvram)
-			})
-		})
+		acctest.DefineDomain(t, xml)
+		acctest.RemoveDomainAtEnd(t, name)
 	}
 }
 

@@ -85,7 +85,7 @@ resource "libvirt_ignition" "ign" {
 		t.Fatalf("state after apply holds %v, want the pool, the volume, the seed and the ignition config", before)
 	}
 	stateFile := filepath.Join(work, "terraform.tfstate")
-	beforeBytes := readFile(t, stateFile)
+	beforeBytes := stateWithoutSerial(t, readFile(t, stateFile))
 	files := []string{before["libvirt_volume.v"], before["libvirt_cloudinit_iso.seed"], before["libvirt_ignition.ign"]}
 	for _, f := range files {
 		if _, err := os.Stat(f); err != nil {
@@ -99,8 +99,11 @@ resource "libvirt_ignition" "ign" {
 		if got := stateIDs(t, run); !sameIDs(got, before) {
 			t.Fatalf("%s changed the state: %v, want %v", step, got, before)
 		}
-		if !bytes.Equal(readFile(t, stateFile), beforeBytes) {
-			t.Fatalf("%s rewrote the state file", step)
+		// Terraform may write the file again with a new serial after a failed destroy
+		// (seen with 1.11 once a resource has write-only attributes): the contents are what
+		// must not change.
+		if after := stateWithoutSerial(t, readFile(t, stateFile)); !bytes.Equal(after, beforeBytes) {
+			t.Fatalf("%s changed the state file:\n--- before\n%s\n--- after\n%s", step, beforeBytes, after)
 		}
 		for _, f := range files {
 			if _, err := os.Stat(f); err != nil {
@@ -211,6 +214,21 @@ func sameIDs(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// stateWithoutSerial is a state file's JSON without its serial, re-encoded.
+func stateWithoutSerial(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatalf("state file: %v", err)
+	}
+	delete(st, "serial")
+	out, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func readFile(t *testing.T, path string) []byte {

@@ -8,18 +8,10 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -40,9 +32,6 @@ func NewCloneResource() resource.Resource { return &cloneResource{} }
 type cloneResource struct {
 	client *libvirt.Client
 }
-
-// cloneShutdownTimeout is how long delete lets a clone shut down before forcing it off.
-const cloneShutdownTimeout = 30 * time.Second
 
 type cloneModel struct {
 	ID             types.String   `tfsdk:"id"`
@@ -73,126 +62,6 @@ var cloneDiskAttrTypes = map[string]attr.Type{
 
 func (r *cloneResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_clone"
-}
-
-func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A clone of an existing domain: a new domain with the source's definition (CPU, machine, firmware, " +
-			"devices, networks), a new UUID, new MACs (derived from the clone's name, never the source's), its own disks " +
-			"`<name>-<target>.qcow2` and, for a UEFI source, its own nvram varstore (a copy of the source's when it has one, " +
-			"else a fresh one from the firmware's template). Cdroms of the source, its cloud-init seed included, and an " +
-			"Ignition config are not carried over: give the clone a seed of its own with `cloudinit_id`.\n\n" +
-			"**How the disks are copied.** A *running* (or paused) source is cloned without stopping or pausing it: each disk " +
-			"is copied with libvirt's block copy (QEMU's mirror), cancelled once it has caught up, which leaves a " +
-			"point-in-time, crash-consistent copy (as if the power had been pulled at that instant; quiesce applications " +
-			"first when that matters). Only the varstore of a running UEFI source is copied with the source paused, for the " +
-			"few milliseconds of the copy; it is always resumed, also when the copy fails.\n\n" +
-			"- `mode = \"full\"`: each disk is a standalone qcow2 copy with the whole backing chain flattened into it.\n" +
-			"- `mode = \"linked\"`: each disk is a qcow2 overlay. For a **shut-off** source the overlay sits directly on the " +
-			"source's disk, which then is the clone's backing file: keep the source shut off (a template) while linked clones " +
-			"exist, since writes to it would change what the clones read. For a **running** source the overlay sits on the " +
-			"source disk's own backing file (e.g. the base image it was made from) and holds a copy of the source's top " +
-			"image, so the source can keep writing; a running source's disk without a backing file is copied whole. " +
-			"`disks[*].backing` shows what each disk sits on.\n\n" +
-			"Delete removes only the clone's domain, its disks and its varstore; the source and its disks are never touched. " +
-			"A create that fails removes whatever it made. `vcpu` and `memory_mib` stay within the source's ceilings " +
-			"(`max_vcpu` / `max_memory_mib`, kept by the clone for hot-add); growing them on a running clone applies live, " +
-			"fewer vCPUs replace the clone. Import by the clone's name or UUID: the mode, pool and source are read back from " +
-			"the record libvirt_clone keeps in the domain's `<metadata>`.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "The clone's UUID (new, never the source's).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"source_domain_id": schema.StringAttribute{
-				MarkdownDescription: "The domain to clone: its UUID (e.g. `libvirt_domain.x.id`) or its name. It may be running. Changing it replaces the clone.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"name": schema.StringAttribute{
-				MarkdownDescription: "The clone's domain name, unique on the host; its disks are named `<name>-<target>.qcow2`. Changing it replaces the clone.",
-				Required:            true,
-				Validators: []validator.String{stringvalidator.RegexMatches(domainNameRegexp,
-					"must be a libvirt domain name: 1 to 200 characters, starting with a letter, digit or underscore, without '/' or whitespace")},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"mode": schema.StringAttribute{
-				MarkdownDescription: "`linked` (qcow2 overlays: fast, small, tied to the source's images) or `full` (standalone copies, backing chains flattened). Changing it replaces the clone.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(domainxml.CloneLinked, domainxml.CloneFull)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"pool": schema.StringAttribute{
-				MarkdownDescription: "Storage pool for the clone's disks. Default: the pool of the source's first disk. Changing it replaces the clone.",
-				Optional:            true,
-				Computed:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
-			},
-			"vcpu": schema.Int64Attribute{
-				MarkdownDescription: "Number of vCPUs. Default: the source's current count. At most the source's maximum (its `max_vcpu`, " +
-					"which the clone keeps as its own hot-add ceiling); more is an error at plan time. Growing it on a running clone " +
-					"hot-adds vCPUs live (and in the definition); fewer vCPUs replace the clone.",
-				Optional:      true,
-				Computed:      true,
-				Validators:    []validator.Int64{int64validator.Between(1, 4096)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"memory_mib": schema.Int64Attribute{
-				MarkdownDescription: "Memory in MiB (the current allocation). Default: the source's. At most the source's maximum " +
-					"(its `max_memory_mib`, kept by the clone); more is an error at plan time. A change on a running clone is applied " +
-					"live through the balloon and to the definition.",
-				Optional:      true,
-				Computed:      true,
-				Validators:    []validator.Int64{int64validator.AtLeast(16)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"running": schema.BoolAttribute{
-				MarkdownDescription: "Whether the clone runs. Default `true`: started after it is made. Changing it starts the clone, or shuts it down (ACPI, then forced off after 30 s).",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
-			},
-			"cloudinit_id": schema.StringAttribute{
-				MarkdownDescription: "A cloud-init seed of the clone's own (e.g. `libvirt_cloudinit_iso.x.id`: a volume key or `<pool>/<name>`), " +
-					"attached as a read-only SATA cdrom as `libvirt_domain` does. The source's seed is never shared. Changing it replaces the clone.",
-				Optional:      true,
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"disks": schema.ListNestedAttribute{
-				MarkdownDescription: "The clone's own disks (deleted with it), in the source's order.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
-				NestedObject: schema.NestedAttributeObject{
-					Attributes: map[string]schema.Attribute{
-						"target":    schema.StringAttribute{Computed: true, MarkdownDescription: "Device name, as on the source (`vda`, ...)."},
-						"volume_id": schema.StringAttribute{Computed: true, MarkdownDescription: "The volume key (for dir pools, its path)."},
-						"path":      schema.StringAttribute{Computed: true, MarkdownDescription: "The file on the host."},
-						"pool":      schema.StringAttribute{Computed: true, MarkdownDescription: "The pool holding it."},
-						"name":      schema.StringAttribute{Computed: true, MarkdownDescription: "The volume name, `<name>-<target>.qcow2`."},
-						"backing":   schema.StringAttribute{Computed: true, MarkdownDescription: "The backing file it is an overlay on; empty for a standalone copy."},
-					},
-				},
-			},
-			"macs": schema.ListAttribute{
-				MarkdownDescription: "The clone's MAC addresses, one per network interface of the source, in order: `52:54:00` and three bytes derived from the clone's name and the interface's index.",
-				Computed:            true,
-				ElementType:         types.StringType,
-				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
-			},
-			"nvram": schema.StringAttribute{
-				MarkdownDescription: "Path of the clone's own UEFI varstore (`<dir of the source's>/<name>_VARS.fd`); empty for a BIOS source.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
-		},
-	}
 }
 
 func (r *cloneResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -360,125 +229,55 @@ func fillCloneUnknowns(m *cloneModel) {
 	}
 }
 
+func cloneWhat(m *cloneModel) string { return "libvirt clone " + nameOr(m.Name, m.ID.ValueString()) }
+
 // Update applies vcpu (growing only: fewer replace the clone), memory_mib and running.
 func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state cloneModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Update(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	id := state.ID.ValueString()
-	summary := "Unable to update libvirt clone " + plan.Name.ValueString()
-	st, err := r.client.GetDomainStatus(ctx, id)
-	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	cur, err := parseDomain(st.XML)
-	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	// The ceilings stay what the clone kept from its source: only the current values move.
-	oldSizing := domainxml.Sizing(cur)
-	oldSizing.MaxVCPU, oldSizing.MaxMemoryMiB = oldSizing.EffectiveMaxVCPU(), oldSizing.EffectiveMaxMemoryMiB()
-	newSizing := oldSizing
-	if known(plan.VCPU) {
-		newSizing.VCPU = uint(plan.VCPU.ValueInt64())
-	}
-	if known(plan.MemoryMiB) {
-		newSizing.MemoryMiB = uint64(plan.MemoryMiB.ValueInt64())
-	}
-	_, err = workflow.Apply(ctx, r.client, workflow.Change{
-		ID: id, Name: plan.Name.ValueString(), Old: oldSizing, New: newSizing, Running: plan.Running.ValueBool(),
-		ShutdownTimeout: cloneShutdownTimeout, Redefine: workflow.SizingOnly(newSizing),
+	update(ctx, req, resp, 10*time.Minute, cloneWhat, func(ctx context.Context, plan, state *cloneModel, _ *diag.Diagnostics) (*cloneModel, error) {
+		id := state.ID.ValueString()
+		var vcpu uint
+		var mib uint64
+		if known(plan.VCPU) {
+			vcpu = uint(plan.VCPU.ValueInt64())
+		}
+		if known(plan.MemoryMiB) {
+			mib = uint64(plan.MemoryMiB.ValueInt64())
+		}
+		err := workflow.UpdateClone(ctx, r.client, id, plan.Name.ValueString(), vcpu, mib, plan.Running.ValueBool())
+		got, rerr := readBack(ctx, func(ctx context.Context) (*cloneModel, error) { return r.read(ctx, id, plan) })
+		if rerr != nil {
+			return state, errors.Join(err, rerr)
+		}
+		return got, err
 	})
-	got, rerr := readBack(ctx, func(ctx context.Context) (*cloneModel, error) { return r.read(ctx, id, &plan) })
-	if rerr != nil {
-		got = &state
-		err = errors.Join(err, rerr)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
-	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-	}
 }
 
-// Delete removes the clone's domain (with its varstore) and the disks it owns, as its
-// record in the definition names them (the state's list when the domain is gone).
+// cloneDiskModel is one element of the computed `disks`.
+type cloneDiskModel struct {
+	Target   types.String `tfsdk:"target"`
+	VolumeID types.String `tfsdk:"volume_id"`
+	Path     types.String `tfsdk:"path"`
+	Pool     types.String `tfsdk:"pool"`
+	Name     types.String `tfsdk:"name"`
+	Backing  types.String `tfsdk:"backing"`
+}
+
+// Delete removes the clone's domain (with its varstore) and the disks it owns
+// (workflow.DeleteClone: never a source's).
 func (r *cloneResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state cloneModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	id := state.ID.ValueString()
-	name := state.Name.ValueString()
-	summary := "Unable to delete libvirt clone " + nameOr(state.Name, id)
-
-	// key -> the volume's name and pool (the pool tells "gone" from "in a stopped pool")
-	keys := map[string]struct{ name, pool string }{}
-	var stateDisks []struct {
-		Target   types.String `tfsdk:"target"`
-		VolumeID types.String `tfsdk:"volume_id"`
-		Path     types.String `tfsdk:"path"`
-		Pool     types.String `tfsdk:"pool"`
-		Name     types.String `tfsdk:"name"`
-		Backing  types.String `tfsdk:"backing"`
-	}
-	if !state.Disks.IsNull() && !state.Disks.IsUnknown() {
-		resp.Diagnostics.Append(state.Disks.ElementsAs(ctx, &stateDisks, false)...)
-	}
-	for _, d := range stateDisks {
-		keys[d.VolumeID.ValueString()] = struct{ name, pool string }{d.Name.ValueString(), d.Pool.ValueString()}
-	}
-	if st, err := r.client.GetDomainStatus(ctx, id); err == nil {
-		if d, perr := parseDomain(st.XML); perr == nil {
-			if meta, ok := domainxml.ParseCloneMeta(d); ok {
-				for _, md := range meta.Disks {
-					keys[md.Key] = struct{ name, pool string }{md.Name, md.Pool}
-				}
-			}
+	remove(ctx, req, resp, 10*time.Minute, cloneWhat, func(ctx context.Context, state *cloneModel, d *diag.Diagnostics) error {
+		var disks []cloneDiskModel
+		if !state.Disks.IsNull() && !state.Disks.IsUnknown() {
+			d.Append(state.Disks.ElementsAs(ctx, &disks, false)...)
 		}
-	} else if !errors.Is(err, libvirt.ErrNotFound) {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-
-	_, err := r.client.ShutdownDomain(ctx, id, cloneShutdownTimeout)
-	if err == nil {
-		err = r.client.UndefineDomain(ctx, id)
-	}
-	if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	for key, vol := range keys {
-		vname := vol.name
-		// Only volumes named as a clone's own disks: never a source's.
-		if key == "" || !strings.HasPrefix(vname, name+"-") || !strings.HasSuffix(vname, ".qcow2") {
-			tflog.Warn(ctx, "not deleting a volume that is not named as this clone's disk", map[string]any{"key": key, "name": vname})
-			continue
+		var known []domainxml.CloneMetaDisk
+		for _, x := range disks {
+			known = append(known, domainxml.CloneMetaDisk{Target: x.Target.ValueString(), Key: x.VolumeID.ValueString(),
+				Pool: x.Pool.ValueString(), Name: x.Name.ValueString(), Path: x.Path.ValueString(), Backing: x.Backing.ValueString()})
 		}
-		if err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: key, Pool: vol.pool}); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-			resp.Diagnostics.AddError(summary, fmt.Sprintf("delete disk %s: %v", key, err))
-		}
-	}
+		return workflow.DeleteClone(ctx, r.client, state.ID.ValueString(), state.Name.ValueString(), known,
+			func(msg string, fields map[string]any) { tflog.Warn(ctx, msg, fields) })
+	})
 }
 
 func (r *cloneResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -40,11 +40,3 @@ func (r *cloneResource) Create(ctx context.Context, req resource.CreateRequest, 
 			return got, nil
 		})
 }
-
-// knownString is the value of a known, non-null string, else "".
-func knownString(v types.String) string {
-	if !known(v) {
-		return ""
-	}
-	return v.ValueString()
-}

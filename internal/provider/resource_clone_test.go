@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -54,31 +52,9 @@ func cloneAccSource(t *testing.T, name, network string, uefi bool) (string, stri
     <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
   </devices>
 </domain>`, acctest.DefaultDomainType(), name, osXML, disk, seed, nic)
-	c := acctest.Client(t)
-	var id string
-	err := c.Write(domAccCtx(t), "define and start "+name, func(l *golibvirt.Libvirt) error {
-		d, err := l.DomainDefineXML(xml)
-		if err != nil {
-			return err
-		}
-		id = libvirt.UUIDString(d)
-		return l.DomainCreate(d)
-	})
-	if err != nil {
-		t.Fatalf("boot %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = c.Write(ctx, "remove domain "+name, func(l *golibvirt.Libvirt) error {
-			d, err := l.DomainLookupByName(name)
-			if err != nil {
-				return err
-			}
-			_ = l.DomainDestroy(d)
-			return l.DomainUndefineFlags(d, libvirt.DomainUndefineAll)
-		})
-	})
+	id := acctest.DefineDomain(t, xml)
+	acctest.RemoveDomainAtEnd(t, name)
+	acctest.StartDomain(t, name)
 	return id, disk
 }
 
@@ -324,11 +300,8 @@ resource "libvirt_clone" "full" {
 			},
 			{
 				// Less memory on the running clone: live, through the balloon, no restart.
-				Config: cfg("memory_mib = 96"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_clone.linked", plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           cfg("memory_mib = 96"),
+				ConfigPlanChecks: acctest.Updates("libvirt_clone.linked", ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(96)),
 				},

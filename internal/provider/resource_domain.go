@@ -43,30 +43,24 @@ const (
 	defaultWaitSource      = "any"
 )
 
+// domainModel is libvirt_domain: its identity, power and lifecycle here, and one
+// embedded model per family (domain_family.go).
 type domainModel struct {
-	ID           types.String   `tfsdk:"id"`
-	Name         types.String   `tfsdk:"name"`
-	UUID         types.String   `tfsdk:"uuid"`
-	Type         types.String   `tfsdk:"type"`
-	VCPU         types.Int64    `tfsdk:"vcpu"`
-	MaxVCPU      types.Int64    `tfsdk:"max_vcpu"`
-	MemoryMiB    types.Int64    `tfsdk:"memory_mib"`
-	MaxMemoryMiB types.Int64    `tfsdk:"max_memory_mib"`
-	Machine      types.String   `tfsdk:"machine"`
-	CPUMode      types.String   `tfsdk:"cpu_mode"`
-	CPUModel     types.String   `tfsdk:"cpu_model"`
-	Firmware     types.String   `tfsdk:"firmware"`
-	Autostart    types.Bool     `tfsdk:"autostart"`
-	Running      types.Bool     `tfsdk:"running"`
-	Disks        []diskModel    `tfsdk:"disk"`
-	CloudinitID  types.String   `tfsdk:"cloudinit_id"`
-	IgnitionID   types.String   `tfsdk:"ignition_id"`
-	Interfaces   []nicModel     `tfsdk:"network_interface"`
-	Graphics     *graphicsModel `tfsdk:"graphics"`
-	QemuAgent    types.Bool     `tfsdk:"qemu_agent"`
+	ID        types.String `tfsdk:"id"`
+	Name      types.String `tfsdk:"name"`
+	UUID      types.String `tfsdk:"uuid"`
+	Type      types.String `tfsdk:"type"`
+	Autostart types.Bool   `tfsdk:"autostart"`
+	Running   types.Bool   `tfsdk:"running"`
+	domainSizingModel
+	domainPlatformModel
+	domainDisksModel
+	domainNICsModel
+	domainGraphicsModel
+	domainAgentModel
+	domainIgnitionModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
-	IPAddress    types.String   `tfsdk:"ip_address"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`
 	UpdateMethod types.String   `tfsdk:"update_method"`
 	Timeouts     timeouts.Value `tfsdk:"timeouts"`
@@ -74,41 +68,11 @@ type domainModel struct {
 
 func (m *domainModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
-type diskModel struct {
-	VolumeID  types.String `tfsdk:"volume_id"`
-	Path      types.String `tfsdk:"path"`
-	Device    types.String `tfsdk:"device"`
-	Bus       types.String `tfsdk:"bus"`
-	Target    types.String `tfsdk:"target"`
-	Format    types.String `tfsdk:"format"`
-	BootOrder types.Int64  `tfsdk:"boot_order"`
-}
-
-type nicModel struct {
-	Network   types.String `tfsdk:"network"`
-	Bridge    types.String `tfsdk:"bridge"`
-	MAC       types.String `tfsdk:"mac"`
-	Model     types.String `tfsdk:"model"`
-	WaitForIP *waitModel   `tfsdk:"wait_for_ip"`
-	Addresses types.List   `tfsdk:"addresses"`
-}
-
-type waitModel struct {
-	Timeout types.String `tfsdk:"timeout"`
-	Source  types.String `tfsdk:"source"`
-}
-
-type graphicsModel struct {
-	Type   types.String `tfsdk:"type"`
-	Listen types.String `tfsdk:"listen"`
-}
-
 type shutdownModel struct {
 	Timeout types.String `tfsdk:"timeout"`
 }
 
 var (
-	graphicsAttrTypes = map[string]attr.Type{"type": types.StringType, "listen": types.StringType}
 	shutdownAttrTypes = map[string]attr.Type{"timeout": types.StringType}
 	macRegexp         = regexp.MustCompile(`^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$`)
 	// A libvirt domain name: no slash (libvirt refuses it), no whitespace or control

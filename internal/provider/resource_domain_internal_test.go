@@ -23,15 +23,13 @@ func TestFromSpec_keepsWhatTheUserWrote(t *testing.T) {
 		Graphics:   domainxml.Graphics{Type: "none", Listen: "127.0.0.1"},
 		QemuAgent:  true,
 	}
-	prior := &domainModel{
-		Machine:      types.StringValue("q35"),
-		MaxVCPU:      types.Int64Value(2), // written equal to vcpu: libvirt omits current=
-		MaxMemoryMiB: types.Int64Null(),
-		Graphics:     &graphicsModel{Type: types.StringValue("none"), Listen: types.StringValue("0.0.0.0")},
-		Interfaces: []nicModel{{MAC: types.StringValue("52:54:00:AA:BB:CC"), WaitForIP: &waitModel{Source: types.StringValue("lease")},
-			Addresses: stringList([]string{"192.168.122.10"})}},
-		UpdateMethod: types.StringValue("live"),
-	}
+	prior := &domainModel{UpdateMethod: types.StringValue("live")}
+	prior.Machine = types.StringValue("q35")
+	prior.MaxVCPU = types.Int64Value(2) // written equal to vcpu: libvirt omits current=
+	prior.MaxMemoryMiB = types.Int64Null()
+	prior.Graphics = &graphicsModel{Type: types.StringValue("none"), Listen: types.StringValue("0.0.0.0")}
+	prior.Interfaces = []nicModel{{MAC: types.StringValue("52:54:00:AA:BB:CC"), WaitForIP: &waitModel{Source: types.StringValue("lease")},
+		Addresses: stringList([]string{"192.168.122.10"})}}
 	m := fromSpec(s, prior)
 	if m.Machine.ValueString() != "q35" {
 		t.Errorf("machine alias lost: %s", m.Machine)

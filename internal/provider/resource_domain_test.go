@@ -26,7 +26,7 @@ const domRes = "libvirt_domain.test"
 var ipv4 = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)
 
 // emptyAfterApply is the post-apply refresh check every step makes: nothing drifts.
-var emptyAfterApply = resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+var emptyAfterApply = acctest.Plans()
 
 func domAttr(s *terraform.State, name string) (string, error) {
 	r, ok := s.RootModule().Resources[domRes]
@@ -125,14 +125,8 @@ resource "libvirt_domain" "test" {
 				ImportStateVerifyIgnore: []string{"network_interface.0.wait_for_ip", "network_interface.0.addresses", "ip_address", "timeouts"},
 			},
 			{
-				Config: config(2, 2, 320, 320, "lease"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("live")),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config(2, 2, 320, 320, "lease"),
+				ConfigPlanChecks: acctest.Updates(domRes, "live"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("vcpu"), knownvalue.Int64Exact(2)),
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(320)),
@@ -175,13 +169,7 @@ data "libvirt_domain" "test" {
   name = libvirt_domain.test.name
 }
 `,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("restart")),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				ConfigPlanChecks: acctest.Updates(domRes, "restart"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(3)),
 					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("state"), knownvalue.StringExact("running")),
@@ -281,11 +269,8 @@ resource "libvirt_domain" "test" {
 			},
 			{
 				// The failed domain is in state, tainted: the plan replaces it.
-				Config: config(false, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionDestroyBeforeCreate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config(false, ""),
+				ConfigPlanChecks: acctest.Does(domRes, plancheck.ResourceActionDestroyBeforeCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringExact("")),
@@ -367,28 +352,16 @@ resource "libvirt_domain" "test" {
 			},
 		}, {
 			// Powered off behind Terraform's back: the plan starts it again.
-			PreConfig: func() { domAccForceOff(t, name) },
-			Config:    config(true, "none"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(domRes, tfjsonpath.New("running"), knownvalue.Bool(true)),
-					plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("none")),
-				},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
+			PreConfig:        func() { domAccForceOff(t, name) },
+			Config:           config(true, "none"),
+			ConfigPlanChecks: acctest.Updates(domRes, "none", plancheck.ExpectKnownValue(domRes, tfjsonpath.New("running"), knownvalue.Bool(true))),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
 			},
 		}, {
 			// A device change on a running domain: rewritten and restarted, as planned.
-			Config: config(true, "spice"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("restart")),
-				},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
+			Config:           config(true, "spice"),
+			ConfigPlanChecks: acctest.Updates(domRes, "restart"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^spice://127\.0\.0\.1:59\d\d$`))),
 				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
@@ -482,11 +455,8 @@ data "libvirt_domain" "test" {
 				},
 			},
 			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config,
+				ConfigPlanChecks: acctest.Plans(plancheck.ExpectEmptyPlan()),
 			},
 			{
 				Config:           withData,
@@ -503,14 +473,8 @@ data "libvirt_domain" "test" {
 			{
 				// The same disk by its volume key (a dir pool's key is its path): nothing
 				// changes in the domain; the reference is recorded and reads back as written.
-				Config: strings.Replace(config, "path = ", "volume_id = ", 1),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("none")),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           strings.Replace(config, "path = ", "volume_id = ", 1),
+				ConfigPlanChecks: acctest.Updates(domRes, "none"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("volume_id"), knownvalue.StringExact(disk)),
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("path"), knownvalue.Null()),
@@ -520,13 +484,7 @@ data "libvirt_domain" "test" {
 				// A stopped domain: the definition is rewritten, nothing starts.
 				Config: cfg(2, true, `cpu_mode = "host-model"
   uuid     = "`+strings.ToUpper(uuid)+`"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("definition")),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("autostart"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("cpu_mode"), knownvalue.StringExact("host-model")),
@@ -549,12 +507,9 @@ data "libvirt_domain" "test" {
 				},
 			},
 			{
-				PreConfig: func() { domAccUndefine(t, name) },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionCreate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				PreConfig:        func() { domAccUndefine(t, name) },
+				Config:           config,
+				ConfigPlanChecks: acctest.Does(domRes, plancheck.ResourceActionCreate),
 			},
 		},
 	})

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -82,14 +81,6 @@ func (r *domainResource) lookAddresses(ctx context.Context, id string, m *domain
 			}
 		}
 	}
-}
-
-func stringList(s []string) types.List {
-	vals := make([]attr.Value, 0, len(s))
-	for _, v := range s {
-		vals = append(vals, types.StringValue(v))
-	}
-	return types.ListValueMust(types.StringType, vals)
 }
 
 // waitForIPs waits, for every interface with a wait_for_ip block, until it has a usable

@@ -222,7 +222,7 @@ resource "libvirt_network" "n" {
 		},
 		{
 			Config:           config(host),
-			ConfigPlanChecks: netChange(plancheck.ResourceActionUpdate),
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
 			Check: checkNetworkXML(t, net.Name, "isolated", [][2]string{{net.Addr(1), "0"}}, []string{net.Addr(100), net.Addr(199)},
 				[]netHost{{"52:54:00:aa:cc:31", net.Addr(31), ""}}, nil),
 		},

@@ -221,7 +221,7 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 		}
 	}
 	hostStep := func(c netConf, hosts []netHost, dns []dnsEntry, more ...resource.TestCheckFunc) resource.TestStep {
-		return resource.TestStep{Config: c.String(), ConfigPlanChecks: netChange(plancheck.ResourceActionUpdate),
+		return resource.TestStep{Config: c.String(), ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
 			Check: resource.ComposeAggregateTestCheckFunc(append(more, checkNetworkXML(t, name, "isolated", addrs, rng, hosts, dns), notRestarted)...)}
 	}
 	netTest(t, name, []resource.TestStep{
@@ -266,7 +266,7 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 		{
 			// A mode change replaces the network.
 			Config:           open.String(),
-			ConfigPlanChecks: netChange(plancheck.ResourceActionReplace),
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionReplace),
 			Check: checkNetworkXML(t, name, "open", addrs, rng,
 				[]netHost{{"52:54:00:aa:cc:01", v4 + ".51", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
 				[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
@@ -340,27 +340,18 @@ resource "libvirt_network" "n" {
 		{
 			// Managed here from now on: the whole list is ours (inactive: persistent only).
 			Config:           config(false, managed),
-			ConfigPlanChecks: netChange(plancheck.ResourceActionUpdate),
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
 			Check:            persistentHosts("52:54:00:aa:cc:0a=" + v4 + ".10"),
 		},
 		{
 			Config:           config(true, managed),
-			ConfigPlanChecks: netChange(plancheck.ResourceActionUpdate),
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
 				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
 			},
 		},
 	})
-}
-
-func networkBad(body string) string {
-	return acctest.ProviderBlock("") + `
-resource "libvirt_network" "n" {
-  name = "tfacc-net-bad"
-` + body + `
-}
-`
 }
 
 func TestNetwork_validation(t *testing.T) {
@@ -383,26 +374,18 @@ func TestNetwork_validation(t *testing.T) {
 		{"addresses = [\"10.17.0.0/24\"]\n dns {\n hosts = [{ ip = \"10.17.0.5\", hostnames = [\"a\"] }, { ip = \"10.17.0.6\", hostnames = [\"a\"] }]\n }", `hostname a appears in hosts[0] and hosts[1]`},
 		{"dns {\n forwarders = [{}]\n }", `forwarders[0]: give addr, domain or both`},
 	}
-	var steps []resource.TestStep
+	var planErrors []acctest.PlanError
 	for _, c := range cases {
-		steps = append(steps, resource.TestStep{Config: networkBad(c.body), PlanOnly: true, ExpectError: acctest.ErrorText(c.want)})
+		planErrors = append(planErrors, acctest.PlanError{Name: c.want, Config: acctest.Resource("libvirt_network", `name = "tfacc-net-bad"`+"\n"+c.body),
+			Want: acctest.ErrorText(c.want)})
 	}
-	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: steps})
+	acctest.ExpectPlanErrors(t, planErrors)
 }
 
 // netTestName is a network name and a /24 prefix for it (10.150-199.x: apart from
 // acctest.CreateNetwork's 10.200-249.x).
 func netTestName() (name, v4 string) {
 	return acctest.RandomName("net"), fmt.Sprintf("10.%d.%d", 150+rand.IntN(50), rand.IntN(256))
-}
-
-// netChange: the plan does action to libvirt_network.n, and after the apply nothing is
-// left to do.
-func netChange(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{
-		PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", action)},
-		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-	}
 }
 
 // netTest runs steps on libvirt_network.n, named name; CheckDestroy asks libvirt that

@@ -36,15 +36,16 @@ type fake struct {
 	// (UUID -> name) and the volumes made (key -> volume), which the rollback must empty.
 	source  *libvirt.DomainStatus
 	defined map[string]string
-	volumes map[string]*libvirt.VolumeInfo
-	pools   map[string]bool
+	// definedXML is the definition of each domain in defined.
+	definedXML map[string]string
+	volumes    map[string]*libvirt.VolumeInfo
+	pools      map[string]bool
 
 	// The networks of a machine test (name -> network), with their host entries and
 	// leases; content holds what UploadBytes wrote (volume key -> bytes).
 	networks map[string]*fakeNetwork
 	content  map[string][]byte
-	defs     map[string]string // UUID -> definition of the domains in defined
-	readWait time.Duration     // how long ReadNetworkDHCP takes (a race needs two reads in flight)
+	readWait time.Duration // how long ReadNetworkDHCP takes (a race needs two reads in flight)
 }
 
 // fakeNetwork is a network of the fake host: one list of DHCP host entries (the fake
@@ -57,9 +58,9 @@ type fakeNetwork struct {
 }
 
 func newFake() *fake {
-	return &fake{fail: map[string]error{}, failAt: map[int]error{}, defined: map[string]string{},
+	return &fake{fail: map[string]error{}, failAt: map[int]error{}, defined: map[string]string{}, definedXML: map[string]string{},
 		volumes: map[string]*libvirt.VolumeInfo{}, pools: map[string]bool{"default": true},
-		networks: map[string]*fakeNetwork{}, content: map[string][]byte{}, defs: map[string]string{}}
+		networks: map[string]*fakeNetwork{}, content: map[string][]byte{}}
 }
 
 var errInjected = errors.New("injected failure")
@@ -118,7 +119,7 @@ func (f *fake) DefineDomain(_ context.Context, name, xml string) (libvirt.Domain
 			f.status.XML = xml
 		} else {
 			f.defined[d.UUID] = name
-			f.defs[d.UUID] = xml
+			f.definedXML[d.UUID] = xml
 		}
 	}
 	return dom, err

@@ -71,8 +71,8 @@ func TestCreateMachine(t *testing.T) {
 		t.Errorf("warnings %v", res.Warnings)
 	}
 	for _, part := range []string{"<name>" + p.Domain + "</name>", "<uuid>" + machineUID + "</uuid>", p.MAC, "/pool/" + p.Root, "/pool/" + p.Seed, "<vcpu placement=\"static\" current=\"1\">2</vcpu>"} {
-		if !strings.Contains(f.defs[machineUID], part) {
-			t.Errorf("domain XML lacks %s:\n%s", part, f.defs[machineUID])
+		if !strings.Contains(f.definedXML[machineUID], part) {
+			t.Errorf("domain XML lacks %s:\n%s", part, f.definedXML[machineUID])
 		}
 	}
 	if err := DeleteMachine(context.Background(), f, p); err != nil || len(machineLeft(f)) != 0 {
@@ -263,7 +263,7 @@ func TestReadMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := machineReq().Parts()
-	f.status = &libvirt.DomainStatus{XML: f.defs[machineUID], Active: true, State: "running"}
+	f.status = &libvirt.DomainStatus{XML: f.definedXML[machineUID], Active: true, State: "running"}
 	f.networks["lab"].leases[p.MAC] = []libvirt.Lease{{MAC: p.MAC, IP: res.IP}, {MAC: p.MAC, IP: "fe80::1"}}
 	for _, place := range []*MachinePlace{{Network: "lab", Pool: "default"}, nil} {
 		m, err := ReadMachine(context.Background(), f, machineUID, place, nil)

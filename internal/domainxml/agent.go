@@ -1,0 +1,52 @@
+package domainxml
+
+import "libvirt.org/go/libvirtxml"
+
+// The QEMU guest agent's channel (qemu_agent): a virtio-serial port named
+// org.qemu.guest_agent.0 on a unix socket libvirt places.
+
+var agentFamily = family{
+	name:     "qemu_agent",
+	validate: func(*Spec) error { return nil },
+	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
+		d.Devices.Channels = buildChannels(d.Devices.Channels, s.QemuAgent)
+		return nil
+	},
+	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
+		if d.Devices == nil {
+			return
+		}
+		for _, c := range d.Devices.Channels {
+			if isAgentChannel(c) {
+				p.Spec.QemuAgent = true
+				p.AgentConnected = c.Target.VirtIO.State == "connected"
+			}
+		}
+	},
+	same: func(a, b Spec) bool { return a.QemuAgent == b.QemuAgent },
+}
+
+func buildChannels(existing []libvirtxml.DomainChannel, agent bool) []libvirtxml.DomainChannel {
+	var out []libvirtxml.DomainChannel
+	have := false
+	for _, c := range existing {
+		if isAgentChannel(c) {
+			if !agent || have {
+				continue
+			}
+			have = true
+		}
+		out = append(out, c)
+	}
+	if agent && !have {
+		out = append(out, libvirtxml.DomainChannel{
+			Source: &libvirtxml.DomainChardevSource{UNIX: &libvirtxml.DomainChardevSourceUNIX{Mode: "bind"}},
+			Target: &libvirtxml.DomainChannelTarget{VirtIO: &libvirtxml.DomainChannelTargetVirtIO{Name: AgentChannel}},
+		})
+	}
+	return out
+}
+
+func isAgentChannel(c libvirtxml.DomainChannel) bool {
+	return c.Target != nil && c.Target.VirtIO != nil && c.Target.VirtIO.Name == AgentChannel
+}

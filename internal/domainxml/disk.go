@@ -1,0 +1,295 @@
+package domainxml
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// Disks: the `disk` blocks (a volume or a path, disk or cdrom, bus, target, boot order)
+// and the cloud-init seed, attached as a read-only SATA cdrom.
+
+// Disk is one disk or cdrom. Exactly one of VolumeID and Path names the source; Path is
+// always the resolved file (what goes into the XML).
+type Disk struct {
+	VolumeID  string // user's reference (volume key or pool/name), recorded in metadata
+	Path      string
+	Device    string // disk or cdrom
+	Bus       string // virtio, sata, scsi, ide, usb
+	Target    string // vda, sda, ...
+	Format    string // qcow2, raw, ... (driver type); empty: libvirt probes nothing, raw
+	BootOrder uint
+}
+
+// CloudInit is the seed ISO: the user's reference, its path and the target it sits on.
+type CloudInit struct {
+	ID     string
+	Path   string
+	Target string
+}
+
+var diskFamily = family{
+	name: "disk",
+	validate: func(s *Spec) error {
+		seen := map[string]bool{}
+		for i, d := range s.Disks {
+			if d.Path == "" {
+				return fmt.Errorf("disk %d has no source", i)
+			}
+			if d.Target != "" && seen[d.Target] {
+				return fmt.Errorf("disk target %s is used twice", d.Target)
+			}
+			seen[d.Target] = true
+		}
+		return nil
+	},
+	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
+		d.Devices.Disks = buildDisks(d.Devices.Disks, s.Disks, s.CloudInit)
+		anyBootOrder := false
+		for _, dk := range s.Disks {
+			if dk.BootOrder > 0 {
+				anyBootOrder = true
+			}
+		}
+		if anyBootOrder {
+			d.OS.BootDevices = nil // per-device boot order excludes <os><boot dev>
+		} else if len(d.OS.BootDevices) == 0 {
+			d.OS.BootDevices = []libvirtxml.DomainBootDevice{{Dev: "hd"}}
+		}
+		return nil
+	},
+	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
+		if d.Devices == nil {
+			return
+		}
+		s := &p.Spec
+		for _, x := range d.Devices.Disks {
+			if x.Device != "" && x.Device != DeviceDisk && x.Device != DeviceCDROM {
+				continue // floppies, luns: not managed
+			}
+			dk := Disk{Device: x.Device}
+			if dk.Device == "" {
+				dk.Device = DeviceDisk
+			}
+			if x.Target != nil {
+				dk.Target, dk.Bus = x.Target.Dev, x.Target.Bus
+			}
+			if x.Driver != nil {
+				dk.Format = x.Driver.Type
+			}
+			if x.Boot != nil {
+				dk.BootOrder = x.Boot.Order
+			}
+			dk.Path = diskSourcePath(&x)
+			if x.Source != nil && x.Source.Volume != nil {
+				dk.VolumeID = x.Source.Volume.Pool + "/" + x.Source.Volume.Volume
+			}
+			if c := rec.CloudInit; c != nil && c.Target == dk.Target && c.Path == dk.Path && dk.Path != "" {
+				s.CloudInit = &CloudInit{ID: c.ID, Path: c.Path, Target: c.Target}
+				continue
+			}
+			for _, m := range rec.Disks {
+				if m.Target == dk.Target && m.Path == dk.Path && dk.Path != "" {
+					dk.VolumeID = m.Volume
+				}
+			}
+			if dk.Path == "" && dk.VolumeID == "" && dk.Device == DeviceCDROM {
+				continue // an empty cdrom tray: nothing to manage
+			}
+			s.Disks = append(s.Disks, dk)
+		}
+	},
+	// Sources compare by the user's reference when there is one (the resolved path may not
+	// be known at plan time); a format or target libvirt filled in matches one left empty.
+	same: func(a, b Spec) bool {
+		if len(a.Disks) != len(b.Disks) || (a.CloudInit == nil) != (b.CloudInit == nil) {
+			return false
+		}
+		if a.CloudInit != nil && (a.CloudInit.ID != b.CloudInit.ID ||
+			a.CloudInit.Target != "" && b.CloudInit.Target != "" && a.CloudInit.Target != b.CloudInit.Target) {
+			return false
+		}
+		for i := range a.Disks {
+			x, y := a.Disks[i], b.Disks[i]
+			if diskSource(x) != diskSource(y) || x.Device != y.Device || x.Bus != y.Bus || x.Target != y.Target ||
+				x.BootOrder != y.BootOrder || (x.Format != "" && y.Format != "" && x.Format != y.Format) {
+				return false
+			}
+		}
+		return true
+	},
+}
+
+// DefaultBus is virtio for a disk and sata for a cdrom.
+func DefaultBus(device string) string {
+	if device == DeviceCDROM {
+		return "sata"
+	}
+	return "virtio"
+}
+
+// TargetPrefix is the device-name prefix libvirt uses for a bus.
+func TargetPrefix(bus string) string {
+	switch bus {
+	case "virtio":
+		return "vd"
+	case "ide":
+		return "hd"
+	case "xen":
+		return "xvd"
+	default: // sata, scsi, usb
+		return "sd"
+	}
+}
+
+// TargetName is the n-th device name with a prefix: vda..vdz, vdaa, ...
+func TargetName(prefix string, n int) string {
+	s := ""
+	for n >= 0 {
+		s = string(rune('a'+n%26)) + s
+		n = n/26 - 1
+	}
+	return prefix + s
+}
+
+// FillDiskDefaults gives every disk its device, bus and target when empty: bus from the
+// device, targets the lowest free names of the bus's prefix in order, after the targets
+// users chose. The cloud-init cdrom (when ci is not nil) gets the next free sd* name.
+// The plan and Build use this one function, so plans show what libvirt will get.
+func FillDiskDefaults(disks []Disk, ci *CloudInit) {
+	used := map[string]bool{}
+	for _, d := range disks {
+		if d.Target != "" {
+			used[d.Target] = true
+		}
+	}
+	if ci != nil && ci.Target != "" {
+		used[ci.Target] = true
+	}
+	next := func(prefix string) string {
+		for n := 0; ; n++ {
+			t := TargetName(prefix, n)
+			if !used[t] {
+				used[t] = true
+				return t
+			}
+		}
+	}
+	for i := range disks {
+		d := &disks[i]
+		if d.Device == "" {
+			d.Device = DeviceDisk
+		}
+		if d.Bus == "" {
+			d.Bus = DefaultBus(d.Device)
+		}
+		if d.Target == "" {
+			d.Target = next(TargetPrefix(d.Bus))
+		}
+	}
+	if ci != nil && ci.Target == "" {
+		ci.Target = next("sd")
+	}
+}
+
+// withDiskDefaults is s with its disks and seed copied and their defaults filled in.
+func withDiskDefaults(s Spec) Spec {
+	s.Disks = slices.Clone(s.Disks)
+	if s.CloudInit != nil {
+		c := *s.CloudInit
+		s.CloudInit = &c
+	}
+	FillDiskDefaults(s.Disks, s.CloudInit)
+	return s
+}
+
+// diskSource is what a disk points at as the user wrote it: the volume reference, else
+// the path. A volume key of a dir pool is its path, so volume_id = "/p/x.qcow2" and
+// path = "/p/x.qcow2" are the same disk (e.g. after importing a domain made elsewhere).
+func diskSource(d Disk) string {
+	if d.VolumeID != "" {
+		return d.VolumeID
+	}
+	return d.Path
+}
+
+// SameDiskRefs reports whether two specs write every disk source the same way (not just
+// point at the same file). When they do not, the definition's metadata needs rewriting
+// even though the domain itself does not change.
+func SameDiskRefs(a, b Spec) bool {
+	if len(a.Disks) != len(b.Disks) {
+		return false
+	}
+	for i := range a.Disks {
+		if a.Disks[i].VolumeID != b.Disks[i].VolumeID {
+			return false
+		}
+	}
+	return true
+}
+
+func diskSourcePath(d *libvirtxml.DomainDisk) string {
+	if d.Source == nil {
+		return ""
+	}
+	switch {
+	case d.Source.File != nil:
+		return d.Source.File.File
+	case d.Source.Block != nil:
+		return d.Source.Block.Dev
+	}
+	return ""
+}
+
+func buildDisks(existing []libvirtxml.DomainDisk, disks []Disk, ci *CloudInit) []libvirtxml.DomainDisk {
+	byTarget := map[string]libvirtxml.DomainDisk{}
+	for _, e := range existing {
+		if e.Target != nil {
+			byTarget[e.Target.Dev] = e
+		}
+	}
+	var out []libvirtxml.DomainDisk
+	for _, dk := range disks {
+		out = append(out, buildDisk(byTarget, dk, false))
+	}
+	if ci != nil {
+		out = append(out, buildDisk(byTarget, Disk{Path: ci.Path, Device: DeviceCDROM, Bus: "sata", Target: ci.Target, Format: "raw"}, true))
+	}
+	return out
+}
+
+func buildDisk(byTarget map[string]libvirtxml.DomainDisk, dk Disk, readonly bool) libvirtxml.DomainDisk {
+	x, ok := byTarget[dk.Target]
+	if !ok || x.Target.Bus != dk.Bus || x.Device != dk.Device {
+		x = libvirtxml.DomainDisk{}
+	}
+	x.Device = dk.Device
+	if x.Driver == nil {
+		x.Driver = &libvirtxml.DomainDiskDriver{}
+	}
+	x.Driver.Name = "qemu"
+	x.Driver.Type = dk.Format
+	if x.Driver.Type == "" {
+		x.Driver.Type = "raw"
+	}
+	if strings.HasPrefix(dk.Path, "/dev/") {
+		x.Source = &libvirtxml.DomainDiskSource{Block: &libvirtxml.DomainDiskSourceBlock{Dev: dk.Path}}
+	} else {
+		x.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: dk.Path}}
+	}
+	x.BackingStore = nil // libvirt reads the chain from the image itself
+	x.Target = &libvirtxml.DomainDiskTarget{Dev: dk.Target, Bus: dk.Bus}
+	if readonly || dk.Device == DeviceCDROM {
+		x.ReadOnly = &libvirtxml.DomainDiskReadOnly{}
+	} else {
+		x.ReadOnly = nil
+	}
+	x.Boot = nil
+	if dk.BootOrder > 0 {
+		x.Boot = &libvirtxml.DomainDeviceBoot{Order: dk.BootOrder}
+	}
+	x.Alias = nil
+	return x
+}

@@ -1,0 +1,39 @@
+package domainxml
+
+import "libvirt.org/go/libvirtxml"
+
+// A family is one part of a domain the provider manages — a kind of device (disks,
+// network interfaces, graphics, the guest-agent channel) or a platform part (sizing, OS
+// and firmware, CPU, the Ignition fw_cfg entry). Each lives in a file of its own with
+// its Spec type and these four functions; Build, FromDomain, Validate and Classify go
+// through every family in families, so adding one is that file, its field in Spec and a
+// line below (plus its block in the provider's schema and model: see docs/adr).
+type family struct {
+	name string
+	// validate checks the family's part of a spec (defaults already filled in).
+	validate func(s *Spec) error
+	// build writes the family's part of s into d. d is a fresh definition (base is nil)
+	// or a copy of the domain's current one: devices that stay the same device keep
+	// their address and every setting the family does not manage.
+	build func(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
+	// parse reads the family's part of d into p, ignoring what libvirt fills in or
+	// rewrites. rec is libvirt_domain's metadata record (the user's own references).
+	parse func(d *libvirtxml.Domain, p *Parsed, rec *record)
+	// same reports whether a and b want the same of this family: a change it does not
+	// see needs no restart (sizing within the ceilings is Classify's own business).
+	same func(a, b Spec) bool
+}
+
+// families in the order Build writes them: the OS part first (a machine change drops
+// device addresses), the record of references last.
+var families = []family{
+	sizingFamily,
+	osFamily,
+	cpuFamily,
+	diskFamily,
+	interfaceFamily,
+	graphicsFamily,
+	agentFamily,
+	ignitionFamily,
+	recordFamily,
+}

@@ -1,0 +1,73 @@
+package domainxml
+
+import "libvirt.org/go/libvirtxml"
+
+// The record: what libvirt_domain keeps in the domain's <metadata> (MetadataNS,
+// "domain"): the user's own references for disks, the cloud-init seed and the Ignition
+// config, so Read (and import of a domain this provider made) gives back exactly what
+// the configuration says, not only the paths libvirt knows.
+
+type record struct {
+	Disks     []recordDisk     `xml:"disk"`
+	CloudInit *recordCloudInit `xml:"cloudinit"`
+	Ignition  *recordIgnition  `xml:"ignition"`
+}
+
+type recordDisk struct {
+	Target string `xml:"target,attr"`
+	Volume string `xml:"volume,attr"`
+	Path   string `xml:"path,attr"`
+}
+
+type recordCloudInit struct {
+	Target string `xml:"target,attr"`
+	ID     string `xml:"id,attr"`
+	Path   string `xml:"path,attr"`
+}
+
+type recordIgnition struct {
+	ID   string `xml:"id,attr"`
+	Path string `xml:"path,attr"`
+}
+
+// recordFamily writes the record last, once the disks have their targets.
+var recordFamily = family{
+	name:     "record",
+	validate: func(*Spec) error { return nil },
+	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
+		return writeRecord(d, *s)
+	},
+	parse: func(*libvirtxml.Domain, *Parsed, *record) {}, // read first, by FromDomain
+	same:  func(Spec, Spec) bool { return true },        // references change no device
+}
+
+// readRecord is the record of d; an empty one when there is none or it does not parse
+// (the definition alone then says what it can).
+func readRecord(d *libvirtxml.Domain) *record {
+	rec := &record{}
+	if ok, err := GetMetadata(d, MetadataNS, "domain", rec); !ok || err != nil {
+		return &record{}
+	}
+	return rec
+}
+
+// writeRecord writes the record for s (none when s references nothing), keeping other
+// applications' elements.
+func writeRecord(d *libvirtxml.Domain, s Spec) error {
+	rec := record{}
+	for _, dk := range s.Disks {
+		if dk.VolumeID != "" {
+			rec.Disks = append(rec.Disks, recordDisk{Target: dk.Target, Volume: dk.VolumeID, Path: dk.Path})
+		}
+	}
+	if ci := s.CloudInit; ci != nil {
+		rec.CloudInit = &recordCloudInit{Target: ci.Target, ID: ci.ID, Path: ci.Path}
+	}
+	if g := s.Ignition; g != nil {
+		rec.Ignition = &recordIgnition{ID: g.ID, Path: g.Path}
+	}
+	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil {
+		return SetMetadata(d, MetadataNS, "domain", nil)
+	}
+	return SetMetadata(d, MetadataNS, "domain", rec)
+}

@@ -1,0 +1,338 @@
+package libvirt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	golibvirt "github.com/digitalocean/go-libvirt"
+	"libvirt.org/go/libvirtxml"
+)
+
+// VolumeInfo is what libvirt reports about a volume.
+type VolumeInfo struct {
+	Key        string
+	Name       string
+	Pool       string
+	Path       string
+	Format     string // qcow2, raw, iso, ... ("" when libvirt does not say)
+	Capacity   uint64 // bytes the guest sees
+	Allocation uint64 // bytes used on the host
+	Backing    string // path of the backing file of an overlay
+}
+
+// VolumeSpec is a volume to make.
+type VolumeSpec struct {
+	Pool     string
+	Name     string
+	Format   string // qcow2, raw or iso
+	Capacity uint64 // bytes; 0 = take it from the source
+}
+
+func (s VolumeSpec) String() string { return s.Pool + "/" + s.Name }
+
+// volumeInfo reads a volume's XML (libvirt refreshes it from the file first).
+func volumeInfo(l *golibvirt.Libvirt, v golibvirt.StorageVol) (*VolumeInfo, error) {
+	doc, err := l.StorageVolGetXMLDesc(v, 0)
+	if err != nil {
+		return nil, err
+	}
+	var x libvirtxml.StorageVolume
+	if err := x.Unmarshal(doc); err != nil {
+		return nil, fmt.Errorf("parse volume XML of %s: %w", v.Name, err)
+	}
+	info := &VolumeInfo{Key: x.Key, Name: x.Name, Pool: v.Pool}
+	if info.Key == "" {
+		info.Key = v.Key
+	}
+	if x.Target != nil {
+		info.Path = x.Target.Path
+		if x.Target.Format != nil {
+			info.Format = x.Target.Format.Type
+		}
+	}
+	if x.BackingStore != nil {
+		info.Backing = x.BackingStore.Path
+	}
+	if info.Capacity, err = sizeBytes(x.Capacity); err != nil {
+		return nil, err
+	}
+	if info.Allocation, err = sizeBytes(x.Allocation); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+func sizeBytes(s *libvirtxml.StorageVolumeSize) (uint64, error) {
+	if s == nil {
+		return 0, nil
+	}
+	mult := uint64(1)
+	switch s.Unit {
+	case "", "b", "bytes":
+	case "KiB", "K", "k":
+		mult = 1 << 10
+	case "MiB", "M":
+		mult = 1 << 20
+	case "GiB", "G":
+		mult = 1 << 30
+	case "TiB", "T":
+		mult = 1 << 40
+	case "KB":
+		mult = 1000
+	case "MB":
+		mult = 1000 * 1000
+	case "GB":
+		mult = 1000 * 1000 * 1000
+	default:
+		return 0, fmt.Errorf("volume size unit %q not understood", s.Unit)
+	}
+	return s.Value * mult, nil
+}
+
+// VolumeInfo looks a volume up and describes it. A missing volume or pool is ErrNotFound.
+func (c *Client) VolumeInfo(ctx context.Context, ref VolumeRef) (*VolumeInfo, error) {
+	var info *VolumeInfo
+	err := c.Read(ctx, "look up volume "+ref.String(), func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, ref)
+		if err != nil {
+			return err
+		}
+		info, err = volumeInfo(l, v)
+		return err
+	})
+	return info, err
+}
+
+func volumeXML(spec VolumeSpec, capacity uint64, backing *VolumeInfo) (string, error) {
+	x := libvirtxml.StorageVolume{
+		Name:     spec.Name,
+		Capacity: &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: capacity},
+		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: spec.Format}},
+	}
+	if backing != nil {
+		x.BackingStore = &libvirtxml.StorageVolumeBackingStore{
+			Path:   backing.Path,
+			Format: &libvirtxml.StorageVolumeTargetFormat{Type: backing.Format},
+		}
+	}
+	return x.Marshal()
+}
+
+// create makes an empty volume with the given capacity and returns it.
+func (c *Client) create(ctx context.Context, spec VolumeSpec, capacity uint64, backing *VolumeInfo) (golibvirt.StorageVol, error) {
+	doc, err := volumeXML(spec, capacity, backing)
+	if err != nil {
+		return golibvirt.StorageVol{}, err
+	}
+	return c.createVolume(ctx, "create volume "+spec.String(), spec, func(l *golibvirt.Libvirt, p golibvirt.StoragePool) (golibvirt.StorageVol, error) {
+		return l.StorageVolCreateXML(p, doc, 0)
+	})
+}
+
+// createAttempts bounds how often createVolume starts over after a lost answer.
+const createAttempts = 3
+
+// createVolume runs mk, a call that creates the volume spec in its pool, so that a
+// broken connection leaves neither an untracked volume nor a half-made one behind.
+//
+// Volume creation is not idempotent in libvirt: when the answer to a create is lost
+// (the daemon killed or restarted during it, the link dropped), the volume may exist,
+// may be half made (a daemon killed in the middle of qemu-img leaves a partial file that
+// its pool shows as a volume after the restart), or may not exist; sent again, the create
+// is refused ("exists already"). So the name is checked free just before the create, on
+// the same connection: a volume of that name found after a lost answer is then the one
+// this call made, whole or not. It is deleted once the daemon answers again, and the
+// create starts over. A name that was taken before is left alone: libvirt's own refusal
+// is the answer. A create that could not be sent at all (the daemon down) fails at once
+// with the connection error: nothing was made.
+func (c *Client) createVolume(ctx context.Context, op string, spec VolumeSpec, mk func(*golibvirt.Libvirt, golibvirt.StoragePool) (golibvirt.StorageVol, error)) (golibvirt.StorageVol, error) {
+	var err error
+	for attempt := 1; attempt <= createAttempts; attempt++ {
+		var vol golibvirt.StorageVol
+		sent, taken := false, false
+		err = c.Write(ctx, op, func(l *golibvirt.Libvirt) error {
+			p, err := l.StoragePoolLookupByName(spec.Pool)
+			if err != nil {
+				return err
+			}
+			_, lerr := l.StorageVolLookupByName(p, spec.Name)
+			taken = lerr == nil
+			if lerr != nil && !errors.Is(classify(op, "", lerr), ErrNotFound) {
+				return lerr
+			}
+			sent = true
+			vol, err = mk(l, p)
+			return err
+		})
+		if err == nil || !IsTransport(err) || !sent || taken {
+			// Done, libvirt's answer, or a create never sent / refused anyway (the name
+			// was taken before): nothing of this call's is on the host but what vol names.
+			return vol, err
+		}
+		// The create may have landed: remove what it made (waiting for the daemon to
+		// answer again), then start over. On its own deadline when the caller's ran out
+		// (that may be what broke the call).
+		rctx := ctx
+		if ctx.Err() != nil {
+			rctx = context.WithoutCancel(ctx)
+		}
+		if derr := c.removeMade(rctx, spec); derr != nil {
+			return vol, fmt.Errorf("%w; the volume %s it may have made could not be checked or removed either: %w; %s",
+				err, spec, derr, checkByHand(spec))
+		}
+		if ctx.Err() != nil {
+			return vol, fmt.Errorf("%w (what it may have made was removed; nothing was left in pool %s)", err, spec.Pool)
+		}
+	}
+	return golibvirt.StorageVol{}, fmt.Errorf("%w (gave up after %d attempts; nothing was left in pool %s)", err, createAttempts, spec.Pool)
+}
+
+// removeMade deletes the volume spec, which a create whose answer was lost made, once
+// the daemon answers again. A volume that is not there is fine.
+func (c *Client) removeMade(ctx context.Context, spec VolumeSpec) error {
+	err := c.writeSettled(ctx, "delete volume "+spec.String()+" left by a create whose answer was lost", func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, VolumeRef{Pool: spec.Pool, Name: spec.Name})
+		if err != nil {
+			return err
+		}
+		return l.StorageVolDelete(v, 0)
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+func checkByHand(spec VolumeSpec) string {
+	return fmt.Sprintf("check with `virsh vol-list %s`, then delete it or import it (terraform import <address> %s)", spec.Pool, spec)
+}
+
+// CreateVolume makes an empty volume of spec.Capacity bytes.
+func (c *Client) CreateVolume(ctx context.Context, spec VolumeSpec) (*VolumeInfo, error) {
+	if spec.Capacity == 0 {
+		return nil, fmt.Errorf("volume %s: capacity_bytes is required for a volume without a source", spec)
+	}
+	vol, err := c.create(ctx, spec, spec.Capacity, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(ctx, spec, vol, spec.Capacity)
+}
+
+// CreateOverlay makes a qcow2 volume whose backing file is another volume (a linked,
+// copy-on-write disk). Its capacity is the backing volume's unless a larger one is asked.
+func (c *Client) CreateOverlay(ctx context.Context, spec VolumeSpec, backing VolumeRef) (*VolumeInfo, error) {
+	if spec.Format != "qcow2" {
+		return nil, fmt.Errorf("volume %s: an overlay (backing_volume) must have format qcow2, not %s", spec, spec.Format)
+	}
+	b, err := c.VolumeInfo(ctx, backing)
+	if err != nil {
+		return nil, fmt.Errorf("backing volume %s: %w", backing, err)
+	}
+	if b.Format == "" {
+		b.Format = "raw"
+	}
+	capacity := b.Capacity
+	if spec.Capacity != 0 {
+		if spec.Capacity < b.Capacity {
+			return nil, fmt.Errorf("volume %s: capacity_bytes %d is smaller than the backing volume's %d bytes", spec, spec.Capacity, b.Capacity)
+		}
+		capacity = spec.Capacity
+	}
+	vol, err := c.create(ctx, spec, capacity, b)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(ctx, spec, vol, capacity)
+}
+
+// CloneVolume copies a volume whole into a new one (libvirt converts to spec.Format and
+// flattens any backing chain). A larger capacity than the source's grows the copy.
+func (c *Client) CloneVolume(ctx context.Context, spec VolumeSpec, from VolumeRef) (*VolumeInfo, error) {
+	src, err := c.VolumeInfo(ctx, from)
+	if err != nil {
+		return nil, fmt.Errorf("clone_from volume %s: %w", from, err)
+	}
+	if spec.Capacity != 0 && spec.Capacity < src.Capacity {
+		return nil, fmt.Errorf("volume %s: capacity_bytes %d is smaller than the source volume's %d bytes", spec, spec.Capacity, src.Capacity)
+	}
+	doc, err := volumeXML(spec, src.Capacity, nil)
+	if err != nil {
+		return nil, err
+	}
+	vol, err := c.createVolume(ctx, fmt.Sprintf("clone volume %s into %s", from, spec), spec, func(l *golibvirt.Libvirt, p golibvirt.StoragePool) (golibvirt.StorageVol, error) {
+		sv, err := LookupVolume(l, VolumeRef{Key: src.Key})
+		if err != nil {
+			return golibvirt.StorageVol{}, err
+		}
+		return l.StorageVolCreateXMLFrom(p, doc, sv, 0)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(ctx, spec, vol, src.Capacity)
+}
+
+// finish grows a new volume to spec.Capacity when that is larger than what it was made
+// with, then reads it back. On failure it removes the volume: nothing half-made stays.
+func (c *Client) finish(ctx context.Context, spec VolumeSpec, vol golibvirt.StorageVol, made uint64) (*VolumeInfo, error) {
+	if spec.Capacity > made {
+		err := c.Write(ctx, fmt.Sprintf("resize volume %s to %d bytes", spec, spec.Capacity), func(l *golibvirt.Libvirt) error {
+			return l.StorageVolResize(vol, spec.Capacity, 0)
+		})
+		if err != nil {
+			return nil, c.discard(ctx, spec, vol, err)
+		}
+	}
+	// Settled: a volume just made is not deleted again because the daemon restarted.
+	var info *VolumeInfo
+	err := c.readSettled(ctx, "look up volume "+spec.String(), func(l *golibvirt.Libvirt) error {
+		v, err := LookupVolume(l, VolumeRef{Key: vol.Key})
+		if err != nil {
+			return err
+		}
+		info, err = volumeInfo(l, v)
+		return err
+	})
+	if err != nil {
+		return nil, c.discard(ctx, spec, vol, err)
+	}
+	return info, nil
+}
+
+// discard deletes a volume that could not be finished and returns cause, noting when the
+// deletion failed too. It runs on its own deadline: the caller's may be what expired.
+func (c *Client) discard(ctx context.Context, spec VolumeSpec, vol golibvirt.StorageVol, cause error) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	// Settled: when the failure was the daemon going away, wait for it to come back
+	// rather than leave the half-made volume behind.
+	err := c.writeSettled(dctx, "delete half-made volume "+spec.String(), func(l *golibvirt.Libvirt) error {
+		// Look it up again: the connection the failure happened on may be gone.
+		v, err := LookupVolume(l, VolumeRef{Key: vol.Key})
+		if err != nil {
+			return err
+		}
+		return l.StorageVolDelete(v, 0)
+	})
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w; the half-made volume %s could not be deleted either (remove it by hand): %v", cause, spec, err)
+	}
+	return fmt.Errorf("%w (the half-made volume %s was deleted)", cause, spec)
+}
+
+// CreateVolumeOver makes a qcow2 volume in spec.Pool of the given capacity; with a
+// backing file, an overlay on it. On failure nothing is left.
+func (c *Client) CreateVolumeOver(ctx context.Context, spec VolumeSpec, capacity uint64, backing, backingFormat string) (*VolumeInfo, error) {
+	var b *VolumeInfo
+	if backing != "" {
+		b = &VolumeInfo{Path: backing, Format: backingFormat}
+	}
+	vol, err := c.create(ctx, spec, capacity, b)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(ctx, spec, vol, capacity)
+}

@@ -1,0 +1,157 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// domainDisksModel: the `disk` blocks and the cloud-init seed (cloudinit_id), which is
+// a cdrom after the disks.
+type domainDisksModel struct {
+	Disks       []diskModel  `tfsdk:"disk"`
+	CloudinitID types.String `tfsdk:"cloudinit_id"`
+}
+
+type diskModel struct {
+	VolumeID  types.String `tfsdk:"volume_id"`
+	Path      types.String `tfsdk:"path"`
+	Device    types.String `tfsdk:"device"`
+	Bus       types.String `tfsdk:"bus"`
+	Target    types.String `tfsdk:"target"`
+	Format    types.String `tfsdk:"format"`
+	BootOrder types.Int64  `tfsdk:"boot_order"`
+}
+
+var domainDisks = domainFamily{
+	attributes: map[string]schema.Attribute{
+		"cloudinit_id": schema.StringAttribute{
+			MarkdownDescription: "ID of a `libvirt_cloudinit_iso` (a volume key or `<pool>/<name>`), attached as a read-only SATA cdrom " +
+				"after the disks.",
+			Optional: true,
+		},
+	},
+	blocks: map[string]schema.Block{
+		"disk": schema.ListNestedBlock{
+			MarkdownDescription: "Disks and cdroms, in order. Each names its source with exactly one of `volume_id` and `path`.",
+			NestedObject: schema.NestedBlockObject{
+				Attributes: map[string]schema.Attribute{
+					"volume_id": schema.StringAttribute{
+						MarkdownDescription: "A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`.",
+						Optional:            true,
+						Validators: []validator.String{stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("path")),
+							stringvalidator.LengthAtLeast(1)},
+					},
+					"path": schema.StringAttribute{
+						MarkdownDescription: "A file or block device on the host.",
+						Optional:            true,
+						Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path on the host")},
+					},
+					"device": schema.StringAttribute{
+						MarkdownDescription: "`disk` (default) or `cdrom` (read-only).",
+						Optional:            true,
+						Computed:            true,
+						Default:             stringdefault.StaticString(domainxml.DeviceDisk),
+						Validators:          []validator.String{stringvalidator.OneOf(domainxml.DeviceDisk, domainxml.DeviceCDROM)},
+					},
+					"bus": schema.StringAttribute{
+						MarkdownDescription: "`virtio` (default for disks), `sata` (default for cdroms), `scsi`, `ide` or `usb`.",
+						Optional:            true,
+						Computed:            true,
+						Validators:          []validator.String{stringvalidator.OneOf("virtio", "sata", "scsi", "ide", "usb")},
+					},
+					"target": schema.StringAttribute{
+						MarkdownDescription: "Device name in the guest's bus order: default the next free `vda`, `vdb`, ... (virtio) or `sda`, ... (sata, scsi, usb).",
+						Optional:            true,
+						Computed:            true,
+						Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^(vd|sd|hd|xvd)[a-z]+$`), "must be a device name such as vda or sdb")},
+					},
+					"format": schema.StringAttribute{
+						MarkdownDescription: "Image format for the driver (`qcow2`, `raw`, ...). Default: the volume's own format, else from the file name.",
+						Optional:            true,
+						Computed:            true,
+						Validators:          []validator.String{stringvalidator.OneOf("qcow2", "raw", "vmdk", "qed", "vdi", "vpc")},
+					},
+					"boot_order": schema.Int64Attribute{
+						MarkdownDescription: "Boot priority (1 first). Default: none, the first disk boots.",
+						Optional:            true,
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
+					},
+				},
+			},
+		},
+	},
+	toSpec: func(m *domainModel, s *domainxml.Spec) {
+		for _, d := range m.Disks {
+			s.Disks = append(s.Disks, domainxml.Disk{
+				VolumeID: d.VolumeID.ValueString(), Path: d.Path.ValueString(), Device: d.Device.ValueString(),
+				Bus: d.Bus.ValueString(), Target: d.Target.ValueString(), Format: d.Format.ValueString(),
+				BootOrder: uint(d.BootOrder.ValueInt64()),
+			})
+		}
+		if !m.CloudinitID.IsNull() {
+			s.CloudInit = &domainxml.CloudInit{ID: m.CloudinitID.ValueString()}
+		}
+	},
+	// Every disk source becomes a path and a format; the seed's reference, its path.
+	resolve: func(ctx context.Context, c *libvirt.Client, s *domainxml.Spec) error {
+		for i := range s.Disks {
+			d := &s.Disks[i]
+			p, format, err := c.DiskSource(ctx, d.VolumeID, d.Path)
+			if err != nil {
+				return fmt.Errorf("disk %d: %w", i, err)
+			}
+			d.Path = p
+			if d.Format == "" {
+				d.Format = format
+			}
+		}
+		if s.CloudInit != nil {
+			p, _, err := c.DiskSource(ctx, s.CloudInit.ID, "")
+			if err != nil {
+				return fmt.Errorf("cloudinit_id: %w", err)
+			}
+			s.CloudInit.Path = p
+		}
+		return nil
+	},
+	// A disk named by volume_id keeps that reference (the record in the definition's
+	// metadata says which), never the path it resolved to.
+	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
+		m.CloudinitID = types.StringNull()
+		if s.CloudInit != nil {
+			m.CloudinitID = types.StringValue(s.CloudInit.ID)
+		}
+		m.Disks = nil
+		for _, d := range s.Disks {
+			dm := diskModel{
+				VolumeID: optString(d.VolumeID), Path: types.StringNull(), Device: types.StringValue(d.Device),
+				Bus: types.StringValue(d.Bus), Target: types.StringValue(d.Target), Format: optString(d.Format),
+				BootOrder: types.Int64Null(),
+			}
+			if d.VolumeID == "" {
+				dm.Path = types.StringValue(d.Path)
+			}
+			if d.BootOrder > 0 {
+				dm.BootOrder = types.Int64Value(int64(d.BootOrder))
+			}
+			m.Disks = append(m.Disks, dm)
+		}
+	},
+	fillUnknowns: func(m *domainModel) {
+		for i := range m.Disks {
+			nullIfUnknown(&m.Disks[i].Bus, &m.Disks[i].Target, &m.Disks[i].Format)
+		}
+	},
+}

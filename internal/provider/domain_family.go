@@ -1,0 +1,54 @@
+package provider
+
+import (
+	"context"
+	"maps"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// A domainFamily is the provider's side of a domainxml family (see internal/domainxml
+// family.go): its part of libvirt_domain's schema and model, and the conversion between
+// that model and the family's part of domainxml.Spec. Each lives in a domain_<family>.go
+// file with its model struct, which domainModel embeds; the schema, specFromModel,
+// resolve, fromSpec and fillUnknowns go through domainFamilies. Adding a device family
+// to libvirt_domain is that file (and its embed and list line) plus the domainxml one.
+type domainFamily struct {
+	attributes map[string]schema.Attribute
+	blocks     map[string]schema.Block
+	// toSpec writes what m asks of the family into s; unknown values read as empty, so
+	// that Classify sees them as changes.
+	toSpec func(m *domainModel, s *domainxml.Spec)
+	// resolve turns the user's references in s into what the XML needs (volume paths and
+	// formats) and checks what must exist (networks). Optional.
+	resolve func(ctx context.Context, c *libvirt.Client, s *domainxml.Spec) error
+	// fromSpec sets the family's part of m from what libvirt has (s), reconciled with
+	// prior so that what the user wrote stays as written.
+	fromSpec func(s domainxml.Spec, prior, m *domainModel)
+	// fillUnknowns makes the family's part of a plan storable as state when the domain
+	// could not be read back. Optional.
+	fillUnknowns func(m *domainModel)
+}
+
+// domainFamilies in schema order; domainModel embeds one model per entry.
+var domainFamilies = []domainFamily{
+	domainSizing,
+	domainPlatform,
+	domainDisks,
+	domainNICs,
+	domainGraphics,
+	domainAgent,
+	domainIgnition,
+}
+
+// withFamilies adds every family's attributes and blocks to a schema's.
+func withFamilies(attrs map[string]schema.Attribute, blocks map[string]schema.Block) (map[string]schema.Attribute, map[string]schema.Block) {
+	for _, f := range domainFamilies {
+		maps.Copy(attrs, f.attributes)
+		maps.Copy(blocks, f.blocks)
+	}
+	return attrs, blocks
+}
