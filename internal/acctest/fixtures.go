@@ -151,7 +151,7 @@ func Seed(t testing.TB, name, hostname string) string {
 	if err != nil {
 		t.Fatalf("genisoimage: %v: %s", err, out)
 	}
-	data, err := os.ReadFile(iso) //nolint:gosec // the test's own temporary file
+	data, err := os.ReadFile(iso)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ var recordFamily = family{
 		return writeRecord(d, *s)
 	},
 	parse: func(*libvirtxml.Domain, *Parsed, *record) {}, // read first, by FromDomain
-	same:  func(Spec, Spec) bool { return true },        // references change no device
+	same:  func(Spec, Spec) bool { return true },         // references change no device
 }
 
 // readRecord is the record of d; an empty one when there is none or it does not parse

@@ -10,7 +10,6 @@ var (
 	domAccBase            = acctest.BaseImage
 	domAccOverlay         = acctest.Overlay
 	domAccSeed            = acctest.Seed
-	domAccCreateVolume    = acctest.CreateVolume
 	domAccIsolatedNetwork = acctest.IsolatedNetwork
 	domAccInspect         = acctest.InspectDomain
 	domAccLeases          = acctest.Leases
