@@ -10,17 +10,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var _ datasource.DataSourceWithConfigure = (*clusterDataSource)(nil)
-
 // NewClusterDataSource is the libvirt_cluster data source.
-func NewClusterDataSource() datasource.DataSource { return &clusterDataSource{} }
+func NewClusterDataSource() datasource.DataSource {
+	return &clusterDataSource{dataSourceBase{typeName: "cluster"}}
+}
 
 type clusterDataSource struct {
-	client *libvirt.Client
+	dataSourceBase
 }
 
 type clusterModel struct {
@@ -32,10 +30,6 @@ type clusterModel struct {
 	Reason     types.String   `tfsdk:"reason"`
 	Message    types.String   `tfsdk:"message"`
 	Timeouts   timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (d *clusterDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cluster"
 }
 
 func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -61,10 +55,6 @@ func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 		},
 		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
 	}
-}
-
-func (d *clusterDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
 }
 
 func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

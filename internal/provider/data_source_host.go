@@ -12,13 +12,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var _ datasource.DataSourceWithConfigure = (*hostDataSource)(nil)
-
 // NewHostDataSource is the libvirt_host data source.
-func NewHostDataSource() datasource.DataSource { return &hostDataSource{} }
+func NewHostDataSource() datasource.DataSource {
+	return &hostDataSource{dataSourceBase{typeName: "host"}}
+}
 
 type hostDataSource struct {
-	client *libvirt.Client
+	dataSourceBase
 }
 
 type hostModel struct {
@@ -34,10 +34,6 @@ type hostModel struct {
 	FirmwareTypes     []string       `tfsdk:"firmware_types"`
 	Firmware          []string       `tfsdk:"firmware"`
 	Timeouts          timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (d *hostDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_host"
 }
 
 func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -67,10 +63,6 @@ func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 			"timeouts": timeouts.Block(ctx),
 		},
 	}
-}
-
-func (d *hostDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
 }
 
 func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -8,12 +8,9 @@ import (
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -233,38 +230,4 @@ func (m *providerModel) toConfig() (libvirt.Config, []diagError) {
 		}
 	}
 	return cfg, errs
-}
-
-func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
-		NewDomainResource,
-		NewVolumeResource,
-		NewCloudinitISOResource,
-		NewDHCPReservationResource,
-		NewNetworkResource,
-		NewPoolResource,
-		NewClusterMachineResource,
-		NewSnapshotResource,
-		NewSnapshotRevertResource,
-		NewDomainPowerResource,
-		NewIgnitionResource,
-		NewCloneResource,
-		NewVolumeExportResource,
-	}
-}
-
-func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		NewHostDataSource,
-		NewClusterDataSource,
-		NewDomainDataSource,
-		NewDomainsDataSource,
-	}
-}
-
-func (p *libvirtProvider) Functions(_ context.Context) []func() function.Function {
-	return []func() function.Function{
-		NewClusterMachineNameFunction,
-		NewMACFromNameFunction,
-	}
 }

@@ -28,17 +28,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-var (
-	_ resource.ResourceWithConfigure   = (*cloneResource)(nil)
-	_ resource.ResourceWithImportState = (*cloneResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*cloneResource)(nil)
-)
-
 // NewCloneResource is libvirt_clone.
-func NewCloneResource() resource.Resource { return &cloneResource{} }
+func NewCloneResource() resource.Resource { return &cloneResource{resourceBase{typeName: "clone"}} }
 
 type cloneResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 // cloneShutdownTimeout is how long delete lets a clone shut down before forcing it off.
@@ -69,10 +63,6 @@ var cloneDiskAttrTypes = map[string]attr.Type{
 	"pool":      types.StringType,
 	"name":      types.StringType,
 	"backing":   types.StringType,
-}
-
-func (r *cloneResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_clone"
 }
 
 func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -193,10 +183,6 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
 	}
-}
-
-func (r *cloneResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // ModifyPlan checks at plan time what only the host can tell: the source exists and

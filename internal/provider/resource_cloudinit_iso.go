@@ -27,18 +27,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithImportState    = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*cloudinitISOResource)(nil)
-)
-
 // NewCloudinitISOResource is the libvirt_cloudinit_iso resource.
-func NewCloudinitISOResource() resource.Resource { return &cloudinitISOResource{} }
+func NewCloudinitISOResource() resource.Resource {
+	return &cloudinitISOResource{resourceBase{typeName: "cloudinit_iso"}}
+}
 
 type cloudinitISOResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type cloudinitISOModel struct {
@@ -65,10 +60,6 @@ type cloudinitISOModel struct {
 }
 
 func (m *cloudinitISOModel) readTimeouts() timeouts.Value { return m.Timeouts }
-
-func (r *cloudinitISOResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cloudinit_iso"
-}
 
 func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
@@ -193,10 +184,6 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Delete: true}),
 		},
 	}
-}
-
-func (r *cloudinitISOResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 func (r *cloudinitISOResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

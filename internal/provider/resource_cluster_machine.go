@@ -18,23 +18,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
-)
-
-var (
-	_ resource.ResourceWithConfigure   = (*clusterMachineResource)(nil)
-	_ resource.ResourceWithImportState = (*clusterMachineResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*clusterMachineResource)(nil)
 )
 
 // NewClusterMachineResource is the libvirt_cluster_machine resource: a Cluster API style
 // machine made of a qcow2 overlay, a NoCloud seed, a DHCP reservation and a domain, all
 // named by the rules of internal/capi.
-func NewClusterMachineResource() resource.Resource { return &clusterMachineResource{} }
+func NewClusterMachineResource() resource.Resource {
+	return &clusterMachineResource{resourceBase{typeName: "cluster_machine"}}
+}
 
 type clusterMachineResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 // Defaults of libvirt_cluster_machine.
@@ -80,10 +74,6 @@ type clusterMachineModel struct {
 func (m *clusterMachineModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 var nonBlank = regexp.MustCompile(`\S`)
-
-func (r *clusterMachineResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cluster_machine"
-}
 
 func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
@@ -200,10 +190,6 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
 	}
-}
-
-func (r *clusterMachineResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 func (r *clusterMachineResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

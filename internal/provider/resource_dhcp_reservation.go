@@ -26,17 +26,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ resource.ResourceWithConfigure   = (*dhcpReservationResource)(nil)
-	_ resource.ResourceWithImportState = (*dhcpReservationResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*dhcpReservationResource)(nil)
-)
-
 // NewDHCPReservationResource is libvirt_dhcp_reservation.
-func NewDHCPReservationResource() resource.Resource { return &dhcpReservationResource{} }
+func NewDHCPReservationResource() resource.Resource {
+	return &dhcpReservationResource{resourceBase{typeName: "dhcp_reservation"}}
+}
 
 type dhcpReservationResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type dhcpReservationModel struct {
@@ -46,10 +42,6 @@ type dhcpReservationModel struct {
 	IP       types.String   `tfsdk:"ip"`
 	Hostname types.String   `tfsdk:"hostname"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (r *dhcpReservationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_dhcp_reservation"
 }
 
 func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -94,10 +86,6 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
 	}
-}
-
-func (r *dhcpReservationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 func (m *dhcpReservationModel) host() libvirt.DHCPHost {

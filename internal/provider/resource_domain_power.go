@@ -22,8 +22,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var _ resource.ResourceWithConfigure = (*domainPowerResource)(nil)
-
 // Power actions of libvirt_domain_power.
 const (
 	powerReboot   = "reboot"
@@ -36,10 +34,12 @@ const (
 const defaultPowerTimeout = "2m"
 
 // NewDomainPowerResource is libvirt_domain_power.
-func NewDomainPowerResource() resource.Resource { return &domainPowerResource{} }
+func NewDomainPowerResource() resource.Resource {
+	return &domainPowerResource{resourceBase{typeName: "domain_power"}}
+}
 
 type domainPowerResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type domainPowerModel struct {
@@ -54,10 +54,6 @@ type domainPowerModel struct {
 }
 
 func (m *domainPowerModel) readTimeouts() timeouts.Value { return m.Timeouts }
-
-func (r *domainPowerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_domain_power"
-}
 
 func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
@@ -123,10 +119,6 @@ func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaReque
 				"its graceful wait (`timeout`) included (a Go duration, default: `timeout` plus 2 minutes for the calls around it)."}),
 		},
 	}
-}
-
-func (r *domainPowerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 func (r *domainPowerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -24,21 +24,16 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ resource.ResourceWithConfigure        = (*ignitionResource)(nil)
-	_ resource.ResourceWithModifyPlan       = (*ignitionResource)(nil)
-	_ resource.ResourceWithImportState      = (*ignitionResource)(nil)
-	_ resource.ResourceWithConfigValidators = (*ignitionResource)(nil)
-)
-
 // maxIgnitionBytes bounds what import downloads: Ignition configs are small.
 const maxIgnitionBytes = 16 << 20
 
 // NewIgnitionResource is libvirt_ignition.
-func NewIgnitionResource() resource.Resource { return &ignitionResource{} }
+func NewIgnitionResource() resource.Resource {
+	return &ignitionResource{resourceBase{typeName: "ignition"}}
+}
 
 type ignitionResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type ignitionModel struct {
@@ -52,10 +47,6 @@ type ignitionModel struct {
 	ContentWOVersion types.Int64  `tfsdk:"content_wo_version"`
 	Path             types.String `tfsdk:"path"`
 	SHA256           types.String `tfsdk:"sha256"`
-}
-
-func (r *ignitionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_ignition"
 }
 
 func (r *ignitionResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -122,10 +113,6 @@ func (r *ignitionResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			},
 		},
 	}
-}
-
-func (r *ignitionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // ConfigValidators: the config comes from content or content_wo, not both.

@@ -37,25 +37,16 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = (*networkResource)(nil)
-	_ resource.ResourceWithImportState    = (*networkResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*networkResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*networkResource)(nil)
-)
-
 // NewNetworkResource is libvirt_network.
-func NewNetworkResource() resource.Resource { return &networkResource{} }
+func NewNetworkResource() resource.Resource {
+	return &networkResource{resourceBase{typeName: "network"}}
+}
 
 type networkResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 var objectNameRegexp = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
-
-func (r *networkResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_network"
-}
 
 // presenceChanged replaces the resource when a block is added or removed (changes inside
 // it are decided by its attributes).
@@ -232,10 +223,6 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
 	}
-}
-
-func (r *networkResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 func (r *networkResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

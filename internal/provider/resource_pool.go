@@ -28,18 +28,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = (*poolResource)(nil)
-	_ resource.ResourceWithImportState    = (*poolResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*poolResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*poolResource)(nil)
-)
-
 // NewPoolResource is libvirt_pool.
-func NewPoolResource() resource.Resource { return &poolResource{} }
+func NewPoolResource() resource.Resource { return &poolResource{resourceBase{typeName: "pool"}} }
 
 type poolResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type poolModel struct {
@@ -68,10 +61,6 @@ type poolSourceModel struct {
 var poolSourceAttrTypes = map[string]attr.Type{
 	"devices": types.ListType{ElemType: types.StringType}, "name": types.StringType,
 	"host": types.StringType, "dir": types.StringType, "format": types.StringType,
-}
-
-func (r *poolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_pool"
 }
 
 func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -189,10 +178,6 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
 	}
-}
-
-func (r *poolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // toSpec turns the model into a spec; ok is false while a value is unknown. In a plan,

@@ -23,16 +23,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ resource.ResourceWithConfigure   = (*snapshotResource)(nil)
-	_ resource.ResourceWithImportState = (*snapshotResource)(nil)
-)
-
 // NewSnapshotResource is libvirt_snapshot.
-func NewSnapshotResource() resource.Resource { return &snapshotResource{} }
+func NewSnapshotResource() resource.Resource {
+	return &snapshotResource{resourceBase{typeName: "snapshot"}}
+}
 
 type snapshotResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type snapshotModel struct {
@@ -47,10 +44,6 @@ type snapshotModel struct {
 }
 
 func (m *snapshotModel) readTimeouts() timeouts.Value { return m.Timeouts }
-
-func (r *snapshotResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_snapshot"
-}
 
 func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -117,10 +110,6 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Delete: true}),
 		},
 	}
-}
-
-func (r *snapshotResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // fromSnapshot fills m from what libvirt recorded.

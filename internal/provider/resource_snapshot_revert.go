@@ -22,13 +22,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var _ resource.ResourceWithConfigure = (*snapshotRevertResource)(nil)
-
 // NewSnapshotRevertResource is libvirt_snapshot_revert.
-func NewSnapshotRevertResource() resource.Resource { return &snapshotRevertResource{} }
+func NewSnapshotRevertResource() resource.Resource {
+	return &snapshotRevertResource{resourceBase{typeName: "snapshot_revert"}}
+}
 
 type snapshotRevertResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type snapshotRevertModel struct {
@@ -38,10 +38,6 @@ type snapshotRevertModel struct {
 	RevertedAt  types.String   `tfsdk:"reverted_at"`
 	DomainState types.String   `tfsdk:"domain_state"`
 	Timeouts    timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (r *snapshotRevertResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_snapshot_revert"
 }
 
 func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -89,10 +85,6 @@ func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRe
 }
 
 var snapshotIDRegexp = regexp.MustCompile(`^[^/]+/[^/\s]+$`)
-
-func (r *snapshotRevertResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
-}
 
 func (m *snapshotRevertModel) readTimeouts() timeouts.Value { return m.Timeouts }
 

@@ -27,18 +27,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = (*volumeResource)(nil)
-	_ resource.ResourceWithImportState    = (*volumeResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*volumeResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*volumeResource)(nil)
-)
-
 // NewVolumeResource is the libvirt_volume resource.
-func NewVolumeResource() resource.Resource { return &volumeResource{} }
+func NewVolumeResource() resource.Resource { return &volumeResource{resourceBase{typeName: "volume"}} }
 
 type volumeResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type volumeModel struct {
@@ -75,10 +68,6 @@ func (m *volumeModel) source(name string) types.String {
 		return m.CloneFrom
 	}
 	panic("unknown source " + name)
-}
-
-func (r *volumeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_volume"
 }
 
 func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -176,10 +165,6 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
 	}
-}
-
-func (r *volumeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // ValidateConfig rejects at plan time what cannot work: two sources, a checksum with

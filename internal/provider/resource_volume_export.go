@@ -29,16 +29,16 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var _ resource.ResourceWithConfigure = (*volumeExportResource)(nil)
-
 // exportStampKey is the private-state key of the written file's size and mtime.
 const exportStampKey = "file"
 
 // NewVolumeExportResource is libvirt_volume_export.
-func NewVolumeExportResource() resource.Resource { return &volumeExportResource{} }
+func NewVolumeExportResource() resource.Resource {
+	return &volumeExportResource{resourceBase{typeName: "volume_export"}}
+}
 
 type volumeExportResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type volumeExportModel struct {
@@ -52,10 +52,6 @@ type volumeExportModel struct {
 	SizeBytes       types.Int64    `tfsdk:"size_bytes"`
 	SHA256          types.String   `tfsdk:"sha256"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (r *volumeExportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_volume_export"
 }
 
 func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -147,10 +143,6 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true}),
 		},
 	}
-}
-
-func (r *volumeExportResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
