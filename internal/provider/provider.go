@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // Address is the provider's registry address.
@@ -74,7 +75,7 @@ func (p *libvirtProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 					"`socket`, `keyfile`, `known_hosts`, `known_hosts_verify` (`normal`, `ignore`), `sshauth` (e.g. `privkey,agent`), `no_verify`, " +
 					"`pkipath`, `name`; see the connecting guide. Defaults to `LIBVIRT_DEFAULT_URI`, then `qemu:///system`.",
 				Optional:   true,
-				Validators: []validator.String{uriValidator{}},
+				Validators: []validator.String{validators.URI()},
 			},
 			"max_connections": schema.Int64Attribute{
 				MarkdownDescription: "Size of the shared connection pool for this URI: at most this many libvirt calls run at once. " +

@@ -7,8 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -25,6 +23,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/cloudinit"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // NewCloudinitISOResource is the libvirt_cloudinit_iso resource.
@@ -82,13 +81,13 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				MarkdownDescription: "Volume name, unique in its pool, e.g. `web-1-cloudinit.iso`.",
 				Required:            true,
 				PlanModifiers:       replace,
-				Validators:          []validator.String{objectNameValidator{what: "volume name"}},
+				Validators:          []validator.String{validators.ObjectName("volume name")},
 			},
 			"pool": schema.StringAttribute{
 				MarkdownDescription: "Storage pool to store the seed in, e.g. `default`.",
 				Required:            true,
 				PlanModifiers:       replace,
-				Validators:          []validator.String{objectNameValidator{what: "pool name"}},
+				Validators:          []validator.String{validators.ObjectName("pool name")},
 			},
 			"user_data": schema.StringAttribute{
 				MarkdownDescription: "Content of `user-data` (`#cloud-config` YAML, a `#!` script, ...). Sensitive: it usually " +
@@ -97,7 +96,7 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Optional:      true,
 				Sensitive:     true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{cloudConfigValidator{}},
+				Validators:    []validator.String{validators.CloudConfig()},
 			},
 			"meta_data": schema.StringAttribute{
 				MarkdownDescription: "Content of `meta-data`. Instead of it, set `instance_id` (and `hostname`) to have it " +
@@ -105,7 +104,7 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Optional:      true,
 				Computed:      true,
 				PlanModifiers: computedReplace,
-				Validators:    []validator.String{yamlValidator{}},
+				Validators:    []validator.String{validators.YAML()},
 			},
 			"instance_id": schema.StringAttribute{
 				MarkdownDescription: "Writes `meta-data` as `instance-id: <instance_id>` (plus `local-hostname: <hostname>`). " +
@@ -120,7 +119,7 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Optional:            true,
 				Computed:            true,
 				PlanModifiers:       computedReplace,
-				Validators:          []validator.String{hostnameValidator{}},
+				Validators:          []validator.String{validators.Hostname()},
 			},
 			"network_config": schema.StringAttribute{
 				MarkdownDescription: "Content of `network-config` (network-config v2 YAML, e.g. `version: 2` with `ethernets:`). " +
@@ -129,7 +128,7 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Optional:      true,
 				Sensitive:     true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{yamlValidator{}},
+				Validators:    []validator.String{validators.YAML()},
 			},
 			"vendor_data": schema.StringAttribute{
 				MarkdownDescription: "Content of `vendor-data`. Not written when unset. Sensitive; kept in the state, " +
@@ -146,13 +145,13 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 					"(and the state); with the write-only attributes in the configuration the next plan replaces the seed.",
 				Optional:   true,
 				WriteOnly:  true,
-				Validators: []validator.String{cloudConfigValidator{}, stringvalidator.ConflictsWith(path.MatchRoot("user_data"))},
+				Validators: []validator.String{validators.CloudConfig(), stringvalidator.ConflictsWith(path.MatchRoot("user_data"))},
 			},
 			"network_config_wo": schema.StringAttribute{
 				MarkdownDescription: "Write-only `network_config`, as `user_data_wo`. Conflicts with `network_config`.",
 				Optional:            true,
 				WriteOnly:           true,
-				Validators:          []validator.String{yamlValidator{}, stringvalidator.ConflictsWith(path.MatchRoot("network_config"))},
+				Validators:          []validator.String{validators.YAML(), stringvalidator.ConflictsWith(path.MatchRoot("network_config"))},
 			},
 			"vendor_data_wo": schema.StringAttribute{
 				MarkdownDescription: "Write-only `vendor_data`, as `user_data_wo`. Conflicts with `vendor_data`.",
@@ -452,70 +451,4 @@ func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.Imp
 	}
 	m.derive(string(files[cloudinit.MetaDataFile]))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// yamlValidator checks that a value parses as a YAML mapping.
-type yamlValidator struct{}
-
-func (yamlValidator) Description(context.Context) string { return "must be a YAML mapping" }
-func (v yamlValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (yamlValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if err := cloudinit.ValidateYAML(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid YAML in "+req.Path.String(),
-			fmt.Sprintf("%s does not parse as YAML: %v. Fix the document (e.g. check its indentation) or write it with yamlencode().", req.Path, err))
-	}
-}
-
-// cloudConfigValidator checks that a user-data starting with #cloud-config parses as a
-// YAML mapping (cloud-init ignores the whole file otherwise); scripts and other formats
-// pass. The value is sensitive: the message never quotes it.
-type cloudConfigValidator struct{}
-
-func (cloudConfigValidator) Description(context.Context) string {
-	return "a #cloud-config document must be a YAML mapping"
-}
-func (v cloudConfigValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (cloudConfigValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	s := req.ConfigValue.ValueString()
-	if !strings.HasPrefix(s, "#cloud-config") {
-		return
-	}
-	if err := cloudinit.ValidateYAML(s); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid YAML in "+req.Path.String(),
-			fmt.Sprintf("%s starts with #cloud-config but does not parse as YAML: %v. cloud-init would ignore the whole file: fix "+
-				"the document (e.g. check its indentation) or write it as \"#cloud-config\\n${yamlencode({...})}\".", req.Path, err))
-	}
-}
-
-var hostnameRe = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`)
-
-// hostnameValidator checks an RFC 1123 host name.
-type hostnameValidator struct{}
-
-func (hostnameValidator) Description(context.Context) string {
-	return "must be a host name: labels of letters, digits and '-', separated by dots"
-}
-func (v hostnameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (hostnameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	s := req.ConfigValue.ValueString()
-	if len(s) > 253 || !hostnameRe.MatchString(s) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid hostname",
-			fmt.Sprintf("hostname %q is not a valid host name: use letters, digits and '-' (not at either end of a label), labels of at most 63 characters separated by dots, e.g. \"web-1\".", s))
-	}
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // NewClusterMachineResource is the libvirt_cluster_machine resource: a Cluster API style
@@ -112,7 +114,7 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Computed: true,
 				Validators: []validator.String{
 					stringvalidator.RegexMatches(uuidRegexp, "must be a UUID such as 2f0e3b1c-5d6a-4b8e-9f00-1a2b3c4d5e6f"),
-					lowerCaseValidator{what: "uid"},
+					validators.LowerCase("uid"),
 				},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured()},
 			},
@@ -162,7 +164,7 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Optional:   true,
 				Computed:   true,
 				Default:    stringdefault.StaticString(cmDefaultLeaseTimeout),
-				Validators: []validator.String{durationValidator{}},
+				Validators: []validator.String{validators.Duration()},
 			},
 			"provider_id": computed("Cluster API provider id: `libvirt://<uid>`."),
 			"domain_name": computed("The domain's name: `<namespace>-<name>-<hash>`, a DNS label."),

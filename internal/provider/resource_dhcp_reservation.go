@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // NewDHCPReservationResource is libvirt_dhcp_reservation.
@@ -67,14 +68,14 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators: []validator.String{
 					stringvalidator.RegexMatches(macRegexp, "must be a MAC address of six colon-separated hex pairs, e.g. 52:54:00:12:34:56"),
-					lowerCaseValidator{what: "MAC address"},
+					validators.LowerCase("MAC address"),
 				},
 			},
 			"ip": schema.StringAttribute{
 				MarkdownDescription: "IPv4 address to give that MAC. It must sit inside one of the network's IPv4 subnets and not be " +
 					"its network, broadcast or own (gateway) address.",
 				Required:   true,
-				Validators: []validator.String{ipv4Validator{}},
+				Validators: []validator.String{validators.IPv4()},
 			},
 			"hostname": schema.StringAttribute{
 				MarkdownDescription: "Host name dnsmasq hands out with the lease (and resolves on the network).",

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // Power actions of libvirt_domain_power.
@@ -100,7 +101,7 @@ func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaReque
 				Optional:   true,
 				Computed:   true,
 				Default:    stringdefault.StaticString(defaultPowerTimeout),
-				Validators: []validator.String{durationValidator{}},
+				Validators: []validator.String{validators.Duration()},
 			},
 			"domain_name": schema.StringAttribute{
 				MarkdownDescription: "Name of the domain the action was performed on.",

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -164,7 +165,7 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 						Optional:            true,
 						Computed:            true,
 						Default:             stringdefault.StaticString(domainxml.DefaultListen),
-						Validators:          []validator.String{ipValidator{}},
+						Validators:          []validator.String{validators.IP()},
 					},
 				},
 			},
@@ -181,7 +182,7 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 						Optional:            true,
 						Computed:            true,
 						Default:             stringdefault.StaticString(defaultShutdownTimeout),
-						Validators:          []validator.String{durationValidator{}},
+						Validators:          []validator.String{validators.Duration()},
 					},
 				},
 			},
@@ -292,7 +293,7 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 									MarkdownDescription: "Go duration to wait, e.g. `2m`. Default `5m`. On timeout the apply fails naming the domain, " +
 										"the MAC and the source; the domain stays in state.",
 									Optional:   true,
-									Validators: []validator.String{durationValidator{}},
+									Validators: []validator.String{validators.Duration()},
 								},
 								"source": schema.StringAttribute{
 									MarkdownDescription: "Where to look: `lease` (the libvirt network's DHCP leases), `agent` (the QEMU guest agent) or `any` (default).",

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // maxIgnitionBytes bounds what import downloads: Ignition configs are small.
@@ -67,14 +68,14 @@ func (r *ignitionResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "Volume name, unique in its pool, e.g. `node-1.ign`.",
 				Required:            true,
 				PlanModifiers:       replace,
-				Validators:          []validator.String{objectNameValidator{what: "volume name"}},
+				Validators:          []validator.String{validators.ObjectName("volume name")},
 			},
 			"pool": schema.StringAttribute{
 				MarkdownDescription: "Storage pool to store the config in, e.g. `default`. QEMU reads the file directly, so the " +
 					"pool must be a local one (a directory pool).",
 				Required:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{objectNameValidator{what: "pool name"}},
+				Validators:    []validator.String{validators.ObjectName("pool name")},
 			},
 			"content": schema.StringAttribute{
 				MarkdownDescription: "The Ignition config (JSON, e.g. from the `ct` / Butane provider or `jsonencode()`), " +
@@ -83,7 +84,7 @@ func (r *ignitionResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 				Optional:      true,
 				Sensitive:     true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{jsonValidator{}},
+				Validators:    []validator.String{validators.JSON()},
 			},
 			"content_wo": schema.StringAttribute{
 				MarkdownDescription: "Write-only `content`: stored in the volume, never kept in the plan or the state " +
@@ -92,7 +93,7 @@ func (r *ignitionResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 					"the volume into `content` (and the state); with `content_wo` in the configuration the next plan replaces it.",
 				Optional:   true,
 				WriteOnly:  true,
-				Validators: []validator.String{jsonValidator{}},
+				Validators: []validator.String{validators.JSON()},
 			},
 			"content_wo_version": schema.Int64Attribute{
 				MarkdownDescription: "Any number, kept in the state: changing it replaces the config, stored again from the " +
@@ -256,23 +257,4 @@ func (r *ignitionResource) ImportState(ctx context.Context, req resource.ImportS
 		SHA256:  types.StringValue(sha256Hex(buf.Bytes())),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// jsonValidator checks that a value parses as JSON.
-type jsonValidator struct{}
-
-func (jsonValidator) Description(context.Context) string { return "must be a JSON document" }
-func (v jsonValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (jsonValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	var v any
-	if err := json.Unmarshal([]byte(req.ConfigValue.ValueString()), &v); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid JSON in "+req.Path.String(),
-			fmt.Sprintf("%s does not parse as JSON: %v. An Ignition config is JSON: write it with jsonencode() or render it with Butane.", req.Path, err))
-	}
 }

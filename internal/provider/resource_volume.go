@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -25,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // NewVolumeResource is the libvirt_volume resource.
@@ -87,13 +87,13 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "Volume name, unique in its pool, e.g. `web-1.qcow2`. Changing it replaces the volume.",
 				Required:            true,
 				PlanModifiers:       replace,
-				Validators:          []validator.String{objectNameValidator{what: "volume name"}},
+				Validators:          []validator.String{validators.ObjectName("volume name")},
 			},
 			"pool": schema.StringAttribute{
 				MarkdownDescription: "Name of the storage pool to create the volume in, e.g. `default`. Changing it replaces the volume.",
 				Required:            true,
 				PlanModifiers:       replace,
-				Validators:          []validator.String{objectNameValidator{what: "pool name"}},
+				Validators:          []validator.String{validators.ObjectName("pool name")},
 			},
 			"source_url": schema.StringAttribute{
 				MarkdownDescription: "Image to upload: an `http://`, `https://` or `file://` URL. The image is streamed " +
@@ -101,7 +101,7 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"At most one of `source_url`, `source_file`, `backing_volume`, `clone_from`. Changing it replaces the volume.",
 				Optional:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{sourceURLValidator{}},
+				Validators:    []validator.String{validators.SourceURL()},
 			},
 			"source_file": schema.StringAttribute{
 				MarkdownDescription: "Path of an image file on the machine running Terraform, uploaded like `source_url`. " +
@@ -116,21 +116,21 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"Changing it replaces the volume.",
 				Optional:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{volumeRefValidator{}},
+				Validators:    []validator.String{validators.VolumeRef()},
 			},
 			"clone_from": schema.StringAttribute{
 				MarkdownDescription: "`id` of a volume to copy whole (or `<pool>/<name>`): libvirt converts it to `format` and " +
 					"flattens its backing chain. Changing it replaces the volume.",
 				Optional:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{volumeRefValidator{}},
+				Validators:    []validator.String{validators.VolumeRef()},
 			},
 			"source_checksum": schema.StringAttribute{
 				MarkdownDescription: "Expected digest of `source_url` / `source_file`, as `sha256:<64 hex digits>`. Verified while " +
 					"streaming; on a mismatch the apply fails and the volume is deleted.",
 				Optional:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{checksumValidator{}},
+				Validators:    []validator.String{validators.Checksum()},
 			},
 			"format": schema.StringAttribute{
 				MarkdownDescription: "Volume format: `qcow2` (default), `raw` or `iso`. An uploaded image must be of this " +
@@ -483,104 +483,4 @@ func timeoutsAttrTypes(ops ...string) map[string]attr.Type {
 		t[op] = types.StringType
 	}
 	return t
-}
-
-// objectNameValidator checks a libvirt object name: not empty, no "/".
-type objectNameValidator struct{ what string }
-
-func (v objectNameValidator) Description(context.Context) string {
-	return "must be a non-empty " + v.what + " without '/'"
-}
-func (v objectNameValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v objectNameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	s := req.ConfigValue.ValueString()
-	switch {
-	case s == "":
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.what, fmt.Sprintf("%s must not be empty.", req.Path))
-	case strings.Contains(s, "/"):
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.what,
-			fmt.Sprintf("%s %q contains '/': libvirt names cannot, since they become file names. Use e.g. %q.", req.Path, s, strings.ReplaceAll(s, "/", "-")))
-	case len(s) > 255:
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.what, fmt.Sprintf("%s is %d characters long; at most 255.", req.Path, len(s)))
-	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.what, fmt.Sprintf("%s %q contains control characters.", req.Path, s))
-	}
-}
-
-// volumeRefValidator checks a volume id: any key (paths, LVM UUIDs, rbd's
-// <ceph pool>/<image>), or <pool>/<name>; only an empty id and control characters are
-// refused (ParseVolumeRef). Which it is shows at apply time: the key is tried first.
-type volumeRefValidator struct{}
-
-func (volumeRefValidator) Description(context.Context) string {
-	return "must be a volume id: the volume's key (libvirt_volume.id) or <pool>/<name>"
-}
-func (v volumeRefValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (volumeRefValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := libvirt.ParseVolumeRef(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid volume id", fmt.Sprintf("%s: %v. Use another volume's id attribute.", req.Path, err))
-	}
-}
-
-// checksumValidator checks "sha256:<hex>".
-type checksumValidator struct{}
-
-func (checksumValidator) Description(context.Context) string {
-	return "must be sha256:<64 hex digits>"
-}
-func (v checksumValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (checksumValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := libvirt.ParseChecksum(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_checksum", err.Error()+", e.g. sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.")
-	}
-}
-
-// sourceURLValidator accepts http, https and file URLs.
-type sourceURLValidator struct{}
-
-func (sourceURLValidator) Description(context.Context) string {
-	return "must be an http://, https:// or file:// URL"
-}
-func (v sourceURLValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (sourceURLValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	raw := req.ConfigValue.ValueString()
-	s := libvirt.RedactURL(raw) // messages never quote a token or password in the URL
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // without the URL itself
-		}
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_url", fmt.Sprintf("source_url %q: %v", s, err))
-	case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file":
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_url",
-			fmt.Sprintf("source_url %q: scheme %q is not supported; use an http://, https:// or file:// URL (or source_file for a local path).", s, u.Scheme))
-	case u.Scheme != "file" && u.Host == "":
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_url", fmt.Sprintf("source_url %q has no host.", s))
-	case u.Scheme == "file" && u.Path == "":
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_url", fmt.Sprintf("source_url %q has no path; write file:///absolute/path.", s))
-	}
 }

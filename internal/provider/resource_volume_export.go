@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/export"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // exportStampKey is the private-state key of the written file's size and mtime.
@@ -77,7 +77,7 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 					"`<pool>/<name>`. Changing it exports again.",
 				Required:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{volumeRefValidator{}},
+				Validators:    []validator.String{validators.VolumeRef()},
 			},
 			"path": schema.StringAttribute{
 				MarkdownDescription: "File to write, on the machine running Terraform: absolute, or relative to the directory " +
@@ -86,7 +86,7 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 					"the compression (name it e.g. `disk.qcow2.zst`). Changing it exports again.",
 				Required:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{exportPathValidator{}},
+				Validators:    []validator.String{validators.ExportPath()},
 			},
 			"format": schema.StringAttribute{
 				MarkdownDescription: "Image format of the file: `qcow2` (default) or `raw`. When it differs from the volume's " +
@@ -327,53 +327,5 @@ func (r *volumeExportResource) Delete(ctx context.Context, req resource.DeleteRe
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 		resp.Diagnostics.AddError("Unable to remove exported file "+p, err.Error())
-	}
-}
-
-// exportPathValidator checks path at plan time: a file name (not a directory) whose
-// directory exists on the machine running Terraform.
-type exportPathValidator struct{}
-
-func (exportPathValidator) Description(context.Context) string {
-	return "must name a file in an existing directory on the machine running Terraform"
-}
-func (v exportPathValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (exportPathValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	p := req.ConfigValue.ValueString()
-	bad := func(detail string) { resp.Diagnostics.AddAttributeError(req.Path, "Invalid export path", detail) }
-	switch {
-	case p == "":
-		bad("path must not be empty: name the file to write, e.g. \"exports/web-1.qcow2\".")
-		return
-	case strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator)):
-		bad(fmt.Sprintf("path %q ends with a separator: name a file in that directory, e.g. %q.", p, p+"disk.qcow2"))
-		return
-	case strings.ContainsRune(p, 0):
-		bad(fmt.Sprintf("path %q contains a NUL byte.", p))
-		return
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		bad(fmt.Sprintf("path %q: %v", p, err))
-		return
-	}
-	dir := filepath.Dir(abs)
-	st, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		bad(fmt.Sprintf("the directory of path %q (%s) cannot be used on this machine: %v. path is a file on the machine "+
-			"running Terraform; create the directory first.", p, dir, err))
-	case !st.IsDir():
-		bad(fmt.Sprintf("%s, the directory of path %q, is not a directory.", dir, p))
-	default:
-		if st, err := os.Stat(abs); err == nil && st.IsDir() {
-			bad(fmt.Sprintf("path %q is a directory: name a file in it, e.g. %q.", p, filepath.Join(p, "disk.qcow2")))
-		}
 	}
 }
