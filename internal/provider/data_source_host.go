@@ -65,27 +65,20 @@ func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 	}
 }
 
-func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m hostModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := m.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+func (m *hostModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
-	info, err := d.client.HostInfo(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read libvirt host "+d.client.URI().String(), err.Error())
-		return
-	}
-	m.fromHostInfo(d.client.URI().String(), info)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	uri := d.client.URI().String()
+	lookup(ctx, req, resp, time.Minute,
+		func(*hostModel) string { return "libvirt host " + uri },
+		func(ctx context.Context, m *hostModel) (*hostModel, error) {
+			info, err := d.client.HostInfo(ctx)
+			if err != nil {
+				return nil, err
+			}
+			m.fromHostInfo(uri, info)
+			return m, nil
+		})
 }
 
 func (m *hostModel) fromHostInfo(uri string, info *libvirt.HostInfo) {
