@@ -3,12 +3,10 @@ package provider_test
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -154,8 +152,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
 			cfg := func(body string) string {
-				return fmt.Sprintf("terraform {\n  required_providers {\n    libvirt = { source = \"kvmforge/libvirt\" }\n  }\n}\n"+
-					"provider \"libvirt\" {\n  uri = \"qemu+tcp://%s/system\"\n}\n%s\n", proxy.Addr, body)
+				return proxiedProvider(proxy.Addr) + body + "\n"
 			}
 			var started time.Time
 			frozen := resource.TestStep{
@@ -237,19 +234,7 @@ func TestAccDeadline_interrupted(t *testing.T) {
 func removeNetworkIfLeft(t *testing.T, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_ = acctest.Client(t).Write(ctx, "remove network "+name, func(l *golibvirt.Libvirt) error {
-		n, err := l.NetworkLookupByName(name)
-		if err != nil {
-			return err
-		}
-		t.Logf("removing leftover network %s", name)
-		_ = l.NetworkDestroy(n)
-		return l.NetworkUndefine(n)
-	})
-}
-
-// wordsRegexp matches s (a regexp) with any run of whitespace where s has a space, since
-// Terraform wraps long messages.
-func wordsRegexp(s string) *regexp.Regexp {
-	return regexp.MustCompile("(?s)" + strings.ReplaceAll(s, " ", `\s+`))
+	if err := acctest.Client(t).DeleteNetwork(ctx, name); err == nil {
+		t.Logf("removed leftover network %s", name)
+	}
 }

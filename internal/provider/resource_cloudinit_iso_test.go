@@ -96,7 +96,7 @@ resource "libvirt_cloudinit_iso" "meta" {
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             volumeGone(name, name2),
+		CheckDestroy:             acctest.VolumesGone(name, name2),
 		Steps: []resource.TestStep{
 			{
 				Config: config(userData),
@@ -125,7 +125,7 @@ resource "libvirt_cloudinit_iso" "meta" {
 						"meta-data":   meta2,
 						"vendor-data": vendor,
 					}),
-					checkVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
+					acctest.CheckVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
 						if v.Capacity != uint64(len(want)) {
 							return fmt.Errorf("seed volume is %d bytes, the ISO %d", v.Capacity, len(want))
 						}
@@ -133,19 +133,8 @@ resource "libvirt_cloudinit_iso" "meta" {
 					}),
 				),
 			},
-			{
-				ResourceName:            "libvirt_cloudinit_iso.seed",
-				ImportState:             true,
-				ImportStateId:           acctest.Pool() + "/" + name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
-			{
-				ResourceName:            "libvirt_cloudinit_iso.meta",
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
+			importStep("libvirt_cloudinit_iso.seed", acctest.Pool()+"/"+name, "timeouts"),
+			importStep("libvirt_cloudinit_iso.meta", "", "timeouts"),
 			{
 				// Any change replaces the seed.
 				Config: config(userData + "runcmd: [true]\n"),
@@ -240,7 +229,7 @@ resource "libvirt_cloudinit_iso" "wo" {
 		PreCheck:                 acctest.PreCheck(t),
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             volumeGone(name),
+		CheckDestroy:             acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config: config(1, 1),

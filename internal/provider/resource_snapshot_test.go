@@ -1,15 +1,12 @@
 package provider_test
 
 import (
-	"context"
 	"fmt"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -18,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 const snapRes = "libvirt_snapshot.s"
@@ -26,99 +22,20 @@ const snapRes = "libvirt_snapshot.s"
 var rfc3339 = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
 
 // snapLookup finds snapshot snap of domain dom (by name), for acctest.CheckGone.
-func snapLookup(dom, snap string) acctest.Lookup {
-	return func(l *golibvirt.Libvirt) error {
-		d, err := l.DomainLookupByName(dom)
-		if err != nil {
-			return err
-		}
-		_, err = l.DomainSnapshotLookupByName(d, snap, 0)
-		return err
-	}
-}
+func snapLookup(dom, snap string) acctest.Lookup { return acctest.SnapshotLookup(dom, snap) }
 
-// snapAccBootGuest defines and starts the tiny guest (one qcow2 overlay, no NIC, the
-// agent channel) directly through libvirt, waits for its agent, and removes it (with its
-// snapshots' metadata) when the test ends.
+// snapAccBootGuest boots the tiny guest on a qcow2 overlay of its own directly through
+// libvirt and waits for its agent; it is removed (with its snapshots' metadata) when the
+// test ends.
 func snapAccBootGuest(t *testing.T, name string) {
 	t.Helper()
-	disk := domAccOverlay(t, name+".qcow2")
-	c := acctest.Client(t)
-	ctx := domAccCtx(t)
-	xml := fmt.Sprintf(`<domain type='%s'>
-  <name>%s</name>
-  <memory unit='MiB'>128</memory>
-  <vcpu>1</vcpu>
-  <os><type arch='x86_64'>hvm</type><boot dev='hd'/></os>
-  <features><acpi/><apic/></features>
-  <devices>
-    <disk type='file' device='disk'>
-      <driver name='qemu' type='qcow2'/>
-      <source file='%s'/>
-      <target dev='vda' bus='virtio'/>
-    </disk>
-    <serial type='pty'/>
-    <console type='pty'/>
-    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
-  </devices>
-</domain>`, acctest.DefaultDomainType(), name, disk)
-	err := c.Write(ctx, "define and start "+name, func(l *golibvirt.Libvirt) error {
-		d, err := l.DomainDefineXML(xml)
-		if err != nil {
-			return err
-		}
-		return l.DomainCreate(d)
-	})
-	if err != nil {
-		t.Fatalf("boot %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = c.Write(ctx, "remove domain "+name, func(l *golibvirt.Libvirt) error {
-			d, err := l.DomainLookupByName(name)
-			if err != nil {
-				return err
-			}
-			_ = l.DomainDestroy(d)
-			return l.DomainUndefineFlags(d, libvirt.DomainUndefineAll)
-		})
-	})
-	d, err := c.LookupDomain(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := c.GuestPing(pctx, d)
-		cancel()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("guest agent of %s does not answer after 3 minutes: %v", name, err)
-		}
-		time.Sleep(2 * time.Second)
-	}
+	acctest.DefineGuest(t, name, domAccOverlay(t, name+".qcow2"), true)
+	acctest.WaitForAgent(t, name)
 }
 
 // snapAccGuestSh runs a shell command in the guest through its agent.
 func snapAccGuestSh(t *testing.T, name, script string) (string, error) {
-	c := acctest.Client(t)
-	ctx := domAccCtx(t)
-	d, err := c.LookupDomain(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	out, code, err := c.GuestExec(ctx, d, "/bin/sh", "-c", script)
-	if err != nil {
-		return "", err
-	}
-	if code != 0 {
-		return out, fmt.Errorf("%q exited %d in %s: %s", script, code, name, out)
-	}
-	return out, nil
+	return acctest.GuestExec(t, name, "/bin/sh", "-c", script)
 }
 
 // snapAccPattern writes (write) or checks a 0xab pattern in 64 KiB at 1 MiB of a shut-off
@@ -149,14 +66,8 @@ func TestAccSnapshot_memoryRevert(t *testing.T) {
 	snap := "tfacc-mem"
 	snapAccBootGuest(t, name)
 
-	base := acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_snapshot" "s" {
-  domain_id   = %q
-  name        = %q
-  description = "before the change"
-  memory      = true
-}
-`, name, snap)
+	base := acctest.ProviderBlock("") + resourceHCL("libvirt_snapshot", "s",
+		attr("domain_id", name), attr("name", snap), attr("description", "before the change"), attr("memory", true))
 	withRevert := base + `
 resource "libvirt_snapshot_revert" "r" {
   snapshot_id = libvirt_snapshot.s.id
@@ -243,45 +154,19 @@ func TestAccSnapshot_diskOnly(t *testing.T) {
 	name := acctest.RandomName("snap")
 	disk := domAccOverlay(t, name+".qcow2")
 	snap := "tfacc-disk"
-	base := acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 128
-  running    = false
-  disk {
-    path = %q
-  }
-}
-
-resource "libvirt_snapshot" "s" {
-  domain_id = libvirt_domain.test.name
-  name      = %q
-}
-`, name, disk, snap)
+	base := acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
+		resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.name")), attr("name", snap))
 	withRevert := base + `
 resource "libvirt_snapshot_revert" "r" {
   snapshot_id = libvirt_snapshot.s.id
 }
 `
 	current := func(*terraform.State) error {
-		var isCurrent int32
-		err := acctest.Client(t).Read(domAccCtx(t), "snapshot current", func(l *golibvirt.Libvirt) error {
-			d, err := l.DomainLookupByName(name)
-			if err != nil {
-				return err
-			}
-			s, err := l.DomainSnapshotLookupByName(d, snap, 0)
-			if err != nil {
-				return err
-			}
-			isCurrent, err = l.DomainSnapshotIsCurrent(s, 0)
-			return err
-		})
+		isCurrent, err := acctest.SnapshotIsCurrent(t, name, snap)
 		if err != nil {
 			return err
 		}
-		if isCurrent != 1 {
+		if !isCurrent {
 			return fmt.Errorf("snapshot %s of %s is not the current one after the revert", snap, name)
 		}
 		st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
@@ -313,13 +198,7 @@ resource "libvirt_snapshot_revert" "r" {
 					return acctest.Client(t).Read(domAccCtx(t), "look up snapshot", snapLookup(name, snap))
 				},
 			},
-			{
-				ResourceName:            snapRes,
-				ImportState:             true,
-				ImportStateId:           name + "/" + snap,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
+			importStep(snapRes, name+"/"+snap, "timeouts"),
 			{
 				// The disk changes after the snapshot: the revert must undo it.
 				PreConfig: func() {
@@ -392,22 +271,8 @@ func TestAccSnapshot_wrongState(t *testing.T) {
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 128
-  running    = false
-  disk {
-    path = %q
-  }
-}
-
-resource "libvirt_snapshot" "s" {
-  domain_id = libvirt_domain.test.id
-  memory    = true
-}
-`, name, disk),
+			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
+				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id")), attr("memory", true)),
 			ExpectError: acctest.ErrorText("needs a running domain, domain " + name + " is shutoff"),
 		}},
 	})
@@ -450,27 +315,9 @@ func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 256
-  running    = false
-  firmware   = "uefi"
-  machine    = "q35"
-  disk {
-    path = %q
-  }
-}
-
-resource "libvirt_snapshot" "s" {
-  domain_id = libvirt_domain.test.id
-}
-
-resource "libvirt_snapshot_revert" "r" {
-  snapshot_id = libvirt_snapshot.s.id
-}
-`, name, disk),
+			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +
+				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id"))) +
+				resourceHCL("libvirt_snapshot_revert", "r", attr("snapshot_id", hcl("libvirt_snapshot.s.id"))),
 			ConfigPlanChecks: emptyAfterApply,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("name"), knownvalue.StringRegexp(regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`))),

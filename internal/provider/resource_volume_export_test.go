@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,9 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -30,38 +27,15 @@ import (
 
 // exportTempVolumes lists the temporary export volumes of the volume named source left in
 // the test pool (asking libvirt, after a pool refresh).
-func exportTempVolumes(source string) ([]string, error) {
-	c, err := libvirt.NewClient(libvirt.Config{URI: acctest.URI(), MaxConnections: 1})
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var left []string
-	err = c.Read(ctx, "list volumes", func(l *golibvirt.Libvirt) error {
-		p, err := l.StoragePoolLookupByName(acctest.Pool())
-		if err != nil {
-			return err
-		}
-		_ = l.StoragePoolRefresh(p, 0)
-		vols, _, err := l.StoragePoolListAllVolumes(p, 1, 0)
-		if err != nil {
-			return err
-		}
-		left = left[:0]
-		for _, v := range vols {
-			if strings.HasPrefix(v.Name, source) && libvirt.IsExportTemp(v.Name) {
-				left = append(left, v.Name)
-			}
-		}
-		return nil
+func exportTempVolumes(t *testing.T, source string) ([]string, error) {
+	return acctest.VolumeNames(t, acctest.Pool(), func(n string) bool {
+		return strings.HasPrefix(n, source) && libvirt.IsExportTemp(n)
 	})
-	return left, err
 }
 
-func checkNoExportTemps(source string) resource.TestCheckFunc {
+func checkNoExportTemps(t *testing.T, source string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		left, err := exportTempVolumes(source)
+		left, err := exportTempVolumes(t, source)
 		if err != nil {
 			return err
 		}
@@ -140,17 +114,7 @@ func decompressFile(src, dst, compression string) error {
 // that qemu-img check finds sound.
 func standaloneQCOW2(size int64) func(string) error {
 	return func(img string) error {
-		f, err := os.Open(img)
-		if err != nil {
-			return err
-		}
-		head := make([]byte, qcow2.HeaderSize)
-		_, err = io.ReadFull(f, head)
-		f.Close()
-		if err != nil {
-			return err
-		}
-		h, err := qcow2.Probe(head)
+		h, err := qcow2Header(img)
 		if err != nil {
 			return err
 		}
@@ -356,7 +320,7 @@ resource "libvirt_domain" "back" {
 					checkExportFile("libvirt_volume_export.q_zstd", export.Zstd, standaloneQCOW2(size)),
 					checkExportFile("libvirt_volume_export.r_none", export.None, rawOf(img, size)),
 					checkExportFile("libvirt_volume_export.r_gzip", export.Gzip, rawOf(img, size)),
-					checkNoExportTemps(name),
+					checkNoExportTemps(t, name),
 					func(*terraform.State) error { return checkNoPartials(dir) },
 				),
 			},
@@ -387,7 +351,7 @@ resource "libvirt_domain" "back" {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExportFile("libvirt_volume_export.r_none", export.None, rawOf(img, size)),
 					checkExportFile("libvirt_volume_export.q_none", export.None, nil),
-					checkNoExportTemps(name),
+					checkNoExportTemps(t, name),
 				),
 			},
 		},
@@ -431,7 +395,7 @@ resource "libvirt_volume" "src" {
 `, name, acctest.Pool(), acctest.GuestImage(t))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             volumeGone(name + ".qcow2"),
+		CheckDestroy:             acctest.VolumesGone(name + ".qcow2"),
 		Steps: []resource.TestStep{
 			{
 				Config: acctest.ProviderBlock("") + vol + fmt.Sprintf(`
@@ -446,7 +410,7 @@ resource "libvirt_volume_export" "x" {
 			{
 				Config: acctest.ProviderBlock("") + vol,
 				Check: resource.ComposeAggregateTestCheckFunc(
-					checkNoExportTemps(name),
+					checkNoExportTemps(t, name),
 					func(*terraform.State) error {
 						if _, err := os.Lstat(filepath.Join(dir, "disk.raw"+export.PartialSuffix)); !errors.Is(err, os.ErrNotExist) {
 							return fmt.Errorf("partial file left after the failed export: %v", err)
@@ -465,11 +429,7 @@ resource "libvirt_volume_export" "x" {
 // Plan-time validation of libvirt_volume_export: no daemon is asked.
 func TestVolumeExport_validation(t *testing.T) {
 	dir := t.TempDir()
-	tests := []struct {
-		name string
-		body string
-		want string
-	}{
+	expectPlanErrors(t, "resource \"libvirt_volume_export\" \"x\" {\n  %s\n}\n", []planCase{
 		{"missing directory", `volume_id = "default/a.qcow2"
   path = "` + dir + `/nope/disk.qcow2"`, `(?s)Invalid export path.*the directory of path .*nope/disk.qcow2.*no such file or directory.*create the directory first`},
 		{"path is a directory", `volume_id = "default/a.qcow2"
@@ -486,21 +446,5 @@ func TestVolumeExport_validation(t *testing.T) {
   compression = "xz"`, `(?s)Attribute compression value must be one of: \["none" "gzip" "zstd"\], got: "xz"`},
 		{"volume id", `volume_id = ""
   path = "` + dir + `/d"`, `(?s)Invalid volume id.*volume_id.*volume id is empty`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_volume_export" "x" {
-  %s
-}
-`, tt.body),
-					PlanOnly:    true,
-					ExpectError: wrapped(tt.want),
-				}},
-			})
-		})
-	}
+	})
 }
