@@ -62,7 +62,7 @@ package provider_test
 // | 44 | snapshot_memory_stopped       | libvirt_snapshot       | memory = true on a shut-off domain               | apply    |
 // | 45 | import_snapshot_id            | libvirt_snapshot       | import id without '/'                            | import   |
 // | 46 | import_reservation_id         | libvirt_dhcp_reservation | import id without a MAC                        | import   |
-// | 47 | import_volume_id              | libvirt_volume         | import id "pool/"                                | import   |
+// | 47 | import_volume_id              | libvirt_volume         | import id "pool/" (a key no volume has)          | import   |
 // | 48 | volume_format                 | libvirt_volume         | format = "vmdk"                                  | plan     |
 // | 49 | snapshot_name                 | libvirt_snapshot       | name with white space                            | plan     |
 //
@@ -258,6 +258,10 @@ resource "libvirt_domain" "d" {
 }
 `
 	}
+	// vol is libvirt_volume.v named NAME in POOL, with the given lines.
+	vol := func(lines string) string {
+		return "\nresource \"libvirt_volume\" \"v\" {\n  name = \"NAME\"\n  pool = \"POOL\"\n  " + lines + "\n}\n"
+	}
 	macVars := func(_ *testing.T, name string) map[string]string {
 		return map[string]string{"MAC": capi.MAC(name)}
 	}
@@ -357,45 +361,15 @@ resource "libvirt_dhcp_reservation" "r" {
 }
 `, want: `Invalid DHCP reservation MAC on network RESNET with libvirt_dhcp_reservation.r,.*ip IP on network RESNET is already reserved for \S+ OTHERMAC: choose another address`},
 		{name: "volume_negative_capacity", phase: "plan",
-			bad: `
-resource "libvirt_volume" "v" {
-  name           = "NAME"
-  pool           = "POOL"
-  capacity_bytes = -1
-}
-`, want: `with libvirt_volume.v,.*Attribute capacity_bytes value must be at least 1, got: -1`},
+			bad: vol(`capacity_bytes = -1`), want: `with libvirt_volume.v,.*Attribute capacity_bytes value must be at least 1, got: -1`},
 		{name: "volume_shrink", phase: "plan", update: true,
-			setup: `
-resource "libvirt_volume" "v" {
-  name           = "NAME"
-  pool           = "POOL"
-  capacity_bytes = 2097152
-}
-`, bad: `
-resource "libvirt_volume" "v" {
-  name           = "NAME"
-  pool           = "POOL"
-  capacity_bytes = 1048576
-}
-`, want: `Volume cannot shrink with libvirt_volume.v,.*libvirt_volume POOL/NAME is 2097152 bytes; capacity_bytes = 1048576 would shrink it.*Set capacity_bytes to 2097152 or more, or replace the volume`},
+			setup: vol(`capacity_bytes = 2097152`), bad: vol(`capacity_bytes = 1048576`), want: `Volume cannot shrink with libvirt_volume.v,.*libvirt_volume POOL/NAME is 2097152 bytes; capacity_bytes = 1048576 would shrink it.*Set capacity_bytes to 2097152 or more, or replace the volume`},
 		{name: "volume_sources_url_file", phase: "plan",
-			bad: `
-resource "libvirt_volume" "v" {
-  name        = "NAME"
-  pool        = "POOL"
-  source_url  = "http://127.0.0.1/a.qcow2"
-  source_file = "/etc/hostname"
-}
-`, want: `Conflicting volume sources with libvirt_volume.v,.*source_url and source_file are all set.*Keep one of source_url, source_file, backing_volume or clone_from and remove the others`},
+			bad: vol(`source_url  = "http://127.0.0.1/a.qcow2"
+  source_file = "/etc/hostname"`), want: `Conflicting volume sources with libvirt_volume.v,.*source_url and source_file are all set.*Keep one of source_url, source_file, backing_volume or clone_from and remove the others`},
 		{name: "volume_sources_backing_clone", phase: "plan",
-			bad: `
-resource "libvirt_volume" "v" {
-  name           = "NAME"
-  pool           = "POOL"
-  backing_volume = "POOL/base.qcow2"
-  clone_from     = "POOL/base.qcow2"
-}
-`, want: `Conflicting volume sources with libvirt_volume.v,.*backing_volume and clone_from are all set.*Keep one of.*remove the others`},
+			bad: vol(`backing_volume = "POOL/base.qcow2"
+  clone_from     = "POOL/base.qcow2"`), want: `Conflicting volume sources with libvirt_volume.v,.*backing_volume and clone_from are all set.*Keep one of.*remove the others`},
 		{name: "volume_missing_pool", phase: "apply",
 			bad: `
 resource "libvirt_volume" "v" {
@@ -418,13 +392,7 @@ resource "libvirt_dhcp_reservation" "r" {
 }
 `, want: `Unable to create DHCP reservation MAC on network NAME-nonet with libvirt_dhcp_reservation.r,.*Network "NAME-nonet" does not exist on qemu:///system`},
 		{name: "volume_missing_backing", phase: "apply",
-			bad: `
-resource "libvirt_volume" "v" {
-  name           = "NAME"
-  pool           = "POOL"
-  backing_volume = "POOL/NAME-nobase.qcow2"
-}
-`, want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*no storage vol with matching name \x27NAME-nobase.qcow2\x27.*backing_volume = "POOL/NAME-nobase.qcow2" names an existing volume`},
+			bad: vol(`backing_volume = "POOL/NAME-nobase.qcow2"`), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*no storage vol with matching name \x27NAME-nobase.qcow2\x27.*backing_volume = "POOL/NAME-nobase.qcow2" names an existing volume`},
 		{name: "snapshot_missing_domain", phase: "apply",
 			bad: `
 resource "libvirt_snapshot" "s" {
@@ -442,42 +410,15 @@ resource "libvirt_clone" "c" {
 }
 `, want: `Unable to plan libvirt clone NAME with libvirt_clone.c,.*The source domain "NAME-nodomain" does not exist on qemu:///system`},
 		{name: "uri_transport", phase: "plan",
-			provider: `
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = "qemu+bogus://127.0.0.1/system"
-}
-`, bad: `
+			provider: providerAt("qemu+bogus://127.0.0.1/system"), bad: `
 data "libvirt_host" "h" {}
 `, want: `Invalid libvirt URI.*"qemu\+bogus://127.0.0.1/system" uses transport "bogus", which this provider does not support: use unix, ssh, tcp or tls`},
 		{name: "uri_query", phase: "plan",
-			provider: `
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = "qemu:///system?sokket=/run/libvirt/libvirt-sock"
-}
-`, bad: `
+			provider: providerAt("qemu:///system?sokket=/run/libvirt/libvirt-sock"), bad: `
 data "libvirt_host" "h" {}
-`, want: `Invalid libvirt URI.*has unknown query parameter "sokket": supported are socket, keyfile, known_hosts, no_verify, pkipath`},
+`, want: `Invalid libvirt URI.*has unknown query parameter "sokket": supported are socket, keyfile, known_hosts, known_hosts_verify, no_verify, sshauth, pkipath and name`},
 		{name: "uri_driver", phase: "plan",
-			provider: `
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = "nosuch:///system"
-}
-`, bad: `
+			provider: providerAt("nosuch:///system"), bad: `
 data "libvirt_host" "h" {}
 `, want: `Unable to read libvirt host nosuch:///system with data.libvirt_host.h,.*no connection driver available for nosuch:///system: the daemon has no "nosuch" driver.*use e.g. qemu:///system`},
 		{name: "checksum_mismatch", phase: "apply",
@@ -489,24 +430,12 @@ data "libvirt_host" "h" {}
 				sum := sha256.Sum256([]byte("not the image"))
 				return map[string]string{"FILE": f, "SUM": "sha256:" + hex.EncodeToString(sum[:])}
 			},
-			bad: `
-resource "libvirt_volume" "v" {
-  name            = "NAME"
-  pool            = "POOL"
-  format          = "raw"
+			bad: vol(`format          = "raw"
   source_file     = "FILE"
-  source_checksum = "SUM"
-}
-`, want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*checksum mismatch: the source\x27s sha256 is [0-9a-f]{64}, source_checksum says [0-9a-f]{64} \(the half-made volume POOL/NAME was deleted\)`},
+  source_checksum = "SUM"`), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*checksum mismatch: the source\x27s sha256 is [0-9a-f]{64}, source_checksum says [0-9a-f]{64} \(the half-made volume POOL/NAME was deleted\)`},
 		{name: "url_unreachable", phase: "apply",
 			vars: func(t *testing.T, _ string) map[string]string { return map[string]string{"ADDR": closedPort(t)} },
-			bad: `
-resource "libvirt_volume" "v" {
-  name       = "NAME"
-  pool       = "POOL"
-  source_url = "http://ADDR/image.qcow2"
-}
-`, want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*download http://ADDR/image.qcow2: .*connection refused`},
+			bad:  vol(`source_url = "http://ADDR/image.qcow2"`), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*download http://ADDR/image.qcow2: .*connection refused`},
 		{name: "cloudinit_network_config", phase: "plan",
 			bad: `
 resource "libvirt_cloudinit_iso" "c" {
@@ -682,22 +611,10 @@ resource "libvirt_dhcp_reservation" "r" {
 }
 `, want: `Invalid import id.*expected <network>/<mac>, e.g. default/52:54:00:12:34:56, got "NET/NAME"`},
 		{name: "import_volume_id", phase: "import", importResource: "libvirt_volume.v", importID: "POOL/",
-			bad: `
-resource "libvirt_volume" "v" {
-  name           = "NAME"
-  pool           = "POOL"
-  capacity_bytes = 1048576
-}
-`, want: `Invalid import id for libvirt_volume.*volume id "POOL/": expected <pool>/<name> or the volume key`},
+			bad: vol(`capacity_bytes = 1048576`), want: `Unable to import volume POOL/.*look up volume POOL/: Storage volume not found: no storage vol with matching key POOL/`},
 		{name: "volume_format", phase: "plan",
-			bad: `
-resource "libvirt_volume" "v" {
-  name           = "NAME"
-  pool           = "POOL"
-  capacity_bytes = 1048576
-  format         = "vmdk"
-}
-`, want: `with libvirt_volume.v,.*Attribute format value must be one of: \["qcow2" "raw" "iso"\], got: "vmdk"`},
+			bad: vol(`capacity_bytes = 1048576
+  format         = "vmdk"`), want: `with libvirt_volume.v,.*Attribute format value must be one of: \["qcow2" "raw" "iso"\], got: "vmdk"`},
 		{name: "snapshot_name", phase: "plan",
 			bad: `
 resource "libvirt_snapshot" "s" {

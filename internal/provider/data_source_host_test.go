@@ -41,17 +41,7 @@ func TestAccHostDataSource_testDriver(t *testing.T) {
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = "test:///default"
-}
-data "libvirt_host" "this" {}
-`,
+			Config: providerAt("test:///default") + `data "libvirt_host" "this" {}`,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("hypervisor_type"), knownvalue.StringExact("TEST")),
 				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("uri"), knownvalue.StringExact("test:///default")),
@@ -64,17 +54,7 @@ func TestProvider_invalidURI(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = "qemu+carrier-pigeon://host/system"
-}
-data "libvirt_host" "this" {}
-`,
+			Config:      providerAt("qemu+carrier-pigeon://host/system") + `data "libvirt_host" "this" {}`,
 			ExpectError: regexp.MustCompile(`(?s)Invalid libvirt URI.*transport\s+"carrier-pigeon".*use unix, ssh, tcp or\s+tls`),
 		}},
 	})

@@ -45,6 +45,10 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 		want           string // the error, words separated by spaces
 	}
 	host := `data "libvirt_host" "h" {}`
+	// inPool is resource "<typ>" "x" named name in the test pool.
+	inPool := func(typ, name string, lines ...string) string {
+		return resourceHCL(typ, "x", append([]string{attr("name", name), attr("pool", pool)}, lines...)...)
+	}
 	n := func(kind string) string { return acctest.RandomName(kind) }
 	dom, clone, vol, seed, ign, net := n("dom"), n("clone"), n("vol"), n("seed"), n("ign"), n("net")
 	t.Cleanup(func() { removeNetworkIfLeft(t, net) })
@@ -101,31 +105,19 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 		},
 		{
 			name: "import volume", before: host,
-			frozen: fmt.Sprintf(`resource "libvirt_volume" "x" {
-  name = %q
-  pool = %q
-  capacity_bytes = 1048576
-}`, vol, pool),
+			frozen:     inPool("libvirt_volume", vol, attr("capacity_bytes", 1048576)),
 			importAddr: "libvirt_volume.x", importID: pool + "/" + vol,
 			want: "Unable to import volume " + pool + "/" + vol + " .*context deadline exceeded.*did not answer within " + importDefault.String(),
 		},
 		{
 			name: "import cloudinit_iso", before: host,
-			frozen: fmt.Sprintf(`resource "libvirt_cloudinit_iso" "x" {
-  name = %q
-  pool = %q
-  user_data = "#cloud-config\n"
-}`, seed, pool),
+			frozen:     inPool("libvirt_cloudinit_iso", seed, attr("user_data", "#cloud-config\n")),
 			importAddr: "libvirt_cloudinit_iso.x", importID: pool + "/" + seed,
 			want: "Unable to import cloud-init seed " + pool + "/" + seed + " .*did not answer within " + importDefault.String(),
 		},
 		{
 			name: "import ignition", before: host,
-			frozen: fmt.Sprintf(`resource "libvirt_ignition" "x" {
-  name = %q
-  pool = %q
-  content = "{}"
-}`, ign, pool),
+			frozen:     inPool("libvirt_ignition", ign, attr("content", "{}")),
 			importAddr: "libvirt_ignition.x", importID: pool + "/" + ign,
 			want: "Unable to import ignition config " + pool + "/" + ign + " .*did not answer within " + importDefault.String(),
 		},

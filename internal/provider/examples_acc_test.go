@@ -288,10 +288,7 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 				ConfigDirectory:          exampleDir(t, "snapshot-before-upgrade"),
 				ConfigVariables:          vars("1.1", true),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_snapshot_revert.rollback[0]", plancheck.ResourceActionCreate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				ConfigPlanChecks:         planActions(map[string]plancheck.ResourceActionType{"libvirt_snapshot_revert.rollback[0]": plancheck.ResourceActionCreate}),
 				ConfigStateChecks: []statecheck.StateCheck{
 					stateIs("libvirt_domain.app", "running"),
 				},

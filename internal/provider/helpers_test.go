@@ -145,21 +145,29 @@ func volumeHCL(label, name string, lines ...string) string {
 	return resourceHCL("libvirt_volume", label, append([]string{attr("name", name), attr("pool", acctest.Pool())}, lines...)...)
 }
 
-// proxiedProvider is the terraform/provider preamble with the provider talking to the
-// daemon through a proxy at addr (qemu+tcp), with more lines for the provider block.
-func proxiedProvider(addr string, lines ...string) string {
-	return fmt.Sprintf(`
+// requiredProviders is the terraform block every configuration starts with.
+const requiredProviders = `
 terraform {
   required_providers {
     libvirt = { source = "kvmforge/libvirt" }
   }
 }
+`
 
+// providerAt is the terraform/provider preamble with the provider connecting to uri,
+// with more lines for the provider block.
+func providerAt(uri string, lines ...string) string {
+	return requiredProviders + fmt.Sprintf(`
 provider "libvirt" {
-  uri = "qemu+tcp://%s/system"
+  uri = %q
   %s
 }
-`, addr, strings.Join(lines, "\n  "))
+`, uri, strings.Join(lines, "\n  "))
+}
+
+// proxiedProvider is providerAt a proxy at addr (qemu+tcp) in front of the daemon.
+func proxiedProvider(addr string, lines ...string) string {
+	return providerAt("qemu+tcp://"+addr+"/system", lines...)
 }
 
 // stoppedDomainHCL is libvirt_domain.test: a shut-off domain named name on the disk at

@@ -49,22 +49,8 @@ func TestAccProvider_ssh(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("SSH_AUTH_SOCK", "")
 	sshConfig := func(knownHosts string) string {
-		return fmt.Sprintf(`
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = %q
-  ssh {
-    private_key = <<-EOT
-%sEOT
-    known_hosts = %q
-  }
-}
-data "libvirt_host" "this" {}
-`, sshd.URI(), sshd.ClientKeyPEM, knownHosts)
+		return providerAt(sshd.URI(), fmt.Sprintf("ssh {\n    private_key = <<-EOT\n%sEOT\n    known_hosts = %q\n  }", sshd.ClientKeyPEM, knownHosts)) +
+			`data "libvirt_host" "this" {}`
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -92,17 +78,7 @@ func TestAccProvider_tcp(t *testing.T) {
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = %q
-}
-data "libvirt_host" "this" {}
-`, uri),
+			Config: providerAt(uri) + `data "libvirt_host" "this" {}`,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("uri"), knownvalue.StringExact(uri)),
 			},

@@ -16,11 +16,11 @@ import (
 
 // NewCloudinitISOResource is the libvirt_cloudinit_iso resource.
 func NewCloudinitISOResource() resource.Resource {
-	return &cloudinitISOResource{resourceBase{typeName: "cloudinit_iso"}}
+	return &cloudinitISOResource{blobResource[cloudinitISOModel, *cloudinitISOModel]{resourceBase{typeName: "cloudinit_iso"}, seedBlob}}
 }
 
 type cloudinitISOResource struct {
-	resourceBase
+	blobResource[cloudinitISOModel, *cloudinitISOModel]
 }
 
 type cloudinitISOModel struct {
@@ -177,7 +177,7 @@ func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRe
 			if err != nil {
 				return nil, fmt.Errorf("build the ISO image: %w", err)
 			}
-			if err := seedBlob.store(ctx, r.client, &plan.storedVolume, img); err != nil {
+			if err := r.kind.store(ctx, r.client, &plan.storedVolume, img); err != nil {
 				return nil, err
 			}
 			plan.MetaData, plan.InstanceID, plan.Hostname = config.MetaData, config.InstanceID, config.Hostname
@@ -187,27 +187,10 @@ func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRe
 		})
 }
 
-func (r *cloudinitISOResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, 2*time.Minute, (*cloudinitISOModel).what, func(ctx context.Context, m *cloudinitISOModel) (*cloudinitISOModel, error) {
-		return m, seedBlob.look(ctx, r.client, &m.storedVolume)
-	})
-}
-
-// Update only ever changes timeouts: every other attribute replaces the seed.
-func (r *cloudinitISOResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	storePlan[cloudinitISOModel](ctx, req, resp)
-}
-
-func (r *cloudinitISOResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 5*time.Minute, (*cloudinitISOModel).what, func(ctx context.Context, m *cloudinitISOModel, _ *diag.Diagnostics) error {
-		return deleteVolume(ctx, r.client, &m.storedVolume)
-	})
-}
-
 // ImportState takes <pool>/<name> or the volume key, downloads the seed and reads its
 // files back, so an imported seed plans clean against the configuration that made it.
 func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	seedBlob.importState(ctx, r.client, req, resp, func(v storedVolume, img []byte, d *diag.Diagnostics) (any, error) {
+	r.kind.importState(ctx, r.client, req, resp, func(v storedVolume, img []byte, d *diag.Diagnostics) (any, error) {
 		label, files, err := cloudinit.ReadISO(img)
 		if err != nil {
 			return nil, fmt.Errorf("the volume is not an ISO9660 image: %w", err)

@@ -137,14 +137,8 @@ resource "libvirt_cloudinit_iso" "meta" {
 			importStep("libvirt_cloudinit_iso.meta", "", "timeouts"),
 			{
 				// Any change replaces the seed.
-				Config: config(userData + "runcmd: [true]\n"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("libvirt_cloudinit_iso.seed", plancheck.ResourceActionDestroyBeforeCreate),
-						plancheck.ExpectResourceAction("libvirt_cloudinit_iso.meta", plancheck.ResourceActionNoop),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config(userData + "runcmd: [true]\n"),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_cloudinit_iso.seed": plancheck.ResourceActionDestroyBeforeCreate, "libvirt_cloudinit_iso.meta": plancheck.ResourceActionNoop}),
 			},
 		},
 	})

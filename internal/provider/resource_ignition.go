@@ -23,11 +23,11 @@ import (
 
 // NewIgnitionResource is libvirt_ignition.
 func NewIgnitionResource() resource.Resource {
-	return &ignitionResource{resourceBase{typeName: "ignition"}}
+	return &ignitionResource{blobResource[ignitionModel, *ignitionModel]{resourceBase{typeName: "ignition"}, ignitionBlob}}
 }
 
 type ignitionResource struct {
-	resourceBase
+	blobResource[ignitionModel, *ignitionModel]
 }
 
 type ignitionModel struct {
@@ -120,7 +120,7 @@ func (r *ignitionResource) Create(ctx context.Context, req resource.CreateReques
 			if plan.Content.IsNull() {
 				content = []byte(config.ContentWO.ValueString())
 			}
-			if err := ignitionBlob.store(ctx, r.client, &plan.storedVolume, content); err != nil {
+			if err := r.kind.store(ctx, r.client, &plan.storedVolume, content); err != nil {
 				return nil, err
 			}
 			plan.SHA256 = types.StringValue(sha256Hex(content))
@@ -128,27 +128,10 @@ func (r *ignitionResource) Create(ctx context.Context, req resource.CreateReques
 		})
 }
 
-func (r *ignitionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, 2*time.Minute, (*ignitionModel).what, func(ctx context.Context, m *ignitionModel) (*ignitionModel, error) {
-		return m, ignitionBlob.look(ctx, r.client, &m.storedVolume)
-	})
-}
-
-// Update only ever changes timeouts: every other attribute replaces the config.
-func (r *ignitionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	storePlan[ignitionModel](ctx, req, resp)
-}
-
-func (r *ignitionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 5*time.Minute, (*ignitionModel).what, func(ctx context.Context, m *ignitionModel, _ *diag.Diagnostics) error {
-		return deleteVolume(ctx, r.client, &m.storedVolume)
-	})
-}
-
 // ImportState takes <pool>/<name> or the volume key and downloads the content, so an
 // imported config plans clean against the configuration that made it.
 func (r *ignitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ignitionBlob.importState(ctx, r.client, req, resp, func(v storedVolume, content []byte, _ *diag.Diagnostics) (any, error) {
+	r.kind.importState(ctx, r.client, req, resp, func(v storedVolume, content []byte, _ *diag.Diagnostics) (any, error) {
 		if !json.Valid(content) {
 			return nil, errors.New("the volume does not hold JSON: not an ignition config")
 		}

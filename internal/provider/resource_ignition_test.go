@@ -177,11 +177,8 @@ resource "libvirt_domain" "test" {
 			},
 			importStep(domRes, name, "timeouts"),
 			{
-				Config: config(false),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config(false),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{domRes: plancheck.ResourceActionUpdate}),
 				Check: func(*terraform.State) error {
 					if got, err := fwcfg(); err != nil || got != "" {
 						return fmt.Errorf("fw_cfg entry still there after ignition_id was removed: %q (err %v)", got, err)

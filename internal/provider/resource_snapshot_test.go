@@ -38,6 +38,18 @@ func snapAccGuestSh(t *testing.T, name, script string) (string, error) {
 	return acctest.GuestExec(t, name, "/bin/sh", "-c", script)
 }
 
+// domainIn fails unless domain name is in state want (when says when, for the message).
+func domainIn(t *testing.T, name, want, when string) error {
+	st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
+	if err != nil {
+		return err
+	}
+	if st.State != want {
+		return fmt.Errorf("domain %s is %s %s, want %s", name, st.State, when, want)
+	}
+	return nil
+}
+
 // snapAccPattern writes (write) or checks a 0xab pattern in 64 KiB at 1 MiB of a shut-off
 // domain's qcow2 disk with qemu-io, on the test host's pool file; check reports whether
 // the pattern is there.
@@ -86,16 +98,7 @@ resource "libvirt_snapshot_revert" "r" {
 			return nil
 		}
 	}
-	running := func(*terraform.State) error {
-		st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
-		if err != nil {
-			return err
-		}
-		if st.State != "running" {
-			return fmt.Errorf("domain %s is %s after the revert, want running", name, st.State)
-		}
-		return nil
-	}
+	running := func(*terraform.State) error { return domainIn(t, name, "running", "after the revert") }
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -123,11 +126,8 @@ resource "libvirt_snapshot_revert" "r" {
 						t.Fatal(err)
 					}
 				},
-				Config: withRevert,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_snapshot_revert.r", plancheck.ResourceActionCreate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           withRevert,
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_snapshot_revert.r": plancheck.ResourceActionCreate}),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("libvirt_snapshot_revert.r", tfjsonpath.New("domain_state"), knownvalue.StringExact("running")),
 				},
@@ -169,14 +169,7 @@ resource "libvirt_snapshot_revert" "r" {
 		if !isCurrent {
 			return fmt.Errorf("snapshot %s of %s is not the current one after the revert", snap, name)
 		}
-		st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
-		if err != nil {
-			return err
-		}
-		if st.State != "shutoff" {
-			return fmt.Errorf("domain %s is %s after reverting to a shut-off snapshot", name, st.State)
-		}
-		return nil
+		return domainIn(t, name, "shutoff", "after reverting to a shut-off snapshot")
 	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
@@ -226,29 +219,17 @@ resource "libvirt_snapshot_revert" "r" {
 						t.Fatal(err)
 					}
 				},
-				Config: withRevert,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(snapRes, plancheck.ResourceActionCreate),
-						plancheck.ExpectResourceAction("libvirt_snapshot_revert.r", plancheck.ResourceActionReplace),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: current,
+				Config:           withRevert,
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{snapRes: plancheck.ResourceActionCreate, "libvirt_snapshot_revert.r": plancheck.ResourceActionReplace}),
+				Check:            current,
 			},
 			{
 				// The domain undefined behind Terraform's back (with its snapshots' metadata):
 				// the snapshot leaves state without an error, and both are made again on the
 				// same disk, which still holds the old snapshot's data under the same name.
-				PreConfig: func() { domAccUndefine(t, name) },
-				Config:    withRevert,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionCreate),
-						plancheck.ExpectResourceAction(snapRes, plancheck.ResourceActionCreate),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				PreConfig:        func() { domAccUndefine(t, name) },
+				Config:           withRevert,
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{domRes: plancheck.ResourceActionCreate, snapRes: plancheck.ResourceActionCreate}),
 				Check: resource.ComposeTestCheckFunc(current, func(*terraform.State) error {
 					out, err := exec.Command("qemu-img", "snapshot", "-U", "-l", disk).CombinedOutput()
 					// The qcow2 still holds the first domain's internal snapshot under the same

@@ -261,9 +261,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 5*time.Minute, (*volumeModel).what, func(ctx context.Context, m *volumeModel, _ *diag.Diagnostics) error {
-		return deleteVolume(ctx, r.client, &m.storedVolume)
-	})
+	deleteStored[volumeModel](ctx, r.client, req, resp)
 }
 
 // ImportState accepts <pool>/<name> or the volume key and stores the key as id; Read

@@ -174,113 +174,38 @@ func TestAccVolumeExport_runningGuest(t *testing.T) {
 	img := acctest.GuestImage(t)
 	size := imageVirtualSize(t, img)
 	back := filepath.Join(dir, "back.qcow2")
+	host := strings.ReplaceAll(name, "tfacc-", "tfaccvm-")
+	// guest is a running domain on the volume vol with the seed seed, waiting for its lease.
+	guest := func(label, name, seed, vol string) string {
+		return resourceHCL("libvirt_domain", label, attr("name", name), attr("vcpu", 1), attr("memory_mib", 256),
+			attr("cloudinit_id", hcl("libvirt_cloudinit_iso."+seed+".id")),
+			"disk {\n    volume_id = libvirt_volume."+vol+".id\n  }",
+			fmt.Sprintf("network_interface {\n    network = %q\n    wait_for_ip {\n      source  = \"lease\"\n      timeout = \"5m\"\n    }\n  }", acctest.Network()))
+	}
+	seed := func(label, file, instance, host string) string {
+		return resourceHCL("libvirt_cloudinit_iso", label, attr("name", file), attr("pool", acctest.Pool()),
+			attr("instance_id", instance), attr("hostname", host))
+	}
+	// export is a libvirt_volume_export of the root volume, after the guest runs.
+	exportHCL := func(label, file string, lines ...string) string {
+		return resourceHCL("libvirt_volume_export", label, append([]string{attr("volume_id", hcl("libvirt_volume.root.id")),
+			attr("path", filepath.Join(dir, file)), attr("depends_on", hcl("[libvirt_domain.test]"))}, lines...)...)
+	}
 	config := func(step2 bool) string {
-		cfg := acctest.ProviderBlock("") + fmt.Sprintf(`
-locals {
-  dir = %[6]q
-}
-
-resource "libvirt_volume" "base" {
-  name        = "%[1]s-base.qcow2"
-  pool        = %[2]q
-  source_file = %[3]q
-}
-
-resource "libvirt_volume" "root" {
-  name           = "%[1]s-root.qcow2"
-  pool           = %[2]q
-  backing_volume = libvirt_volume.base.id
-}
-
-resource "libvirt_cloudinit_iso" "seed" {
-  name        = "%[1]s-seed.iso"
-  pool        = %[2]q
-  instance_id = %[1]q
-  hostname    = %[4]q
-}
-
-resource "libvirt_domain" "test" {
-  name         = %[1]q
-  vcpu         = 1
-  memory_mib   = 256
-  cloudinit_id = libvirt_cloudinit_iso.seed.id
-  disk {
-    volume_id = libvirt_volume.root.id
-  }
-  network_interface {
-    network = %[5]q
-    wait_for_ip {
-      source  = "lease"
-      timeout = "5m"
-    }
-  }
-}
-
-resource "libvirt_volume_export" "q_none" {
-  volume_id         = libvirt_volume.root.id
-  path              = "${local.dir}/disk.qcow2"
-  remove_on_destroy = %[7]t
-  depends_on        = [libvirt_domain.test]
-}
-
-resource "libvirt_volume_export" "q_zstd" {
-  volume_id         = libvirt_volume.root.id
-  path              = "${local.dir}/disk.qcow2.zst"
-  format            = "qcow2"
-  compression       = "zstd"
-  remove_on_destroy = true
-  depends_on        = [libvirt_domain.test]
-}
-
-resource "libvirt_volume_export" "r_none" {
-  volume_id  = libvirt_volume.root.id
-  path       = "${local.dir}/disk.raw"
-  format     = "raw"
-  depends_on = [libvirt_domain.test]
-}
-
-resource "libvirt_volume_export" "r_gzip" {
-  volume_id         = libvirt_volume.root.id
-  path              = "${local.dir}/disk.raw.gz"
-  format            = "raw"
-  compression       = "gzip"
-  remove_on_destroy = true
-  triggers          = { domain = libvirt_domain.test.id }
-  depends_on        = [libvirt_domain.test]
-}
-`, name, acctest.Pool(), img, strings.ReplaceAll(name, "tfacc-", "tfaccvm-"), acctest.Network(), dir, step2)
+		cfg := acctest.ProviderBlock("") +
+			volumeHCL("base", name+"-base.qcow2", attr("source_file", img)) +
+			volumeHCL("root", name+"-root.qcow2", attr("backing_volume", hcl("libvirt_volume.base.id"))) +
+			seed("seed", name+"-seed.iso", name, host) +
+			guest("test", name, "seed", "root") +
+			exportHCL("q_none", "disk.qcow2", attr("remove_on_destroy", step2)) +
+			exportHCL("q_zstd", "disk.qcow2.zst", attr("format", "qcow2"), attr("compression", "zstd"), attr("remove_on_destroy", true)) +
+			exportHCL("r_none", "disk.raw", attr("format", "raw")) +
+			exportHCL("r_gzip", "disk.raw.gz", attr("format", "raw"), attr("compression", "gzip"), attr("remove_on_destroy", true),
+				attr("triggers", hcl("{ domain = libvirt_domain.test.id }")))
 		if step2 {
-			cfg += fmt.Sprintf(`
-resource "libvirt_volume" "back" {
-  name        = "%[1]s-back.qcow2"
-  pool        = %[2]q
-  source_file = %[3]q
-}
-
-resource "libvirt_cloudinit_iso" "seed_back" {
-  name        = "%[1]s-seed-back.iso"
-  pool        = %[2]q
-  instance_id = "%[1]s-back"
-  hostname    = "%[4]s-back"
-}
-
-resource "libvirt_domain" "back" {
-  name         = "%[1]s-back"
-  vcpu         = 1
-  memory_mib   = 256
-  cloudinit_id = libvirt_cloudinit_iso.seed_back.id
-  disk {
-    volume_id = libvirt_volume.back.id
-  }
-  network_interface {
-    network = %[5]q
-    wait_for_ip {
-      source  = "lease"
-      timeout = "5m"
-    }
-  }
-}
-`, name, acctest.Pool(), back, strings.ReplaceAll(name, "tfacc-", "tfaccvm-"), acctest.Network())
+			cfg += volumeHCL("back", name+"-back.qcow2", attr("source_file", back)) +
+				seed("seed_back", name+"-seed-back.iso", name+"-back", host+"-back") +
+				guest("back", name+"-back", "seed_back", "back")
 		}
 		return cfg
 	}
@@ -334,15 +259,8 @@ resource "libvirt_domain" "back" {
 						t.Fatal(err)
 					}
 				},
-				Config: config(true),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("libvirt_volume_export.q_none", plancheck.ResourceActionUpdate),
-						plancheck.ExpectResourceAction("libvirt_volume_export.r_none", plancheck.ResourceActionCreate),
-						plancheck.ExpectResourceAction("libvirt_volume_export.q_zstd", plancheck.ResourceActionNoop),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config(true),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume_export.q_none": plancheck.ResourceActionUpdate, "libvirt_volume_export.r_none": plancheck.ResourceActionCreate, "libvirt_volume_export.q_zstd": plancheck.ResourceActionNoop}),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("remove_on_destroy"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue("libvirt_domain.back", tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
@@ -386,25 +304,14 @@ func TestAccVolumeExport_failure(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vol := fmt.Sprintf(`
-resource "libvirt_volume" "src" {
-  name        = "%s.qcow2"
-  pool        = %q
-  source_file = %q
-}
-`, name, acctest.Pool(), acctest.GuestImage(t))
+	vol := volumeHCL("src", name+".qcow2", attr("source_file", acctest.GuestImage(t)))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.VolumesGone(name + ".qcow2"),
 		Steps: []resource.TestStep{
 			{
-				Config: acctest.ProviderBlock("") + vol + fmt.Sprintf(`
-resource "libvirt_volume_export" "x" {
-  volume_id = libvirt_volume.src.id
-  path      = "%s/disk.raw"
-  format    = "raw"
-}
-`, dir),
+				Config: acctest.ProviderBlock("") + vol + resourceHCL("libvirt_volume_export", "x",
+					attr("volume_id", hcl("libvirt_volume.src.id")), attr("path", dir+"/disk.raw"), attr("format", "raw")),
 				ExpectError: wrapped(want),
 			},
 			{

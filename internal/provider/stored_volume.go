@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -33,6 +34,9 @@ func (v *storedVolume) ref() libvirt.VolumeRef {
 	return libvirt.VolumeRef{Key: v.ID.ValueString(), Pool: v.Pool.ValueString()}
 }
 
+// volume is the stored volume of a model that embeds it.
+func (v *storedVolume) volume() *storedVolume { return v }
+
 // fullName is <pool>/<name>, for messages.
 func (v *storedVolume) fullName() string { return v.Pool.ValueString() + "/" + v.Name.ValueString() }
 
@@ -59,6 +63,43 @@ func deleteVolume(ctx context.Context, c *libvirt.Client, v *storedVolume) error
 		return fmt.Errorf("%w%s", err, poolStoppedNote(err))
 	}
 	return nil
+}
+
+// storedModel is the model of a resource that lives in one volume.
+type storedModel[M any] interface {
+	timed[M]
+	what() string
+	volume() *storedVolume
+}
+
+// deleteStored is the Delete of a resource that lives in one volume.
+func deleteStored[M any, P storedModel[M]](ctx context.Context, c *libvirt.Client, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	remove(ctx, req, resp, 5*time.Minute, P.what, func(ctx context.Context, m P, _ *diag.Diagnostics) error {
+		return deleteVolume(ctx, c, m.volume())
+	})
+}
+
+// blobResource is the Read, Update and Delete of a stored blob of kind (libvirt_ignition,
+// libvirt_cloudinit_iso), embedded in its resource: the volume is looked at, not its
+// content; every attribute but timeouts replaces it; delete deletes the volume.
+type blobResource[M any, P storedModel[M]] struct {
+	resourceBase
+	kind blobKind
+}
+
+func (r *blobResource[M, P]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	refresh(ctx, req, resp, 2*time.Minute, P.what, func(ctx context.Context, m P) (P, error) {
+		return m, r.kind.look(ctx, r.client, m.volume())
+	})
+}
+
+// Update only ever changes timeouts: every other attribute replaces the blob.
+func (r *blobResource[M, P]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	storePlan[M](ctx, req, resp)
+}
+
+func (r *blobResource[M, P]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	deleteStored[M, P](ctx, r.client, req, resp)
 }
 
 // blobKind is content the provider builds and stores byte for byte in a raw volume: a
