@@ -11,7 +11,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -175,4 +178,34 @@ func proxiedProvider(addr string, lines ...string) string {
 func stoppedDomainHCL(name, disk string, memoryMiB int, lines ...string) string {
 	return resourceHCL("libvirt_domain", "test", append([]string{attr("name", name), attr("vcpu", 1),
 		attr("memory_mib", memoryMiB), attr("running", false), fmt.Sprintf("disk {\n    path = %q\n  }", disk)}, lines...)...)
+}
+
+// stateIs checks attribute attr (a tfjsonpath: "a", or "a.b" for a nested attribute) of
+// addr in state: want is a string, int64, bool, *regexp.Regexp (a string matching it),
+// nil (null) or a knownvalue.Check.
+func stateIs(addr, attr string, want any) statecheck.StateCheck {
+	parts := strings.Split(attr, ".")
+	p := tfjsonpath.New(parts[0])
+	for _, k := range parts[1:] {
+		p = p.AtMapKey(k)
+	}
+	return statecheck.ExpectKnownValue(addr, p, knownCheck(want))
+}
+
+func knownCheck(want any) knownvalue.Check {
+	switch w := want.(type) {
+	case nil:
+		return knownvalue.Null()
+	case string:
+		return knownvalue.StringExact(w)
+	case int64:
+		return knownvalue.Int64Exact(w)
+	case bool:
+		return knownvalue.Bool(w)
+	case *regexp.Regexp:
+		return knownvalue.StringRegexp(w)
+	case knownvalue.Check:
+		return w
+	}
+	panic(fmt.Sprintf("stateIs: %T is not a value to check", want))
 }

@@ -6,10 +6,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -28,7 +26,7 @@ func TestAccProvider_reconnectsAfterDrop(t *testing.T) {
 				PreConfig: func() { dropped = acctest.DropDaemonClients(t) },
 				Config:    config,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("hypervisor_type"), knownvalue.StringExact("QEMU")),
+					stateIs("data.libvirt_host.this", "hypervisor_type", "QEMU"),
 				},
 				Check: func(*terraform.State) error {
 					if dropped == 0 {
@@ -58,8 +56,8 @@ func TestAccProvider_ssh(t *testing.T) {
 			{
 				Config: sshConfig(sshd.KnownHostsLine),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("uri"), knownvalue.StringExact(sshd.URI())),
-					statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("hypervisor_type"), knownvalue.StringExact("QEMU")),
+					stateIs("data.libvirt_host.this", "uri", sshd.URI()),
+					stateIs("data.libvirt_host.this", "hypervisor_type", "QEMU"),
 				},
 			},
 			{
@@ -80,7 +78,7 @@ func TestAccProvider_tcp(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: providerAt(uri) + `data "libvirt_host" "this" {}`,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("uri"), knownvalue.StringExact(uri)),
+				stateIs("data.libvirt_host.this", "uri", uri),
 			},
 		}},
 	})

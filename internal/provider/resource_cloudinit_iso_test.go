@@ -109,10 +109,10 @@ resource "libvirt_cloudinit_iso" "meta" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.seed", tfjsonpath.New("sha256"), knownvalue.StringExact(wantSum)),
-					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.seed", tfjsonpath.New("path"), knownvalue.StringRegexp(regexp.MustCompile("/"+name+"$"))),
-					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.meta", tfjsonpath.New("instance_id"), knownvalue.StringExact("i-meta")),
-					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.meta", tfjsonpath.New("hostname"), knownvalue.StringExact("from-meta")),
+					stateIs("libvirt_cloudinit_iso.seed", "sha256", wantSum),
+					stateIs("libvirt_cloudinit_iso.seed", "path", regexp.MustCompile("/"+name+"$")),
+					stateIs("libvirt_cloudinit_iso.meta", "instance_id", "i-meta"),
+					stateIs("libvirt_cloudinit_iso.meta", "hostname", "from-meta"),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkSeed(t, "libvirt_cloudinit_iso.seed", acctest.Pool(), name, map[string]string{
@@ -212,12 +212,12 @@ resource "libvirt_cloudinit_iso" "wo" {
 		t.Fatal(err)
 	}
 	nullWO := []statecheck.StateCheck{
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("user_data_wo"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("network_config_wo"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("vendor_data_wo"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("user_data"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("network_config"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("vendor_data"), knownvalue.Null()),
+		stateIs(res, "user_data_wo", nil),
+		stateIs(res, "network_config_wo", nil),
+		stateIs(res, "vendor_data_wo", nil),
+		stateIs(res, "user_data", nil),
+		stateIs(res, "network_config", nil),
+		stateIs(res, "vendor_data", nil),
 	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
@@ -237,8 +237,8 @@ resource "libvirt_cloudinit_iso" "wo" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), noTraceInPlan(secret(1))},
 				},
 				ConfigStateChecks: append([]statecheck.StateCheck{
-					statecheck.ExpectKnownValue(res, tfjsonpath.New("sha256"), knownvalue.StringExact(sum1)),
-					statecheck.ExpectKnownValue(res, tfjsonpath.New("contents_wo_version"), knownvalue.Int64Exact(1)),
+					stateIs(res, "sha256", sum1),
+					stateIs(res, "contents_wo_version", int64(1)),
 				}, nullWO...),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					noTraceInState(secret(1)),

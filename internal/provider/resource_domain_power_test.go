@@ -8,11 +8,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -111,9 +109,9 @@ func TestAccDomainPower_reboot(t *testing.T) {
 				Config:           dom + powerConfig("reboot", "2m", "1"),
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("domain_name"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}/reboot$`))),
+					stateIs(powerRes, "domain_state", "running"),
+					stateIs(powerRes, "domain_name", name),
+					stateIs(powerRes, "id", regexp.MustCompile(`^[0-9a-f-]{36}/reboot$`)),
 				},
 				Check: resource.ComposeTestCheckFunc(running, renewed),
 			},
@@ -132,7 +130,7 @@ func TestAccDomainPower_reboot(t *testing.T) {
 				// destroy forces it off; the domain (running = true) then plans to start it.
 				Config: dom + powerConfig("destroy", "2m", "3"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
+					stateIs(powerRes, "domain_state", "shutoff"),
 				},
 				Check: func(*terraform.State) error {
 					if live, err := domAccInspect(t, name); err != nil || live.Active {

@@ -56,8 +56,8 @@ func TestAccIgnition_basic(t *testing.T) {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("name"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("sha256"), knownvalue.StringExact(sha256Hex(ignitionContent))),
+					stateIs(ignitionRes, "name", name),
+					stateIs(ignitionRes, "sha256", sha256Hex(ignitionContent)),
 				},
 				Check: func(s *terraform.State) error {
 					r := s.RootModule().Resources[ignitionRes].Primary
@@ -172,7 +172,7 @@ resource "libvirt_domain" "test" {
 					return nil
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
+					stateIs(domRes, "state", "shutoff"),
 				},
 			},
 			importStep(domRes, name, "timeouts"),
@@ -243,9 +243,9 @@ resource "libvirt_ignition" "ign" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("sha256"), knownvalue.StringExact(sha256Hex(content(1)))),
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("content"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("content_wo"), knownvalue.Null()),
+					stateIs(ignitionRes, "sha256", sha256Hex(content(1))),
+					stateIs(ignitionRes, "content", nil),
+					stateIs(ignitionRes, "content_wo", nil),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(1)), holds(1)),
 			},
@@ -256,7 +256,7 @@ resource "libvirt_ignition" "ign" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("sha256"), knownvalue.StringExact(sha256Hex(content(2)))),
+					stateIs(ignitionRes, "sha256", sha256Hex(content(2))),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(2)), holds(2)),
 			},

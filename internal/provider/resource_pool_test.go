@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -68,8 +67,8 @@ func TestAccPool_dir(t *testing.T) {
 				Config: poolConfig(name, dir, false),
 				Check:  resource.ComposeAggregateTestCheckFunc(checkLive, positive("capacity_bytes"), positive("available_bytes")),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("id"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("source"), knownvalue.Null()),
+					stateIs("libvirt_pool.p", "id", knownvalue.NotNull()),
+					stateIs("libvirt_pool.p", "source", nil),
 				},
 				ConfigPlanChecks: emptyPlanAfterApply,
 			},
@@ -169,9 +168,9 @@ func TestAccPool_logical(t *testing.T) {
 				Config: logical(dev),
 				Check:  resource.ComposeAggregateTestCheckFunc(checkVG, resource.TestCheckResourceAttrWith("libvirt_pool.p", "capacity_bytes", nonZero)),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("target_path"), knownvalue.StringExact("/dev/"+name)),
-					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("source").AtMapKey("name"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("source").AtMapKey("format"), knownvalue.StringExact("lvm2")),
+					stateIs("libvirt_pool.p", "target_path", "/dev/"+name),
+					stateIs("libvirt_pool.p", "source.name", name),
+					stateIs("libvirt_pool.p", "source.format", "lvm2"),
 				},
 				ConfigPlanChecks: emptyPlanAfterApply,
 			},

@@ -8,11 +8,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -113,10 +111,10 @@ resource "libvirt_snapshot_revert" "r" {
 				Config:           base,
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("memory"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("creation_time"), knownvalue.StringRegexp(rfc3339)),
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}/`+snap+`$`))),
+					stateIs(snapRes, "memory", true),
+					stateIs(snapRes, "domain_state", "running"),
+					stateIs(snapRes, "creation_time", rfc3339),
+					stateIs(snapRes, "id", regexp.MustCompile(`^[0-9a-f-]{36}/`+snap+`$`)),
 				},
 				Check: marker("one"),
 			},
@@ -129,7 +127,7 @@ resource "libvirt_snapshot_revert" "r" {
 				Config:           withRevert,
 				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_snapshot_revert.r": plancheck.ResourceActionCreate}),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_snapshot_revert.r", tfjsonpath.New("domain_state"), knownvalue.StringExact("running")),
+					stateIs("libvirt_snapshot_revert.r", "domain_state", "running"),
 				},
 				Check: resource.ComposeTestCheckFunc(running, marker("one")),
 			},
@@ -183,9 +181,9 @@ resource "libvirt_snapshot_revert" "r" {
 				Config:           base,
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("memory"), knownvalue.Bool(false)),
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("creation_time"), knownvalue.StringRegexp(rfc3339)),
+					stateIs(snapRes, "memory", false),
+					stateIs(snapRes, "domain_state", "shutoff"),
+					stateIs(snapRes, "creation_time", rfc3339),
 				},
 				Check: func(*terraform.State) error {
 					return acctest.Client(t).Read(domAccCtx(t), "look up snapshot", snapLookup(name, snap))
@@ -203,7 +201,7 @@ resource "libvirt_snapshot_revert" "r" {
 				Config:           withRevert,
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_snapshot_revert.r", tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
+					stateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
 				},
 				Check: resource.ComposeTestCheckFunc(current, func(*terraform.State) error {
 					if snapAccPattern(t, disk, false) {
@@ -301,8 +299,8 @@ func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
 				resourceHCL("libvirt_snapshot_revert", "r", attr("snapshot_id", hcl("libvirt_snapshot.s.id"))),
 			ConfigPlanChecks: emptyAfterApply,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("name"), knownvalue.StringRegexp(regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`))),
-				statecheck.ExpectKnownValue("libvirt_snapshot_revert.r", tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
+				stateIs(snapRes, "name", regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`)),
+				stateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
 			},
 		}},
 	})

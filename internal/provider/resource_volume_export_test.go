@@ -13,11 +13,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/export"
@@ -234,11 +232,11 @@ func TestAccVolumeExport_runningGuest(t *testing.T) {
 				Config:           config(false),
 				ConfigPlanChecks: emptyPlanAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("id"), knownvalue.StringExact(file("disk.qcow2"))),
-					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("format"), knownvalue.StringExact("qcow2")),
-					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("compression"), knownvalue.StringExact("none")),
-					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("remove_on_destroy"), knownvalue.Bool(false)),
-					statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("state"), knownvalue.StringExact("running")),
+					stateIs("libvirt_volume_export.q_none", "id", file("disk.qcow2")),
+					stateIs("libvirt_volume_export.q_none", "format", "qcow2"),
+					stateIs("libvirt_volume_export.q_none", "compression", "none"),
+					stateIs("libvirt_volume_export.q_none", "remove_on_destroy", false),
+					stateIs("libvirt_domain.test", "state", "running"),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExportFile("libvirt_volume_export.q_none", export.None, standaloneQCOW2(size)),
@@ -262,9 +260,9 @@ func TestAccVolumeExport_runningGuest(t *testing.T) {
 				Config:           config(true),
 				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume_export.q_none": plancheck.ResourceActionUpdate, "libvirt_volume_export.r_none": plancheck.ResourceActionCreate, "libvirt_volume_export.q_zstd": plancheck.ResourceActionNoop}),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("remove_on_destroy"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue("libvirt_domain.back", tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
-					statecheck.ExpectKnownValue("libvirt_volume.back", tfjsonpath.New("format"), knownvalue.StringExact("qcow2")),
+					stateIs("libvirt_volume_export.q_none", "remove_on_destroy", true),
+					stateIs("libvirt_domain.back", "ip_address", ipv4),
+					stateIs("libvirt_volume.back", "format", "qcow2"),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExportFile("libvirt_volume_export.r_none", export.None, rawOf(img, size)),
