@@ -168,7 +168,7 @@ func TestAccVolume_sourceURL(t *testing.T) {
 				Config:           urlConfig(name, srv.URL+"/tiny.qcow2", "sha256:"+sum),
 				ConfigPlanChecks: emptyPlanAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume.img", "capacity_bytes", int64(size)),
+					stateIs("libvirt_volume.img", "capacity_bytes", size),
 					stateIs("libvirt_volume.img", "format", "qcow2"),
 				},
 				Check: acctest.CheckVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
@@ -262,7 +262,7 @@ func TestAccVolume_rawAndISO(t *testing.T) {
 				Config:           config,
 				ConfigPlanChecks: emptyPlanAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume.iso", "capacity_bytes", int64(int64(len(iso)))),
+					stateIs("libvirt_volume.iso", "capacity_bytes", int64(len(iso))),
 					stateIs("libvirt_volume.iso", "format", "iso"),
 					// Asked larger than the file: uploaded, then grown.
 					stateIs("libvirt_volume.raw", "capacity_bytes", int64(8<<20)),
