@@ -12,6 +12,19 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
 
+// cliPath is the CLI the tests run: TF_ACC_TERRAFORM_PATH, else terraform on PATH.
+func cliPath(t *testing.T) string {
+	t.Helper()
+	if cli := acctest.Env("TF_ACC_TERRAFORM_PATH", ""); cli != "" {
+		return cli
+	}
+	cli, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Fatal("no terraform: set TF_ACC_TERRAFORM_PATH")
+	}
+	return cli
+}
+
 // cliRun runs the Terraform (or OpenTofu) CLI in a working directory and returns its
 // combined output and exit code.
 type cliRun func(args ...string) (output string, exitCode int)
@@ -22,10 +35,7 @@ type cliRun func(args ...string) (output string, exitCode int)
 // with string keys, -generate-config-out, TF_LOG captures). files are written into it.
 func cliWorkdir(t *testing.T, files map[string]string) (string, cliRun) {
 	t.Helper()
-	cli := acctest.Env("TF_ACC_TERRAFORM_PATH", "")
-	if cli == "" {
-		cli, _ = exec.LookPath("terraform")
-	}
+	cli := cliPath(t)
 	bin := providerBinary(t)
 	work := t.TempDir()
 	for name, content := range files {

@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -44,9 +46,7 @@ func create[M any, P timed[M]](ctx context.Context, req resource.CreateRequest, 
 	if got != nil {
 		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
 	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to create "+what(&plan), err.Error())
-	}
+	report(&resp.Diagnostics, "Unable to create "+what(&plan), err)
 }
 
 // update is an Update. do changes the object from state to plan and returns it read
@@ -71,9 +71,7 @@ func update[M any, P timed[M]](ctx context.Context, req resource.UpdateRequest, 
 	if got != nil {
 		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
 	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to update "+what(&state), err.Error())
-	}
+	report(&resp.Diagnostics, "Unable to update "+what(&state), err)
 }
 
 // remove is a Delete. An object already gone (an error wrapping libvirt.ErrNotFound) is
@@ -93,8 +91,8 @@ func remove[M any, P timed[M]](ctx context.Context, req resource.DeleteRequest, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := do(ctx, &state, &resp.Diagnostics); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-		resp.Diagnostics.AddError("Unable to delete "+what(&state), err.Error())
+	if err := do(ctx, &state, &resp.Diagnostics); !errors.Is(err, libvirt.ErrNotFound) {
+		report(&resp.Diagnostics, "Unable to delete "+what(&state), err)
 	}
 }
 
@@ -108,6 +106,42 @@ func storePlan[M any](ctx context.Context, req resource.UpdateRequest, resp *res
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
+
+// attributeError is an error caused by one attribute's value: report points the
+// diagnostic at it (Terraform then shows the line of the configuration).
+type attributeError struct {
+	path path.Path
+	err  error
+}
+
+func (e *attributeError) Error() string { return e.err.Error() }
+func (e *attributeError) Unwrap() error { return e.err }
+
+// atAttribute marks err as caused by the attribute at p (nil stays nil).
+func atAttribute(p path.Path, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &attributeError{p, err}
+}
+
+// report adds err, when there is one, as an error headed summary: at its attribute when
+// it is an attributeError.
+func report(d *diag.Diagnostics, summary string, err error) {
+	var ae *attributeError
+	switch {
+	case err == nil:
+	case errors.As(err, &ae):
+		d.AddAttributeError(ae.path, summary, err.Error())
+	default:
+		d.AddError(summary, err.Error())
+	}
+}
+
+// sentence is an error whose message is a sentence for users, shown as the detail of a
+// diagnostic as it is (capitalised, with its full stop), where a wrapped Go error would
+// read as a fragment. err, when given as an argument, is wrapped with %w as usual.
+func sentence(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 // readBackTimeout bounds readBack.
 const readBackTimeout = time.Minute

@@ -12,17 +12,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-var _ datasource.DataSourceWithConfigure = (*clusterDataSource)(nil)
-
 // NewClusterDataSource is the libvirt_cluster data source.
-func NewClusterDataSource() datasource.DataSource { return &clusterDataSource{} }
+func NewClusterDataSource() datasource.DataSource {
+	return &clusterDataSource{dataSourceBase{typeName: "cluster"}}
+}
 
 type clusterDataSource struct {
-	client *libvirt.Client
+	dataSourceBase
 }
 
 type clusterModel struct {
@@ -34,10 +33,6 @@ type clusterModel struct {
 	Reason     types.String   `tfsdk:"reason"`
 	Message    types.String   `tfsdk:"message"`
 	Timeouts   timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (d *clusterDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cluster"
 }
 
 func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -63,10 +58,6 @@ func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 		},
 		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
 	}
-}
-
-func (d *clusterDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
 }
 
 func (m *clusterModel) readTimeouts() timeouts.Value { return m.Timeouts }

@@ -17,16 +17,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ datasource.DataSourceWithConfigure        = (*domainDataSource)(nil)
-	_ datasource.DataSourceWithConfigValidators = (*domainDataSource)(nil)
-)
-
 // NewDomainDataSource is the libvirt_domain data source.
-func NewDomainDataSource() datasource.DataSource { return &domainDataSource{} }
+func NewDomainDataSource() datasource.DataSource {
+	return &domainDataSource{dataSourceBase{typeName: "domain"}}
+}
 
 type domainDataSource struct {
-	client *libvirt.Client
+	dataSourceBase
 }
 
 type domainDataModel struct {
@@ -54,10 +51,6 @@ type domainDataNICModel struct {
 	Bridge    types.String `tfsdk:"bridge"`
 	Model     types.String `tfsdk:"model"`
 	Addresses types.List   `tfsdk:"addresses"`
-}
-
-func (d *domainDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_domain"
 }
 
 func (d *domainDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -113,10 +106,6 @@ func (d *domainDataSource) ConfigValidators(context.Context) []datasource.Config
 	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("name"), path.MatchRoot("uuid"))}
 }
 
-func (d *domainDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
-}
-
 func (m *domainDataModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *domainDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -127,7 +116,7 @@ func (d *domainDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 			if id == "" {
 				id = m.UUID.ValueString()
 			}
-			got, err := (&domainResource{client: d.client}).read(ctx, id, nil)
+			got, err := (&domainResource{resourceBase: resourceBase{client: d.client}}).read(ctx, id, nil)
 			if errors.Is(err, libvirt.ErrNotFound) {
 				return nil, fmt.Errorf("no domain named or with UUID %s exists on %s", id, d.client.URI())
 			}

@@ -14,17 +14,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var _ datasource.DataSourceWithConfigure = (*domainsDataSource)(nil)
-
 // NewDomainsDataSource is the libvirt_domains data source.
-func NewDomainsDataSource() datasource.DataSource { return &domainsDataSource{} }
+func NewDomainsDataSource() datasource.DataSource {
+	return &domainsDataSource{dataSourceBase{typeName: "domains"}}
+}
 
 type domainsDataSource struct {
-	client *libvirt.Client
+	dataSourceBase
 }
 
 type domainsModel struct {
@@ -45,10 +43,6 @@ type domainsEntry struct {
 }
 
 var domainStates = []string{"running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended", "nostate"}
-
-func (d *domainsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_domains"
-}
 
 func (d *domainsDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -86,10 +80,6 @@ func (d *domainsDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 		},
 		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
 	}
-}
-
-func (d *domainsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
 }
 
 func (m *domainsModel) readTimeouts() timeouts.Value { return m.Timeouts }

@@ -7,18 +7,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var _ datasource.DataSourceWithConfigure = (*hostDataSource)(nil)
-
 // NewHostDataSource is the libvirt_host data source.
-func NewHostDataSource() datasource.DataSource { return &hostDataSource{} }
+func NewHostDataSource() datasource.DataSource {
+	return &hostDataSource{dataSourceBase{typeName: "host"}}
+}
 
 type hostDataSource struct {
-	client *libvirt.Client
+	dataSourceBase
 }
 
 type hostModel struct {
@@ -34,10 +35,6 @@ type hostModel struct {
 	FirmwareTypes     []string       `tfsdk:"firmware_types"`
 	Firmware          []string       `tfsdk:"firmware"`
 	Timeouts          timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (d *hostDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_host"
 }
 
 func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -69,31 +66,20 @@ func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 	}
 }
 
-func (d *hostDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
-}
+func (m *hostModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m hostModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := m.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
-	info, err := d.client.HostInfo(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read libvirt host "+d.client.URI().String(), err.Error())
-		return
-	}
-	m.fromHostInfo(d.client.URI().String(), info)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	uri := d.client.URI().String()
+	lookup(ctx, req, resp, time.Minute,
+		func(*hostModel) string { return "libvirt host " + uri },
+		func(ctx context.Context, m *hostModel, _ *diag.Diagnostics) (*hostModel, error) {
+			info, err := d.client.HostInfo(ctx)
+			if err != nil {
+				return nil, err
+			}
+			m.fromHostInfo(uri, info)
+			return m, nil
+		})
 }
 
 func (m *hostModel) fromHostInfo(uri string, info *libvirt.HostInfo) {

@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -19,17 +18,17 @@ func TestAccHostDataSource(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + `data "libvirt_host" "this" {}`,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("uri"), knownvalue.StringExact(acctest.URI())),
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("arch"), knownvalue.StringExact("x86_64")),
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("hypervisor_type"), knownvalue.StringExact("QEMU")),
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("libvirt_version"), knownvalue.StringRegexp(regexp.MustCompile(`^\d+\.\d+\.\d+$`))),
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("hypervisor_version"), knownvalue.StringRegexp(regexp.MustCompile(`^\d+\.\d+\.\d+$`))),
+				stateIs("data.libvirt_host.this", "uri", acctest.URI()),
+				stateIs("data.libvirt_host.this", "arch", "x86_64"),
+				stateIs("data.libvirt_host.this", "hypervisor_type", "QEMU"),
+				stateIs("data.libvirt_host.this", "libvirt_version", regexp.MustCompile(`^\d+\.\d+\.\d+$`)),
+				stateIs("data.libvirt_host.this", "hypervisor_version", regexp.MustCompile(`^\d+\.\d+\.\d+$`)),
 				// The test host hides a broken /dev/kvm (then it truthfully offers only TCG) and
 				// uses a working one (CI runners with nested KVM): tools/testhost.sh KVMFORGE_KVM.
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("domain_types"), knownvalue.ListExact(domainTypeChecks(acctest.DomainTypes()))),
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("default_domain_type"), knownvalue.StringExact(acctest.DefaultDomainType())),
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("firmware_types"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("efi")})),
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("firmware"), knownvalue.NotNull()),
+				stateIs("data.libvirt_host.this", "domain_types", knownvalue.ListExact(domainTypeChecks(acctest.DomainTypes()))),
+				stateIs("data.libvirt_host.this", "default_domain_type", acctest.DefaultDomainType()),
+				stateIs("data.libvirt_host.this", "firmware_types", knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("efi")})),
+				stateIs("data.libvirt_host.this", "firmware", knownvalue.NotNull()),
 			},
 		}},
 	})
@@ -41,20 +40,10 @@ func TestAccHostDataSource_testDriver(t *testing.T) {
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = "test:///default"
-}
-data "libvirt_host" "this" {}
-`,
+			Config: providerAt("test:///default") + `data "libvirt_host" "this" {}`,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("hypervisor_type"), knownvalue.StringExact("TEST")),
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("uri"), knownvalue.StringExact("test:///default")),
+				stateIs("data.libvirt_host.this", "hypervisor_type", "TEST"),
+				stateIs("data.libvirt_host.this", "uri", "test:///default"),
 			},
 		}},
 	})
@@ -64,17 +53,7 @@ func TestProvider_invalidURI(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = "qemu+carrier-pigeon://host/system"
-}
-data "libvirt_host" "this" {}
-`,
+			Config:      providerAt("qemu+carrier-pigeon://host/system") + `data "libvirt_host" "this" {}`,
 			ExpectError: regexp.MustCompile(`(?s)Invalid libvirt URI.*transport\s+"carrier-pigeon".*use unix, ssh, tcp or\s+tls`),
 		}},
 	})

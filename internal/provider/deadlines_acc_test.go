@@ -3,12 +3,10 @@ package provider_test
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -47,6 +45,10 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 		want           string // the error, words separated by spaces
 	}
 	host := `data "libvirt_host" "h" {}`
+	// inPool is resource "<typ>" "x" named name in the test pool.
+	inPool := func(typ, name string, lines ...string) string {
+		return resourceHCL(typ, "x", append([]string{attr("name", name), attr("pool", pool)}, lines...)...)
+	}
 	n := func(kind string) string { return acctest.RandomName(kind) }
 	dom, clone, vol, seed, ign, net := n("dom"), n("clone"), n("vol"), n("seed"), n("ign"), n("net")
 	t.Cleanup(func() { removeNetworkIfLeft(t, net) })
@@ -103,31 +105,19 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 		},
 		{
 			name: "import volume", before: host,
-			frozen: fmt.Sprintf(`resource "libvirt_volume" "x" {
-  name = %q
-  pool = %q
-  capacity_bytes = 1048576
-}`, vol, pool),
+			frozen:     inPool("libvirt_volume", vol, attr("capacity_bytes", 1048576)),
 			importAddr: "libvirt_volume.x", importID: pool + "/" + vol,
 			want: "Unable to import volume " + pool + "/" + vol + " .*context deadline exceeded.*did not answer within " + importDefault.String(),
 		},
 		{
 			name: "import cloudinit_iso", before: host,
-			frozen: fmt.Sprintf(`resource "libvirt_cloudinit_iso" "x" {
-  name = %q
-  pool = %q
-  user_data = "#cloud-config\n"
-}`, seed, pool),
+			frozen:     inPool("libvirt_cloudinit_iso", seed, attr("user_data", "#cloud-config\n")),
 			importAddr: "libvirt_cloudinit_iso.x", importID: pool + "/" + seed,
 			want: "Unable to import cloud-init seed " + pool + "/" + seed + " .*did not answer within " + importDefault.String(),
 		},
 		{
 			name: "import ignition", before: host,
-			frozen: fmt.Sprintf(`resource "libvirt_ignition" "x" {
-  name = %q
-  pool = %q
-  content = "{}"
-}`, ign, pool),
+			frozen:     inPool("libvirt_ignition", ign, attr("content", "{}")),
 			importAddr: "libvirt_ignition.x", importID: pool + "/" + ign,
 			want: "Unable to import ignition config " + pool + "/" + ign + " .*did not answer within " + importDefault.String(),
 		},
@@ -154,8 +144,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
 			cfg := func(body string) string {
-				return fmt.Sprintf("terraform {\n  required_providers {\n    libvirt = { source = \"kvmforge/libvirt\" }\n  }\n}\n"+
-					"provider \"libvirt\" {\n  uri = \"qemu+tcp://%s/system\"\n}\n%s\n", proxy.Addr, body)
+				return proxiedProvider(proxy.Addr) + body + "\n"
 			}
 			var started time.Time
 			frozen := resource.TestStep{
@@ -237,19 +226,7 @@ func TestAccDeadline_interrupted(t *testing.T) {
 func removeNetworkIfLeft(t *testing.T, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_ = acctest.Client(t).Write(ctx, "remove network "+name, func(l *golibvirt.Libvirt) error {
-		n, err := l.NetworkLookupByName(name)
-		if err != nil {
-			return err
-		}
-		t.Logf("removing leftover network %s", name)
-		_ = l.NetworkDestroy(n)
-		return l.NetworkUndefine(n)
-	})
-}
-
-// wordsRegexp matches s (a regexp) with any run of whitespace where s has a space, since
-// Terraform wraps long messages.
-func wordsRegexp(s string) *regexp.Regexp {
-	return regexp.MustCompile("(?s)" + strings.ReplaceAll(s, " ", `\s+`))
+	if err := acctest.Client(t).DeleteNetwork(ctx, name); err == nil {
+		t.Logf("removed leftover network %s", name)
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // The small families of libvirt_domain: the graphical console, the guest-agent channel
@@ -53,7 +54,7 @@ var domainGraphics = domainFamily{
 					Optional:            true,
 					Computed:            true,
 					Default:             stringdefault.StaticString(domainxml.DefaultListen),
-					Validators:          []validator.String{ipValidator{}},
+					Validators:          []validator.String{validators.IP()},
 				},
 			},
 		},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // domainNICsModel: the `network_interface` blocks and the address they report
@@ -85,7 +86,7 @@ var domainNICs = domainFamily{
 								MarkdownDescription: "Go duration to wait, e.g. `2m`. Default `5m`. On timeout the apply fails naming the domain, " +
 									"the MAC and the source; the domain stays in state.",
 								Optional:   true,
-								Validators: []validator.String{durationValidator{}},
+								Validators: []validator.String{validators.Duration()},
 							},
 							"source": schema.StringAttribute{
 								MarkdownDescription: "Where to look: `lease` (the libvirt network's DHCP leases), `agent` (the QEMU guest agent) or `any` (default).",

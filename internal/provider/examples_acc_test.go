@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -207,7 +206,7 @@ func TestAccExample_uefi(t *testing.T) {
 				},
 			),
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs("libvirt_domain.vm", "running"),
+				stateIs("libvirt_domain.vm", "state", "running"),
 				statecheck.ExpectKnownOutputValue("firmware_offered", knownvalue.ListPartial(map[int]knownvalue.Check{0: knownvalue.StringRegexp(regexp.MustCompile(`(?i)ovmf|edk2`))})),
 			},
 			ConfigPlanChecks: emptyAfterApply,
@@ -288,12 +287,9 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 				ConfigDirectory:          exampleDir(t, "snapshot-before-upgrade"),
 				ConfigVariables:          vars("1.1", true),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_snapshot_revert.rollback[0]", plancheck.ResourceActionCreate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				ConfigPlanChecks:         planActions(map[string]plancheck.ResourceActionType{"libvirt_snapshot_revert.rollback[0]": plancheck.ResourceActionCreate}),
 				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_domain.app", "running"),
+					stateIs("libvirt_domain.app", "state", "running"),
 				},
 			},
 		},
@@ -309,8 +305,4 @@ func checkExists(t *testing.T, what string, lookup acctest.Lookup) resource.Test
 		}
 		return nil
 	}
-}
-
-func stateIs(addr, state string) statecheck.StateCheck {
-	return statecheck.ExpectKnownValue(addr, tfjsonpath.New("state"), knownvalue.StringExact(state))
 }

@@ -12,7 +12,7 @@ import (
 // as a plan does, for a machine in state with these inputs, and returns the ip and
 // addresses it found. Acceptance tests time it.
 func RefreshClusterMachineForTest(ctx context.Context, c *libvirt.Client, uid, namespace, name, network, pool string) (string, []string, error) {
-	r := &clusterMachineResource{client: c}
+	r := &clusterMachineResource{resourceBase: resourceBase{client: c}}
 	prior := &clusterMachineModel{
 		ID: types.StringValue(uid), UID: types.StringValue(uid),
 		Namespace: types.StringValue(namespace), Name: types.StringValue(name),

@@ -24,7 +24,7 @@ func SetPlanAndImportTimeoutsForTest(plan, imp time.Duration) (restore func()) {
 // ImportCloneForTest runs libvirt_clone's ImportState with id against c, as
 // `terraform import` does, and returns its diagnostics.
 func ImportCloneForTest(ctx context.Context, c *libvirt.Client, id string) diag.Diagnostics {
-	r := &cloneResource{client: c}
+	r := &cloneResource{resourceBase: resourceBase{client: c}}
 	var sr resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &sr)
 	resp := &resource.ImportStateResponse{State: tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}}

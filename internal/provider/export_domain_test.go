@@ -9,7 +9,7 @@ import (
 // RefreshDomainForTest runs the resource's refresh (Read) path against a domain, as a
 // plan does, and returns the ip_address it found. Acceptance tests time it.
 func RefreshDomainForTest(ctx context.Context, c *libvirt.Client, id string) (string, error) {
-	r := &domainResource{client: c}
+	r := &domainResource{resourceBase: resourceBase{client: c}}
 	m, err := r.read(ctx, id, nil)
 	if err != nil {
 		return "", err

@@ -20,12 +20,7 @@ func TestFunctions(t *testing.T) {
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
+			Config: requiredProviders + `
 output "name" { value = provider::libvirt::cluster_machine_name("default", "worker-0") }
 output "mac"  { value = provider::libvirt::mac_from_name(provider::libvirt::cluster_machine_name("default", "worker-0")) }
 output "long" { value = provider::libvirt::cluster_machine_name("a-very-long-namespace-for-a-team-of-many", "and-an-even-longer-machine-name-0") }

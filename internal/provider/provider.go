@@ -8,16 +8,14 @@ import (
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // Address is the provider's registry address.
@@ -77,7 +75,7 @@ func (p *libvirtProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 					"`socket`, `keyfile`, `known_hosts`, `known_hosts_verify` (`normal`, `ignore`), `sshauth` (e.g. `privkey,agent`), `no_verify`, " +
 					"`pkipath`, `name`; see the connecting guide. Defaults to `LIBVIRT_DEFAULT_URI`, then `qemu:///system`.",
 				Optional:   true,
-				Validators: []validator.String{uriValidator{}},
+				Validators: []validator.String{validators.URI()},
 			},
 			"max_connections": schema.Int64Attribute{
 				MarkdownDescription: "Size of the shared connection pool for this URI: at most this many libvirt calls run at once. " +
@@ -233,38 +231,4 @@ func (m *providerModel) toConfig() (libvirt.Config, []diagError) {
 		}
 	}
 	return cfg, errs
-}
-
-func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
-		NewDomainResource,
-		NewVolumeResource,
-		NewCloudinitISOResource,
-		NewDHCPReservationResource,
-		NewNetworkResource,
-		NewPoolResource,
-		NewClusterMachineResource,
-		NewSnapshotResource,
-		NewSnapshotRevertResource,
-		NewDomainPowerResource,
-		NewIgnitionResource,
-		NewCloneResource,
-		NewVolumeExportResource,
-	}
-}
-
-func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		NewHostDataSource,
-		NewClusterDataSource,
-		NewDomainDataSource,
-		NewDomainsDataSource,
-	}
-}
-
-func (p *libvirtProvider) Functions(_ context.Context) []func() function.Function {
-	return []func() function.Function{
-		NewClusterMachineNameFunction,
-		NewMACFromNameFunction,
-	}
 }

@@ -6,10 +6,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -28,7 +26,7 @@ func TestAccProvider_reconnectsAfterDrop(t *testing.T) {
 				PreConfig: func() { dropped = acctest.DropDaemonClients(t) },
 				Config:    config,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("hypervisor_type"), knownvalue.StringExact("QEMU")),
+					stateIs("data.libvirt_host.this", "hypervisor_type", "QEMU"),
 				},
 				Check: func(*terraform.State) error {
 					if dropped == 0 {
@@ -49,22 +47,8 @@ func TestAccProvider_ssh(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("SSH_AUTH_SOCK", "")
 	sshConfig := func(knownHosts string) string {
-		return fmt.Sprintf(`
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = %q
-  ssh {
-    private_key = <<-EOT
-%sEOT
-    known_hosts = %q
-  }
-}
-data "libvirt_host" "this" {}
-`, sshd.URI(), sshd.ClientKeyPEM, knownHosts)
+		return providerAt(sshd.URI(), fmt.Sprintf("ssh {\n    private_key = <<-EOT\n%sEOT\n    known_hosts = %q\n  }", sshd.ClientKeyPEM, knownHosts)) +
+			`data "libvirt_host" "this" {}`
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -72,8 +56,8 @@ data "libvirt_host" "this" {}
 			{
 				Config: sshConfig(sshd.KnownHostsLine),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("uri"), knownvalue.StringExact(sshd.URI())),
-					statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("hypervisor_type"), knownvalue.StringExact("QEMU")),
+					stateIs("data.libvirt_host.this", "uri", sshd.URI()),
+					stateIs("data.libvirt_host.this", "hypervisor_type", "QEMU"),
 				},
 			},
 			{
@@ -92,19 +76,9 @@ func TestAccProvider_tcp(t *testing.T) {
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = %q
-}
-data "libvirt_host" "this" {}
-`, uri),
+			Config: providerAt(uri) + `data "libvirt_host" "this" {}`,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.libvirt_host.this", tfjsonpath.New("uri"), knownvalue.StringExact(uri)),
+				stateIs("data.libvirt_host.this", "uri", uri),
 			},
 		}},
 	})

@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -28,6 +30,13 @@ type timed[M any] interface {
 // stays as it was. what names the object for both, e.g. "volume default/web.qcow2".
 func refresh[M any, P timed[M]](ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse,
 	def time.Duration, what func(P) string, look func(context.Context, P) (P, error)) {
+	refreshWith(ctx, req, resp, def, what, func(ctx context.Context, m P, _ *diag.Diagnostics) (P, error) { return look(ctx, m) })
+}
+
+// refreshWith is refresh for a look that adds diagnostics of its own (a warning that the
+// object is not running, say).
+func refreshWith[M any, P timed[M]](ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse,
+	def time.Duration, what func(P) string, look func(context.Context, P, *diag.Diagnostics) (P, error)) {
 	var state M
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -40,9 +49,9 @@ func refresh[M any, P timed[M]](ctx context.Context, req resource.ReadRequest, r
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	got, err := look(ctx, &state)
+	got, err := look(ctx, &state, &resp.Diagnostics)
 	if errors.Is(err, libvirt.ErrNotFound) {
-		tflog.Info(ctx, what(&state)+" is gone from the host; removing it from state", map[string]any{"error": err.Error()})
+		tflog.Info(ctx, what(&state)+" is gone; removing it from state", map[string]any{"error": err.Error()})
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -51,4 +60,22 @@ func refresh[M any, P timed[M]](ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+}
+
+// gone is the error of a look that finds the object gone for a reason other than a libvirt
+// lookup (an exported file deleted, say): refresh removes it from state as it does a
+// not-found object.
+func gone(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", libvirt.ErrNotFound, fmt.Sprintf(format, args...))
+}
+
+// keepState is the Read of a resource that records an action done once (a power action,
+// a revert): there is nothing on the host to compare it with, so the state stays.
+func keepState[M any](ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state M
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

@@ -20,17 +20,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-var (
-	_ resource.ResourceWithConfigure   = (*cloneResource)(nil)
-	_ resource.ResourceWithImportState = (*cloneResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*cloneResource)(nil)
-)
-
 // NewCloneResource is libvirt_clone.
-func NewCloneResource() resource.Resource { return &cloneResource{} }
+func NewCloneResource() resource.Resource { return &cloneResource{resourceBase{typeName: "clone"}} }
 
 type cloneResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type cloneModel struct {
@@ -58,10 +52,6 @@ var cloneDiskAttrTypes = map[string]attr.Type{
 	"pool":      types.StringType,
 	"name":      types.StringType,
 	"backing":   types.StringType,
-}
-
-func (r *cloneResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_clone"
 }
 
 func (r *cloneResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

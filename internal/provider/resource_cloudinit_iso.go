@@ -1,50 +1,30 @@
 package provider
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/cloudinit"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
-)
-
-var (
-	_ resource.ResourceWithConfigure      = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithImportState    = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*cloudinitISOResource)(nil)
 )
 
 // NewCloudinitISOResource is the libvirt_cloudinit_iso resource.
-func NewCloudinitISOResource() resource.Resource { return &cloudinitISOResource{} }
+func NewCloudinitISOResource() resource.Resource {
+	return &cloudinitISOResource{blobResource[cloudinitISOModel, *cloudinitISOModel]{resourceBase{typeName: "cloudinit_iso"}, seedBlob}}
+}
 
 type cloudinitISOResource struct {
-	client *libvirt.Client
+	blobResource[cloudinitISOModel, *cloudinitISOModel]
 }
 
 type cloudinitISOModel struct {
-	ID            types.String `tfsdk:"id"`
-	Name          types.String `tfsdk:"name"`
-	Pool          types.String `tfsdk:"pool"`
+	storedVolume
 	UserData      types.String `tfsdk:"user_data"`
 	MetaData      types.String `tfsdk:"meta_data"`
 	InstanceID    types.String `tfsdk:"instance_id"`
@@ -59,145 +39,13 @@ type cloudinitISOModel struct {
 	NetworkConfigWO   types.String   `tfsdk:"network_config_wo"`
 	VendorDataWO      types.String   `tfsdk:"vendor_data_wo"`
 	ContentsWOVersion types.Int64    `tfsdk:"contents_wo_version"`
-	Path              types.String   `tfsdk:"path"`
 	SHA256            types.String   `tfsdk:"sha256"`
 	Timeouts          timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (m *cloudinitISOModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
-func (r *cloudinitISOResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cloudinit_iso"
-}
-
-func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	computedReplace := []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}
-	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A cloud-init NoCloud seed: an ISO9660 image labelled `cidata` holding `user-data`, `meta-data` " +
-			"and, when given, `network-config` and `vendor-data`, built in memory by the provider (nothing is written to " +
-			"the local disk) and stored as a raw volume in a pool. Attach it to a domain as a read-only cdrom " +
-			"(`libvirt_domain.cloudinit_id`). Any change replaces it. To keep secrets out of the state, give the contents " +
-			"as write-only attributes (`user_data_wo`, `network_config_wo`, `vendor_data_wo`; Terraform >= 1.11, " +
-			"OpenTofu >= 1.11) and bump `contents_wo_version` whenever they change.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "The volume's key (for directory pools, its path on the host).",
-				Computed:            true,
-				PlanModifiers:       keep,
-			},
-			"name": schema.StringAttribute{
-				MarkdownDescription: "Volume name, unique in its pool, e.g. `web-1-cloudinit.iso`.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{objectNameValidator{what: "volume name"}},
-			},
-			"pool": schema.StringAttribute{
-				MarkdownDescription: "Storage pool to store the seed in, e.g. `default`.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{objectNameValidator{what: "pool name"}},
-			},
-			"user_data": schema.StringAttribute{
-				MarkdownDescription: "Content of `user-data` (`#cloud-config` YAML, a `#!` script, ...). Sensitive: it usually " +
-					"carries bootstrap secrets, and it is kept in the state; `user_data_wo` is not. An empty `user-data` file is " +
-					"written when neither is set.",
-				Optional:      true,
-				Sensitive:     true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{cloudConfigValidator{}},
-			},
-			"meta_data": schema.StringAttribute{
-				MarkdownDescription: "Content of `meta-data`. Instead of it, set `instance_id` (and `hostname`) to have it " +
-					"written for you; then this shows what was written.",
-				Optional:      true,
-				Computed:      true,
-				PlanModifiers: computedReplace,
-				Validators:    []validator.String{yamlValidator{}},
-			},
-			"instance_id": schema.StringAttribute{
-				MarkdownDescription: "Writes `meta-data` as `instance-id: <instance_id>` (plus `local-hostname: <hostname>`). " +
-					"cloud-init runs its once-per-instance steps again when it changes. Conflicts with `meta_data`; " +
-					"when `meta_data` is set, this shows the instance-id read from it.",
-				Optional:      true,
-				Computed:      true,
-				PlanModifiers: computedReplace,
-			},
-			"hostname": schema.StringAttribute{
-				MarkdownDescription: "`local-hostname` written into `meta-data` with `instance_id`: a host name (RFC 1123), e.g. `web-1`.",
-				Optional:            true,
-				Computed:            true,
-				PlanModifiers:       computedReplace,
-				Validators:          []validator.String{hostnameValidator{}},
-			},
-			"network_config": schema.StringAttribute{
-				MarkdownDescription: "Content of `network-config` (network-config v2 YAML, e.g. `version: 2` with `ethernets:`). " +
-					"Checked to parse as YAML at plan time. Not written when unset. Sensitive (it may carry Wi-Fi passwords, " +
-					"addresses); kept in the state, `network_config_wo` is not.",
-				Optional:      true,
-				Sensitive:     true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{yamlValidator{}},
-			},
-			"vendor_data": schema.StringAttribute{
-				MarkdownDescription: "Content of `vendor-data`. Not written when unset. Sensitive; kept in the state, " +
-					"`vendor_data_wo` is not.",
-				Optional:      true,
-				Sensitive:     true,
-				PlanModifiers: replace,
-			},
-			"user_data_wo": schema.StringAttribute{
-				MarkdownDescription: "Write-only `user_data`: written into the seed, never kept in the plan or the state " +
-					"(Terraform >= 1.11, OpenTofu >= 1.11; ephemeral values are welcome). A change of it alone is not seen: " +
-					"bump `contents_wo_version` to build the seed again. Conflicts with `user_data`. Import cannot know the " +
-					"contents were given write-only: it reads the files into `user_data`, `network_config` and `vendor_data` " +
-					"(and the state); with the write-only attributes in the configuration the next plan replaces the seed.",
-				Optional:   true,
-				WriteOnly:  true,
-				Validators: []validator.String{cloudConfigValidator{}, stringvalidator.ConflictsWith(path.MatchRoot("user_data"))},
-			},
-			"network_config_wo": schema.StringAttribute{
-				MarkdownDescription: "Write-only `network_config`, as `user_data_wo`. Conflicts with `network_config`.",
-				Optional:            true,
-				WriteOnly:           true,
-				Validators:          []validator.String{yamlValidator{}, stringvalidator.ConflictsWith(path.MatchRoot("network_config"))},
-			},
-			"vendor_data_wo": schema.StringAttribute{
-				MarkdownDescription: "Write-only `vendor_data`, as `user_data_wo`. Conflicts with `vendor_data`.",
-				Optional:            true,
-				WriteOnly:           true,
-				Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("vendor_data"))},
-			},
-			"contents_wo_version": schema.Int64Attribute{
-				MarkdownDescription: "Any number, kept in the state: changing it replaces the seed, built again from the " +
-					"current write-only contents (`user_data_wo`, `network_config_wo`, `vendor_data_wo`), which Terraform " +
-					"cannot compare itself. Bump it whenever they change.",
-				Optional:      true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
-			},
-			"path": schema.StringAttribute{
-				MarkdownDescription: "Path of the ISO volume on the host.",
-				Computed:            true,
-				PlanModifiers:       keep,
-			},
-			"sha256": schema.StringAttribute{
-				MarkdownDescription: "sha256 of the ISO image (hex). The image is reproducible, so this is known at plan time " +
-					"when all contents are, and none is write-only (write-only values, ephemeral ones say, may differ between " +
-					"plan and apply: then it is known after the seed is made).",
-				Computed:      true,
-				PlanModifiers: keep,
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Delete: true}),
-		},
-	}
-}
-
-func (r *cloudinitISOResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
-}
+func (m *cloudinitISOModel) what() string { return seedBlob.what(&m.storedVolume) }
 
 func (r *cloudinitISOResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m cloudinitISOModel
@@ -314,221 +162,63 @@ func (r *cloudinitISOResource) ModifyPlan(ctx context.Context, req resource.Modi
 }
 
 func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan, config cloudinitISOModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var config cloudinitISOModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: "raw"}
-
-	// Build from the configuration: the plan's computed halves are derived from it, and
-	// only the configuration holds the write-only contents.
-	config.UserData, config.NetworkConfig, config.VendorData = plan.UserData, plan.NetworkConfig, plan.VendorData
-	s, _, err := config.seed()
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to create cloud-init seed "+spec.String(), err.Error())
-		return
-	}
-	img, sum, err := cloudinit.BuildISO(s)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to create cloud-init seed "+spec.String(), "build the ISO image: "+err.Error())
-		return
-	}
-	info, err := r.client.UploadBytes(ctx, spec, "cloud-init seed", img)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to create cloud-init seed "+spec.String(), err.Error())
-		return
-	}
-	tflog.Info(ctx, "stored cloud-init seed", map[string]any{"volume": spec.String(), "bytes": len(img), "sha256": sum})
-	plan.MetaData, plan.InstanceID, plan.Hostname = config.MetaData, config.InstanceID, config.Hostname
-	plan.derive(s.MetaData)
-	plan.SHA256 = types.StringValue(sum)
-	plan.ID = types.StringValue(info.Key)
-	plan.Path = types.StringValue(info.Path)
-	plan.Name = types.StringValue(info.Name)
-	plan.Pool = types.StringValue(info.Pool)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *cloudinitISOResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, 2*time.Minute,
-		func(m *cloudinitISOModel) string {
-			return "cloud-init seed " + m.Pool.ValueString() + "/" + m.Name.ValueString()
-		},
-		func(ctx context.Context, m *cloudinitISOModel) (*cloudinitISOModel, error) {
-			// In its pool: a seed in a stopped pool is not gone (see volumeModel.ref).
-			info, err := r.client.VolumeInfo(ctx, libvirt.VolumeRef{Key: m.ID.ValueString(), Pool: m.Pool.ValueString()})
+	create(ctx, req, resp, 5*time.Minute, (*cloudinitISOModel).what,
+		func(ctx context.Context, plan *cloudinitISOModel, _ *diag.Diagnostics) (*cloudinitISOModel, error) {
+			// Build from the configuration: the plan's computed halves are derived from it, and
+			// only the configuration holds the write-only contents.
+			config.UserData, config.NetworkConfig, config.VendorData = plan.UserData, plan.NetworkConfig, plan.VendorData
+			s, _, err := config.seed()
 			if err != nil {
 				return nil, err
 			}
-			m.ID = types.StringValue(info.Key)
-			m.Path = types.StringValue(info.Path)
-			m.Name = types.StringValue(info.Name)
-			m.Pool = types.StringValue(info.Pool)
-			return m, nil
+			img, sum, err := cloudinit.BuildISO(s)
+			if err != nil {
+				return nil, fmt.Errorf("build the ISO image: %w", err)
+			}
+			if err := r.kind.store(ctx, r.client, &plan.storedVolume, img); err != nil {
+				return nil, err
+			}
+			plan.MetaData, plan.InstanceID, plan.Hostname = config.MetaData, config.InstanceID, config.Hostname
+			plan.derive(s.MetaData)
+			plan.SHA256 = types.StringValue(sum)
+			return plan, nil
 		})
-}
-
-// Update only ever changes timeouts: every other attribute replaces the seed.
-func (r *cloudinitISOResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan cloudinitISOModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *cloudinitISOResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state cloudinitISOModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	err := r.client.DeleteVolume(ctx, libvirt.VolumeRef{Key: state.ID.ValueString(), Pool: state.Pool.ValueString()})
-	if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-		resp.Diagnostics.AddError("Unable to delete cloud-init seed "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error()+poolStoppedNote(err))
-	}
 }
 
 // ImportState takes <pool>/<name> or the volume key, downloads the seed and reads its
 // files back, so an imported seed plans clean against the configuration that made it.
 func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ctx, bound := importContext(ctx, r.client, "libvirt_cloudinit_iso", req.ID)
-	defer bound.end(&resp.Diagnostics)
-	ref, err := libvirt.ParseVolumeRef(req.ID)
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import id for libvirt_cloudinit_iso", err.Error())
-		return
-	}
-	info, err := r.client.VolumeInfo(ctx, ref)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to import cloud-init seed "+ref.String(), err.Error())
-		return
-	}
-	if info.Capacity > 64<<20 {
-		resp.Diagnostics.AddError("Unable to import cloud-init seed "+ref.String(),
-			fmt.Sprintf("the volume is %d bytes: too large for a cloud-init seed", info.Capacity))
-		return
-	}
-	var buf bytes.Buffer
-	if err := r.client.DownloadVolume(ctx, libvirt.VolumeRef{Key: info.Key}, &buf); err != nil {
-		resp.Diagnostics.AddError("Unable to import cloud-init seed "+ref.String(), err.Error())
-		return
-	}
-	label, files, err := cloudinit.ReadISO(buf.Bytes())
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to import cloud-init seed "+ref.String(), "the volume is not an ISO9660 image: "+err.Error())
-		return
-	}
-	if label != cloudinit.VolumeLabel {
-		resp.Diagnostics.AddWarning("Not a NoCloud seed label", fmt.Sprintf("volume %s is labelled %q, not %q: cloud-init will not find it.", ref, label, cloudinit.VolumeLabel))
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	opt := func(name string) types.String {
-		if b, ok := files[name]; ok {
-			return types.StringValue(string(b))
+	r.kind.importState(ctx, r.client, req, resp, func(v storedVolume, img []byte, d *diag.Diagnostics) (any, error) {
+		label, files, err := cloudinit.ReadISO(img)
+		if err != nil {
+			return nil, fmt.Errorf("the volume is not an ISO9660 image: %w", err)
 		}
-		return types.StringNull()
-	}
-	m := cloudinitISOModel{
-		ID:            types.StringValue(info.Key),
-		Name:          types.StringValue(info.Name),
-		Pool:          types.StringValue(info.Pool),
-		Path:          types.StringValue(info.Path),
-		SHA256:        types.StringValue(hex.EncodeToString(sum[:])),
-		UserData:      opt(cloudinit.UserDataFile),
-		NetworkConfig: opt(cloudinit.NetworkConfigFile),
-		VendorData:    opt(cloudinit.VendorDataFile),
-		InstanceID:    types.StringNull(),
-		Hostname:      types.StringNull(),
-		MetaData:      types.StringNull(),
-		Timeouts:      timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes("create", "read", "delete"))},
-	}
-	if m.UserData.ValueString() == "" {
-		m.UserData = types.StringNull() // an unset user_data is written as an empty file
-	}
-	m.derive(string(files[cloudinit.MetaDataFile]))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// yamlValidator checks that a value parses as a YAML mapping.
-type yamlValidator struct{}
-
-func (yamlValidator) Description(context.Context) string { return "must be a YAML mapping" }
-func (v yamlValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (yamlValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if err := cloudinit.ValidateYAML(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid YAML in "+req.Path.String(),
-			fmt.Sprintf("%s does not parse as YAML: %v. Fix the document (e.g. check its indentation) or write it with yamlencode().", req.Path, err))
-	}
-}
-
-// cloudConfigValidator checks that a user-data starting with #cloud-config parses as a
-// YAML mapping (cloud-init ignores the whole file otherwise); scripts and other formats
-// pass. The value is sensitive: the message never quotes it.
-type cloudConfigValidator struct{}
-
-func (cloudConfigValidator) Description(context.Context) string {
-	return "a #cloud-config document must be a YAML mapping"
-}
-func (v cloudConfigValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (cloudConfigValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	s := req.ConfigValue.ValueString()
-	if !strings.HasPrefix(s, "#cloud-config") {
-		return
-	}
-	if err := cloudinit.ValidateYAML(s); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid YAML in "+req.Path.String(),
-			fmt.Sprintf("%s starts with #cloud-config but does not parse as YAML: %v. cloud-init would ignore the whole file: fix "+
-				"the document (e.g. check its indentation) or write it as \"#cloud-config\\n${yamlencode({...})}\".", req.Path, err))
-	}
-}
-
-var hostnameRe = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`)
-
-// hostnameValidator checks an RFC 1123 host name.
-type hostnameValidator struct{}
-
-func (hostnameValidator) Description(context.Context) string {
-	return "must be a host name: labels of letters, digits and '-', separated by dots"
-}
-func (v hostnameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (hostnameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	s := req.ConfigValue.ValueString()
-	if len(s) > 253 || !hostnameRe.MatchString(s) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid hostname",
-			fmt.Sprintf("hostname %q is not a valid host name: use letters, digits and '-' (not at either end of a label), labels of at most 63 characters separated by dots, e.g. \"web-1\".", s))
-	}
+		if label != cloudinit.VolumeLabel {
+			d.AddWarning("Not a NoCloud seed label", fmt.Sprintf("volume %s is labelled %q, not %q: cloud-init will not find it.", req.ID, label, cloudinit.VolumeLabel))
+		}
+		opt := func(name string) types.String {
+			if b, ok := files[name]; ok {
+				return types.StringValue(string(b))
+			}
+			return types.StringNull()
+		}
+		m := &cloudinitISOModel{
+			storedVolume:  v,
+			SHA256:        types.StringValue(sha256Hex(img)),
+			UserData:      opt(cloudinit.UserDataFile),
+			NetworkConfig: opt(cloudinit.NetworkConfigFile),
+			VendorData:    opt(cloudinit.VendorDataFile),
+			InstanceID:    types.StringNull(),
+			Hostname:      types.StringNull(),
+			MetaData:      types.StringNull(),
+			Timeouts:      unsetTimeouts(noUpdateTimeouts),
+		}
+		if m.UserData.ValueString() == "" {
+			m.UserData = types.StringNull() // an unset user_data is written as an empty file
+		}
+		m.derive(string(files[cloudinit.MetaDataFile]))
+		return m, nil
+	})
 }

@@ -96,7 +96,7 @@ resource "libvirt_cloudinit_iso" "meta" {
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             volumeGone(name, name2),
+		CheckDestroy:             acctest.VolumesGone(name, name2),
 		Steps: []resource.TestStep{
 			{
 				Config: config(userData),
@@ -109,10 +109,10 @@ resource "libvirt_cloudinit_iso" "meta" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.seed", tfjsonpath.New("sha256"), knownvalue.StringExact(wantSum)),
-					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.seed", tfjsonpath.New("path"), knownvalue.StringRegexp(regexp.MustCompile("/"+name+"$"))),
-					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.meta", tfjsonpath.New("instance_id"), knownvalue.StringExact("i-meta")),
-					statecheck.ExpectKnownValue("libvirt_cloudinit_iso.meta", tfjsonpath.New("hostname"), knownvalue.StringExact("from-meta")),
+					stateIs("libvirt_cloudinit_iso.seed", "sha256", wantSum),
+					stateIs("libvirt_cloudinit_iso.seed", "path", regexp.MustCompile("/"+name+"$")),
+					stateIs("libvirt_cloudinit_iso.meta", "instance_id", "i-meta"),
+					stateIs("libvirt_cloudinit_iso.meta", "hostname", "from-meta"),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkSeed(t, "libvirt_cloudinit_iso.seed", acctest.Pool(), name, map[string]string{
@@ -125,7 +125,7 @@ resource "libvirt_cloudinit_iso" "meta" {
 						"meta-data":   meta2,
 						"vendor-data": vendor,
 					}),
-					checkVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
+					acctest.CheckVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
 						if v.Capacity != uint64(len(want)) {
 							return fmt.Errorf("seed volume is %d bytes, the ISO %d", v.Capacity, len(want))
 						}
@@ -133,29 +133,12 @@ resource "libvirt_cloudinit_iso" "meta" {
 					}),
 				),
 			},
-			{
-				ResourceName:            "libvirt_cloudinit_iso.seed",
-				ImportState:             true,
-				ImportStateId:           acctest.Pool() + "/" + name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
-			{
-				ResourceName:            "libvirt_cloudinit_iso.meta",
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
+			importStep("libvirt_cloudinit_iso.seed", acctest.Pool()+"/"+name, "timeouts"),
+			importStep("libvirt_cloudinit_iso.meta", "", "timeouts"),
 			{
 				// Any change replaces the seed.
-				Config: config(userData + "runcmd: [true]\n"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("libvirt_cloudinit_iso.seed", plancheck.ResourceActionDestroyBeforeCreate),
-						plancheck.ExpectResourceAction("libvirt_cloudinit_iso.meta", plancheck.ResourceActionNoop),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config(userData + "runcmd: [true]\n"),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_cloudinit_iso.seed": plancheck.ResourceActionDestroyBeforeCreate, "libvirt_cloudinit_iso.meta": plancheck.ResourceActionNoop}),
 			},
 		},
 	})
@@ -229,18 +212,18 @@ resource "libvirt_cloudinit_iso" "wo" {
 		t.Fatal(err)
 	}
 	nullWO := []statecheck.StateCheck{
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("user_data_wo"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("network_config_wo"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("vendor_data_wo"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("user_data"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("network_config"), knownvalue.Null()),
-		statecheck.ExpectKnownValue(res, tfjsonpath.New("vendor_data"), knownvalue.Null()),
+		stateIs(res, "user_data_wo", nil),
+		stateIs(res, "network_config_wo", nil),
+		stateIs(res, "vendor_data_wo", nil),
+		stateIs(res, "user_data", nil),
+		stateIs(res, "network_config", nil),
+		stateIs(res, "vendor_data", nil),
 	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             volumeGone(name),
+		CheckDestroy:             acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config: config(1, 1),
@@ -254,8 +237,8 @@ resource "libvirt_cloudinit_iso" "wo" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), noTraceInPlan(secret(1))},
 				},
 				ConfigStateChecks: append([]statecheck.StateCheck{
-					statecheck.ExpectKnownValue(res, tfjsonpath.New("sha256"), knownvalue.StringExact(sum1)),
-					statecheck.ExpectKnownValue(res, tfjsonpath.New("contents_wo_version"), knownvalue.Int64Exact(1)),
+					stateIs(res, "sha256", sum1),
+					stateIs(res, "contents_wo_version", int64(1)),
 				}, nullWO...),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					noTraceInState(secret(1)),

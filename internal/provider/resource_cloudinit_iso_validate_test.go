@@ -2,7 +2,6 @@ package provider_test
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"testing"
 
@@ -19,11 +18,7 @@ import (
 
 // Plan-time validation of libvirt_cloudinit_iso: no daemon is asked.
 func TestCloudinitISO_validation(t *testing.T) {
-	tests := []struct {
-		name string
-		body string
-		want string
-	}{
+	cases := []planCase{
 		{"network_config not YAML", `instance_id = "i-1"
   network_config = "version: 2\n  ethernets: ["`, `(?s)Invalid YAML in network_config.*does not parse as YAML.*check its indentation`},
 		{"network_config not a mapping", `instance_id = "i-1"
@@ -35,42 +30,24 @@ func TestCloudinitISO_validation(t *testing.T) {
 		{"bad hostname", `instance_id = "i-1"
   hostname = "web_1"`, `(?s)Invalid hostname.*hostname "web_1" is not a valid host name.*e.g\.\s+"web-1"`},
 		{"instance_id with newline", `instance_id = "a\nb"`, `(?s)Invalid instance_id.*control characters`},
-		{"name with slash", `name = "x/y"`, `(?s)Invalid volume name.*contains '/'`},
+		{"name with slash", `instance_id = "i-1"`, `(?s)Invalid volume name.*contains '/'`},
 		{"cloud-config not YAML", `instance_id = "i-1"
   user_data = "#cloud-config\nusers: [\n"`, `(?s)Invalid YAML in user_data.*user_data starts with #cloud-config but does not parse as YAML.*fix the document`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			name := `name = "tfacc-seed"`
-			if regexp.MustCompile(`^name =`).MatchString(tt.body) {
-				name, tt.body = tt.body, `instance_id = "i-1"`
-			}
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_cloudinit_iso" "s" {
-  %s
-  pool = "default"
-  %s
-}
-`, name, tt.body),
-					PlanOnly:    true,
-					ExpectError: wrapped(tt.want),
-				}},
-			})
-		})
+	for i, c := range cases {
+		name := "tfacc-seed"
+		if c.name == "name with slash" {
+			name = "x/y"
+		}
+		cases[i].body = attr("name", name) + "\n  " + c.body
 	}
+	expectPlanErrors(t, "resource \"libvirt_cloudinit_iso\" \"s\" {\n  pool = \"default\"\n  %s\n}\n", cases)
 }
 
 // The write-only contents conflict with their state-kept twins, are checked like them,
 // and leave sha256 unknown at plan (a write-only value may differ at apply).
 func TestCloudinitISO_writeOnlyValidation(t *testing.T) {
-	tests := []struct {
-		name string
-		body string
-		want string
-	}{
+	expectPlanErrors(t, "resource \"libvirt_cloudinit_iso\" \"s\" {\n  name = \"tfacc-seed\"\n  pool = \"default\"\n  instance_id = \"i-1\"\n  %s\n}\n", []planCase{
 		{"user_data and user_data_wo", `user_data = "a"
   user_data_wo = "b"`, `(?s)Invalid Attribute Combination.*user_data`},
 		{"network_config and network_config_wo", `network_config = "version: 2"
@@ -79,27 +56,7 @@ func TestCloudinitISO_writeOnlyValidation(t *testing.T) {
   vendor_data_wo = "b"`, `(?s)Invalid Attribute Combination.*vendor_data`},
 		{"network_config_wo not YAML", `network_config_wo = "- eth0"`, `(?s)Invalid YAML in network_config_wo.*not a mapping`},
 		{"user_data_wo cloud-config not YAML", `user_data_wo = "#cloud-config\nusers: [\n"`, `(?s)Invalid YAML in user_data_wo.*starts with #cloud-config`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_cloudinit_iso" "s" {
-  name        = "tfacc-seed"
-  pool        = "default"
-  instance_id = "i-1"
-  %s
-}
-`, tt.body),
-					PlanOnly:    true,
-					ExpectError: wrapped(tt.want),
-				}},
-			})
-		})
-	}
+	}, tfversion.SkipBelow(tfversion.Version1_11_0))
 
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
@@ -28,10 +27,12 @@ var (
 // machine made of a qcow2 overlay, a NoCloud seed, a DHCP reservation and a domain, all
 // named by the rules of internal/capi. Its create, delete and read are
 // internal/workflow's (machine*.go); this file translates.
-func NewClusterMachineResource() resource.Resource { return &clusterMachineResource{} }
+func NewClusterMachineResource() resource.Resource {
+	return &clusterMachineResource{resourceBase{typeName: "cluster_machine"}}
+}
 
 type clusterMachineResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 // Defaults of libvirt_cluster_machine.
@@ -71,10 +72,6 @@ type clusterMachineModel struct {
 }
 
 func (m *clusterMachineModel) readTimeouts() timeouts.Value { return m.Timeouts }
-
-func (r *clusterMachineResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
-}
 
 // machineWhat names a machine in messages: by its namespace and name while it is made,
 // by its domain afterwards.

@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 var nonBlank = regexp.MustCompile(`\S`)
@@ -29,7 +31,7 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 	required := func(desc string) schema.StringAttribute {
 		return requiredReplace(desc+" Changing it replaces the machine.", stringvalidator.RegexMatches(nonBlank, "must not be empty"))
 	}
-	computed := computedString
+	computed := keptString
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Cluster API style machine: a qcow2 overlay on a base image, a NoCloud seed (`instance-id` = `uid`, " +
 			"`local-hostname` = `name`, `user-data` = `user_data`), a DHCP reservation and a domain, all named by fixed rules " +
@@ -50,7 +52,7 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Computed: true,
 				Validators: []validator.String{
 					stringvalidator.RegexMatches(uuidRegexp, "must be a UUID such as 2f0e3b1c-5d6a-4b8e-9f00-1a2b3c4d5e6f"),
-					lowerCaseValidator{what: "uid"},
+					validators.LowerCase("uid"),
 				},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured()},
 			},
@@ -100,7 +102,7 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Optional:   true,
 				Computed:   true,
 				Default:    stringdefault.StaticString(cmDefaultLeaseTimeout),
-				Validators: []validator.String{durationValidator{}},
+				Validators: []validator.String{validators.Duration()},
 			},
 			"provider_id": computed("Cluster API provider id: `libvirt://<uid>`."),
 			"domain_name": computed("The domain's name: `<namespace>-<name>-<hash>`, a DNS label."),

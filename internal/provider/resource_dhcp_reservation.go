@@ -19,19 +19,16 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
-)
-
-var (
-	_ resource.ResourceWithConfigure   = (*dhcpReservationResource)(nil)
-	_ resource.ResourceWithImportState = (*dhcpReservationResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*dhcpReservationResource)(nil)
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 // NewDHCPReservationResource is libvirt_dhcp_reservation.
-func NewDHCPReservationResource() resource.Resource { return &dhcpReservationResource{} }
+func NewDHCPReservationResource() resource.Resource {
+	return &dhcpReservationResource{resourceBase{typeName: "dhcp_reservation"}}
+}
 
 type dhcpReservationResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type dhcpReservationModel struct {
@@ -43,27 +40,23 @@ type dhcpReservationModel struct {
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
-func (r *dhcpReservationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_dhcp_reservation"
-}
-
 func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A fixed address for a MAC on a libvirt network: a DHCP `<host>` entry, written with network-update " +
 			"to the running network (no restart, guests keep their links) and to its persistent definition; only to the " +
 			"definition when the network is inactive. Changing `ip` or `hostname` modifies the entry in place.",
 		Attributes: map[string]schema.Attribute{
-			"id": computedString("`<network>/<mac>`, also the import id."),
+			"id": keptString("`<network>/<mac>`, also the import id."),
 			"network": requiredReplace("Name of the libvirt network. Changing it replaces the reservation.",
 				stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")),
 			"mac": requiredReplace("MAC address, `aa:bb:cc:dd:ee:ff` (stored in lower case). Changing it replaces the reservation.",
 				stringvalidator.RegexMatches(macRegexp, "must be a MAC address of six colon-separated hex pairs, e.g. 52:54:00:12:34:56"),
-				lowerCaseValidator{what: "MAC address"}),
+				validators.LowerCase("MAC address")),
 			"ip": schema.StringAttribute{
 				MarkdownDescription: "IPv4 address to give that MAC. It must sit inside one of the network's IPv4 subnets and not be " +
 					"its network, broadcast or own (gateway) address.",
 				Required:   true,
-				Validators: []validator.String{ipv4Validator{}},
+				Validators: []validator.String{validators.IPv4()},
 			},
 			"hostname": schema.StringAttribute{
 				MarkdownDescription: "Host name dnsmasq hands out with the lease (and resolves on the network).",
@@ -75,10 +68,6 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
 	}
-}
-
-func (r *dhcpReservationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 func (m *dhcpReservationModel) readTimeouts() timeouts.Value { return m.Timeouts }

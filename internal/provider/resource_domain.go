@@ -21,19 +21,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-var (
-	_ resource.ResourceWithConfigure        = (*domainResource)(nil)
-	_ resource.ResourceWithImportState      = (*domainResource)(nil)
-	_ resource.ResourceWithModifyPlan       = (*domainResource)(nil)
-	_ resource.ResourceWithConfigValidators = (*domainResource)(nil)
-	_ resource.ResourceWithValidateConfig   = (*domainResource)(nil)
-)
-
 // NewDomainResource is the libvirt_domain resource.
-func NewDomainResource() resource.Resource { return &domainResource{} }
+func NewDomainResource() resource.Resource { return &domainResource{resourceBase{typeName: "domain"}} }
 
 type domainResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 // Defaults.
@@ -80,14 +72,6 @@ var (
 	domainNameRegexp = regexp.MustCompile(`^[A-Za-z0-9_][^/\s\x00-\x1f]{0,199}$`)
 	uuidRegexp       = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 )
-
-func (r *domainResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_domain"
-}
-
-func (r *domainResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
-}
 
 // domainWhat names a domain in messages.
 func domainWhat(m *domainModel) string { return "libvirt domain " + nameOr(m.Name, m.ID.ValueString()) }

@@ -20,9 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
-
-var _ resource.ResourceWithConfigure = (*domainPowerResource)(nil)
 
 // Power actions of libvirt_domain_power.
 const (
@@ -36,10 +35,12 @@ const (
 const defaultPowerTimeout = "2m"
 
 // NewDomainPowerResource is libvirt_domain_power.
-func NewDomainPowerResource() resource.Resource { return &domainPowerResource{} }
+func NewDomainPowerResource() resource.Resource {
+	return &domainPowerResource{resourceBase{typeName: "domain_power"}}
+}
 
 type domainPowerResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type domainPowerModel struct {
@@ -55,13 +56,8 @@ type domainPowerModel struct {
 
 func (m *domainPowerModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
-func (r *domainPowerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_domain_power"
-}
-
 func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A power operation performed once on a domain when this resource is created: `reboot`, `reset`, " +
 			"`shutdown`, `start` or `destroy`. Changing `triggers` (or `domain_id` / `action`) replaces the resource, " +
@@ -70,11 +66,7 @@ func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaReque
 			"whether it runs. A `shutdown` or `destroy` done here is undone by the next apply of a `libvirt_domain` with " +
 			"`running = true` (it starts the domain again), and a `start` by one with `running = false`.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "`<domain uuid>/<action>`.",
-				Computed:            true,
-				PlanModifiers:       keep,
-			},
+			"id": idAttribute("`<domain uuid>/<action>`."),
 			"domain_id": schema.StringAttribute{
 				MarkdownDescription: "The domain: its uuid (`libvirt_domain.id`) or name. Changing it performs the action on the new domain.",
 				Required:            true,
@@ -104,29 +96,17 @@ func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaReque
 				Optional:   true,
 				Computed:   true,
 				Default:    stringdefault.StaticString(defaultPowerTimeout),
-				Validators: []validator.String{durationValidator{}},
+				Validators: []validator.String{validators.Duration()},
 			},
-			"domain_name": schema.StringAttribute{
-				MarkdownDescription: "Name of the domain the action was performed on.",
-				Computed:            true,
-				PlanModifiers:       keep,
-			},
-			"domain_state": schema.StringAttribute{
-				MarkdownDescription: "State of the domain right after the action (`running`, `shutoff`, ...). Not refreshed: " +
-					"the domain's own resource reports its current state.",
-				Computed:      true,
-				PlanModifiers: keep,
-			},
+			"domain_name": keptString("Name of the domain the action was performed on."),
+			"domain_state": keptString("State of the domain right after the action (`running`, `shutoff`, ...). Not refreshed: " +
+				"the domain's own resource reports its current state."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, CreateDescription: "How long the whole action may take, " +
 				"its graceful wait (`timeout`) included (a Go duration, default: `timeout` plus 2 minutes for the calls around it)."}),
 		},
 	}
-}
-
-func (r *domainPowerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 func (r *domainPowerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -197,24 +177,12 @@ func graceTimeout(m *domainPowerModel) time.Duration {
 // Read keeps the state as it is while the domain exists: the action was done once and
 // there is nothing on the host to compare it with.
 func (r *domainPowerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state domainPowerModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	_, err := r.client.LookupDomain(ctx, state.DomainID.ValueString())
-	if errors.Is(err, libvirt.ErrNotFound) {
-		tflog.Info(ctx, "domain of a power action is gone; removing the action from state", map[string]any{"domain": state.DomainID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read domain "+state.DomainID.ValueString(), err.Error())
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	refresh(ctx, req, resp, time.Minute,
+		func(m *domainPowerModel) string { return "domain " + m.DomainID.ValueString() },
+		func(ctx context.Context, m *domainPowerModel) (*domainPowerModel, error) {
+			_, err := r.client.LookupDomain(ctx, m.DomainID.ValueString())
+			return m, err
+		})
 }
 
 // Update only ever changes timeout and timeouts: every other attribute replaces the

@@ -8,52 +8,27 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
 
 const powerRes = "libvirt_domain_power.p"
 
-// powerDomainConfig is a running tiny guest on the test network that waits for its lease.
-func powerDomainConfig(name, disk, seed, network string, agent bool) string {
-	return fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name         = %q
-  vcpu         = 1
-  memory_mib   = 256
-  qemu_agent   = %t
-  cloudinit_id = %q
-  disk {
-    volume_id = %q
-  }
-  network_interface {
-    network = %q
-    wait_for_ip {
-      source  = "lease"
-      timeout = "4m"
-    }
-  }
-  shutdown = {
-    timeout = "10s"
-  }
-}
-`, name, agent, seed, disk, network)
+// powerDomainConfig is a running tiny guest on the test network that waits for its lease;
+// seed is the id of its cloud-init seed (a string, or an hcl reference).
+func powerDomainConfig(name, disk string, seed any, network string, agent bool) string {
+	return resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 256),
+		attr("qemu_agent", agent), attr("cloudinit_id", seed), fmt.Sprintf("disk {\n    volume_id = %q\n  }", disk),
+		fmt.Sprintf("network_interface {\n    network = %q\n    wait_for_ip {\n      source  = \"lease\"\n      timeout = \"4m\"\n    }\n  }", network),
+		"shutdown = {\n    timeout = \"10s\"\n  }")
 }
 
 func powerConfig(action, timeout, trigger string) string {
-	return fmt.Sprintf(`
-resource "libvirt_domain_power" "p" {
-  domain_id = libvirt_domain.test.id
-  action    = %q
-  timeout   = %q
-  triggers  = { n = %q }
-}
-`, action, timeout, trigger)
+	return resourceHCL("libvirt_domain_power", "p", attr("domain_id", hcl("libvirt_domain.test.id")), attr("action", action),
+		attr("timeout", timeout), attr("triggers", hcl(fmt.Sprintf("{ n = %q }", trigger))))
 }
 
 // leaseExpiry is the newest expiry of the DHCP leases of mac on network.
@@ -134,34 +109,28 @@ func TestAccDomainPower_reboot(t *testing.T) {
 				Config:           dom + powerConfig("reboot", "2m", "1"),
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("domain_name"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}/reboot$`))),
+					stateIs(powerRes, "domain_state", "running"),
+					stateIs(powerRes, "domain_name", name),
+					stateIs(powerRes, "id", regexp.MustCompile(`^[0-9a-f-]{36}/reboot$`)),
 				},
 				Check: resource.ComposeTestCheckFunc(running, renewed),
 			},
 			{
 				// A changed timeout is an in-place update: no new reboot.
-				Config: dom + powerConfig("reboot", "3m", "1"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(powerRes, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           dom + powerConfig("reboot", "3m", "1"),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{powerRes: plancheck.ResourceActionUpdate}),
 			},
 			{
-				PreConfig: func() { time.Sleep(2 * time.Second) },
-				Config:    dom + powerConfig("reboot", "3m", "2"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(powerRes, plancheck.ResourceActionDestroyBeforeCreate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: resource.ComposeTestCheckFunc(running, renewed),
+				PreConfig:        func() { time.Sleep(2 * time.Second) },
+				Config:           dom + powerConfig("reboot", "3m", "2"),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{powerRes: plancheck.ResourceActionDestroyBeforeCreate}),
+				Check:            resource.ComposeTestCheckFunc(running, renewed),
 			},
 			{
 				// destroy forces it off; the domain (running = true) then plans to start it.
 				Config: dom + powerConfig("destroy", "2m", "3"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(powerRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
+					stateIs(powerRes, "domain_state", "shutoff"),
 				},
 				Check: func(*terraform.State) error {
 					if live, err := domAccInspect(t, name); err != nil || live.Active {
@@ -183,16 +152,10 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 	name := acctest.RandomName("pow")
 	disk := domAccOverlay(t, name+".qcow2")
 	network := acctest.Network()
-	dom := acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_cloudinit_iso" "seed" {
-  name        = "%s-seed.iso"
-  pool        = %q
-  instance_id = %q
-  hostname    = %q
-  user_data   = "#!/bin/sh\nkillall acpid\ntouch /run/tinyguest/no-qemu-ga\nkillall qemu-ga\n"
-}
-`, name, acctest.Pool(), name, strings.ReplaceAll(name, "tfacc-", "tfaccvm-")) +
-		strings.Replace(powerDomainConfig(name, disk, "SEED", network, false), `"SEED"`, "libvirt_cloudinit_iso.seed.id", 1)
+	dom := acctest.ProviderBlock("") + resourceHCL("libvirt_cloudinit_iso", "seed", attr("name", name+"-seed.iso"),
+		attr("pool", acctest.Pool()), attr("instance_id", name), attr("hostname", strings.ReplaceAll(name, "tfacc-", "tfaccvm-")),
+		attr("user_data", "#!/bin/sh\nkillall acpid\ntouch /run/tinyguest/no-qemu-ga\nkillall qemu-ga\n")) +
+		powerDomainConfig(name, disk, hcl("libvirt_cloudinit_iso.seed.id"), network, false)
 
 	stillRunning := func() {
 		live, err := domAccInspect(t, name)
@@ -236,12 +199,7 @@ func TestAccDomainPower_missingDomain(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain_power" "p" {
-  domain_id = %q
-  action    = "start"
-}
-`, name),
+			Config:      acctest.ProviderBlock("") + resourceHCL("libvirt_domain_power", "p", attr("domain_id", name), attr("action", "start")),
 			ExpectError: acctest.ErrorText(fmt.Sprintf("domain %q does not exist", name)),
 		}},
 	})
@@ -249,22 +207,8 @@ resource "libvirt_domain_power" "p" {
 
 func TestAccDomainPower_badInput(t *testing.T) {
 	acctest.RequireAcc(t)
-	for _, tc := range []struct{ attrs, want string }{
-		{`action = "suspend"`, `value must be one of`},
-		{"action = \"shutdown\"\n  timeout = \"soon\"", `"soon" is not a duration`},
-	} {
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-			Steps: []resource.TestStep{{
-				Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain_power" "p" {
-  domain_id = "x"
-  %s
-}
-`, tc.attrs),
-				PlanOnly:    true,
-				ExpectError: acctest.ErrorText(tc.want),
-			}},
-		})
-	}
+	expectPlanErrors(t, "resource \"libvirt_domain_power\" \"p\" {\n  domain_id = \"x\"\n  %s\n}\n", []planCase{
+		{"action", `action = "suspend"`, regexp.QuoteMeta(`value must be one of`)},
+		{"timeout", "action = \"shutdown\"\n  timeout = \"soon\"", regexp.QuoteMeta(`"soon" is not a duration`)},
+	})
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -91,7 +93,7 @@ func domainCoreAttributes() map[string]schema.Attribute {
 					Optional:            true,
 					Computed:            true,
 					Default:             stringdefault.StaticString(defaultShutdownTimeout),
-					Validators:          []validator.String{durationValidator{}},
+					Validators:          []validator.String{validators.Duration()},
 				},
 			},
 		},

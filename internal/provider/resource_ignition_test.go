@@ -1,13 +1,8 @@
 package provider_test
 
 import (
-	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -18,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 const ignitionRes = "libvirt_ignition.ign"
@@ -41,11 +35,8 @@ resource "libvirt_ignition" "ign" {
 
 // volumeContent downloads a volume whole.
 func volumeContent(t *testing.T, key string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var buf bytes.Buffer
-	err := acctest.Client(t).DownloadVolume(ctx, libvirt.VolumeRef{Key: key}, &buf)
-	return buf.String(), err
+	b, err := acctest.VolumeContent(t, key)
+	return string(b), err
 }
 
 // The config lands byte for byte in a raw volume; sha256 is known at plan time; import
@@ -56,7 +47,7 @@ func TestAccIgnition_basic(t *testing.T) {
 	config := acctest.ProviderBlock("") + ignitionConfig(name)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"volume " + name: acctest.VolumeLookup(acctest.Pool(), name)}),
+		CheckDestroy:             acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
@@ -65,8 +56,8 @@ func TestAccIgnition_basic(t *testing.T) {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("name"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("sha256"), knownvalue.StringExact(sha256Hex(ignitionContent))),
+					stateIs(ignitionRes, "name", name),
+					stateIs(ignitionRes, "sha256", sha256Hex(ignitionContent)),
 				},
 				Check: func(s *terraform.State) error {
 					r := s.RootModule().Resources[ignitionRes].Primary
@@ -83,20 +74,11 @@ func TestAccIgnition_basic(t *testing.T) {
 					return nil
 				},
 			},
-			{
-				ResourceName:      ignitionRes,
-				ImportState:       true,
-				ImportStateId:     acctest.Pool() + "/" + name,
-				ImportStateVerify: true,
-			},
+			importStep(ignitionRes, acctest.Pool()+"/"+name),
 			{
 				// Removed behind Terraform's back: the plan makes it again.
-				PreConfig: func() {
-					if err := acctest.Client(t).DeleteVolume(context.Background(), libvirt.VolumeRef{Pool: acctest.Pool(), Name: name}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: config,
+				PreConfig: func() { acctest.DeleteVolume(t, acctest.Pool(), name) },
+				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ignitionRes, plancheck.ResourceActionCreate)},
 				},
@@ -121,11 +103,6 @@ resource "libvirt_ignition" "ign" {
 			ExpectError: acctest.ErrorText("content does not parse as JSON"),
 		}},
 	})
-}
-
-func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
 }
 
 // libvirt_domain.ignition_id writes the fw_cfg entry QEMU hands to Fedora CoreOS /
@@ -195,22 +172,13 @@ resource "libvirt_domain" "test" {
 					return nil
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
+					stateIs(domRes, "state", "shutoff"),
 				},
 			},
+			importStep(domRes, name, "timeouts"),
 			{
-				ResourceName:            domRes,
-				ImportState:             true,
-				ImportStateId:           name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
-			{
-				Config: config(false),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config(false),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{domRes: plancheck.ResourceActionUpdate}),
 				Check: func(*terraform.State) error {
 					if got, err := fwcfg(); err != nil || got != "" {
 						return fmt.Errorf("fw_cfg entry still there after ignition_id was removed: %q (err %v)", got, err)
@@ -224,29 +192,11 @@ resource "libvirt_domain" "test" {
 
 // content or content_wo, exactly one; content_wo is checked as JSON too.
 func TestIgnition_writeOnlyValidation(t *testing.T) {
-	for name, tt := range map[string]struct{ body, want string }{
-		"neither":         {``, `(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
-		"both":            {`content = "{}"` + "\n  content_wo = \"{}\"", `(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
-		"content_wo JSON": {`content_wo = "{ignition: 3}"`, `(?s)Invalid JSON in content_wo.*content_wo does not parse as JSON`},
-	} {
-		t.Run(name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_ignition" "ign" {
-  name = "tfacc-bad.ign"
-  pool = "default"
-  %s
-}
-`, tt.body),
-					PlanOnly:    true,
-					ExpectError: wrapped(tt.want),
-				}},
-			})
-		})
-	}
+	expectPlanErrors(t, "resource \"libvirt_ignition\" \"ign\" {\n  name = \"tfacc-bad.ign\"\n  pool = \"default\"\n  %s\n}\n", []planCase{
+		{"neither", ``, `(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
+		{"both", `content = "{}"` + "\n  content_wo = \"{}\"", `(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
+		{"content_wo JSON", `content_wo = "{ignition: 3}"`, `(?s)Invalid JSON in content_wo.*content_wo does not parse as JSON`},
+	}, tfversion.SkipBelow(tfversion.Version1_11_0))
 }
 
 // An Ignition config from content_wo: the volume holds it byte for byte, neither plan
@@ -284,7 +234,7 @@ resource "libvirt_ignition" "ign" {
 	resource.Test(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"volume " + name: acctest.VolumeLookup(acctest.Pool(), name)}),
+		CheckDestroy:             acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config: config(1, 1),
@@ -293,9 +243,9 @@ resource "libvirt_ignition" "ign" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("sha256"), knownvalue.StringExact(sha256Hex(content(1)))),
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("content"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("content_wo"), knownvalue.Null()),
+					stateIs(ignitionRes, "sha256", sha256Hex(content(1))),
+					stateIs(ignitionRes, "content", nil),
+					stateIs(ignitionRes, "content_wo", nil),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(1)), holds(1)),
 			},
@@ -306,7 +256,7 @@ resource "libvirt_ignition" "ign" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("sha256"), knownvalue.StringExact(sha256Hex(content(2)))),
+					stateIs(ignitionRes, "sha256", sha256Hex(content(2))),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(2)), holds(2)),
 			},

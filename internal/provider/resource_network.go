@@ -20,22 +20,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = (*networkResource)(nil)
-	_ resource.ResourceWithImportState    = (*networkResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*networkResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*networkResource)(nil)
-)
-
 // NewNetworkResource is libvirt_network.
-func NewNetworkResource() resource.Resource { return &networkResource{} }
-
-type networkResource struct {
-	client *libvirt.Client
+func NewNetworkResource() resource.Resource {
+	return &networkResource{resourceBase{typeName: "network"}}
 }
 
-func (r *networkResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_network"
+type networkResource struct {
+	resourceBase
 }
 
 func (r *networkResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

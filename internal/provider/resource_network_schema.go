@@ -48,7 +48,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"What libvirt fills in by itself (the bridge name when none is given, the bridge's MAC, the uuid, STP and " +
 			"forward delay, NAT port ranges) never shows as a change.",
 		Attributes: map[string]schema.Attribute{
-			"id": computedString("The network's UUID."),
+			"id": keptString("The network's UUID."),
 			"name": requiredReplace("Network name, unique on the host; also the import id. Changing it replaces the network.",
 				stringvalidator.RegexMatches(objectNameRegexp, "must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
 			"mode": schema.StringAttribute{

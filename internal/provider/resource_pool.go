@@ -8,38 +8,22 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = (*poolResource)(nil)
-	_ resource.ResourceWithImportState    = (*poolResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*poolResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*poolResource)(nil)
-)
-
 // NewPoolResource is libvirt_pool.
-func NewPoolResource() resource.Resource { return &poolResource{} }
+func NewPoolResource() resource.Resource { return &poolResource{resourceBase{typeName: "pool"}} }
 
 type poolResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type poolModel struct {
@@ -68,131 +52,6 @@ type poolSourceModel struct {
 var poolSourceAttrTypes = map[string]attr.Type{
 	"devices": types.ListType{ElemType: types.StringType}, "name": types.StringType,
 	"host": types.StringType, "dir": types.StringType, "format": types.StringType,
-}
-
-func (r *poolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_pool"
-}
-
-func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	computedReplace := []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured()}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A libvirt storage pool: a directory (`dir`), an LVM volume group (`logical`) or a mounted network " +
-			"share (`netfs`) that holds volumes. On create the pool is defined, built and started: build makes the " +
-			"directory of a `dir` pool and the mount point of a `netfs` pool, and creates the volume group of a `logical` " +
-			"pool on `source.devices` — never overwriting a device that carries any signature; devices that hold the volume " +
-			"group already are used as they are.\n\n" +
-			"Destroy stops (for `netfs`: unmounts) and undefines the pool, and removes the directory of a `dir` pool and " +
-			"the mount point of a `netfs` pool (libvirt removes them only when empty). A `logical` pool's volume group is " +
-			"left on the host (remove it with `vgremove` when it is no longer wanted). A pool " +
-			"that still holds volumes is not destroyed unless `force_destroy = true`, which deletes its volumes first.\n\n" +
-			"Every change but `autostart` and `force_destroy` replaces the pool.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "The pool's UUID.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": schema.StringAttribute{
-				MarkdownDescription: "Pool name, unique on the host; also the import id. Changing it replaces the pool.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators: []validator.String{stringvalidator.RegexMatches(objectNameRegexp,
-					"must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")},
-			},
-			"type": schema.StringAttribute{
-				MarkdownDescription: "`dir`, `logical` or `netfs`. Changing it replaces the pool.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{stringvalidator.OneOf(hostxml.PoolTypes...)},
-			},
-			"target_path": schema.StringAttribute{
-				MarkdownDescription: "Where the volumes appear on the host: the directory of a `dir` pool (required), the mount " +
-					"point of a `netfs` pool (required), `/dev/<volume group>` for a `logical` pool (always that; computed " +
-					"when omitted). Changing it replaces the pool.",
-				Optional:      true,
-				Computed:      true,
-				PlanModifiers: computedReplace,
-			},
-			"autostart": schema.BoolAttribute{
-				MarkdownDescription: "Start the pool when libvirtd starts. Default `false`. Changes in place.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-			},
-			"active": schema.BoolAttribute{
-				MarkdownDescription: "Whether the pool is running, as libvirt reports it. A pool that stopped (a host " +
-					"rebooted without `autostart`, a `netfs` share that did not mount) stays in state with `active = false`, " +
-					"and its volumes stay in state too: libvirt cannot see into a stopped pool, so their refresh fails, naming " +
-					"the pool, until it runs again (`virsh pool-start <name>`).",
-				Computed: true,
-			},
-			"force_destroy": schema.BoolAttribute{
-				MarkdownDescription: "Let destroy delete the volumes the pool still holds (all of them, also those no " +
-					"configuration manages). Default `false`: destroying a pool that holds volumes fails, naming how many. " +
-					"Only stored in state; changes in place.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-			},
-			"capacity_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Size of the pool's storage, in bytes, as libvirt reports it after a refresh.",
-				Computed:            true,
-			},
-			"allocation_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Bytes in use, after a refresh. Changes as volumes are written; never causes a diff.",
-				Computed:            true,
-			},
-			"available_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Bytes free, after a refresh. Changes as volumes are written; never causes a diff.",
-				Computed:            true,
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"source": schema.SingleNestedBlock{
-				MarkdownDescription: "Where the storage comes from: `devices` (and optionally `name`) for `logical`, `host`, " +
-					"`dir` (and optionally `format`) for `netfs`; none for `dir`. Changing it replaces the pool.",
-				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(presenceChanged,
-					"Adding or removing the source block replaces the pool.", "Adding or removing the `source` block replaces the pool.")},
-				Attributes: map[string]schema.Attribute{
-					"devices": schema.ListAttribute{
-						MarkdownDescription: "`logical`: block devices (physical volumes) of the volume group, e.g. `[\"/dev/sdb\"]`.",
-						ElementType:         types.StringType,
-						Optional:            true,
-						PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplace()},
-					},
-					"name": schema.StringAttribute{
-						MarkdownDescription: "`logical`: the volume group's name. Default: the pool's name.",
-						Optional:            true,
-						Computed:            true,
-						PlanModifiers:       computedReplace,
-					},
-					"host": schema.StringAttribute{
-						MarkdownDescription: "`netfs`: the file server's host name or address.",
-						Optional:            true,
-						PlanModifiers:       replace,
-					},
-					"dir": schema.StringAttribute{
-						MarkdownDescription: "`netfs`: the exported directory on the server, e.g. `/exports/vms`.",
-						Optional:            true,
-						PlanModifiers:       replace,
-					},
-					"format": schema.StringAttribute{
-						MarkdownDescription: "`netfs`: `auto` (default), `nfs`, `glusterfs` or `cifs`. `logical`: `lvm2` (the only one).",
-						Optional:            true,
-						Computed:            true,
-						PlanModifiers:       computedReplace,
-					},
-				},
-			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
-		},
-	}
-}
-
-func (r *poolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // toSpec turns the model into a spec; ok is false while a value is unknown. In a plan,
@@ -286,51 +145,45 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 }
 
+func (m *poolModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
+func (m *poolModel) what() string { return "storage pool " + m.Name.ValueString() }
+
 func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan poolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	summary := "Unable to create storage pool " + plan.Name.ValueString()
-	p, ok, diags := plan.toSpec(ctx, true)
-	resp.Diagnostics.Append(diags...)
-	if !ok {
-		if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.AddError(summary, "a value is still unknown at apply time")
+	create(ctx, req, resp, 5*time.Minute, (*poolModel).what, func(ctx context.Context, plan *poolModel, d *diag.Diagnostics) (*poolModel, error) {
+		p, ok, diags := plan.toSpec(ctx, true)
+		d.Append(diags...)
+		if !ok {
+			if diags.HasError() {
+				return nil, nil
+			}
+			return nil, errors.New("a value is still unknown at apply time")
 		}
-		return
-	}
-	d := p.WithDefaults()
-	if err := r.client.CreatePool(ctx, d.ToXML(), plan.Autostart.ValueBool()); err != nil {
-		resp.Diagnostics.AddError(summary, err.Error()+alreadyExistsHint(err, "libvirt_pool", p.Name))
-		return
-	}
-	if !r.readInto(ctx, &plan, &resp.Diagnostics, summary) {
-		if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.AddError(summary, "the pool is gone right after it was created")
+		full := p.WithDefaults()
+		if err := r.client.CreatePool(ctx, full.ToXML(), plan.Autostart.ValueBool()); err != nil {
+			return nil, fmt.Errorf("%w%s", err, alreadyExistsHint(err, "libvirt_pool", p.Name))
 		}
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return r.readBack(ctx, plan, "created")
+	})
 }
 
-// readInto refreshes m from libvirt; false when the pool is gone (or on error, then in d).
-func (r *poolResource) readInto(ctx context.Context, m *poolModel, d *diag.Diagnostics, summary string) bool {
-	st, err := r.client.ReadPool(ctx, m.Name.ValueString())
+// readBack reads the pool back after a change (see crud.go's readBack).
+func (r *poolResource) readBack(ctx context.Context, m *poolModel, done string) (*poolModel, error) {
+	_, err := readBack(ctx, func(ctx context.Context) (*poolModel, error) { return m, r.look(ctx, m) })
 	if errors.Is(err, libvirt.ErrNotFound) {
-		return false
+		return nil, fmt.Errorf("the pool is gone right after it was %s", done)
 	}
 	if err != nil {
-		d.AddError(summary, err.Error())
-		return false
+		return nil, err
+	}
+	return m, nil
+}
+
+// look refreshes m from libvirt; an error wrapping libvirt.ErrNotFound when the pool is gone.
+func (r *poolResource) look(ctx context.Context, m *poolModel) error {
+	st, err := r.client.ReadPool(ctx, m.Name.ValueString())
+	if err != nil {
+		return err
 	}
 	p := hostxml.PoolFromXML(st.Def)
 	m.ID = types.StringValue(st.UUID)
@@ -347,11 +200,13 @@ func (r *poolResource) readInto(ctx context.Context, m *poolModel, d *diag.Diagn
 	m.Available = types.Int64Value(int64(st.Available))
 	if p.Source == nil {
 		m.Source = types.ObjectNull(poolSourceAttrTypes)
-		return true
+		return nil
 	}
 	var prior poolSourceModel
 	if !m.Source.IsNull() && !m.Source.IsUnknown() {
-		d.Append(m.Source.As(ctx, &prior, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
+		if d := m.Source.As(ctx, &prior, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true}); d.HasError() {
+			return fmt.Errorf("read the source block: %v", d)
+		}
 	} else {
 		prior.Devices = types.ListNull(types.StringType)
 	}
@@ -366,132 +221,79 @@ func (r *poolResource) readInto(ctx context.Context, m *poolModel, d *diag.Diagn
 		"dir":     strOrNull(p.Source.Dir),
 		"format":  strOrNull(p.Source.Format),
 	})
-	return true
+	return nil
 }
 
+// Read refreshes the pool, and warns while it is not running: its volumes cannot be read.
 func (r *poolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state poolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Read(ctx, time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if !r.readInto(ctx, &state, &resp.Diagnostics, "Unable to read storage pool "+state.Name.ValueString()) {
-		if !resp.Diagnostics.HasError() {
-			tflog.Info(ctx, "storage pool is gone; removing it from state", map[string]any{"name": state.Name.ValueString()})
-			resp.State.RemoveResource(ctx)
+	refreshWith(ctx, req, resp, time.Minute, (*poolModel).what, func(ctx context.Context, m *poolModel, d *diag.Diagnostics) (*poolModel, error) {
+		if err := r.look(ctx, m); err != nil {
+			return nil, err
 		}
-		return
-	}
-	if !state.Active.ValueBool() {
-		name := state.Name.ValueString()
-		resp.Diagnostics.AddWarning("Storage pool "+name+" is not running",
-			fmt.Sprintf("libvirt cannot see the volumes of a stopped pool, so the volumes in %s cannot be read or deleted "+
-				"(they stay in state). Start it: virsh pool-start %s; set autostart = true to have it start with the host.", name, name))
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		if !m.Active.ValueBool() {
+			name := m.Name.ValueString()
+			d.AddWarning("Storage pool "+name+" is not running",
+				fmt.Sprintf("libvirt cannot see the volumes of a stopped pool, so the volumes in %s cannot be read or deleted "+
+					"(they stay in state). Start it: virsh pool-start %s; set autostart = true to have it start with the host.", name, name))
+		}
+		return m, nil
+	})
 }
 
+// Update sets autostart: the only attribute on the host that changes in place
+// (force_destroy is only stored).
 func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state poolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Update(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	summary := "Unable to update storage pool " + plan.Name.ValueString()
-	if !plan.Autostart.Equal(state.Autostart) {
-		if err := r.client.SetPoolAutostart(ctx, plan.Name.ValueString(), plan.Autostart.ValueBool()); err != nil {
-			resp.Diagnostics.AddError(summary, err.Error())
-			return
+	update(ctx, req, resp, 2*time.Minute, (*poolModel).what, func(ctx context.Context, plan, state *poolModel, _ *diag.Diagnostics) (*poolModel, error) {
+		if !plan.Autostart.Equal(state.Autostart) {
+			if err := r.client.SetPoolAutostart(ctx, plan.Name.ValueString(), plan.Autostart.ValueBool()); err != nil {
+				return nil, err
+			}
 		}
-	}
-	if !r.readInto(ctx, &plan, &resp.Diagnostics, summary) {
-		if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.AddError(summary, "the pool is gone")
-		}
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return r.readBack(ctx, plan, "updated")
+	})
 }
 
+// Delete stops and undefines the pool; its volumes only with force_destroy.
 func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state poolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	name := state.Name.ValueString()
-	summary := "Unable to delete storage pool " + name
-	// The volumes can only be counted in a running pool. One that cannot start (its
-	// directory, device or server gone) is only undefined: its storage is not touched.
-	if err := r.client.StartPool(ctx, name); err != nil {
-		if errors.Is(err, libvirt.ErrNotFound) {
-			return
+	remove(ctx, req, resp, 10*time.Minute, (*poolModel).what, func(ctx context.Context, state *poolModel, d *diag.Diagnostics) error {
+		name := state.Name.ValueString()
+		// The volumes can only be counted in a running pool. One that cannot start (its
+		// directory, device or server gone) is only undefined: its storage is not touched.
+		if err := r.client.StartPool(ctx, name); err != nil {
+			if errors.Is(err, libvirt.ErrNotFound) || libvirt.IsTransport(err) {
+				return err
+			}
+			if _, derr := r.client.DeletePool(ctx, name, false); derr != nil {
+				return derr
+			}
+			d.AddWarning("Storage pool "+name+" undefined without touching its storage",
+				fmt.Sprintf("The pool could not be started to count its volumes (%v), so it was only undefined: whatever is "+
+					"left at %s stays there.", err, state.TargetPath.ValueString()))
+			return nil
 		}
-		if libvirt.IsTransport(err) {
-			resp.Diagnostics.AddError(summary, err.Error())
-			return
+		vols, err := r.client.PoolVolumes(ctx, name)
+		if err != nil {
+			return err
 		}
-		if _, derr := r.client.DeletePool(ctx, name, false); derr != nil && !errors.Is(derr, libvirt.ErrNotFound) {
-			resp.Diagnostics.AddError(summary, derr.Error())
-			return
-		}
-		resp.Diagnostics.AddWarning("Storage pool "+name+" undefined without touching its storage",
-			fmt.Sprintf("The pool could not be started to count its volumes (%v), so it was only undefined: whatever is "+
-				"left at %s stays there.", err, state.TargetPath.ValueString()))
-		return
-	}
-	vols, err := r.client.PoolVolumes(ctx, name)
-	if err != nil {
-		if errors.Is(err, libvirt.ErrNotFound) {
-			return
-		}
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	if len(vols) > 0 {
-		if !state.ForceDestroy.ValueBool() {
-			resp.Diagnostics.AddError(summary, fmt.Sprintf("Storage pool %s still holds %d volume(s): %s. Delete them first, "+
-				"or set force_destroy = true (and apply) to have destroy delete them with the pool.", name, len(vols), listShort(vols)))
-			return
+		if len(vols) > 0 && !state.ForceDestroy.ValueBool() {
+			return sentence("Storage pool %s still holds %d volume(s): %s. Delete them first, "+
+				"or set force_destroy = true (and apply) to have destroy delete them with the pool.", name, len(vols), listShort(vols))
 		}
 		for _, v := range vols {
 			if err := r.client.DeletePoolVolume(ctx, name, v); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-				resp.Diagnostics.AddError(summary, fmt.Sprintf("force_destroy: %v", err))
-				return
+				return fmt.Errorf("force_destroy: %s", err.Error()) // not %w: a volume gone is not the pool gone
 			}
 		}
-	}
-	typ := state.Type.ValueString()
-	warn, err := r.client.DeletePool(ctx, name, typ == hostxml.PoolDir || typ == hostxml.PoolNetfs)
-	if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	if warn != nil {
-		resp.Diagnostics.AddWarning("Storage pool "+name+" deleted; its directory was left", warn.Error())
-	}
+		typ := state.Type.ValueString()
+		warn, err := r.client.DeletePool(ctx, name, typ == hostxml.PoolDir || typ == hostxml.PoolNetfs)
+		if err != nil {
+			return err
+		}
+		if warn != nil {
+			d.AddWarning("Storage pool "+name+" deleted; its directory was left", warn.Error())
+		}
+		return nil
+	})
 }
 
 func listShort(names []string) string {

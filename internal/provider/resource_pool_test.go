@@ -6,52 +6,33 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
 
 func poolConfig(name, dir string, force bool) string {
-	return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_pool" "p" {
-  name          = %q
-  type          = "dir"
-  target_path   = %q
-  autostart     = true
-  force_destroy = %t
-}
-`, name, dir, force)
-}
-
-// testPoolDir is a directory for a test pool next to the test host's own pool.
-func testPoolDir(name string) string {
-	base := "/var/lib/kvmforge-testhost"
-	if p := os.Getenv("LIBVIRT_TEST_POOL_PATH"); p != "" {
-		base = filepath.Dir(p)
-	}
-	return filepath.Join(base, name)
+	return acctest.ProviderBlock("") + resourceHCL("libvirt_pool", "p", attr("name", name), attr("type", "dir"),
+		attr("target_path", dir), attr("autostart", true), attr("force_destroy", force))
 }
 
 func TestAccPool_dir(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("pool")
 	dir := testPoolDir(name)
-	positive := func(attr string) resource.TestCheckFunc {
-		return resource.TestCheckResourceAttrWith("libvirt_pool.p", attr, func(v string) error {
-			if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= 0 {
-				return fmt.Errorf("%s = %q, want a positive number of bytes", attr, v)
+	positive := func(a string) resource.TestCheckFunc {
+		return resource.TestCheckResourceAttrWith("libvirt_pool.p", a, func(v string) error {
+			if err := nonZero(v); err != nil {
+				return fmt.Errorf("%s = %w", a, err)
 			}
 			return nil
 		})
@@ -73,7 +54,7 @@ func TestAccPool_dir(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
-			acctest.CheckGone(map[string]acctest.Lookup{"pool " + name: acctest.PoolLookup(name)}),
+			poolGone(name),
 			func(*terraform.State) error {
 				if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 					return fmt.Errorf("pool directory %s still exists after destroy (%v)", dir, err)
@@ -86,18 +67,12 @@ func TestAccPool_dir(t *testing.T) {
 				Config: poolConfig(name, dir, false),
 				Check:  resource.ComposeAggregateTestCheckFunc(checkLive, positive("capacity_bytes"), positive("available_bytes")),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("id"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("source"), knownvalue.Null()),
+					stateIs("libvirt_pool.p", "id", knownvalue.NotNull()),
+					stateIs("libvirt_pool.p", "source", nil),
 				},
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigPlanChecks: emptyPlanAfterApply,
 			},
-			{
-				ResourceName:            "libvirt_pool.p",
-				ImportState:             true,
-				ImportStateId:           name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts", "allocation_bytes", "available_bytes"},
-			},
+			importStep("libvirt_pool.p", name, "timeouts", "allocation_bytes", "available_bytes"),
 			{
 				ResourceName:    "libvirt_pool.p",
 				ImportState:     true,
@@ -106,7 +81,7 @@ func TestAccPool_dir(t *testing.T) {
 			},
 			{
 				// A volume written into the pool changes its sizes; that is no diff.
-				PreConfig: func() { createTestVolume(t, name, "tfacc-vol.raw", 4<<20) },
+				PreConfig: func() { acctest.CreateRawVolume(t, name, "tfacc-vol.raw", 4<<20) },
 				Config:    poolConfig(name, dir, false),
 				PlanOnly:  true,
 			},
@@ -116,43 +91,18 @@ func TestAccPool_dir(t *testing.T) {
 				ExpectError: acctest.ErrorText("Storage pool " + name + " still holds 1 volume(s): tfacc-vol.raw. Delete them first, or set force_destroy = true"),
 			},
 			{
-				Config: poolConfig(name, dir, true),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_pool.p", plancheck.ResourceActionUpdate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: checkLive,
+				Config:           poolConfig(name, dir, true),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_pool.p": plancheck.ResourceActionUpdate}),
+				Check:            checkLive,
 			},
 			// The test's destroy now deletes the volume, the pool and its directory.
 		},
 	})
 }
 
-func createTestVolume(t *testing.T, pool, name string, size int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	xml := fmt.Sprintf(`<volume><name>%s</name><capacity unit='bytes'>%d</capacity><allocation unit='bytes'>%d</allocation><target><format type='raw'/></target></volume>`, name, size, size)
-	err := acctest.Client(t).Write(ctx, "create volume "+pool+"/"+name, func(l *golibvirt.Libvirt) error {
-		p, err := l.StoragePoolLookupByName(pool)
-		if err != nil {
-			return err
-		}
-		_, err = l.StorageVolCreateXML(p, xml, 0)
-		return err
-	})
-	if err != nil {
-		t.Fatalf("create test volume: %v", err)
-	}
-}
-
-func poolBad(body string) string {
-	return acctest.ProviderBlock("") + `
-resource "libvirt_pool" "p" {
-  name = "tfacc-pool-bad"
-` + body + `
-}
-`
+// poolGone is a CheckDestroy: pool name is gone from the host.
+func poolGone(name string) resource.TestCheckFunc {
+	return acctest.CheckGone(map[string]acctest.Lookup{"pool " + name: acctest.PoolLookup(name)})
 }
 
 func TestPool_validation(t *testing.T) {
@@ -167,11 +117,11 @@ func TestPool_validation(t *testing.T) {
 		{"type = \"netfs\"\n target_path = \"/mnt/p\"\n source {\n host = \"nas\"\n dir = \"/x\"\n format = \"ntfs\"\n }", `source.format "ntfs" is not one of auto, nfs, glusterfs, cifs`},
 		{`type = "zfs"`, `value must be one of`},
 	}
-	var steps []resource.TestStep
+	var plans []planCase
 	for _, c := range cases {
-		steps = append(steps, resource.TestStep{Config: poolBad(c.body), PlanOnly: true, ExpectError: acctest.ErrorText(c.want)})
+		plans = append(plans, planCase{c.want, c.body, regexp.QuoteMeta(c.want)})
 	}
-	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, Steps: steps})
+	expectPlanErrors(t, "resource \"libvirt_pool\" \"p\" {\n  name = \"tfacc-pool-bad\"\n%s\n}\n", plans)
 }
 
 // TestAccPool_logical builds a real LVM volume group on a loop device (a sparse file in
@@ -181,17 +131,10 @@ func TestAccPool_logical(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("lvm")
 	logical := func(dev string) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_pool" "p" {
-  name = %q
-  type = "logical"
-  source {
-    devices = [%q]
-  }
-}
-`, name, dev)
+		return acctest.ProviderBlock("") + resourceHCL("libvirt_pool", "p", attr("name", name), attr("type", "logical"),
+			fmt.Sprintf("source {\n    devices = [%q]\n  }", dev))
 	}
-	gone := acctest.CheckGone(map[string]acctest.Lookup{"pool " + name: acctest.PoolLookup(name)})
+	gone := poolGone(name)
 
 	// A device that is not there: the build fails, the definition is removed again.
 	resource.Test(t, resource.TestCase{
@@ -225,11 +168,11 @@ resource "libvirt_pool" "p" {
 				Config: logical(dev),
 				Check:  resource.ComposeAggregateTestCheckFunc(checkVG, resource.TestCheckResourceAttrWith("libvirt_pool.p", "capacity_bytes", nonZero)),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("target_path"), knownvalue.StringExact("/dev/"+name)),
-					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("source").AtMapKey("name"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue("libvirt_pool.p", tfjsonpath.New("source").AtMapKey("format"), knownvalue.StringExact("lvm2")),
+					stateIs("libvirt_pool.p", "target_path", "/dev/"+name),
+					stateIs("libvirt_pool.p", "source.name", name),
+					stateIs("libvirt_pool.p", "source.format", "lvm2"),
 				},
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigPlanChecks: emptyPlanAfterApply,
 			},
 			{
 				ResourceName:    "libvirt_pool.p",
@@ -325,21 +268,12 @@ func TestAccPool_lostDirectory(t *testing.T) {
 	dir := testPoolDir(name)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"pool " + name: acctest.PoolLookup(name)}),
+		CheckDestroy:             poolGone(name),
 		Steps: []resource.TestStep{
 			{Config: poolConfig(name, dir, false)},
 			{
 				PreConfig: func() {
-					err := acctest.Client(t).Write(context.Background(), "stop pool "+name, func(l *golibvirt.Libvirt) error {
-						p, err := l.StoragePoolLookupByName(name)
-						if err != nil {
-							return err
-						}
-						return l.StoragePoolDestroy(p)
-					})
-					if err != nil {
-						t.Fatal(err)
-					}
+					acctest.StopPool(t, name)
 					if err := os.Remove(dir); err != nil {
 						t.Fatal(err)
 					}
@@ -358,23 +292,13 @@ func TestAccPool_netfsUnreachable(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("nfs")
 	dir := testPoolDir(name)
-	gone := acctest.CheckGone(map[string]acctest.Lookup{"pool " + name: acctest.PoolLookup(name)})
+	gone := poolGone(name)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             gone,
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_pool" "p" {
-  name        = %q
-  type        = "netfs"
-  target_path = %q
-  source {
-    host   = "127.0.0.1"
-    dir    = "/exports/tfacc"
-    format = "nfs"
-  }
-}
-`, name, dir),
+			Config: acctest.ProviderBlock("") + resourceHCL("libvirt_pool", "p", attr("name", name), attr("type", "netfs"),
+				attr("target_path", dir), "source {\n    host   = \"127.0.0.1\"\n    dir    = \"/exports/tfacc\"\n    format = \"nfs\"\n  }"),
 			ExpectError: acctest.ErrorText("start storage pool " + name + ":"),
 		}},
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -23,16 +24,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ resource.ResourceWithConfigure   = (*snapshotResource)(nil)
-	_ resource.ResourceWithImportState = (*snapshotResource)(nil)
-)
-
 // NewSnapshotResource is libvirt_snapshot.
-func NewSnapshotResource() resource.Resource { return &snapshotResource{} }
+func NewSnapshotResource() resource.Resource {
+	return &snapshotResource{resourceBase{typeName: "snapshot"}}
+}
 
 type snapshotResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type snapshotModel struct {
@@ -47,10 +45,6 @@ type snapshotModel struct {
 }
 
 func (m *snapshotModel) readTimeouts() timeouts.Value { return m.Timeouts }
-
-func (r *snapshotResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_snapshot"
-}
 
 func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -69,11 +63,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"new domain on the same images that takes a snapshot of the same name gets a second one of that name in the " +
 			"qcow2, and a revert may pick the older: keep the default timestamped names, or delete disks with their domain.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "`<domain uuid>/<snapshot name>`.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"id": idAttribute("`<domain uuid>/<snapshot name>`."),
 			"domain_id": schema.StringAttribute{
 				MarkdownDescription: "The domain: its UUID (e.g. `libvirt_domain.x.id`) or its name.",
 				Required:            true,
@@ -102,25 +92,13 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Default:             booldefault.StaticBool(false),
 				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
 			},
-			"creation_time": schema.StringAttribute{
-				MarkdownDescription: "When libvirt took the snapshot, RFC 3339 (UTC).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"domain_state": schema.StringAttribute{
-				MarkdownDescription: "The domain's state recorded in the snapshot (`running`, `paused`, `shutoff`): the state a revert returns to.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"creation_time": keptString("When libvirt took the snapshot, RFC 3339 (UTC)."),
+			"domain_state":  keptString("The domain's state recorded in the snapshot (`running`, `paused`, `shutoff`): the state a revert returns to."),
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Delete: true}),
+			"timeouts": timeouts.Block(ctx, noUpdateTimeouts),
 		},
 	}
-}
-
-func (r *snapshotResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // fromSnapshot fills m from what libvirt recorded.
@@ -145,97 +123,61 @@ func (m *snapshotModel) snapshotRef() (domain, name string) {
 	return m.DomainID.ValueString(), m.Name.ValueString()
 }
 
-func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan snapshotModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+func (m *snapshotModel) what() string {
+	domain, name := m.snapshotRef()
+	return fmt.Sprintf("snapshot %s of domain %s", name, domain)
+}
 
-	name := plan.Name.ValueString()
-	if plan.Name.IsUnknown() || plan.Name.IsNull() || name == "" {
-		name = "tfsnap-" + time.Now().UTC().Format("20060102-150405")
-	}
-	domain := plan.DomainID.ValueString()
-	summary := fmt.Sprintf("Unable to create snapshot %s of domain %s", name, domain)
-	s, err := r.client.CreateSnapshot(ctx, domain, libvirt.SnapshotSpec{
-		Name:        name,
-		Description: plan.Description.ValueString(),
-		Memory:      plan.Memory.ValueBool(),
+func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	create(ctx, req, resp, 10*time.Minute, (*snapshotModel).what, func(ctx context.Context, plan *snapshotModel, _ *diag.Diagnostics) (*snapshotModel, error) {
+		if plan.Name.IsUnknown() || plan.Name.IsNull() || plan.Name.ValueString() == "" {
+			plan.Name = types.StringValue("tfsnap-" + time.Now().UTC().Format("20060102-150405"))
+		}
+		domain := plan.DomainID.ValueString()
+		s, err := r.client.CreateSnapshot(ctx, domain, libvirt.SnapshotSpec{
+			Name:        plan.Name.ValueString(),
+			Description: plan.Description.ValueString(),
+			Memory:      plan.Memory.ValueBool(),
+		})
+		switch {
+		case errors.Is(err, libvirt.ErrSnapshotState):
+			return nil, atAttribute(path.Root("memory"), err)
+		case errors.Is(err, libvirt.ErrNotFound):
+			return nil, atAttribute(path.Root("domain_id"), sentence("Domain %q does not exist on %s.", domain, r.client.URI()))
+		case err != nil:
+			return nil, err
+		}
+		plan.fromSnapshot(s)
+		return plan, nil
 	})
-	switch {
-	case errors.Is(err, libvirt.ErrSnapshotState):
-		resp.Diagnostics.AddAttributeError(path.Root("memory"), summary, err.Error())
-		return
-	case errors.Is(err, libvirt.ErrNotFound):
-		resp.Diagnostics.AddAttributeError(path.Root("domain_id"), summary, fmt.Sprintf("Domain %q does not exist on %s.", domain, r.client.URI()))
-		return
-	case err != nil:
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
-	}
-	plan.fromSnapshot(s)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, time.Minute,
-		func(m *snapshotModel) string {
-			domain, name := m.snapshotRef()
-			return fmt.Sprintf("snapshot %s of domain %s", name, domain)
-		},
-		func(ctx context.Context, m *snapshotModel) (*snapshotModel, error) {
-			domain, name := m.snapshotRef()
-			s, err := r.client.GetSnapshot(ctx, domain, name)
-			if err != nil {
-				return nil, err
-			}
-			m.fromSnapshot(s)
-			if m.DomainID.IsNull() || m.DomainID.ValueString() == "" {
-				m.DomainID = types.StringValue(s.DomainUUID) // after import by UUID or name: see ImportState
-			}
-			return m, nil
-		})
+	refresh(ctx, req, resp, time.Minute, (*snapshotModel).what, func(ctx context.Context, m *snapshotModel) (*snapshotModel, error) {
+		domain, name := m.snapshotRef()
+		s, err := r.client.GetSnapshot(ctx, domain, name)
+		if err != nil {
+			return nil, err
+		}
+		m.fromSnapshot(s)
+		if m.DomainID.IsNull() || m.DomainID.ValueString() == "" {
+			m.DomainID = types.StringValue(s.DomainUUID) // after import by UUID or name: see ImportState
+		}
+		return m, nil
+	})
 }
 
 // Update only takes new timeouts: every other attribute replaces.
 func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state snapshotModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	state.Timeouts = plan.Timeouts
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	storePlan[snapshotModel](ctx, req, resp)
 }
 
+// Delete deletes the snapshot; one whose whole domain is gone is deleted too.
 func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state snapshotModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	domain, name := state.snapshotRef()
-	err := r.client.DeleteSnapshot(ctx, domain, name)
-	if err == nil || errors.Is(err, libvirt.ErrNotFound) {
-		return // deleted, or the snapshot or its whole domain is gone
-	}
-	resp.Diagnostics.AddError(fmt.Sprintf("Unable to delete snapshot %s of domain %s", name, domain), err.Error())
+	remove(ctx, req, resp, 5*time.Minute, (*snapshotModel).what, func(ctx context.Context, m *snapshotModel, _ *diag.Diagnostics) error {
+		domain, name := m.snapshotRef()
+		return r.client.DeleteSnapshot(ctx, domain, name)
+	})
 }
 
 func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -22,13 +22,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var _ resource.ResourceWithConfigure = (*snapshotRevertResource)(nil)
-
 // NewSnapshotRevertResource is libvirt_snapshot_revert.
-func NewSnapshotRevertResource() resource.Resource { return &snapshotRevertResource{} }
+func NewSnapshotRevertResource() resource.Resource {
+	return &snapshotRevertResource{resourceBase{typeName: "snapshot_revert"}}
+}
 
 type snapshotRevertResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type snapshotRevertModel struct {
@@ -40,13 +40,8 @@ type snapshotRevertModel struct {
 	Timeouts    timeouts.Value `tfsdk:"timeouts"`
 }
 
-func (r *snapshotRevertResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_snapshot_revert"
-}
-
 func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reverts a domain to a `libvirt_snapshot` once, when this resource is created. Changing `triggers` " +
 			"(or `snapshot_id`) replaces the resource, which reverts again. Destroying it does nothing on the host.\n\n" +
@@ -54,11 +49,7 @@ func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"(processes, files under `/run`); from a disk-only snapshot shut off, with the disks as they were. A " +
 			"`libvirt_domain` with `running = true` starts a domain reverted to a shut-off snapshot on its next apply.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "The snapshot id, `<domain uuid>/<snapshot name>`.",
-				Computed:            true,
-				PlanModifiers:       keep,
-			},
+			"id": idAttribute("The snapshot id, `<domain uuid>/<snapshot name>`."),
 			"snapshot_id": schema.StringAttribute{
 				MarkdownDescription: "`libvirt_snapshot.x.id`: `<domain uuid or name>/<snapshot name>`.",
 				Required:            true,
@@ -71,16 +62,8 @@ func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Optional:            true,
 				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 			},
-			"reverted_at": schema.StringAttribute{
-				MarkdownDescription: "When the revert was done, RFC 3339 (UTC).",
-				Computed:            true,
-				PlanModifiers:       keep,
-			},
-			"domain_state": schema.StringAttribute{
-				MarkdownDescription: "The domain's state right after the revert (`running`, `paused`, `shutoff`). Not refreshed.",
-				Computed:            true,
-				PlanModifiers:       keep,
-			},
+			"reverted_at":  keptString("When the revert was done, RFC 3339 (UTC)."),
+			"domain_state": keptString("The domain's state right after the revert (`running`, `paused`, `shutoff`). Not refreshed."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true}),
@@ -89,10 +72,6 @@ func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRe
 }
 
 var snapshotIDRegexp = regexp.MustCompile(`^[^/]+/[^/\s]+$`)
-
-func (r *snapshotRevertResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
-}
 
 func (m *snapshotRevertModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
@@ -123,12 +102,7 @@ func (r *snapshotRevertResource) Create(ctx context.Context, req resource.Create
 
 // Read keeps the state: the revert happened, whatever became of the domain since.
 func (r *snapshotRevertResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state snapshotRevertModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	keepState[snapshotRevertModel](ctx, req, resp)
 }
 
 // Update only takes new timeouts: every other attribute replaces.

@@ -1,24 +1,18 @@
 package provider_test
 
 import (
-	"context"
 	"fmt"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 const snapRes = "libvirt_snapshot.s"
@@ -26,99 +20,32 @@ const snapRes = "libvirt_snapshot.s"
 var rfc3339 = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
 
 // snapLookup finds snapshot snap of domain dom (by name), for acctest.CheckGone.
-func snapLookup(dom, snap string) acctest.Lookup {
-	return func(l *golibvirt.Libvirt) error {
-		d, err := l.DomainLookupByName(dom)
-		if err != nil {
-			return err
-		}
-		_, err = l.DomainSnapshotLookupByName(d, snap, 0)
-		return err
-	}
-}
+func snapLookup(dom, snap string) acctest.Lookup { return acctest.SnapshotLookup(dom, snap) }
 
-// snapAccBootGuest defines and starts the tiny guest (one qcow2 overlay, no NIC, the
-// agent channel) directly through libvirt, waits for its agent, and removes it (with its
-// snapshots' metadata) when the test ends.
+// snapAccBootGuest boots the tiny guest on a qcow2 overlay of its own directly through
+// libvirt and waits for its agent; it is removed (with its snapshots' metadata) when the
+// test ends.
 func snapAccBootGuest(t *testing.T, name string) {
 	t.Helper()
-	disk := domAccOverlay(t, name+".qcow2")
-	c := acctest.Client(t)
-	ctx := domAccCtx(t)
-	xml := fmt.Sprintf(`<domain type='%s'>
-  <name>%s</name>
-  <memory unit='MiB'>128</memory>
-  <vcpu>1</vcpu>
-  <os><type arch='x86_64'>hvm</type><boot dev='hd'/></os>
-  <features><acpi/><apic/></features>
-  <devices>
-    <disk type='file' device='disk'>
-      <driver name='qemu' type='qcow2'/>
-      <source file='%s'/>
-      <target dev='vda' bus='virtio'/>
-    </disk>
-    <serial type='pty'/>
-    <console type='pty'/>
-    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
-  </devices>
-</domain>`, acctest.DefaultDomainType(), name, disk)
-	err := c.Write(ctx, "define and start "+name, func(l *golibvirt.Libvirt) error {
-		d, err := l.DomainDefineXML(xml)
-		if err != nil {
-			return err
-		}
-		return l.DomainCreate(d)
-	})
-	if err != nil {
-		t.Fatalf("boot %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = c.Write(ctx, "remove domain "+name, func(l *golibvirt.Libvirt) error {
-			d, err := l.DomainLookupByName(name)
-			if err != nil {
-				return err
-			}
-			_ = l.DomainDestroy(d)
-			return l.DomainUndefineFlags(d, libvirt.DomainUndefineAll)
-		})
-	})
-	d, err := c.LookupDomain(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := c.GuestPing(pctx, d)
-		cancel()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("guest agent of %s does not answer after 3 minutes: %v", name, err)
-		}
-		time.Sleep(2 * time.Second)
-	}
+	acctest.DefineGuest(t, name, domAccOverlay(t, name+".qcow2"), true)
+	acctest.WaitForAgent(t, name)
 }
 
 // snapAccGuestSh runs a shell command in the guest through its agent.
 func snapAccGuestSh(t *testing.T, name, script string) (string, error) {
-	c := acctest.Client(t)
-	ctx := domAccCtx(t)
-	d, err := c.LookupDomain(ctx, name)
+	return acctest.GuestExec(t, name, "/bin/sh", "-c", script)
+}
+
+// domainIn fails unless domain name is in state want (when says when, for the message).
+func domainIn(t *testing.T, name, want, when string) error {
+	st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
 	if err != nil {
-		return "", err
+		return err
 	}
-	out, code, err := c.GuestExec(ctx, d, "/bin/sh", "-c", script)
-	if err != nil {
-		return "", err
+	if st.State != want {
+		return fmt.Errorf("domain %s is %s %s, want %s", name, st.State, when, want)
 	}
-	if code != 0 {
-		return out, fmt.Errorf("%q exited %d in %s: %s", script, code, name, out)
-	}
-	return out, nil
+	return nil
 }
 
 // snapAccPattern writes (write) or checks a 0xab pattern in 64 KiB at 1 MiB of a shut-off
@@ -149,14 +76,8 @@ func TestAccSnapshot_memoryRevert(t *testing.T) {
 	snap := "tfacc-mem"
 	snapAccBootGuest(t, name)
 
-	base := acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_snapshot" "s" {
-  domain_id   = %q
-  name        = %q
-  description = "before the change"
-  memory      = true
-}
-`, name, snap)
+	base := acctest.ProviderBlock("") + resourceHCL("libvirt_snapshot", "s",
+		attr("domain_id", name), attr("name", snap), attr("description", "before the change"), attr("memory", true))
 	withRevert := base + `
 resource "libvirt_snapshot_revert" "r" {
   snapshot_id = libvirt_snapshot.s.id
@@ -175,16 +96,7 @@ resource "libvirt_snapshot_revert" "r" {
 			return nil
 		}
 	}
-	running := func(*terraform.State) error {
-		st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
-		if err != nil {
-			return err
-		}
-		if st.State != "running" {
-			return fmt.Errorf("domain %s is %s after the revert, want running", name, st.State)
-		}
-		return nil
-	}
+	running := func(*terraform.State) error { return domainIn(t, name, "running", "after the revert") }
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
@@ -199,10 +111,10 @@ resource "libvirt_snapshot_revert" "r" {
 				Config:           base,
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("memory"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("creation_time"), knownvalue.StringRegexp(rfc3339)),
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}/`+snap+`$`))),
+					stateIs(snapRes, "memory", true),
+					stateIs(snapRes, "domain_state", "running"),
+					stateIs(snapRes, "creation_time", rfc3339),
+					stateIs(snapRes, "id", regexp.MustCompile(`^[0-9a-f-]{36}/`+snap+`$`)),
 				},
 				Check: marker("one"),
 			},
@@ -212,13 +124,10 @@ resource "libvirt_snapshot_revert" "r" {
 						t.Fatal(err)
 					}
 				},
-				Config: withRevert,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_snapshot_revert.r", plancheck.ResourceActionCreate)},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           withRevert,
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_snapshot_revert.r": plancheck.ResourceActionCreate}),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_snapshot_revert.r", tfjsonpath.New("domain_state"), knownvalue.StringExact("running")),
+					stateIs("libvirt_snapshot_revert.r", "domain_state", "running"),
 				},
 				Check: resource.ComposeTestCheckFunc(running, marker("one")),
 			},
@@ -243,55 +152,22 @@ func TestAccSnapshot_diskOnly(t *testing.T) {
 	name := acctest.RandomName("snap")
 	disk := domAccOverlay(t, name+".qcow2")
 	snap := "tfacc-disk"
-	base := acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 128
-  running    = false
-  disk {
-    path = %q
-  }
-}
-
-resource "libvirt_snapshot" "s" {
-  domain_id = libvirt_domain.test.name
-  name      = %q
-}
-`, name, disk, snap)
+	base := acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
+		resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.name")), attr("name", snap))
 	withRevert := base + `
 resource "libvirt_snapshot_revert" "r" {
   snapshot_id = libvirt_snapshot.s.id
 }
 `
 	current := func(*terraform.State) error {
-		var isCurrent int32
-		err := acctest.Client(t).Read(domAccCtx(t), "snapshot current", func(l *golibvirt.Libvirt) error {
-			d, err := l.DomainLookupByName(name)
-			if err != nil {
-				return err
-			}
-			s, err := l.DomainSnapshotLookupByName(d, snap, 0)
-			if err != nil {
-				return err
-			}
-			isCurrent, err = l.DomainSnapshotIsCurrent(s, 0)
-			return err
-		})
+		isCurrent, err := acctest.SnapshotIsCurrent(t, name, snap)
 		if err != nil {
 			return err
 		}
-		if isCurrent != 1 {
+		if !isCurrent {
 			return fmt.Errorf("snapshot %s of %s is not the current one after the revert", snap, name)
 		}
-		st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
-		if err != nil {
-			return err
-		}
-		if st.State != "shutoff" {
-			return fmt.Errorf("domain %s is %s after reverting to a shut-off snapshot", name, st.State)
-		}
-		return nil
+		return domainIn(t, name, "shutoff", "after reverting to a shut-off snapshot")
 	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 acctest.PreCheck(t),
@@ -305,21 +181,15 @@ resource "libvirt_snapshot_revert" "r" {
 				Config:           base,
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("memory"), knownvalue.Bool(false)),
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
-					statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("creation_time"), knownvalue.StringRegexp(rfc3339)),
+					stateIs(snapRes, "memory", false),
+					stateIs(snapRes, "domain_state", "shutoff"),
+					stateIs(snapRes, "creation_time", rfc3339),
 				},
 				Check: func(*terraform.State) error {
 					return acctest.Client(t).Read(domAccCtx(t), "look up snapshot", snapLookup(name, snap))
 				},
 			},
-			{
-				ResourceName:            snapRes,
-				ImportState:             true,
-				ImportStateId:           name + "/" + snap,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
+			importStep(snapRes, name+"/"+snap, "timeouts"),
 			{
 				// The disk changes after the snapshot: the revert must undo it.
 				PreConfig: func() {
@@ -331,7 +201,7 @@ resource "libvirt_snapshot_revert" "r" {
 				Config:           withRevert,
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_snapshot_revert.r", tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
+					stateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
 				},
 				Check: resource.ComposeTestCheckFunc(current, func(*terraform.State) error {
 					if snapAccPattern(t, disk, false) {
@@ -347,29 +217,17 @@ resource "libvirt_snapshot_revert" "r" {
 						t.Fatal(err)
 					}
 				},
-				Config: withRevert,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(snapRes, plancheck.ResourceActionCreate),
-						plancheck.ExpectResourceAction("libvirt_snapshot_revert.r", plancheck.ResourceActionReplace),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: current,
+				Config:           withRevert,
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{snapRes: plancheck.ResourceActionCreate, "libvirt_snapshot_revert.r": plancheck.ResourceActionReplace}),
+				Check:            current,
 			},
 			{
 				// The domain undefined behind Terraform's back (with its snapshots' metadata):
 				// the snapshot leaves state without an error, and both are made again on the
 				// same disk, which still holds the old snapshot's data under the same name.
-				PreConfig: func() { domAccUndefine(t, name) },
-				Config:    withRevert,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(domRes, plancheck.ResourceActionCreate),
-						plancheck.ExpectResourceAction(snapRes, plancheck.ResourceActionCreate),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				PreConfig:        func() { domAccUndefine(t, name) },
+				Config:           withRevert,
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{domRes: plancheck.ResourceActionCreate, snapRes: plancheck.ResourceActionCreate}),
 				Check: resource.ComposeTestCheckFunc(current, func(*terraform.State) error {
 					out, err := exec.Command("qemu-img", "snapshot", "-U", "-l", disk).CombinedOutput()
 					// The qcow2 still holds the first domain's internal snapshot under the same
@@ -392,22 +250,8 @@ func TestAccSnapshot_wrongState(t *testing.T) {
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 128
-  running    = false
-  disk {
-    path = %q
-  }
-}
-
-resource "libvirt_snapshot" "s" {
-  domain_id = libvirt_domain.test.id
-  memory    = true
-}
-`, name, disk),
+			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
+				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id")), attr("memory", true)),
 			ExpectError: acctest.ErrorText("needs a running domain, domain " + name + " is shutoff"),
 		}},
 	})
@@ -450,31 +294,13 @@ func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 256
-  running    = false
-  firmware   = "uefi"
-  machine    = "q35"
-  disk {
-    path = %q
-  }
-}
-
-resource "libvirt_snapshot" "s" {
-  domain_id = libvirt_domain.test.id
-}
-
-resource "libvirt_snapshot_revert" "r" {
-  snapshot_id = libvirt_snapshot.s.id
-}
-`, name, disk),
+			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +
+				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id"))) +
+				resourceHCL("libvirt_snapshot_revert", "r", attr("snapshot_id", hcl("libvirt_snapshot.s.id"))),
 			ConfigPlanChecks: emptyAfterApply,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(snapRes, tfjsonpath.New("name"), knownvalue.StringRegexp(regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`))),
-				statecheck.ExpectKnownValue("libvirt_snapshot_revert.r", tfjsonpath.New("domain_state"), knownvalue.StringExact("shutoff")),
+				stateIs(snapRes, "name", regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`)),
+				stateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
 			},
 		}},
 	})

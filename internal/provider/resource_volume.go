@@ -4,47 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = (*volumeResource)(nil)
-	_ resource.ResourceWithImportState    = (*volumeResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*volumeResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*volumeResource)(nil)
-)
-
 // NewVolumeResource is the libvirt_volume resource.
-func NewVolumeResource() resource.Resource { return &volumeResource{} }
+func NewVolumeResource() resource.Resource { return &volumeResource{resourceBase{typeName: "volume"}} }
 
 type volumeResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type volumeModel struct {
-	ID              types.String   `tfsdk:"id"`
-	Name            types.String   `tfsdk:"name"`
-	Pool            types.String   `tfsdk:"pool"`
+	storedVolume
 	SourceURL       types.String   `tfsdk:"source_url"`
 	SourceFile      types.String   `tfsdk:"source_file"`
 	BackingVolume   types.String   `tfsdk:"backing_volume"`
@@ -53,11 +35,12 @@ type volumeModel struct {
 	Format          types.String   `tfsdk:"format"`
 	CapacityBytes   types.Int64    `tfsdk:"capacity_bytes"`
 	AllocationBytes types.Int64    `tfsdk:"allocation_bytes"`
-	Path            types.String   `tfsdk:"path"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (m *volumeModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
+func (m *volumeModel) what() string { return "volume " + m.fullName() }
 
 // volumeSources are the attributes that say where a volume's content comes from: at most
 // one may be set.
@@ -75,111 +58,6 @@ func (m *volumeModel) source(name string) types.String {
 		return m.CloneFrom
 	}
 	panic("unknown source " + name)
-}
-
-func (r *volumeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_volume"
-}
-
-func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A storage volume in a libvirt pool: empty, uploaded from a URL or a local file (streamed, " +
-			"optionally checksummed), a copy-on-write overlay of another volume, or a full copy of one. " +
-			"Growing `capacity_bytes` is done in place — online, through the running domain that uses the volume, " +
-			"when there is one; shrinking is refused at plan time.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "The volume's key (for directory pools, its path on the host).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": schema.StringAttribute{
-				MarkdownDescription: "Volume name, unique in its pool, e.g. `web-1.qcow2`. Changing it replaces the volume.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{objectNameValidator{what: "volume name"}},
-			},
-			"pool": schema.StringAttribute{
-				MarkdownDescription: "Name of the storage pool to create the volume in, e.g. `default`. Changing it replaces the volume.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{objectNameValidator{what: "pool name"}},
-			},
-			"source_url": schema.StringAttribute{
-				MarkdownDescription: "Image to upload: an `http://`, `https://` or `file://` URL. The image is streamed " +
-					"from the machine running Terraform into libvirt, never held whole in memory; progress is logged. " +
-					"At most one of `source_url`, `source_file`, `backing_volume`, `clone_from`. Changing it replaces the volume.",
-				Optional:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{sourceURLValidator{}},
-			},
-			"source_file": schema.StringAttribute{
-				MarkdownDescription: "Path of an image file on the machine running Terraform, uploaded like `source_url`. " +
-					"Changing it replaces the volume.",
-				Optional:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"backing_volume": schema.StringAttribute{
-				MarkdownDescription: "`id` of a volume to overlay copy-on-write (a linked qcow2 disk whose `<backingStore>` is " +
-					"that volume), or `<pool>/<name>`. The overlay's capacity defaults to the backing volume's. Needs `format = \"qcow2\"`. " +
-					"Changing it replaces the volume.",
-				Optional:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{volumeRefValidator{}},
-			},
-			"clone_from": schema.StringAttribute{
-				MarkdownDescription: "`id` of a volume to copy whole (or `<pool>/<name>`): libvirt converts it to `format` and " +
-					"flattens its backing chain. Changing it replaces the volume.",
-				Optional:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{volumeRefValidator{}},
-			},
-			"source_checksum": schema.StringAttribute{
-				MarkdownDescription: "Expected digest of `source_url` / `source_file`, as `sha256:<64 hex digits>`. Verified while " +
-					"streaming; on a mismatch the apply fails and the volume is deleted.",
-				Optional:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{checksumValidator{}},
-			},
-			"format": schema.StringAttribute{
-				MarkdownDescription: "Volume format: `qcow2` (default), `raw` or `iso`. An uploaded image must be of this " +
-					"format (a qcow2 image needs `qcow2`; anything else `raw` or `iso`). Changing it replaces the volume.",
-				Optional:      true,
-				Computed:      true,
-				Default:       stringdefault.StaticString("qcow2"),
-				PlanModifiers: replace,
-				Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw", "iso")},
-			},
-			"capacity_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Size the guest sees, in bytes (for qcow2, a multiple of 512). Required for an empty volume. With a source it defaults " +
-					"to the image's own virtual size (read from its qcow2 header; the file size for raw images); a larger " +
-					"value grows the volume. Growing it later is an in-place update (online through a running domain that " +
-					"uses the volume, then a best-effort filesystem grow by the guest agent); shrinking is refused.",
-				Optional:      true,
-				Computed:      true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-				Validators:    []validator.Int64{int64validator.AtLeast(1)},
-			},
-			"allocation_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Bytes the volume uses on the host, as libvirt reports it.",
-				Computed:            true,
-			},
-			"path": schema.StringAttribute{
-				MarkdownDescription: "Path of the volume on the host (what a domain's disk uses).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
-		},
-	}
-}
-
-func (r *volumeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // ValidateConfig rejects at plan time what cannot work: two sources, a checksum with
@@ -271,30 +149,19 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 }
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan volumeModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, 30*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
-	spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: plan.Format.ValueString()}
-	if !plan.CapacityBytes.IsNull() && !plan.CapacityBytes.IsUnknown() {
-		spec.Capacity = uint64(plan.CapacityBytes.ValueInt64())
-	}
-	info, err := r.create(ctx, spec, &plan)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to create volume "+spec.String(), err.Error()+notFoundHint(err, &plan))
-		return
-	}
-	plan.fromInfo(info)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	create(ctx, req, resp, 30*time.Minute, (*volumeModel).what,
+		func(ctx context.Context, plan *volumeModel, _ *diag.Diagnostics) (*volumeModel, error) {
+			spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: plan.Format.ValueString()}
+			if !plan.CapacityBytes.IsNull() && !plan.CapacityBytes.IsUnknown() {
+				spec.Capacity = uint64(plan.CapacityBytes.ValueInt64())
+			}
+			info, err := r.create(ctx, spec, plan)
+			if err != nil {
+				return nil, fmt.Errorf("%w%s", err, notFoundHint(err, plan)) // a failed upload deleted the half-made volume
+			}
+			plan.fromInfo(info)
+			return plan, nil
+		})
 }
 
 // notFoundHint says what to check when a pool or a source volume does not exist.
@@ -355,93 +222,46 @@ func (r *volumeResource) create(ctx context.Context, spec libvirt.VolumeSpec, pl
 }
 
 func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, 2*time.Minute,
-		func(m *volumeModel) string { return "volume " + m.Pool.ValueString() + "/" + m.Name.ValueString() },
-		func(ctx context.Context, m *volumeModel) (*volumeModel, error) {
-			info, err := r.client.VolumeInfo(ctx, m.ref())
-			if err != nil {
-				return nil, err
+	refresh(ctx, req, resp, 2*time.Minute, (*volumeModel).what, func(ctx context.Context, m *volumeModel) (*volumeModel, error) {
+		info, err := r.client.VolumeInfo(ctx, m.ref())
+		if err != nil {
+			return nil, err
+		}
+		m.fromInfo(info)
+		return m, nil
+	})
+}
+
+// Update grows the volume: capacity_bytes is the only attribute that changes in place.
+func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	update(ctx, req, resp, 10*time.Minute, (*volumeModel).what,
+		func(ctx context.Context, plan, state *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
+			ref := state.ref()
+			if want := plan.CapacityBytes; !want.IsNull() && !want.IsUnknown() && !want.Equal(state.CapacityBytes) {
+				res, err := r.client.GrowVolume(ctx, ref, uint64(want.ValueInt64()))
+				if err != nil {
+					return nil, fmt.Errorf("grow it to %d bytes: %w", want.ValueInt64(), err)
+				}
+				if res.Online {
+					tflog.Info(ctx, "grew volume online through its running domain", map[string]any{
+						"volume": state.fullName(), "domain": res.Domain, "target": res.Target, "guest_output": res.GuestLog,
+					})
+				}
+				for _, w := range res.Warnings {
+					d.AddAttributeWarning(path.Root("capacity_bytes"), "Filesystem in the guest not grown", w)
+				}
 			}
-			m.fromInfo(info)
-			return m, nil
+			info, err := readBack(ctx, func(ctx context.Context) (*libvirt.VolumeInfo, error) { return r.client.VolumeInfo(ctx, ref) })
+			if err != nil {
+				return nil, fmt.Errorf("read it back after the update: %w", err)
+			}
+			plan.fromInfo(info)
+			return plan, nil
 		})
 }
 
-func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state volumeModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Update(ctx, 10*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	name := state.Pool.ValueString() + "/" + state.Name.ValueString()
-	ref := state.ref()
-
-	if !plan.CapacityBytes.IsNull() && !plan.CapacityBytes.IsUnknown() && !plan.CapacityBytes.Equal(state.CapacityBytes) {
-		res, err := r.client.GrowVolume(ctx, ref, uint64(plan.CapacityBytes.ValueInt64()))
-		if err != nil {
-			resp.Diagnostics.AddError("Unable to grow volume "+name, err.Error())
-			return
-		}
-		if res.Online {
-			tflog.Info(ctx, "grew volume online through its running domain", map[string]any{
-				"volume": name, "domain": res.Domain, "target": res.Target, "guest_output": res.GuestLog,
-			})
-		}
-		for _, w := range res.Warnings {
-			resp.Diagnostics.AddAttributeWarning(path.Root("capacity_bytes"), "Filesystem in the guest not grown", w)
-		}
-	}
-	info, err := r.client.VolumeInfo(ctx, ref)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read volume "+name+" after update", err.Error())
-		return
-	}
-	plan.fromInfo(info)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state volumeModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, 5*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	err := r.client.DeleteVolume(ctx, state.ref())
-	if err != nil && !errors.Is(err, libvirt.ErrNotFound) {
-		resp.Diagnostics.AddError("Unable to delete volume "+state.Pool.ValueString()+"/"+state.Name.ValueString(), err.Error()+poolStoppedNote(err))
-	}
-}
-
-// ref is how a volume in state is looked up: by its key, in its pool. The pool only tells
-// "gone" from "in a stopped pool" (libvirt finds keys in running pools only); there is no
-// fallback by name, so that a volume made anew under the same name (a new key) is never
-// taken for this one.
-func (m *volumeModel) ref() libvirt.VolumeRef {
-	return libvirt.VolumeRef{Key: m.ID.ValueString(), Pool: m.Pool.ValueString()}
-}
-
-// poolStoppedNote adds to a failed delete of a volume whose pool is stopped that nothing
-// was deleted and what to do.
-func poolStoppedNote(err error) string {
-	if !libvirt.IsPoolInactive(err) {
-		return ""
-	}
-	return "\n\nNothing was deleted, and the resource stays in state: start the pool, then destroy again."
+	deleteStored[volumeModel](ctx, r.client, req, resp)
 }
 
 // ImportState accepts <pool>/<name> or the volume key and stores the key as id; Read
@@ -462,7 +282,7 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 	m := volumeModel{
 		SourceURL: types.StringNull(), SourceFile: types.StringNull(), BackingVolume: types.StringNull(),
 		CloneFrom: types.StringNull(), SourceChecksum: types.StringNull(), Format: types.StringNull(),
-		Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes("create", "read", "update", "delete"))},
+		Timeouts: unsetTimeouts(allTimeouts),
 	}
 	m.fromInfo(info)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
@@ -472,10 +292,7 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 // content on refresh and may call a raw volume holding a CD image "iso" (and back):
 // between raw and iso, the configured format stands.
 func (m *volumeModel) fromInfo(info *libvirt.VolumeInfo) {
-	m.ID = types.StringValue(info.Key)
-	m.Name = types.StringValue(info.Name)
-	m.Pool = types.StringValue(info.Pool)
-	m.Path = types.StringValue(info.Path)
+	m.storedVolume.fromInfo(info)
 	m.CapacityBytes = types.Int64Value(int64(info.Capacity))
 	m.AllocationBytes = types.Int64Value(int64(info.Allocation))
 	have := m.Format.ValueString()
@@ -487,115 +304,5 @@ func (m *volumeModel) fromInfo(info *libvirt.VolumeInfo) {
 	case (have == "raw" || have == "iso") && (info.Format == "raw" || info.Format == "iso"):
 	default:
 		m.Format = types.StringValue(info.Format)
-	}
-}
-
-// timeoutsAttrTypes is the object type of a timeouts block with the given operations,
-// for a state made from scratch (import).
-func timeoutsAttrTypes(ops ...string) map[string]attr.Type {
-	t := make(map[string]attr.Type, len(ops))
-	for _, op := range ops {
-		t[op] = types.StringType
-	}
-	return t
-}
-
-// objectNameValidator checks a libvirt object name: not empty, no "/".
-type objectNameValidator struct{ what string }
-
-func (v objectNameValidator) Description(context.Context) string {
-	return "must be a non-empty " + v.what + " without '/'"
-}
-func (v objectNameValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v objectNameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	s := req.ConfigValue.ValueString()
-	switch {
-	case s == "":
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.what, fmt.Sprintf("%s must not be empty.", req.Path))
-	case strings.Contains(s, "/"):
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.what,
-			fmt.Sprintf("%s %q contains '/': libvirt names cannot, since they become file names. Use e.g. %q.", req.Path, s, strings.ReplaceAll(s, "/", "-")))
-	case len(s) > 255:
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.what, fmt.Sprintf("%s is %d characters long; at most 255.", req.Path, len(s)))
-	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.what, fmt.Sprintf("%s %q contains control characters.", req.Path, s))
-	}
-}
-
-// volumeRefValidator checks a volume id: any key (paths, LVM UUIDs, rbd's
-// <ceph pool>/<image>), or <pool>/<name>; only an empty id and control characters are
-// refused (ParseVolumeRef). Which it is shows at apply time: the key is tried first.
-type volumeRefValidator struct{}
-
-func (volumeRefValidator) Description(context.Context) string {
-	return "must be a volume id: the volume's key (libvirt_volume.id) or <pool>/<name>"
-}
-func (v volumeRefValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (volumeRefValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := libvirt.ParseVolumeRef(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid volume id", fmt.Sprintf("%s: %v. Use another volume's id attribute.", req.Path, err))
-	}
-}
-
-// checksumValidator checks "sha256:<hex>".
-type checksumValidator struct{}
-
-func (checksumValidator) Description(context.Context) string {
-	return "must be sha256:<64 hex digits>"
-}
-func (v checksumValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (checksumValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := libvirt.ParseChecksum(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_checksum", err.Error()+", e.g. sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.")
-	}
-}
-
-// sourceURLValidator accepts http, https and file URLs.
-type sourceURLValidator struct{}
-
-func (sourceURLValidator) Description(context.Context) string {
-	return "must be an http://, https:// or file:// URL"
-}
-func (v sourceURLValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (sourceURLValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	raw := req.ConfigValue.ValueString()
-	s := libvirt.RedactURL(raw) // messages never quote a token or password in the URL
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // without the URL itself
-		}
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_url", fmt.Sprintf("source_url %q: %v", s, err))
-	case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file":
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_url",
-			fmt.Sprintf("source_url %q: scheme %q is not supported; use an http://, https:// or file:// URL (or source_file for a local path).", s, u.Scheme))
-	case u.Scheme != "file" && u.Host == "":
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_url", fmt.Sprintf("source_url %q has no host.", s))
-	case u.Scheme == "file" && u.Path == "":
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid source_url", fmt.Sprintf("source_url %q has no path; write file:///absolute/path.", s))
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -27,18 +26,19 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/export"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
-
-var _ resource.ResourceWithConfigure = (*volumeExportResource)(nil)
 
 // exportStampKey is the private-state key of the written file's size and mtime.
 const exportStampKey = "file"
 
 // NewVolumeExportResource is libvirt_volume_export.
-func NewVolumeExportResource() resource.Resource { return &volumeExportResource{} }
+func NewVolumeExportResource() resource.Resource {
+	return &volumeExportResource{resourceBase{typeName: "volume_export"}}
+}
 
 type volumeExportResource struct {
-	client *libvirt.Client
+	resourceBase
 }
 
 type volumeExportModel struct {
@@ -54,13 +54,8 @@ type volumeExportModel struct {
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 
-func (r *volumeExportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_volume_export"
-}
-
 func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
 			"optionally compressed (`gzip`, `zstd`). The bytes are streamed — never held whole in memory, and nothing " +
@@ -71,17 +66,13 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"put something into `triggers` for that. Destroying the resource removes nothing on the libvirt host and " +
 			"leaves the file in place unless `remove_on_destroy` is true. `timeouts.create` defaults to `30m`.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "Absolute path of the exported file.",
-				Computed:            true,
-				PlanModifiers:       keep,
-			},
+			"id": idAttribute("Absolute path of the exported file."),
 			"volume_id": schema.StringAttribute{
 				MarkdownDescription: "The volume to export: its key (`libvirt_volume.id`, for directory pools its path) or " +
 					"`<pool>/<name>`. Changing it exports again.",
 				Required:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{volumeRefValidator{}},
+				Validators:    []validator.String{validators.VolumeRef()},
 			},
 			"path": schema.StringAttribute{
 				MarkdownDescription: "File to write, on the machine running Terraform: absolute, or relative to the directory " +
@@ -90,7 +81,7 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 					"the compression (name it e.g. `disk.qcow2.zst`). Changing it exports again.",
 				Required:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{exportPathValidator{}},
+				Validators:    []validator.String{validators.ExportPath()},
 			},
 			"format": schema.StringAttribute{
 				MarkdownDescription: "Image format of the file: `qcow2` (default) or `raw`. When it differs from the volume's " +
@@ -136,12 +127,7 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed:            true,
 				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
-			"sha256": schema.StringAttribute{
-				MarkdownDescription: "SHA-256 of the file as written (hex), computed while streaming; compare with " +
-					"`sha256sum <path>`.",
-				Computed:      true,
-				PlanModifiers: keep,
-			},
+			"sha256": keptString("SHA-256 of the file as written (hex), computed while streaming; compare with `sha256sum <path>`."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true}),
@@ -149,37 +135,41 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 	}
 }
 
-func (r *volumeExportResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
-}
+// exportTimeout is the default of timeouts.create.
+const exportTimeout = 30 * time.Minute
+
+func (m *volumeExportModel) readTimeouts() timeouts.Value { return m.Timeouts }
+
+func (m *volumeExportModel) what() string { return "exported file " + m.ID.ValueString() }
 
 func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan volumeExportModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, 30*time.Minute)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	create(ctx, req, resp, exportTimeout, (*volumeExportModel).what, func(ctx context.Context, plan *volumeExportModel, d *diag.Diagnostics) (*volumeExportModel, error) {
+		volID := plan.VolumeID.ValueString()
+		out, err := r.export(ctx, plan)
+		if err != nil {
+			// Headed by what was asked, not the file: it was not made.
+			d.AddError("Unable to export volume "+volID, err.Error())
+			return nil, nil
+		}
+		plan.ID = types.StringValue(out.Path)
+		plan.SizeBytes = types.Int64Value(out.Size)
+		plan.SHA256 = types.StringValue(out.SHA256)
+		d.Append(setStamp(ctx, resp.Private, export.Stamp{Size: out.Size, ModTime: out.ModTime.UnixNano()})...)
+		return plan, nil
+	})
+}
 
+// export streams the volume into the file the plan names and returns what was written.
+func (r *volumeExportResource) export(ctx context.Context, plan *volumeExportModel) (*export.Result, error) {
 	volID, format, comp := plan.VolumeID.ValueString(), plan.Format.ValueString(), plan.Compression.ValueString()
-	summary := fmt.Sprintf("Unable to export volume %s", volID)
 	ref, err := libvirt.ParseVolumeRef(volID)
 	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
+		return nil, err
 	}
 	dest, err := filepath.Abs(plan.Path.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("path %q: %v", plan.Path.ValueString(), err))
-		return
+		return nil, fmt.Errorf("path %q: %w", plan.Path.ValueString(), err)
 	}
-	fields := map[string]any{"volume": volID, "path": dest, "format": format, "compression": comp}
 	f, err := export.Create(dest, export.Options{
 		Compression: comp,
 		Progress: func(in, out int64, rate float64) {
@@ -189,26 +179,23 @@ func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRe
 		},
 	})
 	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
+		return nil, err
 	}
-	tflog.Info(ctx, "exporting volume", fields)
+	tflog.Info(ctx, "exporting volume", map[string]any{"volume": volID, "path": dest, "format": format, "compression": comp})
 	res, err := r.client.ExportVolume(ctx, ref, format, f, libvirt.ExportOptions{
 		Log: func(msg string, f map[string]any) { tflog.Info(ctx, msg, f) },
 	})
 	if err != nil {
 		_ = f.Abort()
 		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+			timeout, _ := plan.Timeouts.Create(ctx, exportTimeout)
 			err = fmt.Errorf("%w: the export did not finish within the create timeout (%s); raise timeouts.create", err, timeout)
 		}
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("%v\n\nNothing was written to %s (the partial file %s was removed).",
-			err, dest, f.Partial()))
-		return
+		return nil, sentence("%w\n\nNothing was written to %s (the partial file %s was removed).", err, dest, f.Partial())
 	}
 	out, err := f.Commit()
 	if err != nil {
-		resp.Diagnostics.AddError(summary, err.Error())
-		return
+		return nil, err
 	}
 	rate := 0.0
 	if s := out.Elapsed.Seconds(); s > 0 {
@@ -219,11 +206,7 @@ func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRe
 		"method": res.Method, "domain": res.Domain, "temporary_volume": res.TempVolume, "volume_bytes": out.In,
 		"bytes_written": out.Size, "sha256": out.SHA256, "bytes_per_second": int64(rate),
 	})
-	plan.ID = types.StringValue(dest)
-	plan.SizeBytes = types.Int64Value(out.Size)
-	plan.SHA256 = types.StringValue(out.SHA256)
-	resp.Diagnostics.Append(setStamp(ctx, resp.Private, export.Stamp{Size: out.Size, ModTime: out.ModTime.UnixNano()})...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	return out, nil
 }
 
 // privateState is the part of the framework's private state this resource uses.
@@ -280,108 +263,46 @@ func exportChanged(path string, size int64, recorded *export.Stamp) (string, err
 // go without affecting it). A file that is gone or was changed since is removed from
 // state, so the next plan exports again.
 func (r *volumeExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state volumeExportModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	why, err := exportChanged(state.ID.ValueString(), state.SizeBytes.ValueInt64(), getStamp(ctx, req.Private))
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read exported file "+state.ID.ValueString(), err.Error())
-		return
-	}
-	if why != "" {
-		tflog.Warn(ctx, "exported file changed outside Terraform; removing the export from state so that it is made again",
-			map[string]any{"path": state.ID.ValueString(), "reason": why})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	refresh(ctx, req, resp, time.Minute, (*volumeExportModel).what, func(ctx context.Context, m *volumeExportModel) (*volumeExportModel, error) {
+		why, err := exportChanged(m.ID.ValueString(), m.SizeBytes.ValueInt64(), getStamp(ctx, req.Private))
+		switch {
+		case err != nil:
+			return nil, err
+		case why != "":
+			return nil, gone("changed outside Terraform (%s): it is exported again", why)
+		}
+		return m, nil
+	})
 }
 
 // Update only ever changes remove_on_destroy or timeouts: everything else replaces.
 func (r *volumeExportResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state volumeExportModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.ID, plan.SizeBytes, plan.SHA256 = state.ID, state.SizeBytes, state.SHA256
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	storePlan[volumeExportModel](ctx, req, resp)
 }
 
 // Delete removes nothing on the libvirt host. With remove_on_destroy it deletes the file —
 // unless the file is no longer the one exported (a replacement created before this
 // destroy, or someone else's), which is left in place with a warning.
 func (r *volumeExportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state volumeExportModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !state.RemoveOnDestroy.ValueBool() {
-		return
-	}
-	p := state.ID.ValueString()
-	why, err := exportChanged(p, state.SizeBytes.ValueInt64(), getStamp(ctx, req.Private))
-	switch {
-	case err != nil:
-		resp.Diagnostics.AddError("Unable to remove exported file "+p, err.Error())
-		return
-	case why == "the file is gone":
-		return
-	case why != "":
-		resp.Diagnostics.AddWarning("Exported file left in place",
-			fmt.Sprintf("remove_on_destroy is set, but %s is not the file this export wrote (%s), so it was not deleted.", p, why))
-		return
-	}
-	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-		resp.Diagnostics.AddError("Unable to remove exported file "+p, err.Error())
-	}
-}
-
-// exportPathValidator checks path at plan time: a file name (not a directory) whose
-// directory exists on the machine running Terraform.
-type exportPathValidator struct{}
-
-func (exportPathValidator) Description(context.Context) string {
-	return "must name a file in an existing directory on the machine running Terraform"
-}
-func (v exportPathValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (exportPathValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	p := req.ConfigValue.ValueString()
-	bad := func(detail string) { resp.Diagnostics.AddAttributeError(req.Path, "Invalid export path", detail) }
-	switch {
-	case p == "":
-		bad("path must not be empty: name the file to write, e.g. \"exports/web-1.qcow2\".")
-		return
-	case strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator)):
-		bad(fmt.Sprintf("path %q ends with a separator: name a file in that directory, e.g. %q.", p, p+"disk.qcow2"))
-		return
-	case strings.ContainsRune(p, 0):
-		bad(fmt.Sprintf("path %q contains a NUL byte.", p))
-		return
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		bad(fmt.Sprintf("path %q: %v", p, err))
-		return
-	}
-	dir := filepath.Dir(abs)
-	st, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		bad(fmt.Sprintf("the directory of path %q (%s) cannot be used on this machine: %v. path is a file on the machine "+
-			"running Terraform; create the directory first.", p, dir, err))
-	case !st.IsDir():
-		bad(fmt.Sprintf("%s, the directory of path %q, is not a directory.", dir, p))
-	default:
-		if st, err := os.Stat(abs); err == nil && st.IsDir() {
-			bad(fmt.Sprintf("path %q is a directory: name a file in it, e.g. %q.", p, filepath.Join(p, "disk.qcow2")))
+	remove(ctx, req, resp, time.Minute, (*volumeExportModel).what, func(ctx context.Context, m *volumeExportModel, d *diag.Diagnostics) error {
+		if !m.RemoveOnDestroy.ValueBool() {
+			return nil
 		}
-	}
+		p := m.ID.ValueString()
+		why, err := exportChanged(p, m.SizeBytes.ValueInt64(), getStamp(ctx, req.Private))
+		switch {
+		case err != nil:
+			return err
+		case why == "the file is gone":
+			return nil
+		case why != "":
+			d.AddWarning("Exported file left in place",
+				fmt.Sprintf("remove_on_destroy is set, but %s is not the file this export wrote (%s), so it was not deleted.", p, why))
+			return nil
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	})
 }

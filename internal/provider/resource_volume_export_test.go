@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,15 +11,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
-	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/export"
@@ -30,38 +25,15 @@ import (
 
 // exportTempVolumes lists the temporary export volumes of the volume named source left in
 // the test pool (asking libvirt, after a pool refresh).
-func exportTempVolumes(source string) ([]string, error) {
-	c, err := libvirt.NewClient(libvirt.Config{URI: acctest.URI(), MaxConnections: 1})
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var left []string
-	err = c.Read(ctx, "list volumes", func(l *golibvirt.Libvirt) error {
-		p, err := l.StoragePoolLookupByName(acctest.Pool())
-		if err != nil {
-			return err
-		}
-		_ = l.StoragePoolRefresh(p, 0)
-		vols, _, err := l.StoragePoolListAllVolumes(p, 1, 0)
-		if err != nil {
-			return err
-		}
-		left = left[:0]
-		for _, v := range vols {
-			if strings.HasPrefix(v.Name, source) && libvirt.IsExportTemp(v.Name) {
-				left = append(left, v.Name)
-			}
-		}
-		return nil
+func exportTempVolumes(t *testing.T, source string) ([]string, error) {
+	return acctest.VolumeNames(t, acctest.Pool(), func(n string) bool {
+		return strings.HasPrefix(n, source) && libvirt.IsExportTemp(n)
 	})
-	return left, err
 }
 
-func checkNoExportTemps(source string) resource.TestCheckFunc {
+func checkNoExportTemps(t *testing.T, source string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		left, err := exportTempVolumes(source)
+		left, err := exportTempVolumes(t, source)
 		if err != nil {
 			return err
 		}
@@ -140,17 +112,7 @@ func decompressFile(src, dst, compression string) error {
 // that qemu-img check finds sound.
 func standaloneQCOW2(size int64) func(string) error {
 	return func(img string) error {
-		f, err := os.Open(img)
-		if err != nil {
-			return err
-		}
-		head := make([]byte, qcow2.HeaderSize)
-		_, err = io.ReadFull(f, head)
-		f.Close()
-		if err != nil {
-			return err
-		}
-		h, err := qcow2.Probe(head)
+		h, err := qcow2Header(img)
 		if err != nil {
 			return err
 		}
@@ -210,113 +172,38 @@ func TestAccVolumeExport_runningGuest(t *testing.T) {
 	img := acctest.GuestImage(t)
 	size := imageVirtualSize(t, img)
 	back := filepath.Join(dir, "back.qcow2")
+	host := strings.ReplaceAll(name, "tfacc-", "tfaccvm-")
+	// guest is a running domain on the volume vol with the seed seed, waiting for its lease.
+	guest := func(label, name, seed, vol string) string {
+		return resourceHCL("libvirt_domain", label, attr("name", name), attr("vcpu", 1), attr("memory_mib", 256),
+			attr("cloudinit_id", hcl("libvirt_cloudinit_iso."+seed+".id")),
+			"disk {\n    volume_id = libvirt_volume."+vol+".id\n  }",
+			fmt.Sprintf("network_interface {\n    network = %q\n    wait_for_ip {\n      source  = \"lease\"\n      timeout = \"5m\"\n    }\n  }", acctest.Network()))
+	}
+	seed := func(label, file, instance, host string) string {
+		return resourceHCL("libvirt_cloudinit_iso", label, attr("name", file), attr("pool", acctest.Pool()),
+			attr("instance_id", instance), attr("hostname", host))
+	}
+	// export is a libvirt_volume_export of the root volume, after the guest runs.
+	exportHCL := func(label, file string, lines ...string) string {
+		return resourceHCL("libvirt_volume_export", label, append([]string{attr("volume_id", hcl("libvirt_volume.root.id")),
+			attr("path", filepath.Join(dir, file)), attr("depends_on", hcl("[libvirt_domain.test]"))}, lines...)...)
+	}
 	config := func(step2 bool) string {
-		cfg := acctest.ProviderBlock("") + fmt.Sprintf(`
-locals {
-  dir = %[6]q
-}
-
-resource "libvirt_volume" "base" {
-  name        = "%[1]s-base.qcow2"
-  pool        = %[2]q
-  source_file = %[3]q
-}
-
-resource "libvirt_volume" "root" {
-  name           = "%[1]s-root.qcow2"
-  pool           = %[2]q
-  backing_volume = libvirt_volume.base.id
-}
-
-resource "libvirt_cloudinit_iso" "seed" {
-  name        = "%[1]s-seed.iso"
-  pool        = %[2]q
-  instance_id = %[1]q
-  hostname    = %[4]q
-}
-
-resource "libvirt_domain" "test" {
-  name         = %[1]q
-  vcpu         = 1
-  memory_mib   = 256
-  cloudinit_id = libvirt_cloudinit_iso.seed.id
-  disk {
-    volume_id = libvirt_volume.root.id
-  }
-  network_interface {
-    network = %[5]q
-    wait_for_ip {
-      source  = "lease"
-      timeout = "5m"
-    }
-  }
-}
-
-resource "libvirt_volume_export" "q_none" {
-  volume_id         = libvirt_volume.root.id
-  path              = "${local.dir}/disk.qcow2"
-  remove_on_destroy = %[7]t
-  depends_on        = [libvirt_domain.test]
-}
-
-resource "libvirt_volume_export" "q_zstd" {
-  volume_id         = libvirt_volume.root.id
-  path              = "${local.dir}/disk.qcow2.zst"
-  format            = "qcow2"
-  compression       = "zstd"
-  remove_on_destroy = true
-  depends_on        = [libvirt_domain.test]
-}
-
-resource "libvirt_volume_export" "r_none" {
-  volume_id  = libvirt_volume.root.id
-  path       = "${local.dir}/disk.raw"
-  format     = "raw"
-  depends_on = [libvirt_domain.test]
-}
-
-resource "libvirt_volume_export" "r_gzip" {
-  volume_id         = libvirt_volume.root.id
-  path              = "${local.dir}/disk.raw.gz"
-  format            = "raw"
-  compression       = "gzip"
-  remove_on_destroy = true
-  triggers          = { domain = libvirt_domain.test.id }
-  depends_on        = [libvirt_domain.test]
-}
-`, name, acctest.Pool(), img, strings.ReplaceAll(name, "tfacc-", "tfaccvm-"), acctest.Network(), dir, step2)
+		cfg := acctest.ProviderBlock("") +
+			volumeHCL("base", name+"-base.qcow2", attr("source_file", img)) +
+			volumeHCL("root", name+"-root.qcow2", attr("backing_volume", hcl("libvirt_volume.base.id"))) +
+			seed("seed", name+"-seed.iso", name, host) +
+			guest("test", name, "seed", "root") +
+			exportHCL("q_none", "disk.qcow2", attr("remove_on_destroy", step2)) +
+			exportHCL("q_zstd", "disk.qcow2.zst", attr("format", "qcow2"), attr("compression", "zstd"), attr("remove_on_destroy", true)) +
+			exportHCL("r_none", "disk.raw", attr("format", "raw")) +
+			exportHCL("r_gzip", "disk.raw.gz", attr("format", "raw"), attr("compression", "gzip"), attr("remove_on_destroy", true),
+				attr("triggers", hcl("{ domain = libvirt_domain.test.id }")))
 		if step2 {
-			cfg += fmt.Sprintf(`
-resource "libvirt_volume" "back" {
-  name        = "%[1]s-back.qcow2"
-  pool        = %[2]q
-  source_file = %[3]q
-}
-
-resource "libvirt_cloudinit_iso" "seed_back" {
-  name        = "%[1]s-seed-back.iso"
-  pool        = %[2]q
-  instance_id = "%[1]s-back"
-  hostname    = "%[4]s-back"
-}
-
-resource "libvirt_domain" "back" {
-  name         = "%[1]s-back"
-  vcpu         = 1
-  memory_mib   = 256
-  cloudinit_id = libvirt_cloudinit_iso.seed_back.id
-  disk {
-    volume_id = libvirt_volume.back.id
-  }
-  network_interface {
-    network = %[5]q
-    wait_for_ip {
-      source  = "lease"
-      timeout = "5m"
-    }
-  }
-}
-`, name, acctest.Pool(), back, strings.ReplaceAll(name, "tfacc-", "tfaccvm-"), acctest.Network())
+			cfg += volumeHCL("back", name+"-back.qcow2", attr("source_file", back)) +
+				seed("seed_back", name+"-seed-back.iso", name+"-back", host+"-back") +
+				guest("back", name+"-back", "seed_back", "back")
 		}
 		return cfg
 	}
@@ -345,18 +232,18 @@ resource "libvirt_domain" "back" {
 				Config:           config(false),
 				ConfigPlanChecks: emptyPlanAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("id"), knownvalue.StringExact(file("disk.qcow2"))),
-					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("format"), knownvalue.StringExact("qcow2")),
-					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("compression"), knownvalue.StringExact("none")),
-					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("remove_on_destroy"), knownvalue.Bool(false)),
-					statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("state"), knownvalue.StringExact("running")),
+					stateIs("libvirt_volume_export.q_none", "id", file("disk.qcow2")),
+					stateIs("libvirt_volume_export.q_none", "format", "qcow2"),
+					stateIs("libvirt_volume_export.q_none", "compression", "none"),
+					stateIs("libvirt_volume_export.q_none", "remove_on_destroy", false),
+					stateIs("libvirt_domain.test", "state", "running"),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExportFile("libvirt_volume_export.q_none", export.None, standaloneQCOW2(size)),
 					checkExportFile("libvirt_volume_export.q_zstd", export.Zstd, standaloneQCOW2(size)),
 					checkExportFile("libvirt_volume_export.r_none", export.None, rawOf(img, size)),
 					checkExportFile("libvirt_volume_export.r_gzip", export.Gzip, rawOf(img, size)),
-					checkNoExportTemps(name),
+					checkNoExportTemps(t, name),
 					func(*terraform.State) error { return checkNoPartials(dir) },
 				),
 			},
@@ -370,24 +257,17 @@ resource "libvirt_domain" "back" {
 						t.Fatal(err)
 					}
 				},
-				Config: config(true),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("libvirt_volume_export.q_none", plancheck.ResourceActionUpdate),
-						plancheck.ExpectResourceAction("libvirt_volume_export.r_none", plancheck.ResourceActionCreate),
-						plancheck.ExpectResourceAction("libvirt_volume_export.q_zstd", plancheck.ResourceActionNoop),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config(true),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume_export.q_none": plancheck.ResourceActionUpdate, "libvirt_volume_export.r_none": plancheck.ResourceActionCreate, "libvirt_volume_export.q_zstd": plancheck.ResourceActionNoop}),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_volume_export.q_none", tfjsonpath.New("remove_on_destroy"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue("libvirt_domain.back", tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
-					statecheck.ExpectKnownValue("libvirt_volume.back", tfjsonpath.New("format"), knownvalue.StringExact("qcow2")),
+					stateIs("libvirt_volume_export.q_none", "remove_on_destroy", true),
+					stateIs("libvirt_domain.back", "ip_address", ipv4),
+					stateIs("libvirt_volume.back", "format", "qcow2"),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExportFile("libvirt_volume_export.r_none", export.None, rawOf(img, size)),
 					checkExportFile("libvirt_volume_export.q_none", export.None, nil),
-					checkNoExportTemps(name),
+					checkNoExportTemps(t, name),
 				),
 			},
 		},
@@ -422,31 +302,20 @@ func TestAccVolumeExport_failure(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vol := fmt.Sprintf(`
-resource "libvirt_volume" "src" {
-  name        = "%s.qcow2"
-  pool        = %q
-  source_file = %q
-}
-`, name, acctest.Pool(), acctest.GuestImage(t))
+	vol := volumeHCL("src", name+".qcow2", attr("source_file", acctest.GuestImage(t)))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             volumeGone(name + ".qcow2"),
+		CheckDestroy:             acctest.VolumesGone(name + ".qcow2"),
 		Steps: []resource.TestStep{
 			{
-				Config: acctest.ProviderBlock("") + vol + fmt.Sprintf(`
-resource "libvirt_volume_export" "x" {
-  volume_id = libvirt_volume.src.id
-  path      = "%s/disk.raw"
-  format    = "raw"
-}
-`, dir),
+				Config: acctest.ProviderBlock("") + vol + resourceHCL("libvirt_volume_export", "x",
+					attr("volume_id", hcl("libvirt_volume.src.id")), attr("path", dir+"/disk.raw"), attr("format", "raw")),
 				ExpectError: wrapped(want),
 			},
 			{
 				Config: acctest.ProviderBlock("") + vol,
 				Check: resource.ComposeAggregateTestCheckFunc(
-					checkNoExportTemps(name),
+					checkNoExportTemps(t, name),
 					func(*terraform.State) error {
 						if _, err := os.Lstat(filepath.Join(dir, "disk.raw"+export.PartialSuffix)); !errors.Is(err, os.ErrNotExist) {
 							return fmt.Errorf("partial file left after the failed export: %v", err)
@@ -465,11 +334,7 @@ resource "libvirt_volume_export" "x" {
 // Plan-time validation of libvirt_volume_export: no daemon is asked.
 func TestVolumeExport_validation(t *testing.T) {
 	dir := t.TempDir()
-	tests := []struct {
-		name string
-		body string
-		want string
-	}{
+	expectPlanErrors(t, "resource \"libvirt_volume_export\" \"x\" {\n  %s\n}\n", []planCase{
 		{"missing directory", `volume_id = "default/a.qcow2"
   path = "` + dir + `/nope/disk.qcow2"`, `(?s)Invalid export path.*the directory of path .*nope/disk.qcow2.*no such file or directory.*create the directory first`},
 		{"path is a directory", `volume_id = "default/a.qcow2"
@@ -486,21 +351,5 @@ func TestVolumeExport_validation(t *testing.T) {
   compression = "xz"`, `(?s)Attribute compression value must be one of: \["none" "gzip" "zstd"\], got: "xz"`},
 		{"volume id", `volume_id = ""
   path = "` + dir + `/d"`, `(?s)Invalid volume id.*volume_id.*volume id is empty`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_volume_export" "x" {
-  %s
-}
-`, tt.body),
-					PlanOnly:    true,
-					ExpectError: wrapped(tt.want),
-				}},
-			})
-		})
-	}
+	})
 }

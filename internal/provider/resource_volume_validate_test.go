@@ -2,8 +2,6 @@ package provider_test
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -14,11 +12,7 @@ import (
 // Plan-time validation of libvirt_volume: no daemon is asked.
 func TestVolume_validation(t *testing.T) {
 	sum := "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-	tests := []struct {
-		name string
-		body string
-		want string
-	}{
+	expectPlanErrors(t, "resource \"libvirt_volume\" \"v\" {\n  name = \"tfacc-v\"\n  pool = \"default\"\n  %s\n}\n", []planCase{
 		{"two sources", `source_url = "http://127.0.0.1/a.qcow2"
   clone_from = "default/base.qcow2"`, `(?s)Conflicting volume sources.*source_url and clone_from are all set.*Keep one of\s+source_url, source_file, backing_volume or clone_from`},
 		{"three sources", `source_file = "/etc/hostname"
@@ -41,25 +35,7 @@ func TestVolume_validation(t *testing.T) {
 		{"bad volume id", `clone_from = "bad\nid"`, `(?s)Invalid volume id.*clone_from.*contains control characters.*expected\s+the\s+volume's\s+key`},
 		{"empty volume id", `backing_volume = ""`, `(?s)Invalid volume id.*backing_volume.*volume id is empty`},
 		{"missing source file", `source_file = "/nonexistent/tfacc.qcow2"`, `(?s)Unreadable source_file.*no such file or directory.*source_file is a path on\s+the machine running Terraform`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_volume" "v" {
-  name = "tfacc-v"
-  pool = "default"
-  %s
-}
-`, tt.body),
-					PlanOnly:    true,
-					ExpectError: wrapped(tt.want),
-				}},
-			})
-		})
-	}
+	})
 }
 
 // Any key is a volume id: LVM keys are UUIDs, rbd keys <ceph pool>/<image>, iSCSI keys
@@ -89,30 +65,13 @@ resource "libvirt_volume_export" "e" {
 }
 
 func TestVolume_validationNames(t *testing.T) {
+	var cases []planCase
 	for name, want := range map[string]string{
 		"":          `(?s)Invalid volume name.*name must not be empty`,
 		"a/b":       `(?s)Invalid volume name.*name "a/b" contains '/'.*Use e.g. "a-b"`,
 		"bad\nname": `(?s)Invalid volume name.*control characters`,
 	} {
-		resource.UnitTest(t, resource.TestCase{
-			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-			Steps: []resource.TestStep{{
-				Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_volume" "v" {
-  name           = %q
-  pool           = "default"
-  capacity_bytes = 1024
-}
-`, name),
-				PlanOnly:    true,
-				ExpectError: wrapped(want),
-			}},
-		})
+		cases = append(cases, planCase{fmt.Sprintf("%q", name), attr("name", name), want})
 	}
-}
-
-// wrapped compiles a pattern whose spaces match any run of white space: Terraform wraps
-// diagnostics at its own line width.
-func wrapped(pattern string) *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
+	expectPlanErrors(t, "resource \"libvirt_volume\" \"v\" {\n  %s\n  pool = \"default\"\n  capacity_bytes = 1024\n}\n", cases)
 }

@@ -1,19 +1,61 @@
 package provider
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
-// Attribute shapes many resource schemas share.
+// The attributes and blocks that schemas repeat.
 
-// computedString is a computed string that keeps its value across plans (an id, a name
-// derived at create).
-func computedString(desc string) schema.StringAttribute {
-	return schema.StringAttribute{MarkdownDescription: desc, Computed: true,
-		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
+// idAttribute is a resource's `id`: computed at create, the same for as long as the
+// object lives (so plans do not show it as "known after apply").
+func idAttribute(desc string) schema.StringAttribute { return keptString(desc) }
+
+// keptString is a computed string that libvirt sets at create and that a later plan
+// keeps (a path, a digest, the state right after an action).
+func keptString(desc string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: desc,
+		Computed:            true,
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}
+
+// objectNameAttribute is a required libvirt object name (what: "volume name", "pool
+// name"); changing it replaces the resource.
+func objectNameAttribute(desc, what string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: desc,
+		Required:            true,
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		Validators:          []validator.String{validators.ObjectName(what)},
+	}
+}
+
+// Timeouts blocks: every operation, or every one but update for resources that any
+// change replaces.
+var (
+	allTimeouts      = timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}
+	noUpdateTimeouts = timeouts.Opts{Create: true, Read: true, Delete: true}
+)
+
+// unsetTimeouts is a timeouts block that is not configured, of a resource whose block has
+// the operations of o: what an import stores.
+func unsetTimeouts(o timeouts.Opts) timeouts.Value {
+	t := map[string]attr.Type{}
+	for op, on := range map[string]bool{"create": o.Create, "read": o.Read, "update": o.Update, "delete": o.Delete} {
+		if on {
+			t[op] = types.StringType
+		}
+	}
+	return timeouts.Value{Object: types.ObjectNull(t)}
 }
 
 // requiredReplace is a required string whose change replaces the object.

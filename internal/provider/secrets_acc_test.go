@@ -18,13 +18,7 @@ import (
 func TestAccSecretsNotLogged(t *testing.T) {
 	acctest.RequireAcc(t)
 	sshd := acctest.StartSSHD(t)
-	cli := acctest.Env("TF_ACC_TERRAFORM_PATH", "")
-	if cli == "" {
-		var err error
-		if cli, err = exec.LookPath("terraform"); err != nil {
-			t.Fatal("no terraform: set TF_ACC_TERRAFORM_PATH")
-		}
-	}
+	cli := cliPath(t)
 	bin := providerBinary(t)
 
 	work := t.TempDir()
@@ -33,13 +27,7 @@ func TestAccSecretsNotLogged(t *testing.T) {
 	keyLines := strings.Split(strings.TrimSpace(sshd.ClientKeyPEM), "\n")
 	keyBody := keyLines[len(keyLines)/2] // a line of the key's base64 body
 	seed := acctest.RandomName("secrets")
-	config := fmt.Sprintf(`
-terraform {
-  required_providers {
-    libvirt = { source = "kvmforge/libvirt" }
-  }
-}
-
+	config := requiredProviders + fmt.Sprintf(`
 variable "private_key" {
   type      = string
   sensitive = true

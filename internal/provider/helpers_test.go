@@ -1,0 +1,211 @@
+package provider_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/qcow2"
+)
+
+// Helpers the tests of the package share.
+
+// emptyPlanAfterApply is what every step must show: a second plan changes nothing.
+var emptyPlanAfterApply = resource.ConfigPlanChecks{
+	PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+}
+
+// planActions is a step's plan checks: before the apply each address has its action;
+// after it, a second plan changes nothing.
+func planActions(actions map[string]plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	c := emptyPlanAfterApply
+	c.PreApply = nil
+	for addr, a := range actions {
+		c.PreApply = append(c.PreApply, plancheck.ExpectResourceAction(addr, a))
+	}
+	return c
+}
+
+// importStep imports addr by id ("" for the resource's own id) and wants the state the
+// apply made, but for the attributes in ignore.
+func importStep(addr, id string, ignore ...string) resource.TestStep {
+	return resource.TestStep{
+		ResourceName:            addr,
+		ImportState:             true,
+		ImportStateId:           id,
+		ImportStateVerify:       true,
+		ImportStateVerifyIgnore: ignore,
+	}
+}
+
+// wrapped compiles a pattern whose spaces match any run of white space: Terraform wraps
+// diagnostics at its own line width.
+func wrapped(pattern string) *regexp.Regexp {
+	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
+}
+
+// wordsRegexp is wrapped, matching across lines.
+func wordsRegexp(s string) *regexp.Regexp { return wrapped("(?s)" + s) }
+
+// planCase is a configuration that must fail to plan: body goes into a resource block,
+// want (see wrapped) is the error.
+type planCase struct{ name, body, want string }
+
+// expectPlanErrors plans each case, without a daemon, as block (a resource with a %s
+// where the body goes) and wants its error. minVersion, when set, skips older CLIs.
+func expectPlanErrors(t *testing.T, block string, cases []planCase, minVersion ...tfversion.TerraformVersionCheck) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				TerraformVersionChecks:   minVersion,
+				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      acctest.ProviderBlock("") + fmt.Sprintf(block, c.body),
+					PlanOnly:    true,
+					ExpectError: wrapped(c.want),
+				}},
+			})
+		})
+	}
+}
+
+// testPoolDir is a directory for a test pool next to the test host's own pool.
+func testPoolDir(name string) string { return acctest.PoolDir(name) }
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func fileSHA256(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256Hex(string(b))
+}
+
+// qcow2Header reads the qcow2 header of the image at p.
+func qcow2Header(p string) (qcow2.Header, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return qcow2.Header{}, err
+	}
+	defer f.Close()
+	head := make([]byte, qcow2.HeaderSize)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return qcow2.Header{}, err
+	}
+	return qcow2.Probe(head)
+}
+
+// imageVirtualSize reads the tiny guest image's virtual size from its qcow2 header.
+func imageVirtualSize(t *testing.T, p string) int64 {
+	t.Helper()
+	h, err := qcow2Header(p)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	return int64(h.VirtualSize)
+}
+
+// hcl is an expression written into a configuration as it is (a reference, a number).
+type hcl string
+
+// attr is the line `key = value` of a configuration: strings quoted, hcl as it is.
+func attr(key string, value any) string {
+	switch v := value.(type) {
+	case string:
+		return fmt.Sprintf("%s = %q", key, v)
+	case hcl:
+		return key + " = " + string(v)
+	}
+	return fmt.Sprintf("%s = %v", key, value)
+}
+
+// resourceHCL is a resource block of type typ named label, with the given lines (attr).
+func resourceHCL(typ, label string, lines ...string) string {
+	return fmt.Sprintf("\nresource %q %q {\n  %s\n}\n", typ, label, strings.Join(lines, "\n  "))
+}
+
+// volumeHCL is a libvirt_volume named name in the test pool, with more lines.
+func volumeHCL(label, name string, lines ...string) string {
+	return resourceHCL("libvirt_volume", label, append([]string{attr("name", name), attr("pool", acctest.Pool())}, lines...)...)
+}
+
+// requiredProviders is the terraform block every configuration starts with.
+const requiredProviders = `
+terraform {
+  required_providers {
+    libvirt = { source = "kvmforge/libvirt" }
+  }
+}
+`
+
+// providerAt is the terraform/provider preamble with the provider connecting to uri,
+// with more lines for the provider block.
+func providerAt(uri string, lines ...string) string {
+	return requiredProviders + fmt.Sprintf(`
+provider "libvirt" {
+  uri = %q
+  %s
+}
+`, uri, strings.Join(lines, "\n  "))
+}
+
+// proxiedProvider is providerAt a proxy at addr (qemu+tcp) in front of the daemon.
+func proxiedProvider(addr string, lines ...string) string {
+	return providerAt("qemu+tcp://"+addr+"/system", lines...)
+}
+
+// stoppedDomainHCL is libvirt_domain.test: a shut-off domain named name on the disk at
+// path, with memory_mib and more lines.
+func stoppedDomainHCL(name, disk string, memoryMiB int, lines ...string) string {
+	return resourceHCL("libvirt_domain", "test", append([]string{attr("name", name), attr("vcpu", 1),
+		attr("memory_mib", memoryMiB), attr("running", false), fmt.Sprintf("disk {\n    path = %q\n  }", disk)}, lines...)...)
+}
+
+// stateIs checks attribute attr (a tfjsonpath: "a", or "a.b" for a nested attribute) of
+// addr in state: want is a string, int64, bool, *regexp.Regexp (a string matching it),
+// nil (null) or a knownvalue.Check.
+func stateIs(addr, attr string, want any) statecheck.StateCheck {
+	parts := strings.Split(attr, ".")
+	p := tfjsonpath.New(parts[0])
+	for _, k := range parts[1:] {
+		p = p.AtMapKey(k)
+	}
+	return statecheck.ExpectKnownValue(addr, p, knownCheck(want))
+}
+
+func knownCheck(want any) knownvalue.Check {
+	switch w := want.(type) {
+	case nil:
+		return knownvalue.Null()
+	case string:
+		return knownvalue.StringExact(w)
+	case int64:
+		return knownvalue.Int64Exact(w)
+	case bool:
+		return knownvalue.Bool(w)
+	case *regexp.Regexp:
+		return knownvalue.StringRegexp(w)
+	case knownvalue.Check:
+		return w
+	}
+	panic(fmt.Sprintf("stateIs: %T is not a value to check", want))
+}

@@ -1,0 +1,277 @@
+package provider_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// Growing volumes in place, and how volumes behave under load and faults.
+
+func growConfig(name string, capacity int64) string {
+	return acctest.ProviderBlock("") + volumeHCL("disk", name, attr("capacity_bytes", capacity))
+}
+
+func TestAccVolume_growInPlace(t *testing.T) {
+	name := acctest.RandomName("vol")
+	var id string
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.VolumesGone(name),
+		Steps: []resource.TestStep{
+			{
+				Config:           growConfig(name, 1<<20),
+				ConfigPlanChecks: emptyPlanAfterApply,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("libvirt_volume.disk", "capacity_bytes", strconv.Itoa(1<<20)),
+					resource.TestCheckResourceAttr("libvirt_volume.disk", "format", "qcow2"),
+					func(s *terraform.State) error {
+						id = s.RootModule().Resources["libvirt_volume.disk"].Primary.ID
+						return nil
+					},
+				),
+			},
+			importStep("libvirt_volume.disk", acctest.Pool()+"/"+name, volumeImportIgnore...),
+			{
+				Config:           growConfig(name, 3<<20),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume.disk": plancheck.ResourceActionUpdate}),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(s *terraform.State) error {
+						if got := s.RootModule().Resources["libvirt_volume.disk"].Primary.ID; got != id {
+							return fmt.Errorf("id changed from %s to %s: the volume was replaced, not grown", id, got)
+						}
+						return nil
+					},
+					acctest.CheckVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
+						if v.Capacity != 3<<20 || v.Key != id {
+							return fmt.Errorf("libvirt says key %s capacity %d, want %s and %d", v.Key, v.Capacity, id, 3<<20)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				Config:      growConfig(name, 2<<20),
+				PlanOnly:    true,
+				ExpectError: wrapped(`(?s)Volume cannot shrink.*is 3145728 bytes; capacity_bytes = 2097152 would shrink it.*Set capacity_bytes to 3145728 or more`),
+			},
+		},
+	})
+}
+
+// TestAccVolume_growOnline grows the disk of a running domain through the resource: the
+// domain is made directly with libvirt (the tiny guest on a qcow2 overlay the test's
+// Terraform config owns), then capacity_bytes is raised.
+func TestAccVolume_growOnline(t *testing.T) {
+	base, disk, dom := acctest.RandomName("vol"), acctest.RandomName("vol"), acctest.RandomName("grow")
+	const grown = 32 << 20
+	var domID int32
+	config := func(capacity ...string) string {
+		return acctest.ProviderBlock("") +
+			volumeHCL("base", base, attr("source_file", acctest.GuestImage(t))) +
+			volumeHCL("disk", disk, append([]string{attr("backing_volume", hcl("libvirt_volume.base.id"))}, capacity...)...)
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
+			acctest.VolumesGone(base, disk),
+			acctest.CheckGone(map[string]acctest.Lookup{"domain " + dom: acctest.DomainLookup(dom)}),
+		),
+		Steps: []resource.TestStep{
+			{
+				Config:           config(),
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+			{
+				PreConfig: func() {
+					info, err := acctest.VolumeInfo(t, acctest.Pool(), disk)
+					if err != nil {
+						t.Fatal(err)
+					}
+					domID = acctest.DefineGuest(t, dom, info.Path, true)
+					// Let the guest boot and its agent answer, so the in-guest step runs too.
+					acctest.WaitForAgent(t, dom)
+				},
+				Config:           config(attr("capacity_bytes", grown)),
+				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume.disk": plancheck.ResourceActionUpdate}),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("libvirt_volume.disk", "capacity_bytes", strconv.Itoa(grown)),
+					func(*terraform.State) error {
+						id, capacity, err := acctest.DiskSize(t, dom, "vda")
+						switch {
+						case err != nil:
+							return err
+						case id != domID:
+							return fmt.Errorf("domain id %d, was %d: the domain was restarted", id, domID)
+						case capacity != grown:
+							return fmt.Errorf("the running domain sees vda as %d bytes, want %d", capacity, grown)
+						}
+						return nil
+					},
+					func(*terraform.State) error {
+						// The guest itself sees the new size, and the resource's in-guest
+						// step found nothing to grow (the tiny guest never mounts its disk).
+						out, err := acctest.GuestExec(t, dom, "/bin/cat", "/sys/block/vda/size")
+						if err != nil {
+							return fmt.Errorf("read the disk size in the guest: %w", err)
+						}
+						if out != strconv.Itoa(grown/512) {
+							return fmt.Errorf("the guest sees vda as %s sectors, want %d", out, grown/512)
+						}
+						out, err = acctest.GuestGrowFilesystem(t, dom, "vda")
+						if err != nil || !strings.Contains(out, "/dev/vda is not mounted: no filesystem to grow") {
+							return fmt.Errorf("in-guest grow: %v %q", err, out)
+						}
+						return nil
+					},
+					acctest.CheckVolume(t, acctest.Pool(), disk, func(v *libvirt.VolumeInfo) error {
+						if v.Capacity != grown {
+							return fmt.Errorf("libvirt says the volume is %d bytes, want %d", v.Capacity, grown)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				// The domain goes before Terraform deletes the volumes.
+				PreConfig:        func() { acctest.RemoveDomain(t, dom) },
+				Config:           config(attr("capacity_bytes", grown)),
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+		},
+	})
+}
+
+// TestAccVolume_readKeepsStateOnTransportError: a refresh whose connection hangs fails
+// with a diagnostic and keeps the volume in state; it is not mistaken for "gone".
+func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("vol")
+	proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
+	config := proxiedProvider(proxy.Addr, attr("max_connections", 1)) + volumeHCL("v", name, attr("capacity_bytes", 1048576), `timeouts {
+    read = "5s"
+  }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.VolumesGone(name),
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+			{
+				PreConfig:   proxy.Freeze,
+				Config:      config,
+				ExpectError: wrapped(`(?s)Unable to read volume ` + acctest.Pool() + "/" + name + `.*look up volume`),
+			},
+			{
+				// Had the failed refresh dropped the volume from state, this plan would
+				// want to create it (a PlanOnly step fails on any non-empty plan).
+				PreConfig: func() { proxy.Thaw(); proxy.Cut() },
+				Config:    config,
+				PlanOnly:  true,
+			},
+			{
+				Config:           config,
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+		},
+	})
+}
+
+// TestAccVolume_streamsLargeSource uploads a 256 MiB raw image generated on the fly by a
+// local HTTP server, with its checksum, and samples the test process's heap (the
+// provider runs in it) meanwhile: the image is streamed, never held whole.
+func TestAccVolume_streamsLargeSource(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("vol")
+	const size = 256 << 20
+	block := bytes.Repeat([]byte("tfacc-stream-0123456789abcdef\n"), 1<<15) // ~960 KiB
+	write := func(w io.Writer) error {
+		for left := size; left > 0; {
+			n := min(left, len(block))
+			if _, err := w.Write(block[:n]); err != nil {
+				return err
+			}
+			left -= n
+		}
+		return nil
+	}
+	h := sha256.New()
+	_ = write(h)
+	sum := hex.EncodeToString(h.Sum(nil))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		_ = write(w)
+	}))
+	t.Cleanup(srv.Close)
+
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
+	t.Cleanup(halt)
+	sampled := make(chan struct{})
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+		}
+	}()
+	config := acctest.ProviderBlock("") + volumeHCL("big", name,
+		attr("source_url", srv.URL+"/big.img"), attr("source_checksum", "sha256:"+sum), attr("format", "raw"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy:             acctest.VolumesGone(name),
+		Steps: []resource.TestStep{{
+			Config:           config,
+			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigStateChecks: []statecheck.StateCheck{
+				stateIs("libvirt_volume.big", "capacity_bytes", int64(size)),
+			},
+			Check: func(*terraform.State) error {
+				halt()
+				<-sampled
+				grew := int64(peak.Load()) - int64(base.HeapAlloc)
+				t.Logf("heap: %d MiB before, peak %d MiB during the 256 MiB upload", base.HeapAlloc>>20, peak.Load()>>20)
+				if grew > 96<<20 {
+					return fmt.Errorf("heap grew by %d MiB during a 256 MiB upload: the image was buffered", grew>>20)
+				}
+				return nil
+			},
+		}},
+	})
+}
