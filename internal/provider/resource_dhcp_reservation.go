@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -221,7 +222,7 @@ func (r *dhcpReservationResource) Delete(ctx context.Context, req resource.Delet
 func (r *dhcpReservationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	network, mac, ok := strings.Cut(req.ID, "/")
 	if !ok || network == "" || !macRegexp.MatchString(mac) {
-		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("expected <network>/<mac>, e.g. default/52:54:00:12:34:56, got %q", req.ID))
+		resp.Diagnostics.AddError("Invalid import id", "expected <network>/<mac>, e.g. default/52:54:00:12:34:56, got "+strconv.Quote(req.ID))
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("network"), network)...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -317,5 +318,5 @@ func alreadyExistsHint(err error, typ, name string) string {
 	if err == nil || !strings.Contains(err.Error(), "already exists") {
 		return ""
 	}
-	return fmt.Sprintf("\n\nAn object named %q exists on the host already: import it (terraform import %s.<name> %s) or choose another name.", name, typ, name)
+	return "\n\nAn object named " + strconv.Quote(name) + " exists on the host already: import it (terraform import " + typ + ".<name> " + name + ") or choose another name."
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -185,7 +186,7 @@ func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportS
 	defer bound.end(&resp.Diagnostics)
 	domain, name, ok := strings.Cut(req.ID, "/")
 	if !ok || domain == "" || name == "" || !snapshotNameRegexp.MatchString(name) {
-		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("expected <domain name or uuid>/<snapshot name>, e.g. web-1/before-upgrade, got %q", req.ID))
+		resp.Diagnostics.AddError("Invalid import id", "expected <domain name or uuid>/<snapshot name>, e.g. web-1/before-upgrade, got "+strconv.Quote(req.ID))
 		return
 	}
 	s, err := r.client.GetSnapshot(ctx, domain, name)
