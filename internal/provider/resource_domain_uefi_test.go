@@ -1,0 +1,113 @@
+package provider_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+// UEFI through libvirt's firmware auto-selection: the domain gets its own nvram
+// varstore, which is gone after destroy.
+func TestAccDomain_uefi(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("dom")
+	disk := domAccOverlay(t, name+".qcow2")
+	var nvram string
+	config := func(running bool, graphics string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name       = %q
+  vcpu       = 1
+  memory_mib = 256
+  running    = %t
+  firmware   = "uefi"
+  machine    = "q35"
+  qemu_agent = false
+  disk {
+    volume_id = %q
+  }
+  graphics = {
+    type = %q
+  }
+  shutdown = {
+    timeout = "5s"
+  }
+}
+`, name, running, disk, graphics)
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 acctest.PreCheck(t),
+		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			err := acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)})(s)
+			if nvram == "" {
+				return errors.Join(err, fmt.Errorf("no nvram path was seen"))
+			}
+			if _, serr := os.Stat(nvram); !errors.Is(serr, os.ErrNotExist) {
+				err = errors.Join(err, fmt.Errorf("nvram %s left behind after destroy (stat: %v)", nvram, serr))
+			}
+			return err
+		},
+		Steps: []resource.TestStep{{
+			Config:           config(true, "none"),
+			ConfigPlanChecks: emptyAfterApply,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("firmware"), knownvalue.StringExact("uefi")),
+				// libvirt expands q35 to pc-q35-<version>: not drift (emptyAfterApply).
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("machine"), knownvalue.StringExact("q35")),
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringExact("")),
+			},
+			Check: func(*terraform.State) error {
+				live, err := domAccInspect(t, name)
+				if err != nil {
+					return err
+				}
+				if live.Live.OS == nil || live.Live.OS.NVRam == nil || live.Live.OS.NVRam.NVRam == "" {
+					return fmt.Errorf("running UEFI domain has no nvram in its live XML")
+				}
+				nvram = live.Live.OS.NVRam.NVRam
+				if _, err := os.Stat(nvram); err != nil {
+					return fmt.Errorf("nvram of the running domain: %w", err)
+				}
+				return nil
+			},
+		}, {
+			// Powered off behind Terraform's back: the plan starts it again.
+			PreConfig:        func() { domAccForceOff(t, name) },
+			Config:           config(true, "none"),
+			ConfigPlanChecks: acctest.Updates(domRes, "none", plancheck.ExpectKnownValue(domRes, tfjsonpath.New("running"), knownvalue.Bool(true))),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
+			},
+		}, {
+			// A device change on a running domain: rewritten and restarted, as planned.
+			Config:           config(true, "spice"),
+			ConfigPlanChecks: acctest.Updates(domRes, "restart"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^spice://127\.0\.0\.1:59\d\d$`))),
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
+			},
+		}, {
+			// running = false: shutdown request, forced off after shutdown.timeout (the
+			// firmware alone does not act on the power button).
+			Config:           config(false, "spice"),
+			ConfigPlanChecks: emptyAfterApply,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
+				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("running"), knownvalue.Bool(false)),
+			},
+		}},
+	})
+}
