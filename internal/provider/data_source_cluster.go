@@ -25,14 +25,14 @@ type clusterDataSource struct {
 }
 
 type clusterModel struct {
-	ID         types.String   `tfsdk:"id"`
-	Network    types.String   `tfsdk:"network"`
-	BasePool   types.String   `tfsdk:"base_pool"`
-	DomainPool types.String   `tfsdk:"domain_pool"`
-	Ready      types.Bool     `tfsdk:"ready"`
-	Reason     types.String   `tfsdk:"reason"`
-	Message    types.String   `tfsdk:"message"`
-	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+	dataTimeouts
+	ID         types.String `tfsdk:"id"`
+	Network    types.String `tfsdk:"network"`
+	BasePool   types.String `tfsdk:"base_pool"`
+	DomainPool types.String `tfsdk:"domain_pool"`
+	Ready      types.Bool   `tfsdk:"ready"`
+	Reason     types.String `tfsdk:"reason"`
+	Message    types.String `tfsdk:"message"`
 }
 
 func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -59,8 +59,6 @@ func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
 	}
 }
-
-func (m *clusterModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	lookup(ctx, req, resp, time.Minute, func(*clusterModel) string { return "cluster infrastructure on " + d.client.URI().String() },

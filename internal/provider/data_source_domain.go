@@ -27,6 +27,7 @@ type domainDataSource struct {
 }
 
 type domainDataModel struct {
+	dataTimeouts
 	ID           types.String         `tfsdk:"id"`
 	Name         types.String         `tfsdk:"name"`
 	UUID         types.String         `tfsdk:"uuid"`
@@ -42,7 +43,6 @@ type domainDataModel struct {
 	IPAddress    types.String         `tfsdk:"ip_address"`
 	ConsoleURL   types.String         `tfsdk:"console_url"`
 	Interfaces   []domainDataNICModel `tfsdk:"network_interface"`
-	Timeouts     timeouts.Value       `tfsdk:"timeouts"`
 }
 
 type domainDataNICModel struct {
@@ -105,8 +105,6 @@ func (d *domainDataSource) Schema(ctx context.Context, _ datasource.SchemaReques
 func (d *domainDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("name"), path.MatchRoot("uuid"))}
 }
-
-func (m *domainDataModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *domainDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	lookup(ctx, req, resp, time.Minute,

@@ -26,12 +26,12 @@ type domainsDataSource struct {
 }
 
 type domainsModel struct {
+	dataTimeouts
 	ID         types.String   `tfsdk:"id"`
 	NamePrefix types.String   `tfsdk:"name_prefix"`
 	States     []string       `tfsdk:"states"`
 	Domains    []domainsEntry `tfsdk:"domains"`
 	Names      types.List     `tfsdk:"names"`
-	Timeouts   timeouts.Value `tfsdk:"timeouts"`
 }
 
 type domainsEntry struct {
@@ -81,8 +81,6 @@ func (d *domainsDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
 	}
 }
-
-func (m *domainsModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *domainsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	lookup(ctx, req, resp, time.Minute,

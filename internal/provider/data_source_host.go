@@ -23,18 +23,18 @@ type hostDataSource struct {
 }
 
 type hostModel struct {
-	ID                types.String   `tfsdk:"id"`
-	URI               types.String   `tfsdk:"uri"`
-	Hostname          types.String   `tfsdk:"hostname"`
-	Arch              types.String   `tfsdk:"arch"`
-	HypervisorType    types.String   `tfsdk:"hypervisor_type"`
-	LibvirtVersion    types.String   `tfsdk:"libvirt_version"`
-	HypervisorVersion types.String   `tfsdk:"hypervisor_version"`
-	DomainTypes       []string       `tfsdk:"domain_types"`
-	DefaultDomainType types.String   `tfsdk:"default_domain_type"`
-	FirmwareTypes     []string       `tfsdk:"firmware_types"`
-	Firmware          []string       `tfsdk:"firmware"`
-	Timeouts          timeouts.Value `tfsdk:"timeouts"`
+	dataTimeouts
+	ID                types.String `tfsdk:"id"`
+	URI               types.String `tfsdk:"uri"`
+	Hostname          types.String `tfsdk:"hostname"`
+	Arch              types.String `tfsdk:"arch"`
+	HypervisorType    types.String `tfsdk:"hypervisor_type"`
+	LibvirtVersion    types.String `tfsdk:"libvirt_version"`
+	HypervisorVersion types.String `tfsdk:"hypervisor_version"`
+	DomainTypes       []string     `tfsdk:"domain_types"`
+	DefaultDomainType types.String `tfsdk:"default_domain_type"`
+	FirmwareTypes     []string     `tfsdk:"firmware_types"`
+	Firmware          []string     `tfsdk:"firmware"`
 }
 
 func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -65,8 +65,6 @@ func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 		},
 	}
 }
-
-func (m *hostModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	uri := d.client.URI().String()

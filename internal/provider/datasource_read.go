@@ -9,11 +9,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 )
 
-// dataTimed is a data source model with a `timeouts` block.
+// dataTimed is a data source model with a `timeouts` block (one that embeds
+// dataTimeouts).
 type dataTimed[M any] interface {
 	*M
 	readTimeouts() timeouts.Value
 }
+
+// dataTimeouts is withTimeouts for data sources (whose block has only `read`).
+type dataTimeouts struct {
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (m *dataTimeouts) readTimeouts() timeouts.Value { return m.Timeouts }
 
 // lookup is the Read every data source shares, the data-source twin of refresh: the
 // configuration in, a deadline from its timeouts block (def when unset), the lookup, the

@@ -14,11 +14,19 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// timed is a resource model with a `timeouts` block.
+// timed is a resource model with a `timeouts` block (one that embeds withTimeouts).
 type timed[M any] interface {
 	*M
 	readTimeouts() timeouts.Value
 }
+
+// withTimeouts is the `timeouts` block, embedded by every resource model: the CRUD
+// helpers read the deadline of each operation from it.
+type withTimeouts struct {
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (m *withTimeouts) readTimeouts() timeouts.Value { return m.Timeouts }
 
 // refresh is the Read most resources share: the prior state in, a deadline from its
 // timeouts block (def when unset), one look at libvirt, the refreshed model out.

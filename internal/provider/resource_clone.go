@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -28,22 +27,20 @@ type cloneResource struct {
 }
 
 type cloneModel struct {
-	ID             types.String   `tfsdk:"id"`
-	SourceDomainID types.String   `tfsdk:"source_domain_id"`
-	Name           types.String   `tfsdk:"name"`
-	Mode           types.String   `tfsdk:"mode"`
-	Pool           types.String   `tfsdk:"pool"`
-	VCPU           types.Int64    `tfsdk:"vcpu"`
-	MemoryMiB      types.Int64    `tfsdk:"memory_mib"`
-	Running        types.Bool     `tfsdk:"running"`
-	CloudinitID    types.String   `tfsdk:"cloudinit_id"`
-	Disks          types.List     `tfsdk:"disks"`
-	MACs           types.List     `tfsdk:"macs"`
-	NVRAM          types.String   `tfsdk:"nvram"`
-	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID             types.String `tfsdk:"id"`
+	SourceDomainID types.String `tfsdk:"source_domain_id"`
+	Name           types.String `tfsdk:"name"`
+	Mode           types.String `tfsdk:"mode"`
+	Pool           types.String `tfsdk:"pool"`
+	VCPU           types.Int64  `tfsdk:"vcpu"`
+	MemoryMiB      types.Int64  `tfsdk:"memory_mib"`
+	Running        types.Bool   `tfsdk:"running"`
+	CloudinitID    types.String `tfsdk:"cloudinit_id"`
+	Disks          types.List   `tfsdk:"disks"`
+	MACs           types.List   `tfsdk:"macs"`
+	NVRAM          types.String `tfsdk:"nvram"`
 }
-
-func (m *cloneModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 var cloneDiskAttrTypes = map[string]attr.Type{
 	"target":    types.StringType,
@@ -172,7 +169,7 @@ func (r *cloneResource) read(ctx context.Context, id string, prior *cloneModel) 
 		Running:        types.BoolValue(st.Active),
 		CloudinitID:    types.StringNull(),
 		NVRAM:          types.StringValue(domainxml.NVRAMPath(d)),
-		Timeouts:       prior.Timeouts,
+		withTimeouts:   prior.withTimeouts,
 	}
 	if known(prior.SourceDomainID) {
 		m.SourceDomainID = prior.SourceDomainID

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -25,6 +24,7 @@ type cloudinitISOResource struct {
 
 type cloudinitISOModel struct {
 	storedVolume
+	withTimeouts
 	UserData      types.String `tfsdk:"user_data"`
 	MetaData      types.String `tfsdk:"meta_data"`
 	InstanceID    types.String `tfsdk:"instance_id"`
@@ -35,15 +35,12 @@ type cloudinitISOModel struct {
 	// plan and state; their zero value is null, as import leaves them: it cannot know
 	// whether a configuration gave the contents write-only, and reads them into the
 	// state-kept attributes).
-	UserDataWO        types.String   `tfsdk:"user_data_wo"`
-	NetworkConfigWO   types.String   `tfsdk:"network_config_wo"`
-	VendorDataWO      types.String   `tfsdk:"vendor_data_wo"`
-	ContentsWOVersion types.Int64    `tfsdk:"contents_wo_version"`
-	SHA256            types.String   `tfsdk:"sha256"`
-	Timeouts          timeouts.Value `tfsdk:"timeouts"`
+	UserDataWO        types.String `tfsdk:"user_data_wo"`
+	NetworkConfigWO   types.String `tfsdk:"network_config_wo"`
+	VendorDataWO      types.String `tfsdk:"vendor_data_wo"`
+	ContentsWOVersion types.Int64  `tfsdk:"contents_wo_version"`
+	SHA256            types.String `tfsdk:"sha256"`
 }
-
-func (m *cloudinitISOModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (m *cloudinitISOModel) what() string { return seedBlob.what(&m.storedVolume) }
 
@@ -213,7 +210,7 @@ func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.Imp
 			InstanceID:    types.StringNull(),
 			Hostname:      types.StringNull(),
 			MetaData:      types.StringNull(),
-			Timeouts:      unsetTimeouts(noUpdateTimeouts),
+			withTimeouts:  withTimeouts{unsetTimeouts(noUpdateTimeouts)},
 		}
 		if m.UserData.ValueString() == "" {
 			m.UserData = types.StringNull() // an unset user_data is written as an empty file

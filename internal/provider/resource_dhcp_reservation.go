@@ -33,12 +33,12 @@ type dhcpReservationResource struct {
 }
 
 type dhcpReservationModel struct {
-	ID       types.String   `tfsdk:"id"`
-	Network  types.String   `tfsdk:"network"`
-	MAC      types.String   `tfsdk:"mac"`
-	IP       types.String   `tfsdk:"ip"`
-	Hostname types.String   `tfsdk:"hostname"`
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID       types.String `tfsdk:"id"`
+	Network  types.String `tfsdk:"network"`
+	MAC      types.String `tfsdk:"mac"`
+	IP       types.String `tfsdk:"ip"`
+	Hostname types.String `tfsdk:"hostname"`
 }
 
 func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -70,8 +70,6 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 		},
 	}
 }
-
-func (m *dhcpReservationModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (m *dhcpReservationModel) host() netaddr.DHCPHost {
 	return netaddr.DHCPHost{MAC: strings.ToLower(m.MAC.ValueString()), IP: m.IP.ValueString(), Name: m.Hostname.ValueString()}

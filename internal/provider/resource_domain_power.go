@@ -44,17 +44,15 @@ type domainPowerResource struct {
 }
 
 type domainPowerModel struct {
-	ID       types.String   `tfsdk:"id"`
-	DomainID types.String   `tfsdk:"domain_id"`
-	Action   types.String   `tfsdk:"action"`
-	Triggers types.Map      `tfsdk:"triggers"`
-	Timeout  types.String   `tfsdk:"timeout"`
-	Domain   types.String   `tfsdk:"domain_name"`
-	State    types.String   `tfsdk:"domain_state"`
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID       types.String `tfsdk:"id"`
+	DomainID types.String `tfsdk:"domain_id"`
+	Action   types.String `tfsdk:"action"`
+	Triggers types.Map    `tfsdk:"triggers"`
+	Timeout  types.String `tfsdk:"timeout"`
+	Domain   types.String `tfsdk:"domain_name"`
+	State    types.String `tfsdk:"domain_state"`
 }
-
-func (m *domainPowerModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}

@@ -32,16 +32,14 @@ type ignitionResource struct {
 
 type ignitionModel struct {
 	storedVolume
+	withTimeouts
 	Content types.String `tfsdk:"content"`
 	// ContentWO is only ever non-null in req.Config: the framework nulls it in plan and
 	// state (its zero value is null, as import leaves it).
-	ContentWO        types.String   `tfsdk:"content_wo"`
-	ContentWOVersion types.Int64    `tfsdk:"content_wo_version"`
-	SHA256           types.String   `tfsdk:"sha256"`
-	Timeouts         timeouts.Value `tfsdk:"timeouts"`
+	ContentWO        types.String `tfsdk:"content_wo"`
+	ContentWOVersion types.Int64  `tfsdk:"content_wo_version"`
+	SHA256           types.String `tfsdk:"sha256"`
 }
-
-func (m *ignitionModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (m *ignitionModel) what() string { return ignitionBlob.what(&m.storedVolume) }
 
@@ -139,7 +137,7 @@ func (r *ignitionResource) ImportState(ctx context.Context, req resource.ImportS
 			storedVolume: v,
 			Content:      types.StringValue(string(content)),
 			SHA256:       types.StringValue(sha256Hex(content)),
-			Timeouts:     unsetTimeouts(noUpdateTimeouts),
+			withTimeouts: withTimeouts{unsetTimeouts(noUpdateTimeouts)},
 		}, nil
 	})
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -28,18 +27,18 @@ type poolResource struct {
 }
 
 type poolModel struct {
-	ID           types.String   `tfsdk:"id"`
-	Name         types.String   `tfsdk:"name"`
-	Type         types.String   `tfsdk:"type"`
-	TargetPath   types.String   `tfsdk:"target_path"`
-	Source       types.Object   `tfsdk:"source"`
-	Autostart    types.Bool     `tfsdk:"autostart"`
-	Active       types.Bool     `tfsdk:"active"`
-	ForceDestroy types.Bool     `tfsdk:"force_destroy"`
-	Capacity     types.Int64    `tfsdk:"capacity_bytes"`
-	Allocation   types.Int64    `tfsdk:"allocation_bytes"`
-	Available    types.Int64    `tfsdk:"available_bytes"`
-	Timeouts     timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID           types.String `tfsdk:"id"`
+	Name         types.String `tfsdk:"name"`
+	Type         types.String `tfsdk:"type"`
+	TargetPath   types.String `tfsdk:"target_path"`
+	Source       types.Object `tfsdk:"source"`
+	Autostart    types.Bool   `tfsdk:"autostart"`
+	Active       types.Bool   `tfsdk:"active"`
+	ForceDestroy types.Bool   `tfsdk:"force_destroy"`
+	Capacity     types.Int64  `tfsdk:"capacity_bytes"`
+	Allocation   types.Int64  `tfsdk:"allocation_bytes"`
+	Available    types.Int64  `tfsdk:"available_bytes"`
 }
 
 type poolSourceModel struct {
@@ -145,8 +144,6 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("source").AtName("format"), types.StringNull())...)
 	}
 }
-
-func (m *poolModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (m *poolModel) what() string { return "storage pool " + m.Name.ValueString() }
 

@@ -35,17 +35,15 @@ type snapshotResource struct {
 }
 
 type snapshotModel struct {
-	ID           types.String   `tfsdk:"id"`
-	DomainID     types.String   `tfsdk:"domain_id"`
-	Name         types.String   `tfsdk:"name"`
-	Description  types.String   `tfsdk:"description"`
-	Memory       types.Bool     `tfsdk:"memory"`
-	CreationTime types.String   `tfsdk:"creation_time"`
-	DomainState  types.String   `tfsdk:"domain_state"`
-	Timeouts     timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID           types.String `tfsdk:"id"`
+	DomainID     types.String `tfsdk:"domain_id"`
+	Name         types.String `tfsdk:"name"`
+	Description  types.String `tfsdk:"description"`
+	Memory       types.Bool   `tfsdk:"memory"`
+	CreationTime types.String `tfsdk:"creation_time"`
+	DomainState  types.String `tfsdk:"domain_state"`
 }
-
-func (m *snapshotModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{

@@ -32,12 +32,12 @@ type snapshotRevertResource struct {
 }
 
 type snapshotRevertModel struct {
-	ID          types.String   `tfsdk:"id"`
-	SnapshotID  types.String   `tfsdk:"snapshot_id"`
-	Triggers    types.Map      `tfsdk:"triggers"`
-	RevertedAt  types.String   `tfsdk:"reverted_at"`
-	DomainState types.String   `tfsdk:"domain_state"`
-	Timeouts    timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID          types.String `tfsdk:"id"`
+	SnapshotID  types.String `tfsdk:"snapshot_id"`
+	Triggers    types.Map    `tfsdk:"triggers"`
+	RevertedAt  types.String `tfsdk:"reverted_at"`
+	DomainState types.String `tfsdk:"domain_state"`
 }
 
 func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -72,8 +72,6 @@ func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRe
 }
 
 var snapshotIDRegexp = regexp.MustCompile(`^[^/]+/[^/\s]+$`)
-
-func (m *snapshotRevertModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (r *snapshotRevertResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	create(ctx, req, resp, 10*time.Minute,

@@ -42,16 +42,16 @@ type volumeExportResource struct {
 }
 
 type volumeExportModel struct {
-	ID              types.String   `tfsdk:"id"`
-	VolumeID        types.String   `tfsdk:"volume_id"`
-	Path            types.String   `tfsdk:"path"`
-	Format          types.String   `tfsdk:"format"`
-	Compression     types.String   `tfsdk:"compression"`
-	Triggers        types.Map      `tfsdk:"triggers"`
-	RemoveOnDestroy types.Bool     `tfsdk:"remove_on_destroy"`
-	SizeBytes       types.Int64    `tfsdk:"size_bytes"`
-	SHA256          types.String   `tfsdk:"sha256"`
-	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID              types.String `tfsdk:"id"`
+	VolumeID        types.String `tfsdk:"volume_id"`
+	Path            types.String `tfsdk:"path"`
+	Format          types.String `tfsdk:"format"`
+	Compression     types.String `tfsdk:"compression"`
+	Triggers        types.Map    `tfsdk:"triggers"`
+	RemoveOnDestroy types.Bool   `tfsdk:"remove_on_destroy"`
+	SizeBytes       types.Int64  `tfsdk:"size_bytes"`
+	SHA256          types.String `tfsdk:"sha256"`
 }
 
 func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -137,8 +137,6 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 
 // exportTimeout is the default of timeouts.create.
 const exportTimeout = 30 * time.Minute
-
-func (m *volumeExportModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (m *volumeExportModel) what() string { return "exported file " + m.ID.ValueString() }
 
