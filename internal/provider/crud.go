@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
@@ -30,23 +32,10 @@ import (
 // errors) to d.
 func create[M any, P timed[M]](ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, plan P, d *diag.Diagnostics) (P, error)) {
-	var plan M
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := P(&plan).readTimeouts().Create(ctx, def)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	got, err := do(ctx, &plan, &resp.Diagnostics)
-	if got != nil {
-		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
-	}
-	report(&resp.Diagnostics, "Unable to create "+what(&plan), err)
+	withDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Create, def, func(ctx context.Context, plan P) {
+		got, err := do(ctx, plan, &resp.Diagnostics)
+		keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to create "+what(plan), err)
+	})
 }
 
 // update is an Update. do changes the object from state to plan and returns it read
@@ -54,24 +43,12 @@ func create[M any, P timed[M]](ctx context.Context, req resource.CreateRequest, 
 // anything was done). Errors are reported as for create.
 func update[M any, P timed[M]](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, plan, state P, d *diag.Diagnostics) (P, error)) {
-	var plan, state M
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var state M
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := P(&plan).readTimeouts().Update(ctx, def)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	got, err := do(ctx, &plan, &state, &resp.Diagnostics)
-	if got != nil {
-		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
-	}
-	report(&resp.Diagnostics, "Unable to update "+what(&state), err)
+	withDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Update, def, func(ctx context.Context, plan P) {
+		got, err := do(ctx, plan, &state, &resp.Diagnostics)
+		keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to update "+what(&state), err)
+	})
 }
 
 // remove is a Delete. An object already gone (an error wrapping libvirt.ErrNotFound) is
@@ -79,32 +56,62 @@ func update[M any, P timed[M]](ctx context.Context, req resource.UpdateRequest, 
 // stays in state.
 func remove[M any, P timed[M]](ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, state P, d *diag.Diagnostics) error) {
-	var state M
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	withDeadline(ctx, req.State.Get, &resp.Diagnostics, timeouts.Value.Delete, def, func(ctx context.Context, state P) {
+		if err := do(ctx, state, &resp.Diagnostics); !errors.Is(err, libvirt.ErrNotFound) {
+			report(&resp.Diagnostics, "Unable to delete "+what(state), err)
+		}
+	})
+}
+
+// withDeadline runs work on the model that get (a plan's, a state's or a configuration's
+// Get) decodes, with ctx bounded by the timeout that op (the Create, Read, Update or
+// Delete of the model's timeouts block T: a resource's or a data source's) gives, def
+// when the block does not set it. When the model does not decode or the block is
+// malformed, d has the error and work does not run.
+func withDeadline[M, T any, P interface {
+	*M
+	readTimeouts() T
+}](ctx context.Context, get func(context.Context, any) diag.Diagnostics, d *diag.Diagnostics,
+	op func(T, context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration, work func(context.Context, P)) {
+	var m M
+	d.Append(get(ctx, &m)...)
+	if d.HasError() {
 		return
 	}
-	timeout, diags := P(&state).readTimeouts().Delete(ctx, def)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	timeout, diags := op(P(&m).readTimeouts(), ctx, def)
+	d.Append(diags...)
+	if d.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := do(ctx, &state, &resp.Diagnostics); !errors.Is(err, libvirt.ErrNotFound) {
-		report(&resp.Diagnostics, "Unable to delete "+what(&state), err)
-	}
+	work(ctx, &m)
 }
 
 // storePlan is the Update of a resource whose every attribute but `timeouts` replaces
 // it: the plan (the prior values and the new timeouts) is what the state becomes.
 func storePlan[M any](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan M
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	copyInto[M](ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
+}
+
+// copyInto sets state to the model M that get (a plan's, a state's or a configuration's
+// Get) decodes.
+func copyInto[M any](ctx context.Context, get func(context.Context, any) diag.Diagnostics, state *tfsdk.State, d *diag.Diagnostics) {
+	var m M
+	d.Append(get(ctx, &m)...)
+	if d.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	d.Append(state.Set(ctx, &m)...)
+}
+
+// keep stores what a create or update returned, when it returned a model, and reports
+// its error under summary.
+func keep[P any](ctx context.Context, state *tfsdk.State, d *diag.Diagnostics, got *P, summary string, err error) {
+	if got != nil {
+		d.Append(state.Set(ctx, got)...)
+	}
+	report(d, summary, err)
 }
 
 // attributeError is an error caused by one attribute's value: report points the

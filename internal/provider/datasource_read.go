@@ -16,12 +16,8 @@ type dataTimed[M any] interface {
 	readTimeouts() timeouts.Value
 }
 
-// dataTimeouts is withTimeouts for data sources (whose block has only `read`).
-type dataTimeouts struct {
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (m *dataTimeouts) readTimeouts() timeouts.Value { return m.Timeouts }
+// dataTimeouts is the data sources' timeouts block (it has only `read`).
+type dataTimeouts = timeoutsBlock[timeouts.Value]
 
 // lookup is the Read every data source shares, the data-source twin of refresh: the
 // configuration in, a deadline from its timeouts block (def when unset), the lookup, the
@@ -29,22 +25,12 @@ func (m *dataTimeouts) readTimeouts() timeouts.Value { return m.Timeouts }
 // diagnostics of its own.
 func lookup[M any, P dataTimed[M]](ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, m P, d *diag.Diagnostics) (P, error)) {
-	var m M
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := P(&m).readTimeouts().Read(ctx, def)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	got, err := do(ctx, &m, &resp.Diagnostics)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read "+what(&m), err.Error())
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+	withDeadline(ctx, req.Config.Get, &resp.Diagnostics, timeouts.Value.Read, def, func(ctx context.Context, m P) {
+		got, err := do(ctx, m, &resp.Diagnostics)
+		if err != nil {
+			resp.Diagnostics.AddError("Unable to read "+what(m), err.Error())
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+	})
 }
