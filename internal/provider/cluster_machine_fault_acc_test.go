@@ -93,7 +93,7 @@ func TestAccClusterMachineFault_reservationReplyLost(t *testing.T) {
 				}
 			},
 			Config:           config,
-			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 		},
 	})
 }
@@ -107,7 +107,7 @@ func TestAccClusterMachineFault_defineReplyLostOnce(t *testing.T) {
 	e.test(t, m, []resource.TestStep{{
 		PreConfig:        func() { lost = proxy.LoseReplyTo(acctest.ProcDomainDefineXMLFlags, time.Second) },
 		Config:           cmFaultConfig(proxy, e, "def", ""),
-		ConfigPlanChecks: emptyPlanAfterApply,
+		ConfigPlanChecks: acctest.Plans(),
 		Check: func(s *terraform.State) error {
 			if err := lostHappened("domain define", lost); err != nil {
 				return err
@@ -178,7 +178,7 @@ func TestAccClusterMachineFault_defineOutcomeUnknown(t *testing.T) {
 				}
 			},
 			Config:           cmFaultConfig(proxy, e, "unk", ""),
-			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 		},
 	})
 }

@@ -5,9 +5,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -23,11 +21,7 @@ data "libvirt_cluster" "c" {
 }
 
 func expectCluster(ready bool, reason string, message string) []statecheck.StateCheck {
-	return []statecheck.StateCheck{
-		statecheck.ExpectKnownValue("data.libvirt_cluster.c", tfjsonpath.New("ready"), knownvalue.Bool(ready)),
-		statecheck.ExpectKnownValue("data.libvirt_cluster.c", tfjsonpath.New("reason"), knownvalue.StringExact(reason)),
-		statecheck.ExpectKnownValue("data.libvirt_cluster.c", tfjsonpath.New("message"), knownvalue.StringRegexp(acctest.ErrorText(message))),
-	}
+	return acctest.State("data.libvirt_cluster.c", "ready", ready, "reason", reason, "message", acctest.ErrorText(message))
 }
 
 func TestAccClusterDataSource(t *testing.T) {

@@ -11,9 +11,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -205,11 +202,9 @@ func TestAccExample_uefi(t *testing.T) {
 					return nil
 				},
 			),
-			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs("libvirt_domain.vm", "state", "running"),
-				statecheck.ExpectKnownOutputValue("firmware_offered", knownvalue.ListPartial(map[int]knownvalue.Check{0: knownvalue.StringRegexp(regexp.MustCompile(`(?i)ovmf|edk2`))})),
-			},
-			ConfigPlanChecks: emptyAfterApply,
+			ConfigStateChecks: append(acctest.State("libvirt_domain.vm", "state", "running"),
+				acctest.OutputIs("firmware_offered", map[int]any{0: regexp.MustCompile(`(?i)ovmf|edk2`)})),
+			ConfigPlanChecks: acctest.Plans(),
 		}},
 	})
 }
@@ -268,7 +263,7 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 					checkExists(t, "snapshot "+snapshot("1.0"), snapLookup(name, snapshot("1.0"))),
 					upgraded("1.0"),
 				),
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				// The upgrade: before-1.1 replaces before-1.0, then the command runs.
@@ -280,17 +275,15 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 					acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snapshot("1.0"): snapLookup(name, snapshot("1.0"))}),
 					upgraded("1.1"),
 				),
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				// The rollback: back to before-1.1, running.
 				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 				ConfigDirectory:          exampleDir(t, "snapshot-before-upgrade"),
 				ConfigVariables:          vars("1.1", true),
-				ConfigPlanChecks:         planActions(map[string]plancheck.ResourceActionType{"libvirt_snapshot_revert.rollback[0]": plancheck.ResourceActionCreate}),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_domain.app", "state", "running"),
-				},
+				ConfigPlanChecks:         acctest.Does("libvirt_snapshot_revert.rollback[0]", acctest.Create),
+				ConfigStateChecks:        acctest.State("libvirt_domain.app", "state", "running"),
 			},
 		},
 	})

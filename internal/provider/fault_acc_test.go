@@ -360,7 +360,7 @@ resource "libvirt_domain" "vm" {
 				defineLost = proxy.LoseReplyTo(acctest.ProcDomainDefineXMLFlags, time.Second)
 			},
 			Config:           config,
-			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 			Check: func(*terraform.State) error {
 				if err := errors.Join(happened("volume create", volLost), happened("domain define", defineLost)); err != nil {
 					return err

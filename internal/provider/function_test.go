@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
@@ -26,10 +25,10 @@ output "mac"  { value = provider::libvirt::mac_from_name(provider::libvirt::clus
 output "long" { value = provider::libvirt::cluster_machine_name("a-very-long-namespace-for-a-team-of-many", "and-an-even-longer-machine-name-0") }
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownOutputValue("name", knownvalue.StringExact(name)),
-				statecheck.ExpectKnownOutputValue("name", knownvalue.StringRegexp(regexp.MustCompile(`^default-worker-0-[0-9a-f]{6}$`))),
-				statecheck.ExpectKnownOutputValue("mac", knownvalue.StringExact(capi.MAC(name))),
-				statecheck.ExpectKnownOutputValue("long", knownvalue.StringRegexp(regexp.MustCompile(`^[a-z0-9-]{56}-[0-9a-f]{6}$`))),
+				acctest.OutputIs("name", name),
+				acctest.OutputIs("name", regexp.MustCompile(`^default-worker-0-[0-9a-f]{6}$`)),
+				acctest.OutputIs("mac", capi.MAC(name)),
+				acctest.OutputIs("long", regexp.MustCompile(`^[a-z0-9-]{56}-[0-9a-f]{6}$`)),
 			},
 		}},
 	})

@@ -11,10 +11,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -22,22 +18,6 @@ import (
 )
 
 // Helpers the tests of the package share.
-
-// emptyPlanAfterApply is what every step must show: a second plan changes nothing.
-var emptyPlanAfterApply = resource.ConfigPlanChecks{
-	PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-}
-
-// planActions is a step's plan checks: before the apply each address has its action;
-// after it, a second plan changes nothing.
-func planActions(actions map[string]plancheck.ResourceActionType) resource.ConfigPlanChecks {
-	c := emptyPlanAfterApply
-	c.PreApply = nil
-	for addr, a := range actions {
-		c.PreApply = append(c.PreApply, plancheck.ExpectResourceAction(addr, a))
-	}
-	return c
-}
 
 // importStep imports addr by id ("" for the resource's own id) and wants the state the
 // apply made, but for the attributes in ignore.
@@ -178,34 +158,4 @@ func proxiedProvider(addr string, lines ...string) string {
 func stoppedDomainHCL(name, disk string, memoryMiB int, lines ...string) string {
 	return resourceHCL("libvirt_domain", "test", append([]string{attr("name", name), attr("vcpu", 1),
 		attr("memory_mib", memoryMiB), attr("running", false), fmt.Sprintf("disk {\n    path = %q\n  }", disk)}, lines...)...)
-}
-
-// stateIs checks attribute attr (a tfjsonpath: "a", or "a.b" for a nested attribute) of
-// addr in state: want is a string, int64, bool, *regexp.Regexp (a string matching it),
-// nil (null) or a knownvalue.Check.
-func stateIs(addr, attr string, want any) statecheck.StateCheck {
-	parts := strings.Split(attr, ".")
-	p := tfjsonpath.New(parts[0])
-	for _, k := range parts[1:] {
-		p = p.AtMapKey(k)
-	}
-	return statecheck.ExpectKnownValue(addr, p, knownCheck(want))
-}
-
-func knownCheck(want any) knownvalue.Check {
-	switch w := want.(type) {
-	case nil:
-		return knownvalue.Null()
-	case string:
-		return knownvalue.StringExact(w)
-	case int64:
-		return knownvalue.Int64Exact(w)
-	case bool:
-		return knownvalue.Bool(w)
-	case *regexp.Regexp:
-		return knownvalue.StringRegexp(w)
-	case knownvalue.Check:
-		return w
-	}
-	panic(fmt.Sprintf("stateIs: %T is not a value to check", want))
 }

@@ -82,7 +82,7 @@ func testLostDefine(t *testing.T, prefix, name string, d lostDefine) {
 				}
 			},
 			Config:           proxiedProvider(proxy.Addr) + d.config,
-			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 			Check: func(s *terraform.State) error {
 				if err := lostAll(faults); err != nil {
 					return err
@@ -190,7 +190,7 @@ func testLostSnapshot(t *testing.T, snap string, fault func(*acctest.CallProxy) 
 		Steps: []resource.TestStep{{
 			PreConfig:        func() { happened = fault(proxy) },
 			Config:           snapshotConfig(proxy.Addr, domain, snap),
-			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 			Check: func(s *terraform.State) error {
 				if err := lostAll(map[string]<-chan struct{}{"snapshot create": happened}); err != nil {
 					return err

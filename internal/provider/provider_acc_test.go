@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -23,11 +22,9 @@ func TestAccProvider_reconnectsAfterDrop(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
-				PreConfig: func() { dropped = acctest.DropDaemonClients(t) },
-				Config:    config,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("data.libvirt_host.this", "hypervisor_type", "QEMU"),
-				},
+				PreConfig:         func() { dropped = acctest.DropDaemonClients(t) },
+				Config:            config,
+				ConfigStateChecks: acctest.State("data.libvirt_host.this", "hypervisor_type", "QEMU"),
 				Check: func(*terraform.State) error {
 					if dropped == 0 {
 						return fmt.Errorf("no live provider connection was dropped: the test proved nothing")
@@ -55,10 +52,10 @@ func TestAccProvider_ssh(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: sshConfig(sshd.KnownHostsLine),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("data.libvirt_host.this", "uri", sshd.URI()),
-					stateIs("data.libvirt_host.this", "hypervisor_type", "QEMU"),
-				},
+				ConfigStateChecks: acctest.State("data.libvirt_host.this",
+					"uri", sshd.URI(),
+					"hypervisor_type", "QEMU",
+				),
 			},
 			{
 				// A known_hosts that names another key for this host: hard error, with the
@@ -76,10 +73,8 @@ func TestAccProvider_tcp(t *testing.T) {
 		PreCheck:                 acctest.PreCheck(t),
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: providerAt(uri) + `data "libvirt_host" "this" {}`,
-			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs("data.libvirt_host.this", "uri", uri),
-			},
+			Config:            providerAt(uri) + `data "libvirt_host" "this" {}`,
+			ConfigStateChecks: acctest.State("data.libvirt_host.this", "uri", uri),
 		}},
 	})
 }

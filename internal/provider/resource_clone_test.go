@@ -9,11 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -77,28 +73,22 @@ resource "libvirt_clone" "full" {
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("pool"), knownvalue.StringExact(acctest.Pool())),
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("vcpu"), knownvalue.Int64Exact(1)),
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(128)),
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("running"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("nvram"), knownvalue.StringExact("")),
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("disks"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.ObjectPartial(map[string]knownvalue.Check{
-							"target":  knownvalue.StringExact("vda"),
-							"name":    knownvalue.StringExact(linked + "-vda.qcow2"),
-							"backing": knownvalue.StringExact(base), // the source's base image, not its disk
-						}),
-					})),
-					statecheck.ExpectKnownValue("libvirt_clone.full", tfjsonpath.New("disks"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.ObjectPartial(map[string]knownvalue.Check{
-							"name":    knownvalue.StringExact(full + "-vda.qcow2"),
-							"backing": knownvalue.StringExact(""),
-						}),
-					})),
-					statecheck.ExpectKnownValue("libvirt_clone.full", tfjsonpath.New("macs"), knownvalue.ListSizeExact(1)),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: append(acctest.State("libvirt_clone.linked",
+					"pool", acctest.Pool(),
+					"vcpu", 1,
+					"memory_mib", 128,
+					"running", true,
+					"nvram", "",
+					"disks", []any{acctest.Partial(map[string]any{
+						"target":  "vda",
+						"name":    linked + "-vda.qcow2",
+						"backing": base, // the source's base image, not its disk
+					})},
+				), acctest.State("libvirt_clone.full",
+					"disks", []any{acctest.Partial(map[string]any{"name": full + "-vda.qcow2", "backing": ""})},
+					"macs", acctest.ListSize(1),
+				)...),
 				Check: func(*terraform.State) error {
 					t.Logf("two clones of a running source made and started in %s", time.Since(start).Round(time.Second))
 					ips, err := cloneAccWaitLeases(t, net.Name, src, linked, full)
@@ -145,10 +135,8 @@ resource "libvirt_clone" "full" {
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
 			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config,
+				ConfigPlanChecks: acctest.Before(acctest.NoChange()),
 			},
 			{
 				Config:      cfg("vcpu = 2"),
@@ -157,11 +145,9 @@ resource "libvirt_clone" "full" {
 			},
 			{
 				// Less memory on the running clone: live, through the balloon, no restart.
-				Config:           cfg("memory_mib = 96"),
-				ConfigPlanChecks: acctest.Updates("libvirt_clone.linked", ""),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(96)),
-				},
+				Config:            cfg("memory_mib = 96"),
+				ConfigPlanChecks:  acctest.Updates("libvirt_clone.linked", ""),
+				ConfigStateChecks: acctest.State("libvirt_clone.linked", "memory_mib", 96),
 				Check: func(*terraform.State) error {
 					live, err := domAccInspect(t, linked)
 					if err != nil {
@@ -286,11 +272,11 @@ resource "libvirt_clone" %q {
 					}
 				},
 				Config:           linkedCfg,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_clone.cll", tfjsonpath.New("nvram"), knownvalue.StringExact(linkedNVRAM)),
-					statecheck.ExpectKnownValue("libvirt_clone.cll", tfjsonpath.New("macs"), knownvalue.ListSizeExact(0)),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State("libvirt_clone.cll",
+					"nvram", linkedNVRAM,
+					"macs", acctest.ListSize(0),
+				),
 				Check: func(*terraform.State) error {
 					live, err := domAccInspect(t, linked)
 					if err != nil {
@@ -315,14 +301,12 @@ resource "libvirt_clone" %q {
 				// source's varstore copied from libvirt's default place.
 				PreConfig:        func() { domAccForceOff(t, src) },
 				Config:           bothCfg,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_clone.clf", tfjsonpath.New("running"), knownvalue.Bool(false)),
-					statecheck.ExpectKnownValue("libvirt_clone.clf", tfjsonpath.New("nvram"), knownvalue.StringExact(fullNVRAM)),
-					statecheck.ExpectKnownValue("libvirt_clone.clf", tfjsonpath.New("disks"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.ObjectPartial(map[string]knownvalue.Check{"backing": knownvalue.StringExact("")}),
-					})),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State("libvirt_clone.clf",
+					"running", false,
+					"nvram", fullNVRAM,
+					"disks", []any{acctest.Partial(map[string]any{"backing": ""})},
+				),
 				Check: func(*terraform.State) error {
 					a, err := os.ReadFile(srcNVRAM)
 					if err != nil {

@@ -7,9 +7,7 @@ import (
 
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -81,10 +79,10 @@ resource "libvirt_cloudinit_iso" "plain" {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
-				plancheck.ExpectUnknownValue("libvirt_cloudinit_iso.wo", tfjsonpath.New("sha256")),
-				plancheck.ExpectKnownValue("libvirt_cloudinit_iso.wo", tfjsonpath.New("meta_data"), knownvalue.StringExact("instance-id: i-1\n")),
-				plancheck.ExpectKnownValue("libvirt_cloudinit_iso.wo", tfjsonpath.New("user_data_wo"), knownvalue.Null()),
-				plancheck.ExpectKnownValue("libvirt_cloudinit_iso.plain", tfjsonpath.New("sha256"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
+				acctest.PlanUnknown("libvirt_cloudinit_iso.wo", "sha256"),
+				acctest.PlanIs("libvirt_cloudinit_iso.wo", "meta_data", "instance-id: i-1\n"),
+				acctest.PlanIs("libvirt_cloudinit_iso.wo", "user_data_wo", nil),
+				acctest.PlanIs("libvirt_cloudinit_iso.plain", "sha256", regexp.MustCompile(`^[0-9a-f]{64}$`)),
 			}},
 		}},
 	})

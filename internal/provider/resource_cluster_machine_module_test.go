@@ -13,11 +13,8 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -142,7 +139,7 @@ func TestAccClusterMachine_module(t *testing.T) {
 			{
 				ProtoV6ProviderFactories: pf,
 				ConfigDirectory:          cmConfigDir(t, config(1, 1)),
-				ConfigPlanChecks:         emptyAfterApply,
+				ConfigPlanChecks:         acctest.Plans(),
 				ConfigStateChecks: []statecheck.StateCheck{cmCheck(func(s *tfjson.State) error {
 					names, err := outputList(s, "names")
 					if err != nil {
@@ -182,14 +179,11 @@ func TestAccClusterMachine_module(t *testing.T) {
 				// vcpu 1 -> 2 within the 2x headroom: live, no restart; disk 1 -> 2 GiB online.
 				ProtoV6ProviderFactories: pf,
 				ConfigDirectory:          step2,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(cmAddr("m-0"), plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(cmAddr("m-0"), tfjsonpath.New("update_method"), knownvalue.StringExact("live")),
-						plancheck.ExpectKnownValue(cmAddr("m-0"), tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(2)),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				ConfigPlanChecks: acctest.Plans(
+					acctest.Planned(cmAddr("m-0"), acctest.Update),
+					acctest.PlanIs(cmAddr("m-0"), "update_method", "live"),
+					acctest.PlanIs(cmAddr("m-0"), "max_vcpu", 2),
+				),
 				ConfigStateChecks: []statecheck.StateCheck{cmCheck(func(*tfjson.State) error {
 					c := acctest.Client(t)
 					ctx := domAccCtx(t)

@@ -12,11 +12,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/capi"
@@ -253,17 +249,17 @@ func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 	e.test(t, m, []resource.TestStep{
 		{
 			Config:           config(1),
-			ConfigPlanChecks: emptyAfterApply,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("id"), knownvalue.StringExact(uid)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("provider_id"), knownvalue.StringExact(capi.ProviderID(uid))),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("domain_name"), knownvalue.StringExact(m.domain)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("mac"), knownvalue.StringExact(m.mac)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(2)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("max_memory_mib"), knownvalue.Int64Exact(512)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("running"), knownvalue.Bool(true)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("addresses"), knownvalue.ListSizeExact(1)),
-			},
+			ConfigPlanChecks: acctest.Plans(),
+			ConfigStateChecks: acctest.State(res,
+				"id", uid,
+				"provider_id", capi.ProviderID(uid),
+				"domain_name", m.domain,
+				"mac", m.mac,
+				"max_vcpu", 2,
+				"max_memory_mib", 512,
+				"running", true,
+				"addresses", acctest.ListSize(1),
+			),
 			Check: func(s *terraform.State) error {
 				a := s.RootModule().Resources[res].Primary.Attributes
 				ip = a["ip"]
@@ -300,12 +296,9 @@ func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"timeouts", "lease_timeout"},
 		},
 		{
-			PreConfig: func() { domAccUndefine(t, m.domain) },
-			Config:    config(1),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(res, plancheck.ResourceActionCreate)},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
+			PreConfig:        func() { domAccUndefine(t, m.domain) },
+			Config:           config(1),
+			ConfigPlanChecks: acctest.Plans(acctest.Planned(res, acctest.Create)),
 			Check: func(s *terraform.State) error {
 				a := s.RootModule().Resources[res].Primary.Attributes
 				if a["ip"] != ip || a["id"] != uid {
@@ -321,18 +314,15 @@ func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 		},
 		{
 			Config: config(3),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(res, tfjsonpath.New("update_method"), knownvalue.StringExact("restart")),
-					plancheck.ExpectKnownValue(res, tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(6)),
-				},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("vcpu"), knownvalue.Int64Exact(3)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("running"), knownvalue.Bool(true)),
-			},
+			ConfigPlanChecks: acctest.Plans(
+				acctest.Planned(res, acctest.Update),
+				acctest.PlanIs(res, "update_method", "restart"),
+				acctest.PlanIs(res, "max_vcpu", 6),
+			),
+			ConfigStateChecks: acctest.State(res,
+				"vcpu", 3,
+				"running", true,
+			),
 			Check: func(*terraform.State) error {
 				live, err := domAccInspect(t, m.domain)
 				if err != nil {

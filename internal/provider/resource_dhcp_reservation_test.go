@@ -9,11 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -72,12 +68,10 @@ func TestAccDHCPReservation_live(t *testing.T) {
 	mac := "52:54:00:aa:bb:01"
 	reservationTest(t, net.Name, mac, []resource.TestStep{
 		{
-			Config: reservationConfig(net.Name, mac, net.Addr(10), "web"),
-			Check:  checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(10), Name: "web"}),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("libvirt_dhcp_reservation.r", tfjsonpath.New("id"), knownvalue.StringExact(net.Name+"/"+mac)),
-			},
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Config:            reservationConfig(net.Name, mac, net.Addr(10), "web"),
+			Check:             checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(10), Name: "web"}),
+			ConfigStateChecks: acctest.State("libvirt_dhcp_reservation.r", "id", net.Name+"/"+mac),
+			ConfigPlanChecks:  acctest.Plans(),
 		},
 		{
 			ResourceName:            "libvirt_dhcp_reservation.r",
@@ -88,23 +82,18 @@ func TestAccDHCPReservation_live(t *testing.T) {
 		},
 		{
 			// ip and hostname change in place, live and persistently.
-			Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionUpdate)},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
-			Check: checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+			Config:           reservationConfig(net.Name, mac, net.Addr(11), ""),
+			ConfigPlanChecks: acctest.Plans(acctest.Planned("libvirt_dhcp_reservation.r", acctest.Update)),
+			Check:            checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
 		},
 		{
 			// Removed out of band: the next plan puts it back.
 			PreConfig: func() {
 				acctest.ChangeDHCPHost(t, net.Name, netaddr.Delete, netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)})
 			},
-			Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionCreate)},
-			},
-			Check: checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+			Config:           reservationConfig(net.Name, mac, net.Addr(11), ""),
+			ConfigPlanChecks: acctest.Before(acctest.Planned("libvirt_dhcp_reservation.r", acctest.Create)),
+			Check:            checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
 		},
 	})
 }
@@ -117,7 +106,7 @@ func TestAccDHCPReservation_inactiveNetwork(t *testing.T) {
 	reservationTest(t, net.Name, mac, []resource.TestStep{{
 		Config:           reservationConfig(net.Name, mac, net.Addr(20), "db"),
 		Check:            checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(20), Name: "db"}),
-		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ConfigPlanChecks: acctest.Plans(),
 	}})
 }
 
@@ -165,7 +154,7 @@ func TestAccDHCPReservation_ipv6First(t *testing.T) {
 	reservationTest(t, name, mac, []resource.TestStep{{
 		Config:           reservationConfig(name, mac, "10.199.42.10", "v4"),
 		Check:            checkHost(t, name, mac, &netaddr.DHCPHost{MAC: mac, IP: "10.199.42.10", Name: "v4"}),
-		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ConfigPlanChecks: acctest.Plans(),
 	}})
 }
 

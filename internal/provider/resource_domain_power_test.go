@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -101,37 +99,35 @@ func TestAccDomainPower_reboot(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           dom,
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 				Check:            record,
 			},
 			{
 				PreConfig:        func() { time.Sleep(2 * time.Second) }, // the expiry has a resolution of seconds
 				Config:           dom + powerConfig("reboot", "2m", "1"),
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(powerRes, "domain_state", "running"),
-					stateIs(powerRes, "domain_name", name),
-					stateIs(powerRes, "id", regexp.MustCompile(`^[0-9a-f-]{36}/reboot$`)),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(powerRes,
+					"domain_state", "running",
+					"domain_name", name,
+					"id", regexp.MustCompile(`^[0-9a-f-]{36}/reboot$`),
+				),
 				Check: resource.ComposeTestCheckFunc(running, renewed),
 			},
 			{
 				// A changed timeout is an in-place update: no new reboot.
 				Config:           dom + powerConfig("reboot", "3m", "1"),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{powerRes: plancheck.ResourceActionUpdate}),
+				ConfigPlanChecks: acctest.Does(powerRes, acctest.Update),
 			},
 			{
 				PreConfig:        func() { time.Sleep(2 * time.Second) },
 				Config:           dom + powerConfig("reboot", "3m", "2"),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{powerRes: plancheck.ResourceActionDestroyBeforeCreate}),
+				ConfigPlanChecks: acctest.Does(powerRes, acctest.DestroyBeforeCreate),
 				Check:            resource.ComposeTestCheckFunc(running, renewed),
 			},
 			{
 				// destroy forces it off; the domain (running = true) then plans to start it.
-				Config: dom + powerConfig("destroy", "2m", "3"),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(powerRes, "domain_state", "shutoff"),
-				},
+				Config:            dom + powerConfig("destroy", "2m", "3"),
+				ConfigStateChecks: acctest.State(powerRes, "domain_state", "shutoff"),
 				Check: func(*terraform.State) error {
 					if live, err := domAccInspect(t, name); err != nil || live.Active {
 						return fmt.Errorf("domain %s still running after destroy (err %v)", name, err)
@@ -176,7 +172,7 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           dom,
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				// The user-data script runs right after the lease: give it a moment.
@@ -187,7 +183,7 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 			{
 				PreConfig:        stillRunning,
 				Config:           dom,
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 		},
 	})

@@ -7,13 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider"
@@ -22,9 +18,6 @@ import (
 const domRes = "libvirt_domain.test"
 
 var ipv4 = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)
-
-// emptyAfterApply is the post-apply refresh check every step makes: nothing drifts.
-var emptyAfterApply = acctest.Plans()
 
 func domAttr(s *terraform.State, name string) (string, error) {
 	r, ok := s.RootModule().Resources[domRes]
@@ -80,19 +73,19 @@ resource "libvirt_domain" "test" {
 		Steps: []resource.TestStep{
 			{
 				Config:           config(1, 2, 256, 320, "lease"),
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("type"), knownvalue.StringExact("qemu")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(0).AtMapKey("mac"), knownvalue.StringRegexp(regexp.MustCompile(`^52:54:00:`))),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(0).AtMapKey("addresses"), knownvalue.ListSizeExact(1)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("target"), knownvalue.StringExact("vda")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("format"), knownvalue.StringExact("qcow2")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("machine"), knownvalue.StringRegexp(regexp.MustCompile(`^pc`))),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^vnc://127\.0\.0\.1:59\d\d$`))),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("none")),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(domRes,
+					"state", "running",
+					"type", "qemu",
+					"ip_address", ipv4,
+					"network_interface.0.mac", regexp.MustCompile(`^52:54:00:`),
+					"network_interface.0.addresses", acctest.ListSize(1),
+					"disk.0.target", "vda",
+					"disk.0.format", "qcow2",
+					"machine", regexp.MustCompile(`^pc`),
+					"console_url", regexp.MustCompile(`^vnc://127\.0\.0\.1:59\d\d$`),
+					"update_method", "none",
+				),
 				Check: func(s *terraform.State) error {
 					ip, _ := domAttr(s, "ip_address")
 					mac, _ := domAttr(s, "network_interface.0.mac")
@@ -125,11 +118,11 @@ resource "libvirt_domain" "test" {
 			{
 				Config:           config(2, 2, 320, 320, "lease"),
 				ConfigPlanChecks: acctest.Updates(domRes, "live"),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("vcpu"), knownvalue.Int64Exact(2)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(320)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("live")),
-				},
+				ConfigStateChecks: acctest.State(domRes,
+					"vcpu", 2,
+					"memory_mib", 320,
+					"update_method", "live",
+				),
 				Check: func(*terraform.State) error {
 					// Same QEMU process; live and persistent definitions agree with state.
 					var live *domAccLive
@@ -169,13 +162,13 @@ data "libvirt_domain" "test" {
 `,
 				ConfigPlanChecks: acctest.Updates(domRes, "restart"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(3)),
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("state"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(3)),
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^vnc://127\.0\.0\.1:59\d\d$`))),
-					statecheck.CompareValuePairs("data.libvirt_domain.test", tfjsonpath.New("ip_address"), domRes, tfjsonpath.New("ip_address"), compare.ValuesSame()),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
+					acctest.StateIs(domRes, "max_vcpu", 3),
+					acctest.StateIs("data.libvirt_domain.test", "state", "running"),
+					acctest.StateIs("data.libvirt_domain.test", "max_vcpu", 3),
+					acctest.StateIs("data.libvirt_domain.test", "console_url", regexp.MustCompile(`^vnc://127\.0\.0\.1:59\d\d$`)),
+					acctest.Same("data.libvirt_domain.test", "ip_address", domRes, "ip_address"),
+					acctest.StateIs(domRes, "state", "running"),
+					acctest.StateIs(domRes, "ip_address", ipv4),
 				},
 				Check: func(*terraform.State) error {
 					live, err := domAccInspect(t, name)
@@ -268,15 +261,15 @@ resource "libvirt_domain" "test" {
 			{
 				// The failed domain is in state, tainted: the plan replaces it.
 				Config:           config(false, ""),
-				ConfigPlanChecks: acctest.Does(domRes, plancheck.ResourceActionDestroyBeforeCreate),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringExact("")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("bridge"), knownvalue.StringExact(bridge)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("network"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("model"), knownvalue.StringExact("e1000")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("mac"), knownvalue.StringRegexp(regexp.MustCompile(`^52:54:00:`))),
-				},
+				ConfigPlanChecks: acctest.Does(domRes, acctest.DestroyBeforeCreate),
+				ConfigStateChecks: acctest.State(domRes,
+					"state", "shutoff",
+					"console_url", "",
+					"network_interface.1.bridge", bridge,
+					"network_interface.1.network", nil,
+					"network_interface.1.model", "e1000",
+					"network_interface.1.mac", regexp.MustCompile(`^52:54:00:`),
+				),
 			},
 		},
 	})
@@ -334,11 +327,11 @@ resource "libvirt_domain" "test" {
 		}),
 		Steps: []resource.TestStep{{
 			Config:           config,
-			ConfigPlanChecks: emptyAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
-				statecheck.CompareValuePairs(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("volume_id"), "libvirt_volume.root", tfjsonpath.New("id"), compare.ValuesSame()),
-				statecheck.CompareValuePairs(domRes, tfjsonpath.New("cloudinit_id"), "libvirt_cloudinit_iso.seed", tfjsonpath.New("id"), compare.ValuesSame()),
+				acctest.StateIs(domRes, "ip_address", ipv4),
+				acctest.Same(domRes, "disk.0.volume_id", "libvirt_volume.root", "id"),
+				acctest.Same(domRes, "cloudinit_id", "libvirt_cloudinit_iso.seed", "id"),
 			},
 			Check: func(s *terraform.State) error {
 				mac, _ := domAttr(s, "network_interface.0.mac")

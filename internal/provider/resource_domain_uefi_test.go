@@ -8,11 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -61,14 +57,14 @@ resource "libvirt_domain" "test" {
 		},
 		Steps: []resource.TestStep{{
 			Config:           config(true, "none"),
-			ConfigPlanChecks: emptyAfterApply,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("firmware"), knownvalue.StringExact("uefi")),
-				// libvirt expands q35 to pc-q35-<version>: not drift (emptyAfterApply).
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("machine"), knownvalue.StringExact("q35")),
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringExact("")),
-			},
+			ConfigPlanChecks: acctest.Plans(),
+			ConfigStateChecks: acctest.State(domRes,
+				"firmware", "uefi",
+				// libvirt expands q35 to pc-q35-<version>: not drift (acctest.Plans()).
+				"machine", "q35",
+				"state", "running",
+				"console_url", "",
+			),
 			Check: func(*terraform.State) error {
 				live, err := domAccInspect(t, name)
 				if err != nil {
@@ -85,29 +81,27 @@ resource "libvirt_domain" "test" {
 			},
 		}, {
 			// Powered off behind Terraform's back: the plan starts it again.
-			PreConfig:        func() { domAccForceOff(t, name) },
-			Config:           config(true, "none"),
-			ConfigPlanChecks: acctest.Updates(domRes, "none", plancheck.ExpectKnownValue(domRes, tfjsonpath.New("running"), knownvalue.Bool(true))),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
-			},
+			PreConfig:         func() { domAccForceOff(t, name) },
+			Config:            config(true, "none"),
+			ConfigPlanChecks:  acctest.Updates(domRes, "none", acctest.PlanIs(domRes, "running", true)),
+			ConfigStateChecks: acctest.State(domRes, "state", "running"),
 		}, {
 			// A device change on a running domain: rewritten and restarted, as planned.
 			Config:           config(true, "spice"),
 			ConfigPlanChecks: acctest.Updates(domRes, "restart"),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^spice://127\.0\.0\.1:59\d\d$`))),
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
-			},
+			ConfigStateChecks: acctest.State(domRes,
+				"console_url", regexp.MustCompile(`^spice://127\.0\.0\.1:59\d\d$`),
+				"state", "running",
+			),
 		}, {
 			// running = false: shutdown request, forced off after shutdown.timeout (the
 			// firmware alone does not act on the power button).
 			Config:           config(false, "spice"),
-			ConfigPlanChecks: emptyAfterApply,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("running"), knownvalue.Bool(false)),
-			},
+			ConfigPlanChecks: acctest.Plans(),
+			ConfigStateChecks: acctest.State(domRes,
+				"state", "shutoff",
+				"running", false,
+			),
 		}},
 	})
 }

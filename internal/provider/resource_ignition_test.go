@@ -5,11 +5,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -50,15 +46,12 @@ func TestAccIgnition_basic(t *testing.T) {
 		CheckDestroy:             acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("sha256"), knownvalue.StringExact(sha256Hex(ignitionContent)))},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(ignitionRes, "name", name),
-					stateIs(ignitionRes, "sha256", sha256Hex(ignitionContent)),
-				},
+				Config:           config,
+				ConfigPlanChecks: acctest.Plans(acctest.PlanIs(ignitionRes, "sha256", sha256Hex(ignitionContent))),
+				ConfigStateChecks: acctest.State(ignitionRes,
+					"name", name,
+					"sha256", sha256Hex(ignitionContent),
+				),
 				Check: func(s *terraform.State) error {
 					r := s.RootModule().Resources[ignitionRes].Primary
 					if r.Attributes["path"] == "" {
@@ -77,11 +70,9 @@ func TestAccIgnition_basic(t *testing.T) {
 			importStep(ignitionRes, acctest.Pool()+"/"+name),
 			{
 				// Removed behind Terraform's back: the plan makes it again.
-				PreConfig: func() { acctest.DeleteVolume(t, acctest.Pool(), name) },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ignitionRes, plancheck.ResourceActionCreate)},
-				},
+				PreConfig:        func() { acctest.DeleteVolume(t, acctest.Pool(), name) },
+				Config:           config,
+				ConfigPlanChecks: acctest.Before(acctest.Planned(ignitionRes, acctest.Create)),
 			},
 		},
 	})
@@ -159,7 +150,7 @@ resource "libvirt_domain" "test" {
 		Steps: []resource.TestStep{
 			{
 				Config:           config(true),
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 				Check: func(s *terraform.State) error {
 					want := s.RootModule().Resources[ignitionRes].Primary.Attributes["path"]
 					got, err := fwcfg()
@@ -171,14 +162,12 @@ resource "libvirt_domain" "test" {
 					}
 					return nil
 				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(domRes, "state", "shutoff"),
-				},
+				ConfigStateChecks: acctest.State(domRes, "state", "shutoff"),
 			},
 			importStep(domRes, name, "timeouts"),
 			{
 				Config:           config(false),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{domRes: plancheck.ResourceActionUpdate}),
+				ConfigPlanChecks: acctest.Does(domRes, acctest.Update),
 				Check: func(*terraform.State) error {
 					if got, err := fwcfg(); err != nil || got != "" {
 						return fmt.Errorf("fw_cfg entry still there after ignition_id was removed: %q (err %v)", got, err)
@@ -237,28 +226,20 @@ resource "libvirt_ignition" "ign" {
 		CheckDestroy:             acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
-				Config: config(1, 1),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectUnknownValue(ignitionRes, tfjsonpath.New("sha256")), noTraceInPlan(secret(1))},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(ignitionRes, "sha256", sha256Hex(content(1))),
-					stateIs(ignitionRes, "content", nil),
-					stateIs(ignitionRes, "content_wo", nil),
-				},
+				Config:           config(1, 1),
+				ConfigPlanChecks: acctest.Plans(acctest.PlanUnknown(ignitionRes, "sha256"), noTraceInPlan(secret(1))),
+				ConfigStateChecks: acctest.State(ignitionRes,
+					"sha256", sha256Hex(content(1)),
+					"content", nil,
+					"content_wo", nil,
+				),
 				Check: resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(1)), holds(1)),
 			},
 			{
-				Config: config(2, 2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(ignitionRes, plancheck.ResourceActionDestroyBeforeCreate), noTraceInPlan(secret(2))},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(ignitionRes, "sha256", sha256Hex(content(2))),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(2)), holds(2)),
+				Config:            config(2, 2),
+				ConfigPlanChecks:  acctest.Plans(acctest.Planned(ignitionRes, acctest.DestroyBeforeCreate), noTraceInPlan(secret(2))),
+				ConfigStateChecks: acctest.State(ignitionRes, "sha256", sha256Hex(content(2))),
+				Check:             resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(2)), holds(2)),
 			},
 		},
 	})

@@ -8,11 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -54,11 +50,9 @@ resource "libvirt_network" "n" {
 			PlanOnly:  true,
 		},
 		{
-			Config: config("open"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionReplace)},
-			},
-			Check: connections(0),
+			Config:           config("open"),
+			ConfigPlanChecks: acctest.Before(acctest.Planned("libvirt_network.n", acctest.Replace)),
+			Check:            connections(0),
 		},
 	})
 }
@@ -101,7 +95,7 @@ resource "libvirt_network" "n" {
 				}
 				return nil
 			}),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigPlanChecks: acctest.Plans(),
 		},
 		{ResourceName: "libvirt_network.n", ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: name},
 	})
@@ -163,14 +157,12 @@ resource "libvirt_network" "n" {
 				}
 				return nil
 			}),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("mode"), knownvalue.StringExact("nat")),
+			ConfigStateChecks: acctest.State("libvirt_network.n",
+				"mode", "nat",
 				// The host sits on .254: the default range is everything below it.
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("ranges"),
-					knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"start": knownvalue.StringExact(v4 + ".1"), "end": knownvalue.StringExact(v4 + ".253")})})),
-			},
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				"dhcp.ranges", []any{map[string]any{"start": v4 + ".1", "end": v4 + ".253"}},
+			),
+			ConfigPlanChecks: acctest.Plans(),
 		},
 		{ResourceName: "libvirt_network.n", ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: name},
 	})
@@ -222,7 +214,7 @@ resource "libvirt_network" "n" {
 		},
 		{
 			Config:           config(host),
-			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", acctest.Update),
 			Check: checkNetworkXML(t, net.Name, "isolated", [][2]string{{net.Addr(1), "0"}}, []string{net.Addr(100), net.Addr(199)},
 				[]netHost{{"52:54:00:aa:cc:31", net.Addr(31), ""}}, nil),
 		},

@@ -13,11 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -221,7 +217,7 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 		}
 	}
 	hostStep := func(c netConf, hosts []netHost, dns []dnsEntry, more ...resource.TestCheckFunc) resource.TestStep {
-		return resource.TestStep{Config: c.String(), ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
+		return resource.TestStep{Config: c.String(), ConfigPlanChecks: acctest.Does("libvirt_network.n", acctest.Update),
 			Check: resource.ComposeAggregateTestCheckFunc(append(more, checkNetworkXML(t, name, "isolated", addrs, rng, hosts, dns), notRestarted)...)}
 	}
 	netTest(t, name, []resource.TestStep{
@@ -232,13 +228,13 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 				checkAutostart(false),
 				remember,
 			),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("hosts"), knownvalue.Null()),
-			},
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: acctest.State("libvirt_network.n",
+				"bridge", regexp.MustCompile(`^virbr\d+$`),
+				"id", regexp.MustCompile(`^[0-9a-f-]{36}$`),
+				"active", true,
+				"dhcp.hosts", nil,
+			),
+			ConfigPlanChecks: acctest.Plans(),
 		},
 		{
 			ResourceName:            "libvirt_network.n",
@@ -266,7 +262,7 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 		{
 			// A mode change replaces the network.
 			Config:           open.String(),
-			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionReplace),
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", acctest.Replace),
 			Check: checkNetworkXML(t, name, "open", addrs, rng,
 				[]netHost{{"52:54:00:aa:cc:01", v4 + ".51", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
 				[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
@@ -317,16 +313,9 @@ resource "libvirt_network" "n" {
 	}
 	netTest(t, name, []resource.TestStep{
 		{
-			Config: config(false, ""),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("ranges"),
-					knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"start": knownvalue.StringExact(v4 + ".2"), "end": knownvalue.StringExact(v4 + ".254")})}))},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(false)),
-			},
+			Config:            config(false, ""),
+			ConfigPlanChecks:  acctest.Plans(acctest.PlanIs("libvirt_network.n", "dhcp.ranges", []any{map[string]any{"start": v4 + ".2", "end": v4 + ".254"}})),
+			ConfigStateChecks: acctest.State("libvirt_network.n", "active", false),
 		},
 		{
 			// A reservation made elsewhere is not this resource's business (dhcp.hosts omitted).
@@ -340,16 +329,16 @@ resource "libvirt_network" "n" {
 		{
 			// Managed here from now on: the whole list is ours (inactive: persistent only).
 			Config:           config(false, managed),
-			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", acctest.Update),
 			Check:            persistentHosts("52:54:00:aa:cc:0a=" + v4 + ".10"),
 		},
 		{
 			Config:           config(true, managed),
-			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
-			},
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", acctest.Update),
+			ConfigStateChecks: acctest.State("libvirt_network.n",
+				"active", true,
+				"bridge", regexp.MustCompile(`^virbr\d+$`),
+			),
 		},
 	})
 }

@@ -12,9 +12,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -66,11 +63,11 @@ func TestAccPool_dir(t *testing.T) {
 			{
 				Config: poolConfig(name, dir, false),
 				Check:  resource.ComposeAggregateTestCheckFunc(checkLive, positive("capacity_bytes"), positive("available_bytes")),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_pool.p", "id", knownvalue.NotNull()),
-					stateIs("libvirt_pool.p", "source", nil),
-				},
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: acctest.State("libvirt_pool.p",
+					"id", acctest.NotNull,
+					"source", nil,
+				),
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			importStep("libvirt_pool.p", name, "timeouts", "allocation_bytes", "available_bytes"),
 			{
@@ -92,7 +89,7 @@ func TestAccPool_dir(t *testing.T) {
 			},
 			{
 				Config:           poolConfig(name, dir, true),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_pool.p": plancheck.ResourceActionUpdate}),
+				ConfigPlanChecks: acctest.Does("libvirt_pool.p", acctest.Update),
 				Check:            checkLive,
 			},
 			// The test's destroy now deletes the volume, the pool and its directory.
@@ -167,12 +164,12 @@ func TestAccPool_logical(t *testing.T) {
 			{
 				Config: logical(dev),
 				Check:  resource.ComposeAggregateTestCheckFunc(checkVG, resource.TestCheckResourceAttrWith("libvirt_pool.p", "capacity_bytes", nonZero)),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_pool.p", "target_path", "/dev/"+name),
-					stateIs("libvirt_pool.p", "source.name", name),
-					stateIs("libvirt_pool.p", "source.format", "lvm2"),
-				},
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: acctest.State("libvirt_pool.p",
+					"target_path", "/dev/"+name,
+					"source.name", name,
+					"source.format", "lvm2",
+				),
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				ResourceName:    "libvirt_pool.p",

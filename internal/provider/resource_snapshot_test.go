@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -109,13 +108,13 @@ resource "libvirt_snapshot_revert" "r" {
 					}
 				},
 				Config:           base,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(snapRes, "memory", true),
-					stateIs(snapRes, "domain_state", "running"),
-					stateIs(snapRes, "creation_time", rfc3339),
-					stateIs(snapRes, "id", regexp.MustCompile(`^[0-9a-f-]{36}/`+snap+`$`)),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(snapRes,
+					"memory", true,
+					"domain_state", "running",
+					"creation_time", rfc3339,
+					"id", regexp.MustCompile(`^[0-9a-f-]{36}/`+snap+`$`),
+				),
 				Check: marker("one"),
 			},
 			{
@@ -124,12 +123,10 @@ resource "libvirt_snapshot_revert" "r" {
 						t.Fatal(err)
 					}
 				},
-				Config:           withRevert,
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_snapshot_revert.r": plancheck.ResourceActionCreate}),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_snapshot_revert.r", "domain_state", "running"),
-				},
-				Check: resource.ComposeTestCheckFunc(running, marker("one")),
+				Config:            withRevert,
+				ConfigPlanChecks:  acctest.Does("libvirt_snapshot_revert.r", acctest.Create),
+				ConfigStateChecks: acctest.State("libvirt_snapshot_revert.r", "domain_state", "running"),
+				Check:             resource.ComposeTestCheckFunc(running, marker("one")),
 			},
 			{
 				// A disk-only snapshot of the running domain is refused, with the fix.
@@ -179,12 +176,12 @@ resource "libvirt_snapshot_revert" "r" {
 		Steps: []resource.TestStep{
 			{
 				Config:           base,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(snapRes, "memory", false),
-					stateIs(snapRes, "domain_state", "shutoff"),
-					stateIs(snapRes, "creation_time", rfc3339),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(snapRes,
+					"memory", false,
+					"domain_state", "shutoff",
+					"creation_time", rfc3339,
+				),
 				Check: func(*terraform.State) error {
 					return acctest.Client(t).Read(domAccCtx(t), "look up snapshot", snapLookup(name, snap))
 				},
@@ -198,11 +195,9 @@ resource "libvirt_snapshot_revert" "r" {
 						t.Fatal("the pattern written to the disk does not read back")
 					}
 				},
-				Config:           withRevert,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
-				},
+				Config:            withRevert,
+				ConfigPlanChecks:  acctest.Plans(),
+				ConfigStateChecks: acctest.State("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
 				Check: resource.ComposeTestCheckFunc(current, func(*terraform.State) error {
 					if snapAccPattern(t, disk, false) {
 						return fmt.Errorf("the data written to %s after the snapshot is still there after the revert", disk)
@@ -218,7 +213,7 @@ resource "libvirt_snapshot_revert" "r" {
 					}
 				},
 				Config:           withRevert,
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{snapRes: plancheck.ResourceActionCreate, "libvirt_snapshot_revert.r": plancheck.ResourceActionReplace}),
+				ConfigPlanChecks: acctest.Does(snapRes, acctest.Create, acctest.Planned("libvirt_snapshot_revert.r", acctest.Replace)),
 				Check:            current,
 			},
 			{
@@ -227,7 +222,7 @@ resource "libvirt_snapshot_revert" "r" {
 				// same disk, which still holds the old snapshot's data under the same name.
 				PreConfig:        func() { domAccUndefine(t, name) },
 				Config:           withRevert,
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{domRes: plancheck.ResourceActionCreate, snapRes: plancheck.ResourceActionCreate}),
+				ConfigPlanChecks: acctest.Does(domRes, acctest.Create, acctest.Planned(snapRes, acctest.Create)),
 				Check: resource.ComposeTestCheckFunc(current, func(*terraform.State) error {
 					out, err := exec.Command("qemu-img", "snapshot", "-U", "-l", disk).CombinedOutput()
 					// The qcow2 still holds the first domain's internal snapshot under the same
@@ -297,10 +292,10 @@ func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +
 				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id"))) +
 				resourceHCL("libvirt_snapshot_revert", "r", attr("snapshot_id", hcl("libvirt_snapshot.s.id"))),
-			ConfigPlanChecks: emptyAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs(snapRes, "name", regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`)),
-				stateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
+				acctest.StateIs(snapRes, "name", regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`)),
+				acctest.StateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
 			},
 		}},
 	})

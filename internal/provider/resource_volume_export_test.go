@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -230,14 +229,13 @@ func TestAccVolumeExport_runningGuest(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           config(false),
-				ConfigPlanChecks: emptyPlanAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume_export.q_none", "id", file("disk.qcow2")),
-					stateIs("libvirt_volume_export.q_none", "format", "qcow2"),
-					stateIs("libvirt_volume_export.q_none", "compression", "none"),
-					stateIs("libvirt_volume_export.q_none", "remove_on_destroy", false),
-					stateIs("libvirt_domain.test", "state", "running"),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: append(acctest.State("libvirt_volume_export.q_none",
+					"id", file("disk.qcow2"),
+					"format", "qcow2",
+					"compression", "none",
+					"remove_on_destroy", false,
+				), acctest.StateIs("libvirt_domain.test", "state", "running")),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExportFile("libvirt_volume_export.q_none", export.None, standaloneQCOW2(size)),
 					checkExportFile("libvirt_volume_export.q_zstd", export.Zstd, standaloneQCOW2(size)),
@@ -258,11 +256,11 @@ func TestAccVolumeExport_runningGuest(t *testing.T) {
 					}
 				},
 				Config:           config(true),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume_export.q_none": plancheck.ResourceActionUpdate, "libvirt_volume_export.r_none": plancheck.ResourceActionCreate, "libvirt_volume_export.q_zstd": plancheck.ResourceActionNoop}),
+				ConfigPlanChecks: acctest.Does("libvirt_volume_export.q_none", acctest.Update, acctest.Planned("libvirt_volume_export.r_none", acctest.Create), acctest.Planned("libvirt_volume_export.q_zstd", acctest.Noop)),
 				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume_export.q_none", "remove_on_destroy", true),
-					stateIs("libvirt_domain.back", "ip_address", ipv4),
-					stateIs("libvirt_volume.back", "format", "qcow2"),
+					acctest.StateIs("libvirt_volume_export.q_none", "remove_on_destroy", true),
+					acctest.StateIs("libvirt_domain.back", "ip_address", ipv4),
+					acctest.StateIs("libvirt_volume.back", "format", "qcow2"),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExportFile("libvirt_volume_export.r_none", export.None, rawOf(img, size)),

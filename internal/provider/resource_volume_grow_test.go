@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -41,7 +39,7 @@ func TestAccVolume_growInPlace(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           growConfig(name, 1<<20),
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("libvirt_volume.disk", "capacity_bytes", strconv.Itoa(1<<20)),
 					resource.TestCheckResourceAttr("libvirt_volume.disk", "format", "qcow2"),
@@ -54,7 +52,7 @@ func TestAccVolume_growInPlace(t *testing.T) {
 			importStep("libvirt_volume.disk", acctest.Pool()+"/"+name, volumeImportIgnore...),
 			{
 				Config:           growConfig(name, 3<<20),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume.disk": plancheck.ResourceActionUpdate}),
+				ConfigPlanChecks: acctest.Does("libvirt_volume.disk", acctest.Update),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {
 						if got := s.RootModule().Resources["libvirt_volume.disk"].Primary.ID; got != id {
@@ -101,7 +99,7 @@ func TestAccVolume_growOnline(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           config(),
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				PreConfig: func() {
@@ -114,7 +112,7 @@ func TestAccVolume_growOnline(t *testing.T) {
 					acctest.WaitForAgent(t, dom)
 				},
 				Config:           config(attr("capacity_bytes", grown)),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume.disk": plancheck.ResourceActionUpdate}),
+				ConfigPlanChecks: acctest.Does("libvirt_volume.disk", acctest.Update),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("libvirt_volume.disk", "capacity_bytes", strconv.Itoa(grown)),
 					func(*terraform.State) error {
@@ -157,7 +155,7 @@ func TestAccVolume_growOnline(t *testing.T) {
 				// The domain goes before Terraform deletes the volumes.
 				PreConfig:        func() { acctest.RemoveDomain(t, dom) },
 				Config:           config(attr("capacity_bytes", grown)),
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 		},
 	})
@@ -178,7 +176,7 @@ func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				PreConfig:   proxy.Freeze,
@@ -194,7 +192,7 @@ func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
 			},
 			{
 				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 		},
 	})
@@ -257,11 +255,9 @@ func TestAccVolume_streamsLargeSource(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.VolumesGone(name),
 		Steps: []resource.TestStep{{
-			Config:           config,
-			ConfigPlanChecks: emptyPlanAfterApply,
-			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs("libvirt_volume.big", "capacity_bytes", int64(size)),
-			},
+			Config:            config,
+			ConfigPlanChecks:  acctest.Plans(),
+			ConfigStateChecks: acctest.State("libvirt_volume.big", "capacity_bytes", int64(size)),
 			Check: func(*terraform.State) error {
 				halt()
 				<-sampled

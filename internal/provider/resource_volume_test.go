@@ -16,9 +16,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -45,12 +42,12 @@ func TestAccVolume_sourceFile(t *testing.T) {
 				Config: func() string {
 					return acctest.ProviderBlock("") + volumeHCL("base", name, attr("source_file", acctest.GuestImage(t)))
 				}(),
-				ConfigPlanChecks: emptyPlanAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume.base", "format", "qcow2"),
-					stateIs("libvirt_volume.base", "path", regexp.MustCompile("/"+name+"$")),
-					stateIs("libvirt_volume.base", "allocation_bytes", knownvalue.NotNull()),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State("libvirt_volume.base",
+					"format", "qcow2",
+					"path", regexp.MustCompile("/"+name+"$"),
+					"allocation_bytes", acctest.NotNull,
+				),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {
 						// The qcow2 header's virtual size, not the file's length.
@@ -90,7 +87,7 @@ func TestAccVolume_overlayAndClone(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           config(),
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttrPair("libvirt_volume.overlay", "capacity_bytes", "libvirt_volume.base", "capacity_bytes"),
 					resource.TestCheckResourceAttrPair("libvirt_volume.clone", "capacity_bytes", "libvirt_volume.base", "capacity_bytes"),
@@ -166,11 +163,11 @@ func TestAccVolume_sourceURL(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           urlConfig(name, srv.URL+"/tiny.qcow2", "sha256:"+sum),
-				ConfigPlanChecks: emptyPlanAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume.img", "capacity_bytes", size),
-					stateIs("libvirt_volume.img", "format", "qcow2"),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State("libvirt_volume.img",
+					"capacity_bytes", size,
+					"format", "qcow2",
+				),
 				Check: acctest.CheckVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
 					var h = sha256.New()
 					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -207,7 +204,7 @@ func TestAccVolume_sourceURLWrongChecksum(t *testing.T) {
 				// Nothing is left on the host, and nothing in state: a right checksum then works.
 				PreConfig:        func() { acctest.RequireVolumeGone(t, acctest.Pool(), name) },
 				Config:           urlConfig(name, srv.URL+"/tiny.qcow2", "sha256:"+fileSHA256(t, img)),
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 		},
 	})
@@ -260,14 +257,10 @@ func TestAccVolume_rawAndISO(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume.iso", "capacity_bytes", int64(len(iso))),
-					stateIs("libvirt_volume.iso", "format", "iso"),
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: append(acctest.State("libvirt_volume.iso", "capacity_bytes", len(iso), "format", "iso"),
 					// Asked larger than the file: uploaded, then grown.
-					stateIs("libvirt_volume.raw", "capacity_bytes", int64(8<<20)),
-					stateIs("libvirt_volume.raw", "format", "raw"),
-				},
+					acctest.State("libvirt_volume.raw", "capacity_bytes", 8<<20, "format", "raw")...),
 				Check: acctest.CheckVolume(t, acctest.Pool(), isoName, func(v *libvirt.VolumeInfo) error {
 					var buf bytes.Buffer
 					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -290,7 +283,7 @@ func TestAccVolume_rawAndISO(t *testing.T) {
 			{
 				PreConfig:        func() { acctest.RequireVolumeGone(t, acctest.Pool(), badName) },
 				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 		},
 	})
@@ -311,14 +304,11 @@ func TestAccVolume_goneOutsideTerraform(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
 		CheckDestroy:             acctest.VolumesGone(vol, seed),
 		Steps: []resource.TestStep{
-			{Config: config, ConfigPlanChecks: emptyPlanAfterApply},
+			{Config: config, ConfigPlanChecks: acctest.Plans()},
 			{
-				PreConfig: deleteBoth,
-				Config:    config,
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{
-					"libvirt_volume.v":        plancheck.ResourceActionCreate,
-					"libvirt_cloudinit_iso.s": plancheck.ResourceActionCreate,
-				}),
+				PreConfig:        deleteBoth,
+				Config:           config,
+				ConfigPlanChecks: acctest.Does("libvirt_volume.v", acctest.Create, acctest.Planned("libvirt_cloudinit_iso.s", acctest.Create)),
 			},
 		},
 	})
