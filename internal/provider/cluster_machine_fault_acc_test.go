@@ -81,7 +81,7 @@ func TestAccClusterMachineFault_reservationReplyLost(t *testing.T) {
 			Config:    config,
 			// What is left on the host is checked below (ddbae63 failed the same way,
 			// but left the host entry).
-			ExpectError: wordsRegexp(`reserving an address for ` + m.mac + ` in network ` + network.Name + ` failed: .*Rolled back`),
+			ExpectError: acctest.Wrapped(`reserving an address for ` + m.mac + ` in network ` + network.Name + ` failed: .*Rolled back`),
 		},
 		{
 			PreConfig: func() {
@@ -161,7 +161,7 @@ func TestAccClusterMachineFault_defineOutcomeUnknown(t *testing.T) {
 			},
 			Config: failing,
 			// What is left on the host is checked below.
-			ExpectError: wordsRegexp(`defining domain ` + m.domain + ` failed: `),
+			ExpectError: acctest.Wrapped(`defining domain ` + m.domain + ` failed: `),
 		},
 		{
 			PreConfig: func() {

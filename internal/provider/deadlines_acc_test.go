@@ -156,7 +156,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 					time.AfterFunc(30*time.Second, proxy.Thaw)
 				},
 				Config:      cfg(c.frozen),
-				ExpectError: wordsRegexp(c.want),
+				ExpectError: acctest.Wrapped(c.want),
 			}
 			if c.importAddr != "" {
 				frozen.ImportState, frozen.ResourceName, frozen.ImportStateId = true, c.importAddr, c.importID

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -31,36 +30,19 @@ func importStep(addr, id string, ignore ...string) resource.TestStep {
 	}
 }
 
-// wrapped compiles a pattern whose spaces match any run of white space: Terraform wraps
-// diagnostics at its own line width.
-func wrapped(pattern string) *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
-}
-
-// wordsRegexp is wrapped, matching across lines.
-func wordsRegexp(s string) *regexp.Regexp { return wrapped("(?s)" + s) }
-
 // planCase is a configuration that must fail to plan: body goes into a resource block,
-// want (see wrapped) is the error.
+// want (see acctest.Wrapped) is the error.
 type planCase struct{ name, body, want string }
 
-// expectPlanErrors plans each case, without a daemon, as block (a resource with a %s
-// where the body goes) and wants its error. minVersion, when set, skips older CLIs.
+// expectPlanErrors is acctest.ExpectPlanErrors for cases that share one resource block:
+// block is the resource with a %s where each case's body goes.
 func expectPlanErrors(t *testing.T, block string, cases []planCase, minVersion ...tfversion.TerraformVersionCheck) {
 	t.Helper()
+	planErrors := make([]acctest.PlanError, 0, len(cases))
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				TerraformVersionChecks:   minVersion,
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      acctest.ProviderBlock("") + fmt.Sprintf(block, c.body),
-					PlanOnly:    true,
-					ExpectError: wrapped(c.want),
-				}},
-			})
-		})
+		planErrors = append(planErrors, acctest.PlanError{Name: c.name, Config: acctest.OfflineProvider + fmt.Sprintf(block, c.body), Want: acctest.Wrapped(c.want)})
 	}
+	acctest.ExpectPlanErrors(t, planErrors, minVersion...)
 }
 
 // testPoolDir is a directory for a test pool next to the test host's own pool.

@@ -18,19 +18,19 @@ import (
 func TestCloudinitISO_validation(t *testing.T) {
 	cases := []planCase{
 		{"network_config not YAML", `instance_id = "i-1"
-  network_config = "version: 2\n  ethernets: ["`, `(?s)Invalid YAML in network_config.*does not parse as YAML.*check its indentation`},
+  network_config = "version: 2\n  ethernets: ["`, `Invalid YAML in network_config.*does not parse as YAML.*check its indentation`},
 		{"network_config not a mapping", `instance_id = "i-1"
-  network_config = "- eth0"`, `(?s)Invalid YAML in network_config.*not a mapping`},
+  network_config = "- eth0"`, `Invalid YAML in network_config.*not a mapping`},
 		{"meta_data and instance_id", `meta_data = "instance-id: a"
-  instance_id = "a"`, `(?s)Conflicting meta-data.*use meta_data for the whole file, or instance_id.*not\s+both`},
-		{"no meta-data", `user_data = "#cloud-config"`, `(?s)Missing meta-data.*set instance_id \(and hostname\)`},
-		{"hostname without instance_id", `hostname = "web-1"`, `(?s)Missing instance_id.*Set instance_id too`},
+  instance_id = "a"`, `Conflicting meta-data.*use meta_data for the whole file, or instance_id.*not\s+both`},
+		{"no meta-data", `user_data = "#cloud-config"`, `Missing meta-data.*set instance_id \(and hostname\)`},
+		{"hostname without instance_id", `hostname = "web-1"`, `Missing instance_id.*Set instance_id too`},
 		{"bad hostname", `instance_id = "i-1"
-  hostname = "web_1"`, `(?s)Invalid hostname.*hostname "web_1" is not a valid host name.*e.g\.\s+"web-1"`},
-		{"instance_id with newline", `instance_id = "a\nb"`, `(?s)Invalid instance_id.*control characters`},
-		{"name with slash", `instance_id = "i-1"`, `(?s)Invalid volume name.*contains '/'`},
+  hostname = "web_1"`, `Invalid hostname.*hostname "web_1" is not a valid host name.*e.g\.\s+"web-1"`},
+		{"instance_id with newline", `instance_id = "a\nb"`, `Invalid instance_id.*control characters`},
+		{"name with slash", `instance_id = "i-1"`, `Invalid volume name.*contains '/'`},
 		{"cloud-config not YAML", `instance_id = "i-1"
-  user_data = "#cloud-config\nusers: [\n"`, `(?s)Invalid YAML in user_data.*user_data starts with #cloud-config but does not parse as YAML.*fix the document`},
+  user_data = "#cloud-config\nusers: [\n"`, `Invalid YAML in user_data.*user_data starts with #cloud-config but does not parse as YAML.*fix the document`},
 	}
 	for i, c := range cases {
 		name := "tfacc-seed"
@@ -47,13 +47,13 @@ func TestCloudinitISO_validation(t *testing.T) {
 func TestCloudinitISO_writeOnlyValidation(t *testing.T) {
 	expectPlanErrors(t, "resource \"libvirt_cloudinit_iso\" \"s\" {\n  name = \"tfacc-seed\"\n  pool = \"default\"\n  instance_id = \"i-1\"\n  %s\n}\n", []planCase{
 		{"user_data and user_data_wo", `user_data = "a"
-  user_data_wo = "b"`, `(?s)Invalid Attribute Combination.*user_data`},
+  user_data_wo = "b"`, `Invalid Attribute Combination.*user_data`},
 		{"network_config and network_config_wo", `network_config = "version: 2"
-  network_config_wo = "version: 2"`, `(?s)Invalid Attribute Combination.*network_config`},
+  network_config_wo = "version: 2"`, `Invalid Attribute Combination.*network_config`},
 		{"vendor_data and vendor_data_wo", `vendor_data = "a"
-  vendor_data_wo = "b"`, `(?s)Invalid Attribute Combination.*vendor_data`},
-		{"network_config_wo not YAML", `network_config_wo = "- eth0"`, `(?s)Invalid YAML in network_config_wo.*not a mapping`},
-		{"user_data_wo cloud-config not YAML", `user_data_wo = "#cloud-config\nusers: [\n"`, `(?s)Invalid YAML in user_data_wo.*starts with #cloud-config`},
+  vendor_data_wo = "b"`, `Invalid Attribute Combination.*vendor_data`},
+		{"network_config_wo not YAML", `network_config_wo = "- eth0"`, `Invalid YAML in network_config_wo.*not a mapping`},
+		{"user_data_wo cloud-config not YAML", `user_data_wo = "#cloud-config\nusers: [\n"`, `Invalid YAML in user_data_wo.*starts with #cloud-config`},
 	}, tfversion.SkipBelow(tfversion.Version1_11_0))
 
 	resource.UnitTest(t, resource.TestCase{

@@ -182,9 +182,9 @@ resource "libvirt_domain" "test" {
 // content or content_wo, exactly one; content_wo is checked as JSON too.
 func TestIgnition_writeOnlyValidation(t *testing.T) {
 	expectPlanErrors(t, "resource \"libvirt_ignition\" \"ign\" {\n  name = \"tfacc-bad.ign\"\n  pool = \"default\"\n  %s\n}\n", []planCase{
-		{"neither", ``, `(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
-		{"both", `content = "{}"` + "\n  content_wo = \"{}\"", `(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
-		{"content_wo JSON", `content_wo = "{ignition: 3}"`, `(?s)Invalid JSON in content_wo.*content_wo does not parse as JSON`},
+		{"neither", ``, `Missing Attribute Configuration.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
+		{"both", `content = "{}"` + "\n  content_wo = \"{}\"", `Invalid Attribute Combination.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
+		{"content_wo JSON", `content_wo = "{ignition: 3}"`, `Invalid JSON in content_wo.*content_wo does not parse as JSON`},
 	}, tfversion.SkipBelow(tfversion.Version1_11_0))
 }
 

@@ -292,7 +292,7 @@ func TestAccVolumeExport_failure(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("vx")
 	dir := mountSmallDisk(t)
-	want := `(?s)Unable to export volume.*no space left on device.*partial file .*disk.raw.partial was removed`
+	want := `Unable to export volume.*no space left on device.*partial file .*disk.raw.partial was removed`
 	if dir == "" {
 		// Without a mount: the partial file's name points at /dev/full.
 		dir = t.TempDir()
@@ -308,7 +308,7 @@ func TestAccVolumeExport_failure(t *testing.T) {
 			{
 				Config: acctest.ProviderBlock("") + vol + resourceHCL("libvirt_volume_export", "x",
 					attr("volume_id", hcl("libvirt_volume.src.id")), attr("path", dir+"/disk.raw"), attr("format", "raw")),
-				ExpectError: wrapped(want),
+				ExpectError: acctest.Wrapped(want),
 			},
 			{
 				Config: acctest.ProviderBlock("") + vol,
@@ -334,20 +334,20 @@ func TestVolumeExport_validation(t *testing.T) {
 	dir := t.TempDir()
 	expectPlanErrors(t, "resource \"libvirt_volume_export\" \"x\" {\n  %s\n}\n", []planCase{
 		{"missing directory", `volume_id = "default/a.qcow2"
-  path = "` + dir + `/nope/disk.qcow2"`, `(?s)Invalid export path.*the directory of path .*nope/disk.qcow2.*no such file or directory.*create the directory first`},
+  path = "` + dir + `/nope/disk.qcow2"`, `Invalid export path.*the directory of path .*nope/disk.qcow2.*no such file or directory.*create the directory first`},
 		{"path is a directory", `volume_id = "default/a.qcow2"
-  path = "` + dir + `"`, `(?s)Invalid export path.*is a directory: name a file in it`},
+  path = "` + dir + `"`, `Invalid export path.*is a directory: name a file in it`},
 		{"trailing slash", `volume_id = "default/a.qcow2"
-  path = "` + dir + `/"`, `(?s)Invalid export path.*ends with a separator`},
+  path = "` + dir + `/"`, `Invalid export path.*ends with a separator`},
 		{"empty path", `volume_id = "default/a.qcow2"
-  path = ""`, `(?s)Invalid export path.*must not be empty`},
+  path = ""`, `Invalid export path.*must not be empty`},
 		{"format enum", `volume_id = "default/a.qcow2"
   path = "` + dir + `/d"
-  format = "vmdk"`, `(?s)Attribute format value must be one of: \["qcow2" "raw"\], got: "vmdk"`},
+  format = "vmdk"`, `Attribute format value must be one of: \["qcow2" "raw"\], got: "vmdk"`},
 		{"compression enum", `volume_id = "default/a.qcow2"
   path = "` + dir + `/d"
-  compression = "xz"`, `(?s)Attribute compression value must be one of: \["none" "gzip" "zstd"\], got: "xz"`},
+  compression = "xz"`, `Attribute compression value must be one of: \["none" "gzip" "zstd"\], got: "xz"`},
 		{"volume id", `volume_id = ""
-  path = "` + dir + `/d"`, `(?s)Invalid volume id.*volume_id.*volume id is empty`},
+  path = "` + dir + `/d"`, `Invalid volume id.*volume_id.*volume id is empty`},
 	})
 }

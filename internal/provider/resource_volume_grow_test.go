@@ -71,7 +71,7 @@ func TestAccVolume_growInPlace(t *testing.T) {
 			{
 				Config:      growConfig(name, 2<<20),
 				PlanOnly:    true,
-				ExpectError: wrapped(`(?s)Volume cannot shrink.*is 3145728 bytes; capacity_bytes = 2097152 would shrink it.*Set capacity_bytes to 3145728 or more`),
+				ExpectError: acctest.Wrapped(`Volume cannot shrink.*is 3145728 bytes; capacity_bytes = 2097152 would shrink it.*Set capacity_bytes to 3145728 or more`),
 			},
 		},
 	})
@@ -181,7 +181,7 @@ func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
 			{
 				PreConfig:   proxy.Freeze,
 				Config:      config,
-				ExpectError: wrapped(`(?s)Unable to read volume ` + acctest.Pool() + "/" + name + `.*look up volume`),
+				ExpectError: acctest.Wrapped(`Unable to read volume ` + acctest.Pool() + "/" + name + `.*look up volume`),
 			},
 			{
 				// Had the failed refresh dropped the volume from state, this plan would

@@ -198,7 +198,7 @@ func TestAccVolume_sourceURLWrongChecksum(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      urlConfig(name, srv.URL+"/tiny.qcow2", wrong),
-				ExpectError: wrapped(`(?s)Unable to create volume.*checksum mismatch: the source's sha256 is [0-9a-f]{64}, source_checksum says 0{64}.*half-made volume .* was deleted`),
+				ExpectError: acctest.Wrapped(`Unable to create volume.*checksum mismatch: the source's sha256 is [0-9a-f]{64}, source_checksum says 0{64}.*half-made volume .* was deleted`),
 			},
 			{
 				// Nothing is left on the host, and nothing in state: a right checksum then works.
@@ -220,7 +220,7 @@ func TestAccVolume_interruptedUpload(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      urlConfig(name, srv.URL+"/tiny.qcow2", ""),
-				ExpectError: wrapped(`(?s)Unable to create volume.*reading the source after \d+ bytes.*half-made volume .* was deleted`),
+				ExpectError: acctest.Wrapped(`Unable to create volume.*reading the source after \d+ bytes.*half-made volume .* was deleted`),
 			},
 			{
 				PreConfig: func() { acctest.RequireVolumeGone(t, acctest.Pool(), name) },
@@ -278,7 +278,7 @@ func TestAccVolume_rawAndISO(t *testing.T) {
 			{
 				// A qcow2 image uploaded as raw would boot as garbage: refused, nothing left.
 				Config:      config + volumeHCL("bad", badName, attr("source_file", acctest.GuestImage(t)), attr("format", "raw")),
-				ExpectError: wrapped(`(?s)Unable to create volume.*is a qcow2 image but format = "raw": set format = "qcow2"`),
+				ExpectError: acctest.Wrapped(`Unable to create volume.*is a qcow2 image but format = "raw": set format = "qcow2"`),
 			},
 			{
 				PreConfig:        func() { acctest.RequireVolumeGone(t, acctest.Pool(), badName) },
