@@ -49,25 +49,9 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"source_domain_id": schema.StringAttribute{
-				MarkdownDescription: "The domain to clone: its UUID (e.g. `libvirt_domain.x.id`) or its name. It may be running. Changing it replaces the clone.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"name": schema.StringAttribute{
-				MarkdownDescription: "The clone's domain name, unique on the host; its disks are named `<name>-<target>.qcow2`. Changing it replaces the clone.",
-				Required:            true,
-				Validators: []validator.String{stringvalidator.RegexMatches(domainNameRegexp,
-					"must be a libvirt domain name: 1 to 200 characters, starting with a letter, digit or underscore, without '/' or whitespace")},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"mode": schema.StringAttribute{
-				MarkdownDescription: "`linked` (qcow2 overlays: fast, small, tied to the source's images) or `full` (standalone copies, backing chains flattened). Changing it replaces the clone.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(domainxml.CloneLinked, domainxml.CloneFull)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
+			"source_domain_id": requiredReplace("The domain to clone: its UUID (e.g. `libvirt_domain.x.id`) or its name. It may be running. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
+			"name":             domainNameAttribute("The clone's domain name, unique on the host; its disks are named `<name>-<target>.qcow2`. Changing it replaces the clone."),
+			"mode":             requiredReplace("`linked` (qcow2 overlays: fast, small, tied to the source's images) or `full` (standalone copies, backing chains flattened). Changing it replaces the clone.", stringvalidator.OneOf(domainxml.CloneLinked, domainxml.CloneFull)),
 			"pool": schema.StringAttribute{
 				MarkdownDescription: "Storage pool for the clone's disks. Default: the pool of the source's first disk. Changing it replaces the clone.",
 				Optional:            true,
@@ -99,13 +83,8 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Computed:            true,
 				Default:             booldefault.StaticBool(true),
 			},
-			"cloudinit_id": schema.StringAttribute{
-				MarkdownDescription: "A cloud-init seed of the clone's own (e.g. `libvirt_cloudinit_iso.x.id`: a volume key or `<pool>/<name>`), " +
-					"attached as a read-only SATA cdrom as `libvirt_domain` does. The source's seed is never shared. Changing it replaces the clone.",
-				Optional:      true,
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
+			"cloudinit_id": optionalReplace("A cloud-init seed of the clone's own (e.g. `libvirt_cloudinit_iso.x.id`: a volume key or `<pool>/<name>`), "+
+				"attached as a read-only SATA cdrom as `libvirt_domain` does. The source's seed is never shared. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
 			"disks": schema.ListNestedAttribute{
 				MarkdownDescription: "The clone's own disks (deleted with it), in the source's order.",
 				Computed:            true,

@@ -27,7 +27,6 @@ func (r *clusterMachineResource) Metadata(_ context.Context, req resource.Metada
 }
 
 func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	required := func(desc string) schema.StringAttribute {
 		return requiredReplace(desc+" Changing it replaces the machine.", stringvalidator.RegexMatches(nonBlank, "must not be empty"))
 	}
@@ -84,12 +83,7 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Default:    int64default.StaticInt64(cmDefaultDiskGiB),
 				Validators: []validator.Int64{int64validator.Between(1, 65536)},
 			},
-			"user_data": schema.StringAttribute{
-				MarkdownDescription: "Bootstrap data, written to the seed as `user-data`. Changing it replaces the machine.",
-				Optional:            true,
-				Sensitive:           true,
-				PlanModifiers:       replace,
-			},
+			"user_data": secretReplace("Bootstrap data, written to the seed as `user-data`. Changing it replaces the machine."),
 			"running": schema.BoolAttribute{
 				MarkdownDescription: "Whether the machine runs. Default `true`. Autostart follows it.",
 				Optional:            true,

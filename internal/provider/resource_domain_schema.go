@@ -45,13 +45,7 @@ func domainCoreAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
-		"name": schema.StringAttribute{
-			MarkdownDescription: "Domain name, unique on the host. Changing it replaces the domain.",
-			Required:            true,
-			Validators: []validator.String{stringvalidator.RegexMatches(domainNameRegexp,
-				"must be a libvirt domain name: 1 to 200 characters, starting with a letter, digit or underscore, without '/' or whitespace")},
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		},
+		"name": domainNameAttribute("Domain name, unique on the host. Changing it replaces the domain."),
 		"uuid": schema.StringAttribute{
 			MarkdownDescription: "Domain UUID. Default: chosen by libvirt. Setting a different one replaces the domain.",
 			Optional:            true,

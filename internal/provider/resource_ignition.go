@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -44,7 +43,6 @@ type ignitionModel struct {
 func (m *ignitionModel) what() string { return ignitionBlob.what(&m.storedVolume) }
 
 func (r *ignitionResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "An Ignition config for Fedora CoreOS / Flatcar guests, stored byte for byte as a raw volume in a " +
 			"pool. Hand it to a domain with `libvirt_domain.ignition_id`: the domain gets it through QEMU's fw_cfg as " +
@@ -55,15 +53,9 @@ func (r *ignitionResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"name": objectNameAttribute("Volume name, unique in its pool, e.g. `node-1.ign`.", "volume name"),
 			"pool": objectNameAttribute("Storage pool to store the config in, e.g. `default`. QEMU reads the file directly, so the "+
 				"pool must be a local one (a directory pool).", "pool name"),
-			"content": schema.StringAttribute{
-				MarkdownDescription: "The Ignition config (JSON, e.g. from the `ct` / Butane provider or `jsonencode()`), " +
-					"checked to parse as JSON at plan time. Sensitive: Ignition configs carry secrets; kept in the state " +
-					"(`content_wo` is not). Exactly one of `content` and `content_wo` is set.",
-				Optional:      true,
-				Sensitive:     true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.JSON()},
-			},
+			"content": secretReplace("The Ignition config (JSON, e.g. from the `ct` / Butane provider or `jsonencode()`), "+
+				"checked to parse as JSON at plan time. Sensitive: Ignition configs carry secrets; kept in the state "+
+				"(`content_wo` is not). Exactly one of `content` and `content_wo` is set.", validators.JSON()),
 			"content_wo": schema.StringAttribute{
 				MarkdownDescription: "Write-only `content`: stored in the volume, never kept in the plan or the state " +
 					"(Terraform >= 1.11, OpenTofu >= 1.11; ephemeral values are welcome). A change of it alone is not seen: " +

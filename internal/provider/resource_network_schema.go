@@ -32,7 +32,6 @@ func presenceChanged(_ context.Context, req planmodifier.ObjectRequest, resp *ob
 }
 
 func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replaceStr := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A libvirt virtual network: a bridge on the host with, depending on `mode`, NAT or routed " +
 			"forwarding, DHCP and DNS served by libvirt's dnsmasq.\n\n" +
@@ -59,7 +58,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Optional:      true,
 				Computed:      true,
 				Default:       stringdefault.StaticString(hostxml.ModeNAT),
-				PlanModifiers: replaceStr,
+				PlanModifiers: replaceString,
 				Validators:    []validator.String{stringvalidator.OneOf(hostxml.Modes...)},
 			},
 			"bridge": schema.StringAttribute{
@@ -78,12 +77,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 				Validators:    []validator.Int64{int64validator.Between(68, 65535)},
 			},
-			"domain": schema.StringAttribute{
-				MarkdownDescription: "DNS domain of the network: dnsmasq answers `<hostname>.<domain>` for its DHCP clients and DNS " +
-					"hosts. Changing it replaces the network.",
-				Optional:      true,
-				PlanModifiers: replaceStr,
-			},
+			"domain": optionalReplace("DNS domain of the network: dnsmasq answers `<hostname>.<domain>` for its DHCP clients and DNS " +
+				"hosts. Changing it replaces the network."),
 			"addresses": schema.ListAttribute{
 				MarkdownDescription: "The host's addresses on the network, as CIDRs, IPv4 and IPv6 (at most one DHCP subnet per " +
 					"family). In network form (`10.17.0.0/24`, `fd00:17::/64`) the host takes the subnet's first address " +

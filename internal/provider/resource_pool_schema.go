@@ -12,14 +12,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 )
 
 func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	computedReplace := []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A libvirt storage pool: a directory (`dir`), an LVM volume group (`logical`) or a mounted network " +
@@ -34,19 +32,9 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"Every change but `autostart` and `force_destroy` replaces the pool.",
 		Attributes: map[string]schema.Attribute{
 			"id": idAttribute("The pool's UUID."),
-			"name": schema.StringAttribute{
-				MarkdownDescription: "Pool name, unique on the host; also the import id. Changing it replaces the pool.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators: []validator.String{stringvalidator.RegexMatches(objectNameRegexp,
-					"must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")},
-			},
-			"type": schema.StringAttribute{
-				MarkdownDescription: "`dir`, `logical` or `netfs`. Changing it replaces the pool.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{stringvalidator.OneOf(hostxml.PoolTypes...)},
-			},
+			"name": requiredReplace("Pool name, unique on the host; also the import id. Changing it replaces the pool.", stringvalidator.RegexMatches(objectNameRegexp,
+				"must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
+			"type": requiredReplace("`dir`, `logical` or `netfs`. Changing it replaces the pool.", stringvalidator.OneOf(hostxml.PoolTypes...)),
 			"target_path": schema.StringAttribute{
 				MarkdownDescription: "Where the volumes appear on the host: the directory of a `dir` pool (required), the mount " +
 					"point of a `netfs` pool (required), `/dev/<volume group>` for a `logical` pool (always that; computed " +
@@ -108,16 +96,8 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 						Computed:            true,
 						PlanModifiers:       computedReplace,
 					},
-					"host": schema.StringAttribute{
-						MarkdownDescription: "`netfs`: the file server's host name or address.",
-						Optional:            true,
-						PlanModifiers:       replace,
-					},
-					"dir": schema.StringAttribute{
-						MarkdownDescription: "`netfs`: the exported directory on the server, e.g. `/exports/vms`.",
-						Optional:            true,
-						PlanModifiers:       replace,
-					},
+					"host": optionalReplace("`netfs`: the file server's host name or address."),
+					"dir":  optionalReplace("`netfs`: the exported directory on the server, e.g. `/exports/vms`."),
 					"format": schema.StringAttribute{
 						MarkdownDescription: "`netfs`: `auto` (default), `nfs`, `glusterfs` or `cifs`. `logical`: `lvm2` (the only one).",
 						Optional:            true,

@@ -13,10 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -41,7 +37,6 @@ type snapshotRevertModel struct {
 }
 
 func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reverts a domain to a `libvirt_snapshot` once, when this resource is created. Changing `triggers` " +
 			"(or `snapshot_id`) replaces the resource, which reverts again. Destroying it does nothing on the host.\n\n" +
@@ -49,19 +44,9 @@ func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"(processes, files under `/run`); from a disk-only snapshot shut off, with the disks as they were. A " +
 			"`libvirt_domain` with `running = true` starts a domain reverted to a shut-off snapshot on its next apply.",
 		Attributes: map[string]schema.Attribute{
-			"id": idAttribute("The snapshot id, `<domain uuid>/<snapshot name>`."),
-			"snapshot_id": schema.StringAttribute{
-				MarkdownDescription: "`libvirt_snapshot.x.id`: `<domain uuid or name>/<snapshot name>`.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{stringvalidator.RegexMatches(snapshotIDRegexp, "must be <domain uuid or name>/<snapshot name>, e.g. libvirt_snapshot.x.id")},
-			},
-			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary values; any change replaces the resource and so reverts again.",
-				ElementType:         types.StringType,
-				Optional:            true,
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			},
+			"id":           idAttribute("The snapshot id, `<domain uuid>/<snapshot name>`."),
+			"snapshot_id":  requiredReplace("`libvirt_snapshot.x.id`: `<domain uuid or name>/<snapshot name>`.", stringvalidator.RegexMatches(snapshotIDRegexp, "must be <domain uuid or name>/<snapshot name>, e.g. libvirt_snapshot.x.id")),
+			"triggers":     triggersAttribute("Arbitrary values; any change replaces the resource and so reverts again."),
 			"reverted_at":  keptString("When the revert was done, RFC 3339 (UTC)."),
 			"domain_state": keptString("The domain's state right after the revert (`running`, `paused`, `shutoff`). Not refreshed."),
 		},

@@ -16,10 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -55,7 +53,6 @@ type volumeExportModel struct {
 }
 
 func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
 			"optionally compressed (`gzip`, `zstd`). The bytes are streamed — never held whole in memory, and nothing " +
@@ -67,22 +64,12 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"leaves the file in place unless `remove_on_destroy` is true. `timeouts.create` defaults to `30m`.",
 		Attributes: map[string]schema.Attribute{
 			"id": idAttribute("Absolute path of the exported file."),
-			"volume_id": schema.StringAttribute{
-				MarkdownDescription: "The volume to export: its key (`libvirt_volume.id`, for directory pools its path) or " +
-					"`<pool>/<name>`. Changing it exports again.",
-				Required:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.VolumeRef()},
-			},
-			"path": schema.StringAttribute{
-				MarkdownDescription: "File to write, on the machine running Terraform: absolute, or relative to the directory " +
-					"Terraform runs in. Its directory must exist (checked at plan time); an existing file is replaced " +
-					"when the export succeeds, and kept when it fails. Written with mode `0600`. No suffix is added for " +
-					"the compression (name it e.g. `disk.qcow2.zst`). Changing it exports again.",
-				Required:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.ExportPath()},
-			},
+			"volume_id": requiredReplace("The volume to export: its key (`libvirt_volume.id`, for directory pools its path) or "+
+				"`<pool>/<name>`. Changing it exports again.", validators.VolumeRef()),
+			"path": requiredReplace("File to write, on the machine running Terraform: absolute, or relative to the directory "+
+				"Terraform runs in. Its directory must exist (checked at plan time); an existing file is replaced "+
+				"when the export succeeds, and kept when it fails. Written with mode `0600`. No suffix is added for "+
+				"the compression (name it e.g. `disk.qcow2.zst`). Changing it exports again.", validators.ExportPath()),
 			"format": schema.StringAttribute{
 				MarkdownDescription: "Image format of the file: `qcow2` (default) or `raw`. When it differs from the volume's " +
 					"format, or the volume is a copy-on-write overlay, the volume is converted on the libvirt host into a " +
@@ -94,7 +81,7 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Optional:      true,
 				Computed:      true,
 				Default:       stringdefault.StaticString("qcow2"),
-				PlanModifiers: replace,
+				PlanModifiers: replaceString,
 				Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw")},
 			},
 			"compression": schema.StringAttribute{
@@ -104,16 +91,11 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Optional:      true,
 				Computed:      true,
 				Default:       stringdefault.StaticString(export.None),
-				PlanModifiers: replace,
+				PlanModifiers: replaceString,
 				Validators:    []validator.String{stringvalidator.OneOf(export.Compressions...)},
 			},
-			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary values; any change exports again (replace), e.g. " +
-					"`{ snapshot = libvirt_snapshot.before_upgrade.id }`.",
-				ElementType:   types.StringType,
-				Optional:      true,
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			},
+			"triggers": triggersAttribute("Arbitrary values; any change exports again (replace), e.g. " +
+				"`{ snapshot = libvirt_snapshot.before_upgrade.id }`."),
 			"remove_on_destroy": schema.BoolAttribute{
 				MarkdownDescription: "Delete the file when the resource is destroyed (default `false`: the file stays). " +
 					"A file that was changed since the export (other size or modification time) is left in place with a " +
