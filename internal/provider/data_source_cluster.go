@@ -15,11 +15,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-// NewClusterDataSource is the libvirt_cluster data source.
-func NewClusterDataSource() datasource.DataSource {
-	return &clusterDataSource{dataSourceBase{typeName: "cluster"}}
-}
-
 type clusterDataSource struct {
 	dataSourceBase
 }

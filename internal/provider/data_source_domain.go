@@ -17,11 +17,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewDomainDataSource is the libvirt_domain data source.
-func NewDomainDataSource() datasource.DataSource {
-	return &domainDataSource{dataSourceBase{typeName: "domain"}}
-}
-
 type domainDataSource struct {
 	dataSourceBase
 }

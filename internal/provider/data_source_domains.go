@@ -16,11 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// NewDomainsDataSource is the libvirt_domains data source.
-func NewDomainsDataSource() datasource.DataSource {
-	return &domainsDataSource{dataSourceBase{typeName: "domains"}}
-}
-
 type domainsDataSource struct {
 	dataSourceBase
 }

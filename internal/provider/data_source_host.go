@@ -13,11 +13,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewHostDataSource is the libvirt_host data source.
-func NewHostDataSource() datasource.DataSource {
-	return &hostDataSource{dataSourceBase{typeName: "host"}}
-}
-
 type hostDataSource struct {
 	dataSourceBase
 }

@@ -19,9 +19,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-// NewCloneResource is libvirt_clone.
-func NewCloneResource() resource.Resource { return &cloneResource{resourceBase{typeName: "clone"}} }
-
 type cloneResource struct {
 	resourceBase
 }

@@ -13,11 +13,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/cloudinit"
 )
 
-// NewCloudinitISOResource is the libvirt_cloudinit_iso resource.
-func NewCloudinitISOResource() resource.Resource {
-	return &cloudinitISOResource{blobResource[cloudinitISOModel, *cloudinitISOModel]{resourceBase{typeName: "cloudinit_iso"}, seedBlob}}
-}
-
 type cloudinitISOResource struct {
 	blobResource[cloudinitISOModel, *cloudinitISOModel]
 }
@@ -42,7 +37,8 @@ type cloudinitISOModel struct {
 	SHA256            types.String `tfsdk:"sha256"`
 }
 
-func (m *cloudinitISOModel) what() string { return seedBlob.what(&m.storedVolume) }
+func (m *cloudinitISOModel) kind() blobKind { return seedBlob }
+func (m *cloudinitISOModel) what() string   { return seedBlob.what(&m.storedVolume) }
 
 func (r *cloudinitISOResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m cloudinitISOModel
@@ -174,7 +170,7 @@ func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRe
 			if err != nil {
 				return nil, fmt.Errorf("build the ISO image: %w", err)
 			}
-			if err := r.kind.store(ctx, r.client, &plan.storedVolume, img); err != nil {
+			if err := r.kind().store(ctx, r.client, &plan.storedVolume, img); err != nil {
 				return nil, err
 			}
 			plan.MetaData, plan.InstanceID, plan.Hostname = config.MetaData, config.InstanceID, config.Hostname
@@ -187,7 +183,7 @@ func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRe
 // ImportState takes <pool>/<name> or the volume key, downloads the seed and reads its
 // files back, so an imported seed plans clean against the configuration that made it.
 func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.kind.importState(ctx, r.client, req, resp, func(v storedVolume, img []byte, d *diag.Diagnostics) (any, error) {
+	r.kind().importState(ctx, r.client, req, resp, func(v storedVolume, img []byte, d *diag.Diagnostics) (any, error) {
 		label, files, err := cloudinit.ReadISO(img)
 		if err != nil {
 			return nil, fmt.Errorf("the volume is not an ISO9660 image: %w", err)

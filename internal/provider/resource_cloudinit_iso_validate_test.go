@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
@@ -96,31 +97,48 @@ func TestSeedSchemas_sensitiveAndWriteOnly(t *testing.T) {
 		IsWriteOnly() bool
 	}
 	for _, tt := range []struct {
-		r         fwresource.Resource
+		typ       string
 		sensitive []string
 		writeOnly []string
 	}{
-		{provider.NewCloudinitISOResource(), []string{"user_data", "network_config", "vendor_data"}, []string{"user_data_wo", "network_config_wo", "vendor_data_wo"}},
-		{provider.NewIgnitionResource(), []string{"content"}, []string{"content_wo"}},
+		{"libvirt_cloudinit_iso", []string{"user_data", "network_config", "vendor_data"}, []string{"user_data_wo", "network_config_wo", "vendor_data_wo"}},
+		{"libvirt_ignition", []string{"content"}, []string{"content_wo"}},
 	} {
-		var resp fwresource.SchemaResponse
-		tt.r.Schema(context.Background(), fwresource.SchemaRequest{}, &resp)
+		s := resourceSchema(t, tt.typ)
 		get := func(n string) attr {
-			a, ok := resp.Schema.Attributes[n]
+			a, ok := s.Attributes[n]
 			if !ok {
-				t.Fatalf("%T has no attribute %s", tt.r, n)
+				t.Fatalf("%s has no attribute %s", tt.typ, n)
 			}
 			return a
 		}
 		for _, n := range tt.sensitive {
 			if !get(n).IsSensitive() {
-				t.Errorf("%T: %s is not sensitive", tt.r, n)
+				t.Errorf("%s: %s is not sensitive", tt.typ, n)
 			}
 		}
 		for _, n := range tt.writeOnly {
 			if !get(n).IsWriteOnly() {
-				t.Errorf("%T: %s is not write-only", tt.r, n)
+				t.Errorf("%s: %s is not write-only", tt.typ, n)
 			}
 		}
 	}
+}
+
+// resourceSchema is the schema of the provider's resource of type typ.
+func resourceSchema(t *testing.T, typ string) schema.Schema {
+	t.Helper()
+	ctx := context.Background()
+	for _, newR := range provider.New("test")().Resources(ctx) {
+		r := newR()
+		var md fwresource.MetadataResponse
+		r.Metadata(ctx, fwresource.MetadataRequest{ProviderTypeName: "libvirt"}, &md)
+		if md.TypeName == typ {
+			var resp fwresource.SchemaResponse
+			r.Schema(ctx, fwresource.SchemaRequest{}, &resp)
+			return resp.Schema
+		}
+	}
+	t.Fatalf("the provider has no resource %s", typ)
+	return schema.Schema{}
 }

@@ -26,10 +26,6 @@ var (
 // machine made of a qcow2 overlay, a NoCloud seed, a DHCP reservation and a domain, all
 // named by the rules of internal/capi. Its create, delete and read are
 // internal/workflow's (machine*.go); this file translates.
-func NewClusterMachineResource() resource.Resource {
-	return &clusterMachineResource{resourceBase{typeName: "cluster_machine"}}
-}
-
 type clusterMachineResource struct {
 	resourceBase
 }

@@ -22,10 +22,6 @@ import (
 
 var nonBlank = regexp.MustCompile(`\S`)
 
-func (r *clusterMachineResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cluster_machine"
-}
-
 func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	required := func(desc string) schema.StringAttribute {
 		return requiredReplace(desc+" Changing it replaces the machine.", stringvalidator.RegexMatches(nonBlank, "must not be empty"))

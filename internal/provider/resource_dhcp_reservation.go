@@ -23,11 +23,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
-// NewDHCPReservationResource is libvirt_dhcp_reservation.
-func NewDHCPReservationResource() resource.Resource {
-	return &dhcpReservationResource{resourceBase{typeName: "dhcp_reservation"}}
-}
-
 type dhcpReservationResource struct {
 	resourceBase
 }

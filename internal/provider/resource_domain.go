@@ -20,9 +20,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-// NewDomainResource is the libvirt_domain resource.
-func NewDomainResource() resource.Resource { return &domainResource{resourceBase{typeName: "domain"}} }
-
 type domainResource struct {
 	resourceBase
 }

@@ -31,11 +31,6 @@ const (
 
 const defaultPowerTimeout = "2m"
 
-// NewDomainPowerResource is libvirt_domain_power.
-func NewDomainPowerResource() resource.Resource {
-	return &domainPowerResource{resourceBase{typeName: "domain_power"}}
-}
-
 type domainPowerResource struct {
 	resourceBase
 }

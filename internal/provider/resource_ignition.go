@@ -20,11 +20,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
-// NewIgnitionResource is libvirt_ignition.
-func NewIgnitionResource() resource.Resource {
-	return &ignitionResource{blobResource[ignitionModel, *ignitionModel]{resourceBase{typeName: "ignition"}, ignitionBlob}}
-}
-
 type ignitionResource struct {
 	blobResource[ignitionModel, *ignitionModel]
 }
@@ -40,7 +35,8 @@ type ignitionModel struct {
 	SHA256           types.String `tfsdk:"sha256"`
 }
 
-func (m *ignitionModel) what() string { return ignitionBlob.what(&m.storedVolume) }
+func (m *ignitionModel) kind() blobKind { return ignitionBlob }
+func (m *ignitionModel) what() string   { return ignitionBlob.what(&m.storedVolume) }
 
 func (r *ignitionResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -110,7 +106,7 @@ func (r *ignitionResource) Create(ctx context.Context, req resource.CreateReques
 			if plan.Content.IsNull() {
 				content = []byte(config.ContentWO.ValueString())
 			}
-			if err := r.kind.store(ctx, r.client, &plan.storedVolume, content); err != nil {
+			if err := r.kind().store(ctx, r.client, &plan.storedVolume, content); err != nil {
 				return nil, err
 			}
 			plan.SHA256 = types.StringValue(sha256Hex(content))
@@ -121,7 +117,7 @@ func (r *ignitionResource) Create(ctx context.Context, req resource.CreateReques
 // ImportState takes <pool>/<name> or the volume key and downloads the content, so an
 // imported config plans clean against the configuration that made it.
 func (r *ignitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.kind.importState(ctx, r.client, req, resp, func(v storedVolume, content []byte, _ *diag.Diagnostics) (any, error) {
+	r.kind().importState(ctx, r.client, req, resp, func(v storedVolume, content []byte, _ *diag.Diagnostics) (any, error) {
 		if !json.Valid(content) {
 			return nil, errors.New("the volume does not hold JSON: not an ignition config")
 		}

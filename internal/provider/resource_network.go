@@ -20,11 +20,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
-// NewNetworkResource is libvirt_network.
-func NewNetworkResource() resource.Resource {
-	return &networkResource{resourceBase{typeName: "network"}}
-}
-
 type networkResource struct {
 	resourceBase
 }

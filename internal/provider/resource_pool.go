@@ -19,9 +19,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewPoolResource is libvirt_pool.
-func NewPoolResource() resource.Resource { return &poolResource{resourceBase{typeName: "pool"}} }
-
 type poolResource struct {
 	resourceBase
 }

@@ -25,11 +25,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewSnapshotResource is libvirt_snapshot.
-func NewSnapshotResource() resource.Resource {
-	return &snapshotResource{resourceBase{typeName: "snapshot"}}
-}
-
 type snapshotResource struct {
 	resourceBase
 }

@@ -18,11 +18,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewSnapshotRevertResource is libvirt_snapshot_revert.
-func NewSnapshotRevertResource() resource.Resource {
-	return &snapshotRevertResource{resourceBase{typeName: "snapshot_revert"}}
-}
-
 type snapshotRevertResource struct {
 	resourceBase
 }

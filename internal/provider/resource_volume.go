@@ -17,9 +17,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewVolumeResource is the libvirt_volume resource.
-func NewVolumeResource() resource.Resource { return &volumeResource{resourceBase{typeName: "volume"}} }
-
 type volumeResource struct {
 	resourceBase
 }

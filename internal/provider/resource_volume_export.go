@@ -30,11 +30,6 @@ import (
 // exportStampKey is the private-state key of the written file's size and mtime.
 const exportStampKey = "file"
 
-// NewVolumeExportResource is libvirt_volume_export.
-func NewVolumeExportResource() resource.Resource {
-	return &volumeExportResource{resourceBase{typeName: "volume_export"}}
-}
-
 type volumeExportResource struct {
 	resourceBase
 }
