@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
 )
@@ -179,4 +180,25 @@ func nonTransport(err error) error {
 		return nil
 	}
 	return err
+}
+
+// validateSpec is the ValidateConfig of a resource whose model becomes a hostxml spec
+// (a network, a pool): the spec's own checks, each reported on its attribute as "Invalid
+// <what> <attribute>". A configuration with unknown values is checked as far as it is
+// known (toSpec says ok false when it cannot be built yet).
+func validateSpec[M any, S interface{ Validate() []hostxml.FieldError }](ctx context.Context, req resource.ValidateConfigRequest,
+	resp *resource.ValidateConfigResponse, what string, toSpec func(*M, context.Context) (S, bool, diag.Diagnostics)) {
+	var m M
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	spec, ok, diags := toSpec(&m, ctx)
+	resp.Diagnostics.Append(diags...)
+	if !ok {
+		return
+	}
+	for _, e := range spec.Validate() {
+		resp.Diagnostics.AddAttributeError(path.Root(e.Attr), "Invalid "+what+" "+e.Attr, e.Detail)
+	}
 }

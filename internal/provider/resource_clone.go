@@ -39,6 +39,17 @@ type cloneModel struct {
 	NVRAM          types.String `tfsdk:"nvram"`
 }
 
+// cloneDiskModel is one element of the computed `disks`.
+type cloneDiskModel struct {
+	Target   types.String `tfsdk:"target"`
+	VolumeID types.String `tfsdk:"volume_id"`
+	Path     types.String `tfsdk:"path"`
+	Pool     types.String `tfsdk:"pool"`
+	Name     types.String `tfsdk:"name"`
+	Backing  types.String `tfsdk:"backing"`
+}
+
+// cloneDiskAttrTypes is the object type of a cloneDiskModel.
 var cloneDiskAttrTypes = map[string]attr.Type{
 	"target":    types.StringType,
 	"volume_id": types.StringType,
@@ -234,16 +245,6 @@ func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		}
 		return got, err
 	})
-}
-
-// cloneDiskModel is one element of the computed `disks`.
-type cloneDiskModel struct {
-	Target   types.String `tfsdk:"target"`
-	VolumeID types.String `tfsdk:"volume_id"`
-	Path     types.String `tfsdk:"path"`
-	Pool     types.String `tfsdk:"pool"`
-	Name     types.String `tfsdk:"name"`
-	Backing  types.String `tfsdk:"backing"`
 }
 
 // Delete removes the clone's domain (with its varstore) and the disks it owns

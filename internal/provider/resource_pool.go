@@ -84,19 +84,9 @@ func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxm
 }
 
 func (r *poolResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m poolModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	p, ok, diags := m.toSpec(ctx, false)
-	resp.Diagnostics.Append(diags...)
-	if !ok {
-		return
-	}
-	for _, e := range p.Validate() {
-		resp.Diagnostics.AddAttributeError(path.Root(e.Attr), "Invalid storage pool "+e.Attr, e.Detail)
-	}
+	validateSpec(ctx, req, resp, "storage pool", func(m *poolModel, ctx context.Context) (*hostxml.Pool, bool, diag.Diagnostics) {
+		return m.toSpec(ctx, false)
+	})
 }
 
 // ModifyPlan puts what libvirt will fill in (a logical pool's volume group name, target
