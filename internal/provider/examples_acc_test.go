@@ -71,10 +71,9 @@ func TestAccExample_multiHost(t *testing.T) {
 		})
 		return string(b)
 	}
-	work, run := cliWorkdir(t, map[string]string{"main.tf": string(main), "terraform.tfvars.json": vars(web1, web2)})
-	setVars := func(machines ...string) {
-		writeTestFile(t, filepath.Join(work, "terraform.tfvars.json"), vars(machines...))
-	}
+	w := newCLIWork(t, string(main))
+	setVars := func(machines ...string) { w.write("terraform.tfvars.json", vars(machines...)) }
+	setVars(web1, web2)
 	all := map[string]acctest.Lookup{
 		"domain " + web1:           acctest.DomainLookup(web1),
 		"domain " + web2:           acctest.DomainLookup(web2),
@@ -86,7 +85,7 @@ func TestAccExample_multiHost(t *testing.T) {
 		"base volume in " + poolB:  acctest.VolumeLookup(poolB, base),
 	}
 	t.Cleanup(func() {
-		if out, code := run("destroy", "-auto-approve", "-input=false"); code != 0 {
+		if out, code := w.run("destroy", "-auto-approve", "-input=false"); code != 0 {
 			t.Errorf("destroy (exit %d):\n%s", code, out)
 		}
 		if err := acctest.CheckGone(all)(nil); err != nil {
@@ -95,16 +94,16 @@ func TestAccExample_multiHost(t *testing.T) {
 	})
 	apply := func(what string) {
 		t.Helper()
-		if out, code := run("apply", "-auto-approve", "-input=false"); code != 0 {
+		if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 {
 			t.Fatalf("apply %s (exit %d):\n%s", what, code, out)
 		}
-		if out, code := run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 			t.Fatalf("the plan after apply %s is not empty (exit %d):\n%s", what, code, out)
 		}
 	}
 	machines := func() map[string]struct{ Host, UUID, IP string } {
 		t.Helper()
-		out, code := run("output", "-json", "machines")
+		out, code := w.run("output", "-json", "machines")
 		var m map[string]struct{ Host, UUID, IP string }
 		if err := json.Unmarshal([]byte(out), &m); code != 0 || err != nil {
 			t.Fatalf("output machines (exit %d, %v):\n%s", code, err, out)

@@ -71,12 +71,7 @@ resource "libvirt_cloudinit_iso" "seed" {
 resource "libvirt_domain" "vm" {
   count        = local.n
   name         = "${local.prefix}vm-${count.index}"
-  type         = "qemu"
-  vcpu         = 1
-  memory_mib   = 128
-  running      = false
-  qemu_agent   = false
-  graphics     = { type = "none" }
+  %s
   cloudinit_id = libvirt_cloudinit_iso.seed[count.index].id
   disk {
     volume_id = libvirt_volume.disk[count.index].id
@@ -85,7 +80,7 @@ resource "libvirt_domain" "vm" {
     network = %q
   }
 }
-`, prefix, acctest.Pool(), n, disk, acctest.Network())
+`, prefix, acctest.Pool(), n, disk, idleDomain, acctest.Network())
 }
 
 // fleetNames are the names fleetConfig asks for, sorted.
@@ -328,17 +323,12 @@ resource "libvirt_volume" "disk" {
 }
 resource "libvirt_domain" "vm" {
   name       = "%svm"
-  type       = "qemu"
-  vcpu       = 1
-  memory_mib = 128
-  running    = false
-  qemu_agent = false
-  graphics   = { type = "none" }
+  %s
   disk {
     volume_id = libvirt_volume.disk.id
   }
 }
-`, proxy.Addr, prefix, acctest.Pool(), prefix)
+`, proxy.Addr, prefix, acctest.Pool(), prefix, idleDomain)
 	var volLost, defineLost <-chan struct{}
 	happened := func(what string, ch <-chan struct{}) error {
 		select {

@@ -135,6 +135,15 @@ func proxiedProvider(addr string, lines ...string) string {
 	return providerAt("qemu+tcp://"+addr+"/system", lines...)
 }
 
+// idleDomain is the attributes of a domain that is only ever defined, never started: the
+// smallest libvirt takes under TCG, without a guest-agent channel or graphics.
+const idleDomain = `type       = "qemu"
+  vcpu       = 1
+  memory_mib = 128
+  running    = false
+  qemu_agent = false
+  graphics   = { type = "none" }`
+
 // stoppedDomainHCL is libvirt_domain.test: a shut-off domain named name on the disk at
 // path, with memory_mib and more lines.
 func stoppedDomainHCL(name, disk string, memoryMiB int, lines ...string) string {
