@@ -50,5 +50,5 @@ func ExpectPlanErrors(t *testing.T, cases []PlanError, minVersion ...tfversion.T
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{Config: c.Config, PlanOnly: true, ExpectError: c.Want})
 	}
-	resource.UnitTest(t, resource.TestCase{TerraformVersionChecks: minVersion, ProtoV6ProviderFactories: ProtoV6ProviderFactories, Steps: steps})
+	RunUnit(t, resource.TestCase{TerraformVersionChecks: minVersion, Steps: steps})
 }

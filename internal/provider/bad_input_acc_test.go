@@ -207,10 +207,8 @@ func runBadInput(t *testing.T, tc badInputCase) {
 	default:
 		t.Fatalf("unknown phase %q", tc.phase)
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps:                    steps,
+	acctest.Run(t, resource.TestCase{
+		Steps: steps,
 	})
 	assertGone("after the test")
 }

@@ -28,8 +28,7 @@ func TestAccClusterDataSource(t *testing.T) {
 	acctest.RequireAcc(t)
 	inactivePool := acctest.DefineDirPool(t, false)
 	inactiveNet := acctest.CreateNetwork(t, false)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config:            clusterConfig(acctest.Network(), acctest.Pool(), acctest.Pool()),

@@ -41,8 +41,7 @@ data "libvirt_domains" "these" {
 }
 `, prefix, states)
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config: config(""),
@@ -61,8 +60,7 @@ data "libvirt_domains" "these" {
 }
 
 func TestDomainsDataSource_validation(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.RunUnit(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + `
 data "libvirt_domains" "these" {

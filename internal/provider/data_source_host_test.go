@@ -10,9 +10,7 @@ import (
 )
 
 func TestAccHostDataSource(t *testing.T) {
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + `data "libvirt_host" "this" {}`,
 			ConfigStateChecks: acctest.State("data.libvirt_host.this",
@@ -34,9 +32,7 @@ func TestAccHostDataSource(t *testing.T) {
 
 func TestAccHostDataSource_testDriver(t *testing.T) {
 	// libvirt's in-memory test driver, reached through the same daemon socket.
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: providerAt("test:///default") + `data "libvirt_host" "this" {}`,
 			ConfigStateChecks: acctest.State("data.libvirt_host.this",
@@ -48,8 +44,7 @@ func TestAccHostDataSource_testDriver(t *testing.T) {
 }
 
 func TestProvider_invalidURI(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.RunUnit(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config:      providerAt("qemu+carrier-pigeon://host/system") + `data "libvirt_host" "this" {}`,
 			ExpectError: regexp.MustCompile(`(?s)Invalid libvirt URI.*transport\s+"carrier-pigeon".*use unix, ssh, tcp or\s+tls`),

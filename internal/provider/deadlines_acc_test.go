@@ -163,10 +163,8 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 			} else {
 				frozen.PlanOnly = true
 			}
-			resource.Test(t, resource.TestCase{
-				PreCheck:                 acctest.PreCheck(t),
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + net: acctest.NetworkLookup(net)}),
+			acctest.Run(t, resource.TestCase{
+				CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"network " + net: acctest.NetworkLookup(net)}),
 				Steps: []resource.TestStep{
 					{Config: cfg(c.before)},
 					frozen,

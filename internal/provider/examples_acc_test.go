@@ -155,8 +155,7 @@ func TestAccExample_uefi(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("uefi")
 	var nvram string
-	resource.Test(t, resource.TestCase{
-		PreCheck: acctest.PreCheck(t),
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
 			acctest.CheckGone(map[string]acctest.Lookup{
 				"domain " + name:           acctest.DomainLookup(name),
@@ -175,8 +174,7 @@ func TestAccExample_uefi(t *testing.T) {
 			},
 		),
 		Steps: []resource.TestStep{{
-			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-			ConfigDirectory:          exampleDir(t, "uefi"),
+			ConfigDirectory: exampleDir(t, "uefi"),
 			ConfigVariables: config.Variables{
 				"uri":       config.StringVariable(acctest.URI()),
 				"name":      config.StringVariable(name),
@@ -244,8 +242,7 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 		}
 	}
 	snapshot := func(release string) string { return "before-" + release }
-	resource.Test(t, resource.TestCase{
-		PreCheck: acctest.PreCheck(t),
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + name:           acctest.DomainLookup(name),
 			"volume " + name + "-root": acctest.VolumeLookup(acctest.Pool(), name+"-root.qcow2"),
@@ -254,9 +251,8 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 		}),
 		Steps: []resource.TestStep{
 			{
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				ConfigDirectory:          exampleDir(t, "snapshot-before-upgrade"),
-				ConfigVariables:          vars("1.0", false),
+				ConfigDirectory: exampleDir(t, "snapshot-before-upgrade"),
+				ConfigVariables: vars("1.0", false),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestMatchOutput("ip_address", ipv4),
 					checkExists(t, "snapshot "+snapshot("1.0"), snapLookup(name, snapshot("1.0"))),
@@ -266,9 +262,8 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 			},
 			{
 				// The upgrade: before-1.1 replaces before-1.0, then the command runs.
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				ConfigDirectory:          exampleDir(t, "snapshot-before-upgrade"),
-				ConfigVariables:          vars("1.1", false),
+				ConfigDirectory: exampleDir(t, "snapshot-before-upgrade"),
+				ConfigVariables: vars("1.1", false),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExists(t, "snapshot "+snapshot("1.1"), snapLookup(name, snapshot("1.1"))),
 					acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snapshot("1.0"): snapLookup(name, snapshot("1.0"))}),
@@ -278,11 +273,10 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 			},
 			{
 				// The rollback: back to before-1.1, running.
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				ConfigDirectory:          exampleDir(t, "snapshot-before-upgrade"),
-				ConfigVariables:          vars("1.1", true),
-				ConfigPlanChecks:         acctest.Does("libvirt_snapshot_revert.rollback[0]", acctest.Create),
-				ConfigStateChecks:        acctest.State("libvirt_domain.app", "state", "running"),
+				ConfigDirectory:   exampleDir(t, "snapshot-before-upgrade"),
+				ConfigVariables:   vars("1.1", true),
+				ConfigPlanChecks:  acctest.Does("libvirt_snapshot_revert.rollback[0]", acctest.Create),
+				ConfigStateChecks: acctest.State("libvirt_domain.app", "state", "running"),
 			},
 		},
 	})

@@ -15,9 +15,8 @@ import (
 // Provider functions need no daemon: they run through the real CLI as unit tests.
 func TestFunctions(t *testing.T) {
 	name := capi.DomainName("default", "worker-0")
-	resource.UnitTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.RunUnit(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		Steps: []resource.TestStep{{
 			Config: requiredProviders + `
 output "name" { value = provider::libvirt::cluster_machine_name("default", "worker-0") }

@@ -72,9 +72,8 @@ type lostDefine struct {
 func testLostDefine(t *testing.T, prefix, name string, d lostDefine) {
 	proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
 	faults := map[string]<-chan struct{}{}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{d.kind + " " + name: d.lookup}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{d.kind + " " + name: d.lookup}),
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
 				for what, proc := range d.lose {
@@ -184,9 +183,8 @@ func testLostSnapshot(t *testing.T, snap string, fault func(*acctest.CallProxy) 
 	domain := acctest.RandomName("lostsnap")
 	lostSnapDomain(t, domain)
 	var happened <-chan struct{}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snap: snapLookup(domain, snap)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snap: snapLookup(domain, snap)}),
 		Steps: []resource.TestStep{{
 			PreConfig:        func() { happened = fault(proxy) },
 			Config:           snapshotConfig(proxy.Addr, domain, snap),
@@ -256,9 +254,8 @@ func TestAccLostWrites_snapshotNameTaken(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             untouched,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: untouched,
 		Steps: []resource.TestStep{{
 			PreConfig:   func() { proxy.LoseReplyTo(acctest.ProcDomainSnapshotCreateXML, time.Second) },
 			Config:      snapshotConfig(proxy.Addr, domain, snap),

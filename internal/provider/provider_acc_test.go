@@ -16,9 +16,7 @@ import (
 func TestAccProvider_reconnectsAfterDrop(t *testing.T) {
 	config := acctest.ProviderBlock("") + `data "libvirt_host" "this" {}`
 	dropped := 0
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
@@ -47,8 +45,7 @@ func TestAccProvider_ssh(t *testing.T) {
 		return providerAt(sshd.URI(), fmt.Sprintf("ssh {\n    private_key = <<-EOT\n%sEOT\n    known_hosts = %q\n  }", sshd.ClientKeyPEM, knownHosts)) +
 			`data "libvirt_host" "this" {}`
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config: sshConfig(sshd.KnownHostsLine),
@@ -69,9 +66,7 @@ func TestAccProvider_ssh(t *testing.T) {
 
 func TestAccProvider_tcp(t *testing.T) {
 	uri := acctest.Env("LIBVIRT_TEST_TCP_URI", "qemu+tcp://127.0.0.1/system")
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config:            providerAt(uri) + `data "libvirt_host" "this" {}`,
 			ConfigStateChecks: acctest.State("data.libvirt_host.this", "uri", uri),

@@ -57,9 +57,7 @@ resource "libvirt_clone" "full" {
 	config := cfg("")
 	start := time.Now()
 	var linkedRunID int32
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			return errors.Join(
 				acctest.CheckGone(map[string]acctest.Lookup{
@@ -217,9 +215,7 @@ resource "libvirt_clone" %q {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			errs := []error{acctest.CheckGone(map[string]acctest.Lookup{
 				"domain " + linked:          acctest.DomainLookup(linked),

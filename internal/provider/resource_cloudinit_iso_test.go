@@ -90,10 +90,8 @@ resource "libvirt_cloudinit_iso" "meta" {
 	if err != nil || len(want) == 0 {
 		t.Fatal(err)
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name, name2),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name, name2),
 		Steps: []resource.TestStep{
 			{
 				Config: config(userData),
@@ -210,11 +208,9 @@ resource "libvirt_cloudinit_iso" "wo" {
 		"network_config", nil,
 		"vendor_data", nil,
 	)
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		CheckDestroy:           acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config: config(1, 1),

@@ -57,9 +57,8 @@ func TestCloudinitISO_writeOnlyValidation(t *testing.T) {
 		{"user_data_wo cloud-config not YAML", `user_data_wo = "#cloud-config\nusers: [\n"`, `Invalid YAML in user_data_wo.*starts with #cloud-config`},
 	}, tfversion.SkipBelow(tfversion.Version1_11_0))
 
-	resource.UnitTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.RunUnit(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + `
 resource "libvirt_cloudinit_iso" "wo" {

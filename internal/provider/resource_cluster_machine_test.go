@@ -40,11 +40,9 @@ func cmSetup(t *testing.T) cmEnv {
 // test runs steps on libvirt_cluster_machine.test, machine m; CheckDestroy asks libvirt
 // that nothing of it is left.
 func (e cmEnv) test(t *testing.T, m cmParts, steps []resource.TestStep) {
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             func(*terraform.State) error { return cmCheckGone(t, e.network.Name, e.pool, m) },
-		Steps:                    steps,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error { return cmCheckGone(t, e.network.Name, e.pool, m) },
+		Steps:        steps,
 	})
 }
 
@@ -201,9 +199,7 @@ func TestAccClusterMachine_rollback(t *testing.T) {
 	missing := e
 	missing.image = "tfacc-no-such-image.qcow2"
 	re := func(s string) string { return strings.Join(strings.Fields(s), `\s+`) }
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(*terraform.State) error {
 			return errors.Join(cmCheckGone(t, active.Name, pool, noImage), cmCheckGone(t, inactive.Name, pool, noStart))
 		},

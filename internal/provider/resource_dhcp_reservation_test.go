@@ -127,8 +127,7 @@ func TestAccDHCPReservation_badInput(t *testing.T) {
 }
 
 func TestDHCPReservation_validation(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.RunUnit(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{Config: reservationConfig("default", "52:54:00:zz:00:01", "10.0.0.5", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)mac.*six colon-separated hex pairs`)},
 			{Config: reservationConfig("default", "52:54:00:AA:00:01", "10.0.0.5", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Upper-case MAC address.*52:54:00:aa:00:01`)},
@@ -161,9 +160,8 @@ func TestAccDHCPReservation_ipv6First(t *testing.T) {
 // reservationTest runs steps on libvirt_dhcp_reservation.r for mac on network;
 // CheckDestroy asks libvirt that the entry is gone.
 func reservationTest(t *testing.T, network, mac string, steps []resource.TestStep) {
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkHost(t, network, mac, nil),
-		Steps:                    steps,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: checkHost(t, network, mac, nil),
+		Steps:        steps,
 	})
 }

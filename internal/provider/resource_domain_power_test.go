@@ -92,10 +92,8 @@ func TestAccDomainPower_reboot(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
 				Config:           dom,
@@ -162,9 +160,7 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 			t.Fatalf("domain %s was stopped: a graceful shutdown must never force it off", name)
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + name: acctest.DomainLookup(name),
 			"seed":           acctest.VolumeLookup(acctest.Pool(), name+"-seed.iso"),
@@ -192,8 +188,7 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 func TestAccDomainPower_missingDomain(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("pow")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config:      acctest.ProviderBlock("") + resourceHCL("libvirt_domain_power", "p", attr("domain_id", name), attr("action", "start")),
 			ExpectError: acctest.ErrorText(fmt.Sprintf("domain %q does not exist", name)),

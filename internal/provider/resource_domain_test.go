@@ -66,10 +66,8 @@ resource "libvirt_domain" "test" {
 	}
 
 	var firstID, restartedID int32
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
 				Config:           config(1, 2, 256, 320, "lease"),
@@ -245,10 +243,8 @@ resource "libvirt_domain" "test" {
 }
 `, name, running, disk, network, wait, bridge)
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
 				Config: config(true, `wait_for_ip {
@@ -317,9 +313,7 @@ resource "libvirt_domain" "test" {
   }
 }
 `, name, acctest.Pool(), acctest.GuestImage(t), hostname, acctest.Network())
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + name: acctest.DomainLookup(name),
 			"volume root":    acctest.VolumeLookup(acctest.Pool(), name+"-root.qcow2"),

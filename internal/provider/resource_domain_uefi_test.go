@@ -42,9 +42,7 @@ resource "libvirt_domain" "test" {
 }
 `, name, running, disk, graphics)
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			err := acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)})(s)
 			if nvram == "" {

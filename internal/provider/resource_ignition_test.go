@@ -41,9 +41,8 @@ func TestAccIgnition_basic(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("ign") + ".ign"
 	config := acctest.ProviderBlock("") + ignitionConfig(name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
@@ -80,8 +79,7 @@ func TestAccIgnition_basic(t *testing.T) {
 
 func TestAccIgnition_invalidJSON(t *testing.T) {
 	acctest.RequireAcc(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + `
 resource "libvirt_ignition" "ign" {
@@ -140,9 +138,7 @@ resource "libvirt_domain" "test" {
 		}
 		return file, nil
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + name: acctest.DomainLookup(name),
 			"ignition":       acctest.VolumeLookup(acctest.Pool(), name+".ign"),
@@ -220,10 +216,9 @@ resource "libvirt_ignition" "ign" {
 			return nil
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		CheckDestroy:           acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:           config(1, 1),

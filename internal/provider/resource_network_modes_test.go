@@ -106,8 +106,7 @@ resource "libvirt_network" "n" {
 func TestAccNetwork_exists(t *testing.T) {
 	acctest.RequireAcc(t)
 	existing := acctest.CreateNetwork(t, true)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_network" "n" {

@@ -380,9 +380,8 @@ func netTestName() (name, v4 string) {
 // netTest runs steps on libvirt_network.n, named name; CheckDestroy asks libvirt that
 // the network is gone.
 func netTest(t *testing.T, name string, steps []resource.TestStep) {
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
-		Steps:                    steps,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
+		Steps:        steps,
 	})
 }

@@ -48,8 +48,7 @@ func TestAccPool_dir(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
 			poolGone(name),
 			func(*terraform.State) error {
@@ -134,9 +133,8 @@ func TestAccPool_logical(t *testing.T) {
 	gone := poolGone(name)
 
 	// A device that is not there: the build fails, the definition is removed again.
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             gone,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: gone,
 		Steps: []resource.TestStep{{
 			Config:      logical("/dev/tfacc-no-such-disk"),
 			ExpectError: acctest.ErrorText("build storage pool " + name + ":"),
@@ -180,12 +178,12 @@ func TestAccPool_logical(t *testing.T) {
 		}
 	}
 	// First the volume group is created on the empty device; destroy leaves it there.
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, CheckDestroy: gone, Steps: steps()})
+	acctest.Run(t, resource.TestCase{CheckDestroy: gone, Steps: steps()})
 	if err := checkVG(nil); err != nil {
 		t.Fatalf("destroy should leave the volume group: %v", err)
 	}
 	// Then a pool on the device that holds the group already uses it as it is.
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, CheckDestroy: gone, Steps: steps()})
+	acctest.Run(t, resource.TestCase{CheckDestroy: gone, Steps: steps()})
 
 	// A device with a file system on it is never formatted: create fails, the file system
 	// stays, no pool is left.
@@ -193,9 +191,8 @@ func TestAccPool_logical(t *testing.T) {
 	if out, err := exec.Command("mkfs.ext4", "-q", "-F", fsDev).CombinedOutput(); err != nil {
 		t.Fatalf("mkfs.ext4 %s: %v %s", fsDev, err, out)
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             gone,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: gone,
 		Steps: []resource.TestStep{{
 			Config:      logical(fsDev),
 			ExpectError: acctest.ErrorText("the devices were not formatted because they are not empty"),
@@ -263,9 +260,8 @@ func TestAccPool_lostDirectory(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("pool")
 	dir := testPoolDir(name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             poolGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: poolGone(name),
 		Steps: []resource.TestStep{
 			{Config: poolConfig(name, dir, false)},
 			{
@@ -290,9 +286,8 @@ func TestAccPool_netfsUnreachable(t *testing.T) {
 	name := acctest.RandomName("nfs")
 	dir := testPoolDir(name)
 	gone := poolGone(name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             gone,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: gone,
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + resourceHCL("libvirt_pool", "p", attr("name", name), attr("type", "netfs"),
 				attr("target_path", dir), "source {\n    host   = \"127.0.0.1\"\n    dir    = \"/exports/tfacc\"\n    format = \"nfs\"\n  }"),

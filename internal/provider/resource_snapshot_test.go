@@ -96,10 +96,8 @@ resource "libvirt_snapshot_revert" "r" {
 		}
 	}
 	running := func(*terraform.State) error { return domainIn(t, name, "running", "after the revert") }
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snap: snapLookup(name, snap)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snap: snapLookup(name, snap)}),
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
@@ -166,9 +164,7 @@ resource "libvirt_snapshot_revert" "r" {
 		}
 		return domainIn(t, name, "shutoff", "after reverting to a shut-off snapshot")
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + name:   acctest.DomainLookup(name),
 			"snapshot " + snap: snapLookup(name, snap),
@@ -241,9 +237,7 @@ func TestAccSnapshot_wrongState(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("snap")
 	disk := domAccOverlay(t, name+".qcow2")
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
 				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id")), attr("memory", true)),
@@ -253,8 +247,7 @@ func TestAccSnapshot_wrongState(t *testing.T) {
 }
 
 func TestSnapshot_validation(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.RunUnit(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config: acctest.ProviderBlock("") + `
@@ -285,9 +278,7 @@ func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("snap")
 	disk := domAccOverlay(t, name+".qcow2")
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +
 				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id"))) +

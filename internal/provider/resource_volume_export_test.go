@@ -207,8 +207,7 @@ func TestAccVolumeExport_runningGuest(t *testing.T) {
 		return cfg
 	}
 	file := func(n string) string { return filepath.Join(dir, n) }
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			errs := []error{acctest.CheckGone(map[string]acctest.Lookup{
 				"domain " + name:           acctest.DomainLookup(name),
@@ -301,9 +300,8 @@ func TestAccVolumeExport_failure(t *testing.T) {
 		}
 	}
 	vol := volumeHCL("src", name+".qcow2", attr("source_file", acctest.GuestImage(t)))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name + ".qcow2"),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name + ".qcow2"),
 		Steps: []resource.TestStep{
 			{
 				Config: acctest.ProviderBlock("") + vol + resourceHCL("libvirt_volume_export", "x",

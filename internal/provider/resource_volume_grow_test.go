@@ -32,10 +32,8 @@ func growConfig(name string, capacity int64) string {
 func TestAccVolume_growInPlace(t *testing.T) {
 	name := acctest.RandomName("vol")
 	var id string
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:           growConfig(name, 1<<20),
@@ -89,9 +87,7 @@ func TestAccVolume_growOnline(t *testing.T) {
 			volumeHCL("base", base, attr("source_file", acctest.GuestImage(t))) +
 			volumeHCL("disk", disk, append([]string{attr("backing_volume", hcl("libvirt_volume.base.id"))}, capacity...)...)
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
 			acctest.VolumesGone(base, disk),
 			acctest.CheckGone(map[string]acctest.Lookup{"domain " + dom: acctest.DomainLookup(dom)}),
@@ -170,9 +166,8 @@ func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
 	config := proxiedProvider(proxy.Addr, attr("max_connections", 1)) + volumeHCL("v", name, attr("capacity_bytes", 1048576), `timeouts {
     read = "5s"
   }`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
@@ -251,9 +246,8 @@ func TestAccVolume_streamsLargeSource(t *testing.T) {
 	}()
 	config := acctest.ProviderBlock("") + volumeHCL("big", name,
 		attr("source_url", srv.URL+"/big.img"), attr("source_checksum", "sha256:"+sum), attr("format", "raw"))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{{
 			Config:            config,
 			ConfigPlanChecks:  acctest.Plans(),

@@ -29,14 +29,13 @@ func TestAccVolume_sourceFile(t *testing.T) {
 	name := acctest.RandomName("vol")
 	var img string
 	var size int64
-	resource.Test(t, resource.TestCase{
+	acctest.Run(t, resource.TestCase{
 		PreCheck: func() {
 			acctest.RequireAcc(t)
 			img = acctest.GuestImage(t)
 			size = imageVirtualSize(t, img)
 		},
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config: func() string {
@@ -80,10 +79,8 @@ func TestAccVolume_overlayAndClone(t *testing.T) {
 			volumeHCL("overlay", overlay, attr("backing_volume", hcl("libvirt_volume.base.id"))) +
 			volumeHCL("clone", clone, attr("clone_from", hcl("libvirt_volume.overlay.id")), attr("format", "qcow2"))
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(base, overlay, clone),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(base, overlay, clone),
 		Steps: []resource.TestStep{
 			{
 				Config:           config(),
@@ -157,9 +154,8 @@ func TestAccVolume_sourceURL(t *testing.T) {
 	size := imageVirtualSize(t, img)
 	sum := fileSHA256(t, img)
 	srv := imageServer(t, img, false)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:           urlConfig(name, srv.URL+"/tiny.qcow2", "sha256:"+sum),
@@ -192,9 +188,8 @@ func TestAccVolume_sourceURLWrongChecksum(t *testing.T) {
 	img := acctest.GuestImage(t)
 	srv := imageServer(t, img, false)
 	wrong := "sha256:" + hex.EncodeToString(make([]byte, 32))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:      urlConfig(name, srv.URL+"/tiny.qcow2", wrong),
@@ -214,9 +209,8 @@ func TestAccVolume_interruptedUpload(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("vol")
 	srv := imageServer(t, acctest.GuestImage(t), true)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:      urlConfig(name, srv.URL+"/tiny.qcow2", ""),
@@ -251,9 +245,8 @@ func TestAccVolume_rawAndISO(t *testing.T) {
 	config := acctest.ProviderBlock("") +
 		volumeHCL("iso", isoName, attr("source_url", "file://"+isoPath), attr("format", "iso")) +
 		volumeHCL("raw", rawName, attr("source_file", rawPath), attr("format", "raw"), attr("capacity_bytes", 8<<20))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(isoName, rawName, badName),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(isoName, rawName, badName),
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
@@ -299,10 +292,8 @@ func TestAccVolume_goneOutsideTerraform(t *testing.T) {
 		acctest.DeleteVolume(t, acctest.Pool(), vol)
 		acctest.DeleteVolume(t, acctest.Pool(), seed)
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(vol, seed),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(vol, seed),
 		Steps: []resource.TestStep{
 			{Config: config, ConfigPlanChecks: acctest.Plans()},
 			{

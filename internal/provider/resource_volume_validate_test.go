@@ -43,8 +43,7 @@ func TestVolume_validation(t *testing.T) {
 func TestVolume_validationKeys(t *testing.T) {
 	for _, id := range []string{"Hd4Bq2-7cTv-Q2e4-Ls1x-9kO3-aWw1-ZpY7m3", "ceph-pool/image-1", "/dev/vg0/lv0",
 		"ip-192.0.2.1:3260-iscsi-iqn.2024-01.example:t-lun-1", "a/b/c"} {
-		resource.UnitTest(t, resource.TestCase{
-			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		acctest.RunUnit(t, resource.TestCase{
 			Steps: []resource.TestStep{{
 				Config: acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_volume" "v" {
