@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -52,8 +51,7 @@ func lostHappened(what string, ch <-chan struct{}) error {
 // their UUIDs.
 func cmDomainsOf(t *testing.T, namespace string) map[string]string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	out := map[string]string{}
 	names, _ := acctest.HostObjects(t, namespace+"-")
 	for _, name := range names {

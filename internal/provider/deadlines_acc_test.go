@@ -195,8 +195,7 @@ func TestAccDeadline_interrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	if _, err := c.HostInfo(ctx); err != nil { // the pool now holds a live connection
 		t.Fatal(err)
 	}
@@ -222,8 +221,7 @@ func TestAccDeadline_interrupted(t *testing.T) {
 
 // removeNetworkIfLeft removes a network a failed run left behind.
 func removeNetworkIfLeft(t *testing.T, name string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	if err := acctest.Client(t).DeleteNetwork(ctx, name); err == nil {
 		t.Logf("removed leftover network %s", name)
 	}

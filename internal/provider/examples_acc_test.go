@@ -185,7 +185,7 @@ func TestAccExample_uefi(t *testing.T) {
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("libvirt_domain.vm", "firmware", "uefi"),
 				func(*terraform.State) error {
-					live, err := domAccInspect(t, name)
+					live, err := acctest.InspectDomain(t, name)
 					if err != nil {
 						return err
 					}
@@ -285,7 +285,7 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 // checkExists asks libvirt that an object is there.
 func checkExists(t *testing.T, what string, lookup acctest.Lookup) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		err := acctest.Client(t).Read(domAccCtx(t), "look up "+what, lookup)
+		err := acctest.Client(t).Read(acctest.Ctx(t), "look up "+what, lookup)
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}

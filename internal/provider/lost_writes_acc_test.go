@@ -167,7 +167,7 @@ func TestAccLostWrites_pool(t *testing.T) {
 // boot: a disk-only snapshot wants it shut off), removed with its snapshots at the end.
 func lostSnapDomain(t *testing.T, name string) {
 	t.Helper()
-	acctest.DefineGuest(t, name, domAccOverlay(t, name+".qcow2"), false)
+	acctest.DefineGuest(t, name, acctest.Overlay(t, name+".qcow2"), false)
 }
 
 func snapshotConfig(addr, domain, snap string) string {
@@ -241,7 +241,7 @@ func TestAccLostWrites_snapshotNameTaken(t *testing.T) {
 	lostSnapDomain(t, domain)
 	snap := "tfacc-byhand"
 	const desc = "made by hand, not by Terraform"
-	if _, err := acctest.Client(t).CreateSnapshot(domAccCtx(t), domain, libvirt.SnapshotSpec{Name: snap, Description: desc}); err != nil {
+	if _, err := acctest.Client(t).CreateSnapshot(acctest.Ctx(t), domain, libvirt.SnapshotSpec{Name: snap, Description: desc}); err != nil {
 		t.Fatalf("snapshot %s by hand: %v", domain, err)
 	}
 	untouched := func(*terraform.State) error {

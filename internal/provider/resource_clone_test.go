@@ -31,10 +31,10 @@ func TestAccClone_runningSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, _ := domAccBase(t)
+	base, _ := acctest.BaseImage(t)
 	linked, full := acctest.RandomName("cll"), acctest.RandomName("clf")
-	linkedSeed := domAccSeed(t, linked+"-seed.iso", linked)
-	fullSeed := domAccSeed(t, full+"-seed.iso", full)
+	linkedSeed := acctest.Seed(t, linked+"-seed.iso", linked)
+	fullSeed := acctest.Seed(t, full+"-seed.iso", full)
 	cfg := func(linkedMem string) string {
 		return acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_clone" "linked" {
@@ -95,7 +95,7 @@ resource "libvirt_clone" "full" {
 					}
 					t.Logf("leases %v, %s after the apply began", ips, time.Since(start).Round(time.Second))
 					for _, n := range []string{linked, full} {
-						live, err := domAccInspect(t, n)
+						live, err := acctest.InspectDomain(t, n)
 						if err != nil {
 							return err
 						}
@@ -147,7 +147,7 @@ resource "libvirt_clone" "full" {
 				ConfigPlanChecks:  acctest.Updates("libvirt_clone.linked", ""),
 				ConfigStateChecks: acctest.State("libvirt_clone.linked", "memory_mib", 96),
 				Check: func(*terraform.State) error {
-					live, err := domAccInspect(t, linked)
+					live, err := acctest.InspectDomain(t, linked)
 					if err != nil {
 						return err
 					}
@@ -179,7 +179,7 @@ func TestAccClone_uefi(t *testing.T) {
 	srcNVRAM := ""
 	deadline := time.Now().Add(time.Minute)
 	for srcNVRAM == "" {
-		live, err := domAccInspect(t, src)
+		live, err := acctest.InspectDomain(t, src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,18 +274,18 @@ resource "libvirt_clone" %q {
 					"macs", acctest.ListSize(0),
 				),
 				Check: func(*terraform.State) error {
-					live, err := domAccInspect(t, linked)
+					live, err := acctest.InspectDomain(t, linked)
 					if err != nil {
 						return err
 					}
 					if !live.Active || live.Live.OS.NVRam == nil || live.Live.OS.NVRam.NVRam != linkedNVRAM {
 						return fmt.Errorf("clone %s: active %v, live nvram %+v, want %s", linked, live.Active, live.Live.OS.NVRam, linkedNVRAM)
 					}
-					s, err := domAccInspect(t, src)
+					s, err := acctest.InspectDomain(t, src)
 					if err != nil {
 						return err
 					}
-					if st, err := acctest.Client(t).DomainState(domAccCtx(t), src); err != nil || st != "running" || !s.Active {
+					if st, err := acctest.Client(t).DomainState(acctest.Ctx(t), src); err != nil || st != "running" || !s.Active {
 						return fmt.Errorf("source %s is %s after the clone (want running: resumed after the nvram copy): %v", src, st, err)
 					}
 					t.Logf("UEFI clone %s runs with its own varstore %s (source's: %s)", linked, linkedNVRAM, srcNVRAM)
@@ -295,7 +295,7 @@ resource "libvirt_clone" %q {
 			{
 				// The source shut off: a full clone (storage copy, no block job) with the
 				// source's varstore copied from libvirt's default place.
-				PreConfig:        func() { domAccForceOff(t, src) },
+				PreConfig:        func() { acctest.ForceOff(t, src) },
 				Config:           bothCfg,
 				ConfigPlanChecks: acctest.Plans(),
 				ConfigStateChecks: acctest.State("libvirt_clone.clf",

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -30,8 +29,7 @@ func checkSeed(t *testing.T, addr, pool, name string, want map[string]string) re
 		if !ok {
 			return fmt.Errorf("%s not in state", addr)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
+		ctx := acctest.Ctx(t)
 		var buf bytes.Buffer
 		if err := acctest.Client(t).DownloadVolume(ctx, libvirt.VolumeRef{Pool: pool, Name: name}, &buf); err != nil {
 			return err

@@ -151,12 +151,12 @@ func TestAccClusterMachine_module(t *testing.T) {
 					if len(names) != 3 || len(domains) != 3 || len(ips) != 3 || len(pids) != 3 {
 						return fmt.Errorf("outputs: names %v, domain_names %v, ips %v, provider_ids %v", names, domains, ips, pids)
 					}
-					leases, err := domAccLeases(t, network.Name)
+					leases, err := acctest.Leases(t, network.Name)
 					if err != nil {
 						return err
 					}
 					c := acctest.Client(t)
-					ctx := domAccCtx(t)
+					ctx := acctest.Ctx(t)
 					var errs []error
 					seenIP := map[string]bool{}
 					for i, m := range machines {
@@ -165,7 +165,7 @@ func TestAccClusterMachine_module(t *testing.T) {
 							errs = append(errs, fmt.Errorf("address %s reserved twice", ips[i]))
 						}
 						seenIP[ips[i]] = true
-						live, err := domAccInspect(t, m.domain)
+						live, err := acctest.InspectDomain(t, m.domain)
 						if err != nil {
 							return err
 						}
@@ -186,10 +186,10 @@ func TestAccClusterMachine_module(t *testing.T) {
 				),
 				ConfigStateChecks: []statecheck.StateCheck{cmCheck(func(*tfjson.State) error {
 					c := acctest.Client(t)
-					ctx := domAccCtx(t)
+					ctx := acctest.Ctx(t)
 					var errs []error
 					for _, m := range machines {
-						live, err := domAccInspect(t, m.domain)
+						live, err := acctest.InspectDomain(t, m.domain)
 						if err != nil {
 							return err
 						}

@@ -1,11 +1,9 @@
 package provider_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"libvirt.org/go/libvirtxml"
 
@@ -59,8 +57,7 @@ resource "libvirt_dhcp_reservation" "r" {
 	if strings.Contains(words, "existing dhcp host entry") {
 		t.Fatalf("two host entries of one network were written at once and libvirt refused one:\n%s", out)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	machine, err := workflow.MachineReservation(ctx, acctest.Client(t), net.Name, m.mac)
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ type cmEnv struct {
 
 func cmSetup(t *testing.T) cmEnv {
 	acctest.RequireAcc(t)
-	baseKey, _ := domAccBase(t)
+	baseKey, _ := acctest.BaseImage(t)
 	e := cmEnv{network: acctest.CreateNetwork(t, true), pool: acctest.Pool(), image: filepath.Base(baseKey), namespace: acctest.RandomName("cm")}
 	cmRemoveLeftovers(t, e.pool, e.namespace)
 	return e
@@ -85,8 +85,7 @@ func cmCheckGone(t *testing.T, network, pool string, machines ...cmParts) error 
 	}
 	errs := []error{acctest.CheckGone(objects)(nil)}
 	c := acctest.Client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	for _, m := range machines {
 		h, err := workflow.MachineReservation(ctx, c, network, m.mac)
 		switch {
@@ -262,14 +261,14 @@ func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 				if a["addresses.0"] != ip || ip == "" {
 					return fmt.Errorf("ip %q, addresses %q: want the reserved address leased", ip, a["addresses.0"])
 				}
-				leases, err := domAccLeases(t, network.Name)
+				leases, err := acctest.Leases(t, network.Name)
 				if err != nil {
 					return err
 				}
-				if err := cmCheckMachine(domAccCtx(t), acctest.Client(t), network, pool, image, m, "solo", a["domain_name"], ip, a["provider_id"], leases); err != nil {
+				if err := cmCheckMachine(acctest.Ctx(t), acctest.Client(t), network, pool, image, m, "solo", a["domain_name"], ip, a["provider_id"], leases); err != nil {
 					return err
 				}
-				live, err := domAccInspect(t, m.domain)
+				live, err := acctest.InspectDomain(t, m.domain)
 				if err != nil {
 					return err
 				}
@@ -292,7 +291,7 @@ func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"timeouts", "lease_timeout"},
 		},
 		{
-			PreConfig:        func() { domAccUndefine(t, m.domain) },
+			PreConfig:        func() { acctest.UndefineDomain(t, m.domain) },
 			Config:           config(1),
 			ConfigPlanChecks: acctest.Plans(acctest.Planned(res, acctest.Create)),
 			Check: func(s *terraform.State) error {
@@ -300,7 +299,7 @@ func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 				if a["ip"] != ip || a["id"] != uid {
 					return fmt.Errorf("made again with ip %s id %s, want %s %s", a["ip"], a["id"], ip, uid)
 				}
-				live, err := domAccInspect(t, m.domain)
+				live, err := acctest.InspectDomain(t, m.domain)
 				if err != nil {
 					return err
 				}
@@ -320,7 +319,7 @@ func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 				"running", true,
 			),
 			Check: func(*terraform.State) error {
-				live, err := domAccInspect(t, m.domain)
+				live, err := acctest.InspectDomain(t, m.domain)
 				if err != nil {
 					return err
 				}
@@ -343,7 +342,7 @@ func cmRefreshIsQuick(t *testing.T, uid, namespace, network, pool, wantIP string
 	c := acctest.Client(t)
 	for i := range 3 {
 		start := time.Now()
-		ip, addrs, err := provider.RefreshClusterMachineForTest(domAccCtx(t), c, uid, namespace, "solo", network, pool)
+		ip, addrs, err := provider.RefreshClusterMachineForTest(acctest.Ctx(t), c, uid, namespace, "solo", network, pool)
 		took := time.Since(start)
 		if err != nil {
 			return err

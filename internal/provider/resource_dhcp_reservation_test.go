@@ -1,12 +1,10 @@
 package provider_test
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -35,8 +33,7 @@ resource "libvirt_dhcp_reservation" "r" {
 // live, and compares them with want (nil: no entry for mac).
 func checkHost(t *testing.T, network, mac string, want *netaddr.DHCPHost) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
+		ctx := acctest.Ctx(t)
 		n, err := acctest.Client(t).ReadNetworkDHCP(ctx, network)
 		if err != nil {
 			return err

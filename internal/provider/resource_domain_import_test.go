@@ -18,9 +18,9 @@ import (
 func TestAccDomain_importDefinedAndGone(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("dom")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	uuid := "6b1c3a5e-0d4f-4c2a-9e1b-" + fmt.Sprintf("%012x", time.Now().UnixNano()&0xffffffffffff)
-	domAccDefine(t, fmt.Sprintf(`<domain type='qemu'>
+	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
   <name>%s</name>
   <uuid>%s</uuid>
   <memory unit='MiB'>128</memory>
@@ -122,7 +122,7 @@ data "libvirt_domain" "test" {
 					"state", "shutoff",
 				),
 				Check: func(*terraform.State) error {
-					live, err := domAccInspect(t, name)
+					live, err := acctest.InspectDomain(t, name)
 					if err != nil {
 						return err
 					}
@@ -137,7 +137,7 @@ data "libvirt_domain" "test" {
 				},
 			},
 			{
-				PreConfig:        func() { domAccUndefine(t, name) },
+				PreConfig:        func() { acctest.UndefineDomain(t, name) },
 				Config:           config,
 				ConfigPlanChecks: acctest.Does(domRes, acctest.Create),
 			},

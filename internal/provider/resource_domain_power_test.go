@@ -31,7 +31,7 @@ func powerConfig(action, timeout, trigger string) string {
 
 // leaseExpiry is the newest expiry of the DHCP leases of mac on network.
 func leaseExpiry(t *testing.T, network, mac string) (time.Time, error) {
-	leases, err := domAccLeases(t, network)
+	leases, err := acctest.Leases(t, network)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -54,8 +54,8 @@ func leaseExpiry(t *testing.T, network, mac string) (time.Time, error) {
 func TestAccDomainPower_reboot(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("pow")
-	disk := domAccOverlay(t, name+".qcow2")
-	seed := domAccSeed(t, name+"-seed.iso", strings.ReplaceAll(name, "tfacc-", "tfaccvm-"))
+	disk := acctest.Overlay(t, name+".qcow2")
+	seed := acctest.Seed(t, name+"-seed.iso", strings.ReplaceAll(name, "tfacc-", "tfaccvm-"))
 	network := acctest.Network()
 	dom := acctest.ProviderBlock("") + powerDomainConfig(name, disk, seed, network, true)
 
@@ -83,7 +83,7 @@ func TestAccDomainPower_reboot(t *testing.T) {
 		}
 	}
 	running := func(s *terraform.State) error {
-		live, err := domAccInspect(t, name)
+		live, err := acctest.InspectDomain(t, name)
 		if err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func TestAccDomainPower_reboot(t *testing.T) {
 				Config:            dom + powerConfig("destroy", "2m", "3"),
 				ConfigStateChecks: acctest.State(powerRes, "domain_state", "shutoff"),
 				Check: func(*terraform.State) error {
-					if live, err := domAccInspect(t, name); err != nil || live.Active {
+					if live, err := acctest.InspectDomain(t, name); err != nil || live.Active {
 						return fmt.Errorf("domain %s still running after destroy (err %v)", name, err)
 					}
 					return nil
@@ -144,7 +144,7 @@ func TestAccDomainPower_reboot(t *testing.T) {
 func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("pow")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	network := acctest.Network()
 	dom := acctest.ProviderBlock("") + resourceHCL("libvirt_cloudinit_iso", "seed", attr("name", name+"-seed.iso"),
 		attr("pool", acctest.Pool()), attr("instance_id", name), attr("hostname", strings.ReplaceAll(name, "tfacc-", "tfaccvm-")),
@@ -152,7 +152,7 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 		powerDomainConfig(name, disk, hcl("libvirt_cloudinit_iso.seed.id"), network, false)
 
 	stillRunning := func() {
-		live, err := domAccInspect(t, name)
+		live, err := acctest.InspectDomain(t, name)
 		if err != nil {
 			t.Fatal(err)
 		}

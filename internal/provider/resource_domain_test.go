@@ -36,8 +36,8 @@ func TestAccDomain_cloudInitLiveResizeRestart(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("dom")
 	hostname := strings.ReplaceAll(name, "tfacc-", "tfaccvm-")
-	disk := domAccOverlay(t, name+".qcow2")
-	seed := domAccSeed(t, name+"-seed.iso", hostname)
+	disk := acctest.Overlay(t, name+".qcow2")
+	seed := acctest.Seed(t, name+"-seed.iso", hostname)
 	network := acctest.Network()
 
 	config := func(vcpu, maxVCPU, mem, maxMem int, source string) string {
@@ -87,7 +87,7 @@ resource "libvirt_domain" "test" {
 				Check: func(s *terraform.State) error {
 					ip, _ := domAttr(s, "ip_address")
 					mac, _ := domAttr(s, "network_interface.0.mac")
-					leases, err := domAccLeases(t, network)
+					leases, err := acctest.Leases(t, network)
 					if err != nil {
 						return err
 					}
@@ -95,7 +95,7 @@ resource "libvirt_domain" "test" {
 					for _, l := range leases[mac] {
 						seen = append(seen, l.IP+"/"+l.Hostname)
 						if l.IP == ip && l.Hostname == hostname {
-							live, err := domAccInspect(t, name)
+							live, err := acctest.InspectDomain(t, name)
 							if err != nil {
 								return err
 							}
@@ -123,10 +123,10 @@ resource "libvirt_domain" "test" {
 				),
 				Check: func(*terraform.State) error {
 					// Same QEMU process; live and persistent definitions agree with state.
-					var live *domAccLive
+					var live *acctest.DomainLive
 					var err error
 					for deadline := time.Now().Add(30 * time.Second); ; {
-						if live, err = domAccInspect(t, name); err != nil {
+						if live, err = acctest.InspectDomain(t, name); err != nil {
 							return err
 						}
 						if live.Live.CurrentMemory.Value == 320*1024 || time.Now().After(deadline) {
@@ -169,7 +169,7 @@ data "libvirt_domain" "test" {
 					acctest.StateIs(domRes, "ip_address", ipv4),
 				},
 				Check: func(*terraform.State) error {
-					live, err := domAccInspect(t, name)
+					live, err := acctest.InspectDomain(t, name)
 					if err != nil {
 						return err
 					}
@@ -194,7 +194,7 @@ func domAccRefreshIsQuick(t *testing.T, name, wantIP string) error {
 	c := acctest.Client(t)
 	for i := range 3 {
 		start := time.Now()
-		ip, err := provider.RefreshDomainForTest(domAccCtx(t), c, name)
+		ip, err := provider.RefreshDomainForTest(acctest.Ctx(t), c, name)
 		took := time.Since(start)
 		if err != nil {
 			return err
@@ -217,8 +217,8 @@ func TestAccDomain_waitForIPTimeout(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("dom")
 	network := acctest.RandomName("net")
-	bridge := domAccIsolatedNetwork(t, network) // its bridge carries a second NIC
-	disk := domAccOverlay(t, name+".qcow2")
+	bridge := acctest.IsolatedNetwork(t, network) // its bridge carries a second NIC
+	disk := acctest.Overlay(t, name+".qcow2")
 	config := func(running bool, wait string) string {
 		return acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_domain" "test" {
@@ -333,7 +333,7 @@ resource "libvirt_domain" "test" {
 				// The agent answered first; the DHCP lease follows within seconds.
 				var seen []string
 				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
-					leases, err := domAccLeases(t, acctest.Network())
+					leases, err := acctest.Leases(t, acctest.Network())
 					if err != nil {
 						return err
 					}

@@ -18,7 +18,7 @@ import (
 func TestAccDomain_uefi(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("dom")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	var nvram string
 	config := func(running bool, graphics string) string {
 		return acctest.ProviderBlock("") + fmt.Sprintf(`
@@ -64,7 +64,7 @@ resource "libvirt_domain" "test" {
 				"console_url", "",
 			),
 			Check: func(*terraform.State) error {
-				live, err := domAccInspect(t, name)
+				live, err := acctest.InspectDomain(t, name)
 				if err != nil {
 					return err
 				}
@@ -79,7 +79,7 @@ resource "libvirt_domain" "test" {
 			},
 		}, {
 			// Powered off behind Terraform's back: the plan starts it again.
-			PreConfig:         func() { domAccForceOff(t, name) },
+			PreConfig:         func() { acctest.ForceOff(t, name) },
 			Config:            config(true, "none"),
 			ConfigPlanChecks:  acctest.Updates(domRes, "none", acctest.PlanIs(domRes, "running", true)),
 			ConfigStateChecks: acctest.State(domRes, "state", "running"),

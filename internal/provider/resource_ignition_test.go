@@ -100,7 +100,7 @@ resource "libvirt_ignition" "ign" {
 func TestAccIgnition_domainFWCfg(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("ign")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	config := func(withIgnition bool) string {
 		ref := ""
 		if withIgnition {
@@ -121,7 +121,7 @@ resource "libvirt_domain" "test" {
 	}
 	// fwcfg returns the file of the domain's Ignition fw_cfg entry ("" when none).
 	fwcfg := func() (string, error) {
-		live, err := domAccInspect(t, name)
+		live, err := acctest.InspectDomain(t, name)
 		if err != nil {
 			return "", err
 		}

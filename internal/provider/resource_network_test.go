@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -22,8 +21,7 @@ import (
 
 // networkXML asks libvirt for a network's XML: live (of a running network) or persistent.
 func networkXML(t *testing.T, name string, live bool) (*libvirtxml.Network, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	st, err := acctest.Client(t).ReadNetwork(ctx, name)
 	switch {
 	case err != nil:

@@ -26,7 +26,7 @@ func snapLookup(dom, snap string) acctest.Lookup { return acctest.SnapshotLookup
 // test ends.
 func snapAccBootGuest(t *testing.T, name string) {
 	t.Helper()
-	acctest.DefineGuest(t, name, domAccOverlay(t, name+".qcow2"), true)
+	acctest.DefineGuest(t, name, acctest.Overlay(t, name+".qcow2"), true)
 	acctest.WaitForAgent(t, name)
 }
 
@@ -37,7 +37,7 @@ func snapAccGuestSh(t *testing.T, name, script string) (string, error) {
 
 // domainIn fails unless domain name is in state want (when says when, for the message).
 func domainIn(t *testing.T, name, want, when string) error {
-	st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
+	st, err := acctest.Client(t).GetDomainStatus(acctest.Ctx(t), name)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ resource "libvirt_snapshot" "disk" {
 func TestAccSnapshot_diskOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("snap")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	snap := "tfacc-disk"
 	base := acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
 		resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.name")), attr("name", snap))
@@ -179,7 +179,7 @@ resource "libvirt_snapshot_revert" "r" {
 					"creation_time", rfc3339,
 				),
 				Check: func(*terraform.State) error {
-					return acctest.Client(t).Read(domAccCtx(t), "look up snapshot", snapLookup(name, snap))
+					return acctest.Client(t).Read(acctest.Ctx(t), "look up snapshot", snapLookup(name, snap))
 				},
 			},
 			importStep(snapRes, name+"/"+snap, "timeouts"),
@@ -204,7 +204,7 @@ resource "libvirt_snapshot_revert" "r" {
 			{
 				// Deleted behind Terraform's back: the next plan takes it again.
 				PreConfig: func() {
-					if err := acctest.Client(t).DeleteSnapshot(domAccCtx(t), name, snap); err != nil {
+					if err := acctest.Client(t).DeleteSnapshot(acctest.Ctx(t), name, snap); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -216,7 +216,7 @@ resource "libvirt_snapshot_revert" "r" {
 				// The domain undefined behind Terraform's back (with its snapshots' metadata):
 				// the snapshot leaves state without an error, and both are made again on the
 				// same disk, which still holds the old snapshot's data under the same name.
-				PreConfig:        func() { domAccUndefine(t, name) },
+				PreConfig:        func() { acctest.UndefineDomain(t, name) },
 				Config:           withRevert,
 				ConfigPlanChecks: acctest.Does(domRes, acctest.Create, acctest.Planned(snapRes, acctest.Create)),
 				Check: resource.ComposeTestCheckFunc(current, func(*terraform.State) error {
@@ -236,7 +236,7 @@ resource "libvirt_snapshot_revert" "r" {
 func TestAccSnapshot_wrongState(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("snap")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
@@ -277,7 +277,7 @@ resource "libvirt_snapshot" "s" {
 func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("snap")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +

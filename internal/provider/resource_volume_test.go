@@ -2,7 +2,6 @@ package provider_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -166,8 +164,7 @@ func TestAccVolume_sourceURL(t *testing.T) {
 				),
 				Check: acctest.CheckVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
 					var h = sha256.New()
-					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-					defer cancel()
+					ctx := acctest.Ctx(t)
 					if err := acctest.Client(t).DownloadVolume(ctx, libvirt.VolumeRef{Key: v.Key}, h); err != nil {
 						return err
 					}
@@ -256,8 +253,7 @@ func TestAccVolume_rawAndISO(t *testing.T) {
 					acctest.State("libvirt_volume.raw", "capacity_bytes", 8<<20, "format", "raw")...),
 				Check: acctest.CheckVolume(t, acctest.Pool(), isoName, func(v *libvirt.VolumeInfo) error {
 					var buf bytes.Buffer
-					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-					defer cancel()
+					ctx := acctest.Ctx(t)
 					if err := acctest.Client(t).DownloadVolume(ctx, libvirt.VolumeRef{Key: v.Key}, &buf); err != nil {
 						return err
 					}
