@@ -20,14 +20,7 @@ func TestAccNetwork_replaceInUse(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, v4 := netTestName()
 	config := func(mode string) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = %q
-  addresses = ["%s.0/24"]
-  dhcp {}
-}
-`, name, mode, v4)
+		return acctest.ProviderBlock("") + networkHCL(name, mode, v4, dhcpHCL(""))
 	}
 	connections := func(want int) resource.TestCheckFunc {
 		return func(*terraform.State) error {
@@ -108,13 +101,7 @@ func TestAccNetwork_exists(t *testing.T) {
 	existing := acctest.CreateNetwork(t, true)
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = "isolated"
-  addresses = ["10.149.0.0/24"]
-}
-`, existing.Name),
+			Config:      acctest.ProviderBlock("") + networkHCL(existing.Name, "isolated", "10.149.0"),
 			ExpectError: acctest.ErrorText(fmt.Sprintf("exists on the host already: import it (terraform import libvirt_network.<name> %s)", existing.Name)),
 		}},
 	})
@@ -174,20 +161,7 @@ func TestAccNetwork_importHandMade(t *testing.T) {
 	acctest.RequireAcc(t)
 	net := acctest.CreateNetwork(t, true) // .100-.199, netmask 255.255.255.0
 	config := func(hosts string) string {
-		h := ""
-		if hosts != "" {
-			h = "hosts = " + hosts
-		}
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = "isolated"
-  addresses = ["%s.0/24"]
-  dhcp {
-    %s
-  }
-}
-`, net.Name, net.Prefix, h)
+		return acctest.ProviderBlock("") + networkHCL(net.Name, "isolated", net.Prefix, dhcpHCL(hosts))
 	}
 	host := fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:31", ip = "%s" }]`, net.Addr(31))
 	netTest(t, net.Name, []resource.TestStep{

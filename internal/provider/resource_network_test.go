@@ -132,6 +132,21 @@ func checkNetworkXML(t *testing.T, name, mode string, addrs [][2]string, rng []s
 	}
 }
 
+// networkHCL is libvirt_network.n named name, of mode, on v4.0/24, with more lines.
+func networkHCL(name, mode, v4 string, lines ...string) string {
+	return resourceHCL("libvirt_network", "n", append([]string{attr("name", name), attr("mode", mode),
+		attr("addresses", hcl(fmt.Sprintf("[%q]", v4+".0/24")))}, lines...)...)
+}
+
+// dhcpHCL is a dhcp block with the host entries hosts (an HCL list; "" leaves them
+// unmanaged).
+func dhcpHCL(hosts string) string {
+	if hosts == "" {
+		return "dhcp {}"
+	}
+	return "dhcp {\n    hosts = " + hosts + "\n  }"
+}
+
 type netConf struct {
 	name, mode, v4, v6 string
 	autostart          bool
@@ -273,21 +288,7 @@ func TestAccNetwork_defaultsInactive(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, v4 := netTestName()
 	config := func(active bool, hosts string) string {
-		if hosts != "" {
-			hosts = "hosts = " + hosts
-		}
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = "isolated"
-  mtu       = 1400
-  addresses = ["%s.0/24"]
-  active    = %t
-  dhcp {
-    %s
-  }
-}
-`, name, v4, active, hosts)
+		return acctest.ProviderBlock("") + networkHCL(name, "isolated", v4, attr("mtu", 1400), attr("active", active), dhcpHCL(hosts))
 	}
 	managed := fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:0a", ip = "%s.10", hostname = "ten" }]`, v4)
 	persistentHosts := func(want ...string) resource.TestCheckFunc {
