@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,6 +109,21 @@ func resourceHCL(typ, label string, lines ...string) string {
 // volumeHCL is a libvirt_volume named name in the test pool, with more lines.
 func volumeHCL(label, name string, lines ...string) string {
 	return resourceHCL("libvirt_volume", label, append([]string{attr("name", name), attr("pool", acctest.Pool())}, lines...)...)
+}
+
+// withDefaults is defaults (attr lines), each replaced by the line of lines that sets the
+// same attribute, followed by the other lines.
+func withDefaults(defaults, lines []string) []string {
+	key := func(l string) string { k, _, _ := strings.Cut(l, " = "); return k }
+	out := slices.Clone(defaults)
+	for _, l := range lines {
+		if i := slices.IndexFunc(out, func(d string) bool { return key(d) == key(l) }); i >= 0 && i < len(defaults) {
+			out[i] = l
+		} else {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // requiredProviders is the terraform block every configuration starts with.
