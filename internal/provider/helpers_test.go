@@ -160,6 +160,13 @@ const idleDomain = `type       = "qemu"
   qemu_agent = false
   graphics   = { type = "none" }`
 
+// domainHCL is libvirt_domain.test named name on the volume (key) disk: 1 vCPU and 256
+// MiB, with lines (attr lines replace those).
+func domainHCL(name, disk string, lines ...string) string {
+	return resourceHCL("libvirt_domain", "test", withDefaults([]string{attr("name", name), attr("vcpu", 1), attr("memory_mib", 256)},
+		append(lines, fmt.Sprintf("disk {\n    volume_id = %q\n  }", disk)))...)
+}
+
 // stoppedDomainHCL is libvirt_domain.test: a shut-off domain named name on the disk at
 // path, with memory_mib and more lines.
 func stoppedDomainHCL(name, disk string, memoryMiB int, lines ...string) string {

@@ -220,28 +220,10 @@ func TestAccDomain_waitForIPTimeout(t *testing.T) {
 	bridge := acctest.IsolatedNetwork(t, network) // its bridge carries a second NIC
 	disk := acctest.Overlay(t, name+".qcow2")
 	config := func(running bool, wait string) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 256
-  running    = %t
-  disk {
-    volume_id = %q
-  }
-  network_interface {
-    network = %q
-    %s
-  }
-  network_interface {
-    bridge = %q
-    model  = "e1000"
-  }
-  shutdown = {
-    timeout = "20s"
-  }
-}
-`, name, running, disk, network, wait, bridge)
+		return acctest.ProviderBlock("") + domainHCL(name, disk, attr("running", running),
+			fmt.Sprintf("network_interface {\n    network = %q\n    %s\n  }", network, wait),
+			fmt.Sprintf("network_interface {\n    bridge = %q\n    model  = \"e1000\"\n  }", bridge),
+			attr("shutdown", hcl(`{ timeout = "20s" }`)))
 	}
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),

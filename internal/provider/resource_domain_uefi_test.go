@@ -21,26 +21,8 @@ func TestAccDomain_uefi(t *testing.T) {
 	disk := acctest.Overlay(t, name+".qcow2")
 	var nvram string
 	config := func(running bool, graphics string) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 256
-  running    = %t
-  firmware   = "uefi"
-  machine    = "q35"
-  qemu_agent = false
-  disk {
-    volume_id = %q
-  }
-  graphics = {
-    type = %q
-  }
-  shutdown = {
-    timeout = "5s"
-  }
-}
-`, name, running, disk, graphics)
+		return acctest.ProviderBlock("") + domainHCL(name, disk, attr("running", running), attr("firmware", "uefi"), attr("machine", "q35"),
+			attr("qemu_agent", false), attr("graphics", hcl(fmt.Sprintf("{ type = %q }", graphics))), attr("shutdown", hcl(`{ timeout = "5s" }`)))
 	}
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {

@@ -106,18 +106,7 @@ func TestAccIgnition_domainFWCfg(t *testing.T) {
 		if withIgnition {
 			ref = "ignition_id = libvirt_ignition.ign.id"
 		}
-		return acctest.ProviderBlock("") + ignitionConfig(name+".ign") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 256
-  running    = false
-  %s
-  disk {
-    volume_id = %q
-  }
-}
-`, name, ref, disk)
+		return acctest.ProviderBlock("") + ignitionConfig(name+".ign") + domainHCL(name, disk, attr("running", false), ref)
 	}
 	// fwcfg returns the file of the domain's Ignition fw_cfg entry ("" when none).
 	fwcfg := func() (string, error) {
