@@ -115,6 +115,19 @@ func keep[P any](ctx context.Context, state *tfsdk.State, d *diag.Diagnostics, g
 	report(d, summary, err)
 }
 
+// priorState is the prior state of a plan as the model M: nil when there is none (a
+// create), and nil with the diagnostics when it does not decode.
+func priorState[M any](ctx context.Context, state tfsdk.State) (*M, diag.Diagnostics) {
+	if state.Raw.IsNull() {
+		return nil, nil
+	}
+	var m M
+	if d := state.Get(ctx, &m); d.HasError() {
+		return nil, d
+	}
+	return &m, nil
+}
+
 // attributeError is an error caused by one attribute's value: report points the
 // diagnostic at it (Terraform then shows the line of the configuration).
 type attributeError struct {

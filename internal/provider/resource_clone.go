@@ -77,13 +77,9 @@ func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var state *cloneModel
-	if !req.State.Raw.IsNull() {
-		state = &cloneModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
+	state, d := priorState[cloneModel](ctx, req.State)
+	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() {
+		return
 	}
 	name := plan.Name.ValueString()
 	creating := state == nil || state.Name.ValueString() != name ||

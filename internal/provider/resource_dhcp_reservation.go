@@ -88,16 +88,12 @@ func (r *dhcpReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	if d := req.Plan.Get(ctx, &plan); d.HasError() || !known(plan.Network) || !known(plan.MAC) || !known(plan.IP) {
 		return
 	}
-	var state *dhcpReservationModel
-	if !req.State.Raw.IsNull() {
-		var s dhcpReservationModel
-		if d := req.State.Get(ctx, &s); d.HasError() {
-			return
-		}
-		if s.Network.Equal(plan.Network) && s.MAC.Equal(plan.MAC) && s.IP.Equal(plan.IP) {
-			return // the entry stays as it is
-		}
-		state = &s
+	state, d := priorState[dhcpReservationModel](ctx, req.State)
+	if d.HasError() {
+		return
+	}
+	if state != nil && state.Network.Equal(plan.Network) && state.MAC.Equal(plan.MAC) && state.IP.Equal(plan.IP) {
+		return // the entry stays as it is
 	}
 	net, err := r.client.ReadNetworkDHCP(ctx, plan.Network.ValueString())
 	if err != nil {
