@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -77,12 +76,7 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Validators:    []validator.Int64{int64validator.AtLeast(16)},
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
-			"running": schema.BoolAttribute{
-				MarkdownDescription: "Whether the clone runs. Default `true`: started after it is made. Changing it starts the clone, or shuts it down (ACPI, then forced off after 30 s).",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
-			},
+			"running": optionalBool("Whether the clone runs. Default `true`: started after it is made. Changing it starts the clone, or shuts it down (ACPI, then forced off after 30 s).", true),
 			"cloudinit_id": optionalReplace("A cloud-init seed of the clone's own (e.g. `libvirt_cloudinit_iso.x.id`: a volume key or `<pool>/<name>`), "+
 				"attached as a read-only SATA cdrom as `libvirt_domain` does. The source's seed is never shared. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
 			"disks": schema.ListNestedAttribute{
@@ -91,12 +85,12 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
-						"target":    schema.StringAttribute{Computed: true, MarkdownDescription: "Device name, as on the source (`vda`, ...)."},
-						"volume_id": schema.StringAttribute{Computed: true, MarkdownDescription: "The volume key (for dir pools, its path)."},
-						"path":      schema.StringAttribute{Computed: true, MarkdownDescription: "The file on the host."},
-						"pool":      schema.StringAttribute{Computed: true, MarkdownDescription: "The pool holding it."},
-						"name":      schema.StringAttribute{Computed: true, MarkdownDescription: "The volume name, `<name>-<target>.qcow2`."},
-						"backing":   schema.StringAttribute{Computed: true, MarkdownDescription: "The backing file it is an overlay on; empty for a standalone copy."},
+						"target":    computedString("Device name, as on the source (`vda`, ...)."),
+						"volume_id": computedString("The volume key (for dir pools, its path)."),
+						"path":      computedString("The file on the host."),
+						"pool":      computedString("The pool holding it."),
+						"name":      computedString("The volume name, `<name>-<target>.qcow2`."),
+						"backing":   computedString("The backing file it is an overlay on; empty for a standalone copy."),
 					},
 				},
 			},

@@ -54,11 +54,7 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 				Required:   true,
 				Validators: []validator.String{validators.IPv4()},
 			},
-			"hostname": schema.StringAttribute{
-				MarkdownDescription: "Host name dnsmasq hands out with the lease (and resolves on the network).",
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`), "must be a host name label: letters, digits and '-', at most 63 characters")},
-			},
+			"hostname": optionalString("Host name dnsmasq hands out with the lease (and resolves on the network).", stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`), "must be a host name label: letters, digits and '-', at most 63 characters")),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),

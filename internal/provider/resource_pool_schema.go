@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -43,12 +42,7 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Computed:      true,
 				PlanModifiers: computedReplace,
 			},
-			"autostart": schema.BoolAttribute{
-				MarkdownDescription: "Start the pool when libvirtd starts. Default `false`. Changes in place.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-			},
+			"autostart": optionalBool("Start the pool when libvirtd starts. Default `false`. Changes in place.", false),
 			"active": schema.BoolAttribute{
 				MarkdownDescription: "Whether the pool is running, as libvirt reports it. A pool that stopped (a host " +
 					"rebooted without `autostart`, a `netfs` share that did not mount) stays in state with `active = false`, " +
@@ -56,26 +50,12 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 					"the pool, until it runs again (`virsh pool-start <name>`).",
 				Computed: true,
 			},
-			"force_destroy": schema.BoolAttribute{
-				MarkdownDescription: "Let destroy delete the volumes the pool still holds (all of them, also those no " +
-					"configuration manages). Default `false`: destroying a pool that holds volumes fails, naming how many. " +
-					"Only stored in state; changes in place.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-			},
-			"capacity_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Size of the pool's storage, in bytes, as libvirt reports it after a refresh.",
-				Computed:            true,
-			},
-			"allocation_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Bytes in use, after a refresh. Changes as volumes are written; never causes a diff.",
-				Computed:            true,
-			},
-			"available_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Bytes free, after a refresh. Changes as volumes are written; never causes a diff.",
-				Computed:            true,
-			},
+			"force_destroy": optionalBool("Let destroy delete the volumes the pool still holds (all of them, also those no "+
+				"configuration manages). Default `false`: destroying a pool that holds volumes fails, naming how many. "+
+				"Only stored in state; changes in place.", false),
+			"capacity_bytes":   computedInt("Size of the pool's storage, in bytes, as libvirt reports it after a refresh."),
+			"allocation_bytes": computedInt("Bytes in use, after a refresh. Changes as volumes are written; never causes a diff."),
+			"available_bytes":  computedInt("Bytes free, after a refresh. Changes as volumes are written; never causes a diff."),
 		},
 		Blocks: map[string]schema.Block{
 			"source": schema.SingleNestedBlock{

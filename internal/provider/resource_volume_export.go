@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -91,14 +90,9 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"triggers": triggersAttribute("Arbitrary values; any change exports again (replace), e.g. " +
 				"`{ snapshot = libvirt_snapshot.before_upgrade.id }`."),
-			"remove_on_destroy": schema.BoolAttribute{
-				MarkdownDescription: "Delete the file when the resource is destroyed (default `false`: the file stays). " +
-					"A file that was changed since the export (other size or modification time) is left in place with a " +
-					"warning. Changing it is an in-place update: nothing is exported again.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-			},
+			"remove_on_destroy": optionalBool("Delete the file when the resource is destroyed (default `false`: the file stays). "+
+				"A file that was changed since the export (other size or modification time) is left in place with a "+
+				"warning. Changing it is an in-place update: nothing is exported again.", false),
 			"size_bytes": schema.Int64Attribute{
 				MarkdownDescription: "Bytes written to the file (after compression).",
 				Computed:            true,

@@ -57,11 +57,8 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 				Validators:    []validator.Int64{int64validator.AtLeast(1)},
 			},
-			"allocation_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Bytes the volume uses on the host, as libvirt reports it.",
-				Computed:            true,
-			},
-			"path": keptString("Path of the volume on the host (what a domain's disk uses)."),
+			"allocation_bytes": computedInt("Bytes the volume uses on the host, as libvirt reports it."),
+			"path":             keptString("Path of the volume on the host (what a domain's disk uses)."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, allTimeouts),

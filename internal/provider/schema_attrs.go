@@ -5,6 +5,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -86,4 +87,23 @@ func domainNameAttribute(desc string) schema.StringAttribute {
 func triggersAttribute(desc string) schema.MapAttribute {
 	return schema.MapAttribute{MarkdownDescription: desc, ElementType: types.StringType, Optional: true,
 		PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()}}
+}
+
+// optionalString is an optional string (an update changes it in place).
+func optionalString(desc string, validators ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: desc, Optional: true, Validators: validators}
+}
+
+// optionalBool is an optional bool that is def when not set.
+func optionalBool(desc string, def bool) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: desc, Optional: true, Computed: true, Default: booldefault.StaticBool(def)}
+}
+
+// computedString and computedInt are values libvirt reports, read anew on every refresh.
+func computedString(desc string) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+}
+
+func computedInt(desc string) schema.Int64Attribute {
+	return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
 }
