@@ -40,16 +40,16 @@ func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 			"Cluster API infrastructure provider sets a condition — so configurations can gate on `ready` (e.g. in a `check` " +
 			"block or a `precondition`). A connection failure is an error.",
 		Attributes: map[string]schema.Attribute{
-			"id":          schema.StringAttribute{MarkdownDescription: "`<network>/<base_pool>/<domain_pool>`.", Computed: true},
+			"id":          dataString("`<network>/<base_pool>/<domain_pool>`."),
 			"network":     name("Network the machines attach to."),
 			"base_pool":   name("Storage pool holding the base images."),
 			"domain_pool": name("Storage pool for the machines' disks and seed ISOs (may equal `base_pool`)."),
-			"ready":       schema.BoolAttribute{MarkdownDescription: "True when the network and both pools exist and are active.", Computed: true},
+			"ready":       dataBool("True when the network and both pools exist and are active."),
 			"reason": schema.StringAttribute{
 				MarkdownDescription: "Empty when ready; else `InfrastructureMissing` (something does not exist — wins when both apply) or `InfrastructureInactive` (something is defined but not running).",
 				Computed:            true,
 			},
-			"message": schema.StringAttribute{MarkdownDescription: "Names every missing or inactive object and how to start it.", Computed: true},
+			"message": dataString("Names every missing or inactive object and how to start it."),
 		},
 		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
 	}

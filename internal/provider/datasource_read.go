@@ -6,7 +6,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // dataTimed is a data source model with a `timeouts` block (one that embeds
@@ -33,4 +35,21 @@ func lookup[M any, P dataTimed[M]](ctx context.Context, req datasource.ReadReque
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
 	})
+}
+
+// The attributes data source schemas share: what the lookup reports.
+func dataString(desc string) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+}
+
+func dataInt(desc string) schema.Int64Attribute {
+	return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
+}
+
+func dataBool(desc string) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
+}
+
+func dataStrings(desc string) schema.ListAttribute {
+	return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.StringType}
 }
