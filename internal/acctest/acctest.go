@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider"
@@ -181,4 +182,27 @@ func ErrorText(text string) *regexp.Regexp {
 		parts[i] = regexp.QuoteMeta(p)
 	}
 	return regexp.MustCompile(strings.Join(parts, `\s+`))
+}
+
+// Run is resource.Test against the provider under test (ProtoV6ProviderFactories) with
+// the acceptance pre-check (PreCheck), for a test case that sets neither.
+func Run(t *testing.T, c resource.TestCase) {
+	t.Helper()
+	if c.ProtoV6ProviderFactories == nil {
+		c.ProtoV6ProviderFactories = ProtoV6ProviderFactories
+	}
+	if c.PreCheck == nil {
+		c.PreCheck = PreCheck(t)
+	}
+	resource.Test(t, c)
+}
+
+// RunUnit is resource.UnitTest against the provider under test: for cases that need no
+// daemon (plan-time validation).
+func RunUnit(t *testing.T, c resource.TestCase) {
+	t.Helper()
+	if c.ProtoV6ProviderFactories == nil {
+		c.ProtoV6ProviderFactories = ProtoV6ProviderFactories
+	}
+	resource.UnitTest(t, c)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
 // Bad input that fails at plan time needs no daemon: validation runs before the provider
@@ -41,12 +42,13 @@ func Wrapped(s string) *regexp.Regexp {
 	return regexp.MustCompile("(?s)" + strings.ReplaceAll(s, " ", `\s+`))
 }
 
-// ExpectPlanErrors plans every case (a step each) and checks its error.
-func ExpectPlanErrors(t *testing.T, cases []PlanError) {
+// ExpectPlanErrors plans every case (a step each) and checks its error. minVersion, when
+// given, skips CLIs older than it (for cases about newer language features).
+func ExpectPlanErrors(t *testing.T, cases []PlanError, minVersion ...tfversion.TerraformVersionCheck) {
 	t.Helper()
 	steps := make([]resource.TestStep, 0, len(cases))
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{Config: c.Config, PlanOnly: true, ExpectError: c.Want})
 	}
-	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: ProtoV6ProviderFactories, Steps: steps})
+	RunUnit(t, resource.TestCase{TerraformVersionChecks: minVersion, Steps: steps})
 }

@@ -72,7 +72,6 @@ package provider_test
 // test host's network namespace, see tools/testhost.sh).
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"net"
@@ -81,7 +80,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
@@ -207,10 +205,8 @@ func runBadInput(t *testing.T, tc badInputCase) {
 	default:
 		t.Fatalf("unknown phase %q", tc.phase)
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		Steps:                    steps,
+	acctest.Run(t, resource.TestCase{
+		Steps: steps,
 	})
 	assertGone("after the test")
 }
@@ -228,8 +224,7 @@ func closedPort(t *testing.T) string {
 
 // noDHCPEntry checks that network holds no host entry for mac.
 func noDHCPEntry(t *testing.T, network, mac string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	n, err := acctest.Client(t).ReadNetworkDHCP(ctx, network)
 	if err != nil {
 		return fmt.Errorf("read network %s: %w", network, err)

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -15,16 +14,15 @@ import (
 // badInputCases is the catalogue of TestAccBadInputCatalogue (its table is in
 // bad_input_acc_test.go).
 func badInputCases() []badInputCase {
-	dom := func(body string) string {
-		return `
-resource "libvirt_domain" "d" {
-  name       = "NAME"
-  vcpu       = 1
-  memory_mib = 64
-  running    = false
-` + body + `
-}
-`
+	// dom is libvirt_domain.d: a stopped domain NAME of 1 vCPU and 64 MiB, with lines
+	// (attr lines replace these).
+	dom := func(lines ...string) string {
+		return resourceHCL("libvirt_domain", "d", withDefaults([]string{attr("name", "NAME"), attr("vcpu", 1),
+			attr("memory_mib", 64), attr("running", false)}, lines)...)
+	}
+	// network is libvirt_network.n named NAME, with lines.
+	network := func(lines ...string) string {
+		return resourceHCL("libvirt_network", "n", withDefaults([]string{attr("name", "NAME")}, lines)...)
 	}
 	// vol is libvirt_volume.v named NAME in POOL, with the given lines.
 	vol := func(lines string) string {
@@ -44,14 +42,7 @@ resource "libvirt_domain" "d" {
 	}
 	return []badInputCase{
 		{name: "domain_name", phase: "plan",
-			bad: `
-resource "libvirt_domain" "d" {
-  name       = "NAME/x"
-  vcpu       = 1
-  memory_mib = 64
-  running    = false
-}
-`, want: `with libvirt_domain.d,.*Attribute name must be a libvirt domain name: .* without \x27/\x27 or whitespace, got: NAME/x`},
+			bad: dom(attr("name", "NAME/x")), want: `with libvirt_domain.d,.*Attribute name must be a libvirt domain name: .* without \x27/\x27 or whitespace, got: NAME/x`},
 		{name: "volume_name", phase: "plan",
 			bad: `
 resource "libvirt_volume" "v" {
@@ -61,12 +52,7 @@ resource "libvirt_volume" "v" {
 }
 `, want: `Invalid volume name with libvirt_volume.v,.*name "NAME/x" contains \x27/\x27: libvirt names cannot.*Use e.g. "NAME-x"`},
 		{name: "network_name", phase: "plan",
-			bad: `
-resource "libvirt_network" "n" {
-  name   = "-NAME"
-  active = false
-}
-`, want: `with libvirt_network.n,.*Attribute name must start with a letter or digit.*got: -NAME`},
+			bad: network(attr("name", "-NAME"), attr("active", false)), want: `with libvirt_network.n,.*Attribute name must start with a letter or digit.*got: -NAME`},
 		{name: "pool_name", phase: "plan",
 			bad: `
 resource "libvirt_pool" "p" {
@@ -90,16 +76,8 @@ resource "libvirt_dhcp_reservation" "r" {
 }
 `, want: `with libvirt_dhcp_reservation.r,.*Attribute mac must be a MAC address of six colon-separated hex pairs, e.g. 52:54:00:12:34:56, got: 52:54:00:12:34`},
 		{name: "network_host_mac", phase: "plan",
-			bad: `
-resource "libvirt_network" "n" {
-  name      = "NAME"
-  active    = false
-  addresses = ["10.251.7.0/24"]
-  dhcp {
-    hosts = [{ mac = "52-54-00-12-34-56", ip = "10.251.7.20" }]
-  }
-}
-`, want: `Invalid network dhcp with libvirt_network.n,.*hosts\[0\]: mac "52-54-00-12-34-56" must be six lower-case hex pairs separated by \x27:\x27, e.g. 52:54:00:12:34:56`},
+			bad: network(attr("active", false), attr("addresses", hcl(`["10.251.7.0/24"]`)),
+				`dhcp { hosts = [{ mac = "52-54-00-12-34-56", ip = "10.251.7.20" }] }`), want: `Invalid network dhcp with libvirt_network.n,.*hosts\[0\]: mac "52-54-00-12-34-56" must be six lower-case hex pairs separated by \x27:\x27, e.g. 52:54:00:12:34:56`},
 		{name: "reservation_ip_outside", phase: "plan", vars: macVars, gone: macGone(acctest.Network()),
 			bad: `
 resource "libvirt_dhcp_reservation" "r" {
@@ -223,47 +201,17 @@ resource "libvirt_cloudinit_iso" "c" {
 }
 `, want: `Invalid YAML in user_data with libvirt_cloudinit_iso.c,.*user_data starts with #cloud-config but does not parse as YAML.*fix the document`},
 		{name: "max_vcpu_below", phase: "plan",
-			bad: `
-resource "libvirt_domain" "d" {
-  name       = "NAME"
-  vcpu       = 4
-  max_vcpu   = 2
-  memory_mib = 64
-  running    = false
-}
-`, want: `max_vcpu below vcpu with libvirt_domain.d,.*libvirt_domain NAME: max_vcpu = 2 is below vcpu = 4.*set it to 4 or more, or remove it`},
+			bad: dom(attr("vcpu", 4), attr("max_vcpu", 2)), want: `max_vcpu below vcpu with libvirt_domain.d,.*libvirt_domain NAME: max_vcpu = 2 is below vcpu = 4.*set it to 4 or more, or remove it`},
 		{name: "max_memory_below", phase: "plan",
-			bad: `
-resource "libvirt_domain" "d" {
-  name           = "NAME"
-  vcpu           = 1
-  memory_mib     = 128
-  max_memory_mib = 64
-  running        = false
-}
-`, want: `max_memory_mib below memory_mib with libvirt_domain.d,.*libvirt_domain NAME: max_memory_mib = 64 is below memory_mib = 128.*set it to 128 or more, or remove it`},
+			bad: dom(attr("memory_mib", 128), attr("max_memory_mib", 64)), want: `max_memory_mib below memory_mib with libvirt_domain.d,.*libvirt_domain NAME: max_memory_mib = 64 is below memory_mib = 128.*set it to 128 or more, or remove it`},
 		{name: "machine_not_offered", phase: "plan",
-			bad: dom(`  machine = "virt"`), want: `Machine type not offered by the host with libvirt_domain.d,.*libvirt_domain NAME: machine = "virt" is not a machine type host .* offers for x86_64 guests. Use one of .*q35.*or remove machine`},
+			bad: dom(attr("machine", "virt")), want: `Machine type not offered by the host with libvirt_domain.d,.*libvirt_domain NAME: machine = "virt" is not a machine type host .* offers for x86_64 guests. Use one of .*q35.*or remove machine`},
 		{name: "domain_type_not_offered", phase: "plan", onlyWithoutKVM: true,
-			bad: dom(`  type = "kvm"`), want: `Domain type not offered by the host with libvirt_domain.d,.*libvirt_domain NAME: type = "kvm", but host .* offers only qemu domains .*Set type = "qemu" or remove type`},
+			bad: dom(attr("type", "kvm")), want: `Domain type not offered by the host with libvirt_domain.d,.*libvirt_domain NAME: type = "kvm", but host .* offers only qemu domains .*Set type = "qemu" or remove type`},
 		{name: "vcpu_zero", phase: "plan",
-			bad: `
-resource "libvirt_domain" "d" {
-  name       = "NAME"
-  vcpu       = 0
-  memory_mib = 64
-  running    = false
-}
-`, want: `with libvirt_domain.d,.*Attribute vcpu value must be between 1 and 4096, got: 0`},
+			bad: dom(attr("vcpu", 0)), want: `with libvirt_domain.d,.*Attribute vcpu value must be between 1 and 4096, got: 0`},
 		{name: "memory_zero", phase: "plan",
-			bad: `
-resource "libvirt_domain" "d" {
-  name       = "NAME"
-  vcpu       = 1
-  memory_mib = 0
-  running    = false
-}
-`, want: `with libvirt_domain.d,.*Attribute memory_mib value must be at least 16, got: 0`},
+			bad: dom(attr("memory_mib", 0)), want: `with libvirt_domain.d,.*Attribute memory_mib value must be at least 16, got: 0`},
 		{name: "wait_timeout", phase: "plan",
 			bad: dom(`
   network_interface {
@@ -273,7 +221,7 @@ resource "libvirt_domain" "d" {
     }
   }`), want: `Invalid duration with libvirt_domain.d,.*"5 minutes" is not a duration: use a Go duration such as 30s, 5m or 1h30m`},
 		{name: "graphics_type", phase: "plan",
-			bad: dom(`  graphics = { type = "rdp" }`), want: `with libvirt_domain.d,.*Attribute graphics.type value must be one of: \["vnc" "spice" "none"\], got: "rdp"`},
+			bad: dom(`graphics = { type = "rdp" }`), want: `with libvirt_domain.d,.*Attribute graphics.type value must be one of: \["vnc" "spice" "none"\], got: "rdp"`},
 		{name: "disk_bus", phase: "plan",
 			bad: dom(`
   disk {
@@ -287,40 +235,14 @@ resource "libvirt_domain" "d" {
     device = "floppy"
   }`), want: `with libvirt_domain.d,.*Attribute disk\[0\].device value must be one of: \["disk" "cdrom"\], got: "floppy"`},
 		{name: "network_mode", phase: "plan",
-			bad: `
-resource "libvirt_network" "n" {
-  name   = "NAME"
-  mode   = "nated"
-  active = false
-}
-`, want: `with libvirt_network.n,.*Attribute mode value must be one of:.*"nat".*got: "nated"`},
+			bad: network(attr("mode", "nated"), attr("active", false)), want: `with libvirt_network.n,.*Attribute mode value must be one of:.*"nat".*got: "nated"`},
 		{name: "network_dhcp_range", phase: "plan",
-			bad: `
-resource "libvirt_network" "n" {
-  name      = "NAME"
-  active    = false
-  addresses = ["10.251.8.0/24"]
-  dhcp {
-    ranges = [{ start = "10.251.9.10", end = "10.251.9.20" }]
-  }
-}
-`, want: `Invalid network dhcp with libvirt_network.n,.*ranges\[0\]: 10.251.9.10 - 10.251.9.20 is outside the network\x27s subnets \(10.251.8.0/24\): choose a range inside one of them`},
+			bad: network(attr("active", false), attr("addresses", hcl(`["10.251.8.0/24"]`)),
+				`dhcp { ranges = [{ start = "10.251.9.10", end = "10.251.9.20" }] }`), want: `Invalid network dhcp with libvirt_network.n,.*ranges\[0\]: 10.251.9.10 - 10.251.9.20 is outside the network\x27s subnets \(10.251.8.0/24\): choose a range inside one of them`},
 		{name: "network_overlap_self", phase: "plan",
-			bad: `
-resource "libvirt_network" "n" {
-  name      = "NAME"
-  active    = false
-  addresses = ["10.251.0.0/16", "10.251.3.0/24"]
-}
-`, want: `Invalid network addresses with libvirt_network.n,.*10.251.3.0/24 overlaps 10.251.0.0/16: each address needs a subnet of its own`},
+			bad: network(attr("active", false), attr("addresses", hcl(`["10.251.0.0/16", "10.251.3.0/24"]`))), want: `Invalid network addresses with libvirt_network.n,.*10.251.3.0/24 overlaps 10.251.0.0/16: each address needs a subnet of its own`},
 		{name: "network_overlap_host", phase: "apply",
-			bad: `
-resource "libvirt_network" "n" {
-  name      = "NAME"
-  mode      = "isolated"
-  addresses = ["192.168.122.0/24"]
-}
-`, want: `Unable to create network NAME with libvirt_network.n,.*Network is already in use by interface .*Choose addresses in a free subnet. The network was removed again.`},
+			bad: network(attr("mode", "isolated"), attr("addresses", hcl(`["192.168.122.0/24"]`))), want: `Unable to create network NAME with libvirt_network.n,.*Network is already in use by interface .*Choose addresses in a free subnet. The network was removed again.`},
 		{name: "pool_relative_path", phase: "plan",
 			bad: `
 resource "libvirt_pool" "p" {
@@ -356,7 +278,7 @@ resource "libvirt_domain_power" "p" {
 }
 `, want: `with libvirt_domain_power.p,.*Attribute action value must be one of: \["reboot" "reset" "shutdown" "start" "destroy"\], got: "hibernate"`},
 		{name: "snapshot_memory_stopped", phase: "apply",
-			setup: strings.Replace(dom(``), `"NAME"`, `"NAME-keep"`, 1),
+			setup: dom(attr("name", "NAME-keep")),
 			bad: `
 resource "libvirt_snapshot" "s" {
   domain_id = libvirt_domain.d.id

@@ -40,3 +40,33 @@ func (b *dataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequ
 func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	b.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
 }
+
+func (b *resourceBase) setTypeName(name string)   { b.typeName = name }
+func (b *dataSourceBase) setTypeName(name string) { b.typeName = name }
+
+// newResource is the constructor of resource R (which embeds resourceBase), the type
+// libvirt_<typeName>: the provider lists one for each of its resources (registry.go).
+func newResource[R any, P interface {
+	*R
+	resource.Resource
+	setTypeName(string)
+}](typeName string) func() resource.Resource {
+	return func() resource.Resource {
+		r := P(new(R))
+		r.setTypeName(typeName)
+		return r
+	}
+}
+
+// newDataSource is newResource for data sources (which embed dataSourceBase).
+func newDataSource[D any, P interface {
+	*D
+	datasource.DataSource
+	setTypeName(string)
+}](typeName string) func() datasource.DataSource {
+	return func() datasource.DataSource {
+		d := P(new(D))
+		d.setTypeName(typeName)
+		return d
+	}
+}

@@ -7,12 +7,17 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 // Every resource and data source names itself libvirt_<name>, takes the provider's client,
-// stays quiet before the provider is configured and names what it got otherwise.
+// stays quiet before the provider is configured and names what it got otherwise; its
+// model decodes from a state of its schema and encodes back (its tfsdk tags, and those of
+// the parts it embeds, withTimeouts and storedVolume, name each attribute and block once:
+// a mismatch would otherwise show only when a daemon is there to read from).
 func TestBase_metadataAndConfigure(t *testing.T) {
 	ctx := context.Background()
 	p := &libvirtProvider{}
@@ -21,6 +26,15 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
+	models := map[string]any{
+		"libvirt_clone": &cloneModel{}, "libvirt_cloudinit_iso": &cloudinitISOModel{}, "libvirt_cluster_machine": &clusterMachineModel{},
+		"libvirt_dhcp_reservation": &dhcpReservationModel{}, "libvirt_domain": &domainModel{}, "libvirt_domain_power": &domainPowerModel{},
+		"libvirt_ignition": &ignitionModel{}, "libvirt_network": &networkModel{}, "libvirt_pool": &poolModel{},
+		"libvirt_snapshot": &snapshotModel{}, "libvirt_snapshot_revert": &snapshotRevertModel{}, "libvirt_volume": &volumeModel{},
+		"libvirt_volume_export": &volumeExportModel{},
+		"data.libvirt_host":     &hostModel{}, "data.libvirt_cluster": &clusterModel{}, "data.libvirt_domain": &domainDataModel{},
+		"data.libvirt_domains": &domainsModel{},
+	}
 	for _, newR := range p.Resources(ctx) {
 		r := newR()
 		var md resource.MetadataResponse
@@ -29,6 +43,9 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 			t.Errorf("type name %q", md.TypeName)
 		}
 		seen[md.TypeName] = true
+		var s resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &s)
+		roundTrip(ctx, t, md.TypeName, tfsdk.State{Schema: s.Schema, Raw: nullAttributes(s.Schema.Type().TerraformType(ctx))}, models[md.TypeName])
 		rc := r.(resource.ResourceWithConfigure)
 		var resp resource.ConfigureResponse
 		rc.Configure(ctx, resource.ConfigureRequest{}, &resp)
@@ -53,6 +70,9 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 			t.Errorf("data source type name %q", md.TypeName)
 		}
 		seen["data."+md.TypeName] = true
+		var s datasource.SchemaResponse
+		d.Schema(ctx, datasource.SchemaRequest{}, &s)
+		roundTrip(ctx, t, "data."+md.TypeName, tfsdk.State{Schema: s.Schema, Raw: nullAttributes(s.Schema.Type().TerraformType(ctx))}, models["data."+md.TypeName])
 		dc := d.(datasource.DataSourceWithConfigure)
 		var resp datasource.ConfigureResponse
 		dc.Configure(ctx, datasource.ConfigureRequest{}, &resp)
@@ -68,5 +88,30 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 	}
 	if len(seen) != 17 {
 		t.Errorf("%d resources and data sources, want 17: %v", len(seen), seen)
+	}
+}
+
+// nullAttributes is an object of type typ whose every attribute is null.
+func nullAttributes(typ tftypes.Type) tftypes.Value {
+	o, _ := typ.(tftypes.Object)
+	vals := map[string]tftypes.Value{}
+	for k, at := range o.AttributeTypes {
+		vals[k] = tftypes.NewValue(at, nil)
+	}
+	return tftypes.NewValue(o, vals)
+}
+
+func roundTrip(ctx context.Context, t *testing.T, what string, st tfsdk.State, model any) {
+	t.Helper()
+	if model == nil {
+		t.Errorf("%s: no model listed for it", what)
+		return
+	}
+	if d := st.Get(ctx, model); d.HasError() {
+		t.Errorf("%s: decoding %T: %v", what, model, d)
+		return
+	}
+	if d := st.Set(ctx, model); d.HasError() {
+		t.Errorf("%s: encoding %T: %v", what, model, d)
 	}
 }

@@ -18,7 +18,10 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
 
-// cliWork is a working directory in which the real CLI runs the real provider binary.
+// cliWork is a working directory in which the real CLI (TF_ACC_TERRAFORM_PATH, else
+// terraform on PATH) runs the real provider binary, installed through dev_overrides the
+// way a user runs a configuration: for what plugin-testing cannot drive (many instances
+// at once, for_each instances with string keys, -generate-config-out, TF_LOG captures).
 type cliWork struct {
 	t   *testing.T
 	dir string
@@ -26,7 +29,9 @@ type cliWork struct {
 	env []string
 }
 
-func newCLIWork(t *testing.T, mainTF string) *cliWork {
+// newCLIWork is a working directory with mainTF as its main.tf; env is added to the CLI's
+// environment.
+func newCLIWork(t *testing.T, mainTF string, env ...string) *cliWork {
 	t.Helper()
 	cli := acctest.Env("TF_ACC_TERRAFORM_PATH", "")
 	if cli == "" {
@@ -35,14 +40,20 @@ func newCLIWork(t *testing.T, mainTF string) *cliWork {
 			t.Fatal("no terraform: set TF_ACC_TERRAFORM_PATH")
 		}
 	}
-	bin := providerBinary(t)
 	w := &cliWork{t: t, dir: t.TempDir(), cli: cli}
-	writeTestFile(t, filepath.Join(w.dir, "main.tf"), mainTF)
-	writeTestFile(t, filepath.Join(w.dir, "dev.tfrc"), fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"kvmforge/libvirt\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(bin)))
-	w.env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+filepath.Join(w.dir, "dev.tfrc"), "CHECKPOINT_DISABLE=1",
+	w.write("main.tf", mainTF)
+	w.write("dev.tfrc", fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"kvmforge/libvirt\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(providerBinary(t))))
+	w.env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+w.path("dev.tfrc"), "CHECKPOINT_DISABLE=1",
 		"TF_IN_AUTOMATION=1", "TF_REATTACH_PROVIDERS=", "NO_COLOR=1")
+	w.env = append(w.env, env...)
 	return w
 }
+
+// path is the path of the file name in the working directory.
+func (w *cliWork) path(name string) string { return filepath.Join(w.dir, name) }
+
+// write writes the file name into the working directory.
+func (w *cliWork) write(name, content string) { writeTestFile(w.t, w.path(name), content) }
 
 // run runs the CLI and returns its combined output and exit code. A CLI that does not
 // finish within the limit is a hang: killed, and the test fails.
@@ -77,27 +88,45 @@ func (w *cliWork) mustRun(args ...string) string {
 	return out
 }
 
-// stateObjects reads `show -json` and returns the names of the domains and of the volumes
-// (libvirt_volume and libvirt_cloudinit_iso) that the state tracks, sorted, duplicates kept.
-func (w *cliWork) stateObjects() (domains, volumes []string) {
+// stateResource is a resource in the CLI's state, as `show -json` prints it.
+type stateResource struct {
+	Address string         `json:"address"`
+	Type    string         `json:"type"`
+	Mode    string         `json:"mode"`
+	Values  map[string]any `json:"values"`
+}
+
+// state reads the resources of the root module from `show -json`.
+func (w *cliWork) state() []stateResource {
 	w.t.Helper()
 	out := w.mustRun("show", "-json")
 	var doc struct {
 		Values struct {
 			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Type    string         `json:"type"`
-					Mode    string         `json:"mode"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
+				Resources []stateResource `json:"resources"`
 			} `json:"root_module"`
 		} `json:"values"`
 	}
-	if err := json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &doc); err != nil {
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):strings.LastIndex(out, "}")+1]), &doc); err != nil {
 		w.t.Fatalf("show -json: %v\n%s", err, out)
 	}
-	for _, r := range doc.Values.RootModule.Resources {
+	return doc.Values.RootModule.Resources
+}
+
+// stateIDs maps every resource address in the state to its id.
+func (w *cliWork) stateIDs() map[string]string {
+	ids := map[string]string{}
+	for _, r := range w.state() {
+		id, _ := r.Values["id"].(string)
+		ids[r.Address] = id
+	}
+	return ids
+}
+
+// stateObjects returns the names of the domains and of the volumes (libvirt_volume and
+// libvirt_cloudinit_iso) that the state tracks, sorted, duplicates kept.
+func (w *cliWork) stateObjects() (domains, volumes []string) {
+	for _, r := range w.state() {
 		if r.Mode != "managed" {
 			continue
 		}

@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -52,8 +51,7 @@ func lostHappened(what string, ch <-chan struct{}) error {
 // their UUIDs.
 func cmDomainsOf(t *testing.T, namespace string) map[string]string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	out := map[string]string{}
 	names, _ := acctest.HostObjects(t, namespace+"-")
 	for _, name := range names {
@@ -81,7 +79,7 @@ func TestAccClusterMachineFault_reservationReplyLost(t *testing.T) {
 			Config:    config,
 			// What is left on the host is checked below (ddbae63 failed the same way,
 			// but left the host entry).
-			ExpectError: wordsRegexp(`reserving an address for ` + m.mac + ` in network ` + network.Name + ` failed: .*Rolled back`),
+			ExpectError: acctest.Wrapped(`reserving an address for ` + m.mac + ` in network ` + network.Name + ` failed: .*Rolled back`),
 		},
 		{
 			PreConfig: func() {
@@ -93,7 +91,7 @@ func TestAccClusterMachineFault_reservationReplyLost(t *testing.T) {
 				}
 			},
 			Config:           config,
-			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 		},
 	})
 }
@@ -107,7 +105,7 @@ func TestAccClusterMachineFault_defineReplyLostOnce(t *testing.T) {
 	e.test(t, m, []resource.TestStep{{
 		PreConfig:        func() { lost = proxy.LoseReplyTo(acctest.ProcDomainDefineXMLFlags, time.Second) },
 		Config:           cmFaultConfig(proxy, e, "def", ""),
-		ConfigPlanChecks: emptyPlanAfterApply,
+		ConfigPlanChecks: acctest.Plans(),
 		Check: func(s *terraform.State) error {
 			if err := lostHappened("domain define", lost); err != nil {
 				return err
@@ -161,7 +159,7 @@ func TestAccClusterMachineFault_defineOutcomeUnknown(t *testing.T) {
 			},
 			Config: failing,
 			// What is left on the host is checked below.
-			ExpectError: wordsRegexp(`defining domain ` + m.domain + ` failed: `),
+			ExpectError: acctest.Wrapped(`defining domain ` + m.domain + ` failed: `),
 		},
 		{
 			PreConfig: func() {
@@ -178,7 +176,7 @@ func TestAccClusterMachineFault_defineOutcomeUnknown(t *testing.T) {
 				}
 			},
 			Config:           cmFaultConfig(proxy, e, "unk", ""),
-			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 		},
 	})
 }

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
 )
@@ -30,23 +33,10 @@ import (
 // errors) to d.
 func create[M any, P timed[M]](ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, plan P, d *diag.Diagnostics) (P, error)) {
-	var plan M
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := P(&plan).readTimeouts().Create(ctx, def)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	got, err := do(ctx, &plan, &resp.Diagnostics)
-	if got != nil {
-		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
-	}
-	report(&resp.Diagnostics, "Unable to create "+what(&plan), err)
+	withDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Create, def, func(ctx context.Context, plan P) {
+		got, err := do(ctx, plan, &resp.Diagnostics)
+		keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to create "+what(plan), err)
+	})
 }
 
 // update is an Update. do changes the object from state to plan and returns it read
@@ -54,24 +44,12 @@ func create[M any, P timed[M]](ctx context.Context, req resource.CreateRequest, 
 // anything was done). Errors are reported as for create.
 func update[M any, P timed[M]](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, plan, state P, d *diag.Diagnostics) (P, error)) {
-	var plan, state M
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var state M
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := P(&plan).readTimeouts().Update(ctx, def)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	got, err := do(ctx, &plan, &state, &resp.Diagnostics)
-	if got != nil {
-		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
-	}
-	report(&resp.Diagnostics, "Unable to update "+what(&state), err)
+	withDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Update, def, func(ctx context.Context, plan P) {
+		got, err := do(ctx, plan, &state, &resp.Diagnostics)
+		keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to update "+what(&state), err)
+	})
 }
 
 // remove is a Delete. An object already gone (an error wrapping libvirt.ErrNotFound) is
@@ -79,32 +57,75 @@ func update[M any, P timed[M]](ctx context.Context, req resource.UpdateRequest, 
 // stays in state.
 func remove[M any, P timed[M]](ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, state P, d *diag.Diagnostics) error) {
-	var state M
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	withDeadline(ctx, req.State.Get, &resp.Diagnostics, timeouts.Value.Delete, def, func(ctx context.Context, state P) {
+		if err := do(ctx, state, &resp.Diagnostics); !errors.Is(err, libvirt.ErrNotFound) {
+			report(&resp.Diagnostics, "Unable to delete "+what(state), err)
+		}
+	})
+}
+
+// withDeadline runs work on the model that get (a plan's, a state's or a configuration's
+// Get) decodes, with ctx bounded by the timeout that op (the Create, Read, Update or
+// Delete of the model's timeouts block T: a resource's or a data source's) gives, def
+// when the block does not set it. When the model does not decode or the block is
+// malformed, d has the error and work does not run.
+func withDeadline[M, T any, P interface {
+	*M
+	readTimeouts() T
+}](ctx context.Context, get func(context.Context, any) diag.Diagnostics, d *diag.Diagnostics,
+	op func(T, context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration, work func(context.Context, P)) {
+	var m M
+	d.Append(get(ctx, &m)...)
+	if d.HasError() {
 		return
 	}
-	timeout, diags := P(&state).readTimeouts().Delete(ctx, def)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	timeout, diags := op(P(&m).readTimeouts(), ctx, def)
+	d.Append(diags...)
+	if d.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := do(ctx, &state, &resp.Diagnostics); !errors.Is(err, libvirt.ErrNotFound) {
-		report(&resp.Diagnostics, "Unable to delete "+what(&state), err)
-	}
+	work(ctx, &m)
 }
 
 // storePlan is the Update of a resource whose every attribute but `timeouts` replaces
 // it: the plan (the prior values and the new timeouts) is what the state becomes.
 func storePlan[M any](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan M
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	copyInto[M](ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
+}
+
+// copyInto sets state to the model M that get (a plan's, a state's or a configuration's
+// Get) decodes.
+func copyInto[M any](ctx context.Context, get func(context.Context, any) diag.Diagnostics, state *tfsdk.State, d *diag.Diagnostics) {
+	var m M
+	d.Append(get(ctx, &m)...)
+	if d.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	d.Append(state.Set(ctx, &m)...)
+}
+
+// keep stores what a create or update returned, when it returned a model, and reports
+// its error under summary.
+func keep[P any](ctx context.Context, state *tfsdk.State, d *diag.Diagnostics, got *P, summary string, err error) {
+	if got != nil {
+		d.Append(state.Set(ctx, got)...)
+	}
+	report(d, summary, err)
+}
+
+// priorState is the prior state of a plan as the model M: nil when there is none (a
+// create), and nil with the diagnostics when it does not decode.
+func priorState[M any](ctx context.Context, state tfsdk.State) (*M, diag.Diagnostics) {
+	if state.Raw.IsNull() {
+		return nil, nil
+	}
+	var m M
+	if d := state.Get(ctx, &m); d.HasError() {
+		return nil, d
+	}
+	return &m, nil
 }
 
 // attributeError is an error caused by one attribute's value: report points the
@@ -172,4 +193,25 @@ func nonTransport(err error) error {
 		return nil
 	}
 	return err
+}
+
+// validateSpec is the ValidateConfig of a resource whose model becomes a hostxml spec
+// (a network, a pool): the spec's own checks, each reported on its attribute as "Invalid
+// <what> <attribute>". A configuration with unknown values is checked as far as it is
+// known (toSpec says ok false when it cannot be built yet).
+func validateSpec[M any, S interface{ Validate() []hostxml.FieldError }](ctx context.Context, req resource.ValidateConfigRequest,
+	resp *resource.ValidateConfigResponse, what string, toSpec func(*M, context.Context) (S, bool, diag.Diagnostics)) {
+	var m M
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	spec, ok, diags := toSpec(&m, ctx)
+	resp.Diagnostics.Append(diags...)
+	if !ok {
+		return
+	}
+	for _, e := range spec.Validate() {
+		resp.Diagnostics.AddAttributeError(path.Root(e.Attr), "Invalid "+what+" "+e.Attr, e.Detail)
+	}
 }

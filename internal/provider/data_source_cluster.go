@@ -15,24 +15,19 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-// NewClusterDataSource is the libvirt_cluster data source.
-func NewClusterDataSource() datasource.DataSource {
-	return &clusterDataSource{dataSourceBase{typeName: "cluster"}}
-}
-
 type clusterDataSource struct {
 	dataSourceBase
 }
 
 type clusterModel struct {
-	ID         types.String   `tfsdk:"id"`
-	Network    types.String   `tfsdk:"network"`
-	BasePool   types.String   `tfsdk:"base_pool"`
-	DomainPool types.String   `tfsdk:"domain_pool"`
-	Ready      types.Bool     `tfsdk:"ready"`
-	Reason     types.String   `tfsdk:"reason"`
-	Message    types.String   `tfsdk:"message"`
-	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+	dataTimeouts
+	ID         types.String `tfsdk:"id"`
+	Network    types.String `tfsdk:"network"`
+	BasePool   types.String `tfsdk:"base_pool"`
+	DomainPool types.String `tfsdk:"domain_pool"`
+	Ready      types.Bool   `tfsdk:"ready"`
+	Reason     types.String `tfsdk:"reason"`
+	Message    types.String `tfsdk:"message"`
 }
 
 func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -45,22 +40,20 @@ func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 			"Cluster API infrastructure provider sets a condition — so configurations can gate on `ready` (e.g. in a `check` " +
 			"block or a `precondition`). A connection failure is an error.",
 		Attributes: map[string]schema.Attribute{
-			"id":          schema.StringAttribute{MarkdownDescription: "`<network>/<base_pool>/<domain_pool>`.", Computed: true},
+			"id":          dataString("`<network>/<base_pool>/<domain_pool>`."),
 			"network":     name("Network the machines attach to."),
 			"base_pool":   name("Storage pool holding the base images."),
 			"domain_pool": name("Storage pool for the machines' disks and seed ISOs (may equal `base_pool`)."),
-			"ready":       schema.BoolAttribute{MarkdownDescription: "True when the network and both pools exist and are active.", Computed: true},
+			"ready":       dataBool("True when the network and both pools exist and are active."),
 			"reason": schema.StringAttribute{
 				MarkdownDescription: "Empty when ready; else `InfrastructureMissing` (something does not exist — wins when both apply) or `InfrastructureInactive` (something is defined but not running).",
 				Computed:            true,
 			},
-			"message": schema.StringAttribute{MarkdownDescription: "Names every missing or inactive object and how to start it.", Computed: true},
+			"message": dataString("Names every missing or inactive object and how to start it."),
 		},
 		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
 	}
 }
-
-func (m *clusterModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	lookup(ctx, req, resp, time.Minute, func(*clusterModel) string { return "cluster infrastructure on " + d.client.URI().String() },

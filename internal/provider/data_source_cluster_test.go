@@ -5,9 +5,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -23,19 +21,14 @@ data "libvirt_cluster" "c" {
 }
 
 func expectCluster(ready bool, reason string, message string) []statecheck.StateCheck {
-	return []statecheck.StateCheck{
-		statecheck.ExpectKnownValue("data.libvirt_cluster.c", tfjsonpath.New("ready"), knownvalue.Bool(ready)),
-		statecheck.ExpectKnownValue("data.libvirt_cluster.c", tfjsonpath.New("reason"), knownvalue.StringExact(reason)),
-		statecheck.ExpectKnownValue("data.libvirt_cluster.c", tfjsonpath.New("message"), knownvalue.StringRegexp(acctest.ErrorText(message))),
-	}
+	return acctest.State("data.libvirt_cluster.c", "ready", ready, "reason", reason, "message", acctest.ErrorText(message))
 }
 
 func TestAccClusterDataSource(t *testing.T) {
 	acctest.RequireAcc(t)
 	inactivePool := acctest.DefineDirPool(t, false)
 	inactiveNet := acctest.CreateNetwork(t, false)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config:            clusterConfig(acctest.Network(), acctest.Pool(), acctest.Pool()),

@@ -17,16 +17,12 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewDomainDataSource is the libvirt_domain data source.
-func NewDomainDataSource() datasource.DataSource {
-	return &domainDataSource{dataSourceBase{typeName: "domain"}}
-}
-
 type domainDataSource struct {
 	dataSourceBase
 }
 
 type domainDataModel struct {
+	dataTimeouts
 	ID           types.String         `tfsdk:"id"`
 	Name         types.String         `tfsdk:"name"`
 	UUID         types.String         `tfsdk:"uuid"`
@@ -42,7 +38,6 @@ type domainDataModel struct {
 	IPAddress    types.String         `tfsdk:"ip_address"`
 	ConsoleURL   types.String         `tfsdk:"console_url"`
 	Interfaces   []domainDataNICModel `tfsdk:"network_interface"`
-	Timeouts     timeouts.Value       `tfsdk:"timeouts"`
 }
 
 type domainDataNICModel struct {
@@ -54,17 +49,11 @@ type domainDataNICModel struct {
 }
 
 func (d *domainDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	computed := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
-	}
-	num := func(desc string) schema.Int64Attribute {
-		return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
-	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "An existing libvirt domain, by name or UUID: its state, sizes, addresses and console. Addresses come " +
 			"from one quick look at DHCP leases and the guest agent (one-second deadline); reading never waits for a guest.",
 		Attributes: map[string]schema.Attribute{
-			"id": computed("The domain's UUID."),
+			"id": dataString("The domain's UUID."),
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Domain name. Exactly one of `name` and `uuid`.",
 				Optional:            true,
@@ -75,26 +64,26 @@ func (d *domainDataSource) Schema(ctx context.Context, _ datasource.SchemaReques
 				Optional:            true,
 				Computed:            true,
 			},
-			"type":           computed("`kvm` or `qemu`."),
-			"state":          computed("`running`, `paused`, `shutoff`, ..."),
-			"running":        schema.BoolAttribute{MarkdownDescription: "Whether the domain runs (a QEMU process exists).", Computed: true},
-			"autostart":      schema.BoolAttribute{MarkdownDescription: "Whether libvirtd starts it at boot.", Computed: true},
-			"vcpu":           num("Current vCPU count (persistent definition)."),
-			"max_vcpu":       num("Maximum vCPU count (hot-add ceiling)."),
-			"memory_mib":     num("Current memory in MiB (persistent definition)."),
-			"max_memory_mib": num("Maximum memory in MiB."),
-			"firmware":       computed("`bios` or `uefi`."),
-			"ip_address":     computed("First IPv4 address that is not loopback or link-local (empty when none is known)."),
-			"console_url":    computed("`vnc://host:port` or `spice://host:port` of the running domain (empty otherwise)."),
+			"type":           dataString("`kvm` or `qemu`."),
+			"state":          dataString("`running`, `paused`, `shutoff`, ..."),
+			"running":        dataBool("Whether the domain runs (a QEMU process exists)."),
+			"autostart":      dataBool("Whether libvirtd starts it at boot."),
+			"vcpu":           dataInt("Current vCPU count (persistent definition)."),
+			"max_vcpu":       dataInt("Maximum vCPU count (hot-add ceiling)."),
+			"memory_mib":     dataInt("Current memory in MiB (persistent definition)."),
+			"max_memory_mib": dataInt("Maximum memory in MiB."),
+			"firmware":       dataString("`bios` or `uefi`."),
+			"ip_address":     dataString("First IPv4 address that is not loopback or link-local (empty when none is known)."),
+			"console_url":    dataString("`vnc://host:port` or `spice://host:port` of the running domain (empty otherwise)."),
 			"network_interface": schema.ListNestedAttribute{
 				MarkdownDescription: "The domain's network interfaces on libvirt networks or bridges.",
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"mac":       computed("MAC address."),
-					"network":   computed("libvirt network (empty for a bridge)."),
-					"bridge":    computed("Host bridge (empty for a network)."),
-					"model":     computed("NIC model."),
-					"addresses": schema.ListAttribute{MarkdownDescription: "IP addresses (IPv4 first).", Computed: true, ElementType: types.StringType},
+					"mac":       dataString("MAC address."),
+					"network":   dataString("libvirt network (empty for a bridge)."),
+					"bridge":    dataString("Host bridge (empty for a network)."),
+					"model":     dataString("NIC model."),
+					"addresses": dataStrings("IP addresses (IPv4 first)."),
 				}},
 			},
 		},
@@ -105,8 +94,6 @@ func (d *domainDataSource) Schema(ctx context.Context, _ datasource.SchemaReques
 func (d *domainDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("name"), path.MatchRoot("uuid"))}
 }
-
-func (m *domainDataModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *domainDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	lookup(ctx, req, resp, time.Minute,

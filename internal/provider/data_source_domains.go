@@ -16,22 +16,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// NewDomainsDataSource is the libvirt_domains data source.
-func NewDomainsDataSource() datasource.DataSource {
-	return &domainsDataSource{dataSourceBase{typeName: "domains"}}
-}
-
 type domainsDataSource struct {
 	dataSourceBase
 }
 
 type domainsModel struct {
+	dataTimeouts
 	ID         types.String   `tfsdk:"id"`
 	NamePrefix types.String   `tfsdk:"name_prefix"`
 	States     []string       `tfsdk:"states"`
 	Domains    []domainsEntry `tfsdk:"domains"`
 	Names      types.List     `tfsdk:"names"`
-	Timeouts   timeouts.Value `tfsdk:"timeouts"`
 }
 
 type domainsEntry struct {
@@ -50,7 +45,7 @@ func (d *domainsDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 			"adopting a whole host: feed it to `import { for_each = ... }` blocks and let " +
 			"`terraform plan -generate-config-out=generated.tf` write the `libvirt_domain` configuration.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{MarkdownDescription: "The connection URI and the filters.", Computed: true},
+			"id": dataString("The connection URI and the filters."),
 			"name_prefix": schema.StringAttribute{
 				MarkdownDescription: "Only domains whose name starts with this.",
 				Optional:            true,
@@ -70,19 +65,17 @@ func (d *domainsDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 				MarkdownDescription: "The matching domains.",
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name":       schema.StringAttribute{MarkdownDescription: "Domain name.", Computed: true},
-					"uuid":       schema.StringAttribute{MarkdownDescription: "Domain UUID (the `libvirt_domain` id and import id).", Computed: true},
-					"state":      schema.StringAttribute{MarkdownDescription: "State as virsh prints it, e.g. `running`, `shutoff`.", Computed: true},
-					"persistent": schema.BoolAttribute{MarkdownDescription: "False for transient domains (they cannot be imported as `libvirt_domain`).", Computed: true},
-					"autostart":  schema.BoolAttribute{MarkdownDescription: "Whether libvirt starts it with the host.", Computed: true},
+					"name":       dataString("Domain name."),
+					"uuid":       dataString("Domain UUID (the `libvirt_domain` id and import id)."),
+					"state":      dataString("State as virsh prints it, e.g. `running`, `shutoff`."),
+					"persistent": dataBool("False for transient domains (they cannot be imported as `libvirt_domain`)."),
+					"autostart":  dataBool("Whether libvirt starts it with the host."),
 				}},
 			},
 		},
 		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
 	}
 }
-
-func (m *domainsModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *domainsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	lookup(ctx, req, resp, time.Minute,

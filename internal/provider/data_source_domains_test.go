@@ -5,9 +5,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -44,31 +41,26 @@ data "libvirt_domains" "these" {
 }
 `, prefix, states)
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config: config(""),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.libvirt_domains.these", tfjsonpath.New("names"),
-						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact(prefix + "a"), knownvalue.StringExact(prefix + "b")})),
-					statecheck.ExpectKnownValue("data.libvirt_domains.these", tfjsonpath.New("domains").AtSliceIndex(0).AtMapKey("state"), knownvalue.StringExact("shutoff")),
-					statecheck.ExpectKnownValue("data.libvirt_domains.these", tfjsonpath.New("domains").AtSliceIndex(0).AtMapKey("persistent"), knownvalue.Bool(true)),
-				},
+				ConfigStateChecks: acctest.State("data.libvirt_domains.these",
+					"names", []string{prefix + "a", prefix + "b"},
+					"domains.0.state", "shutoff",
+					"domains.0.persistent", true,
+				),
 			},
 			{
-				Config: config(`states = ["running"]`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.libvirt_domains.these", tfjsonpath.New("names"), knownvalue.ListSizeExact(0)),
-				},
+				Config:            config(`states = ["running"]`),
+				ConfigStateChecks: acctest.State("data.libvirt_domains.these", "names", acctest.ListSize(0)),
 			},
 		},
 	})
 }
 
 func TestDomainsDataSource_validation(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.RunUnit(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + `
 data "libvirt_domains" "these" {

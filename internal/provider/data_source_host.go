@@ -13,60 +13,47 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewHostDataSource is the libvirt_host data source.
-func NewHostDataSource() datasource.DataSource {
-	return &hostDataSource{dataSourceBase{typeName: "host"}}
-}
-
 type hostDataSource struct {
 	dataSourceBase
 }
 
 type hostModel struct {
-	ID                types.String   `tfsdk:"id"`
-	URI               types.String   `tfsdk:"uri"`
-	Hostname          types.String   `tfsdk:"hostname"`
-	Arch              types.String   `tfsdk:"arch"`
-	HypervisorType    types.String   `tfsdk:"hypervisor_type"`
-	LibvirtVersion    types.String   `tfsdk:"libvirt_version"`
-	HypervisorVersion types.String   `tfsdk:"hypervisor_version"`
-	DomainTypes       []string       `tfsdk:"domain_types"`
-	DefaultDomainType types.String   `tfsdk:"default_domain_type"`
-	FirmwareTypes     []string       `tfsdk:"firmware_types"`
-	Firmware          []string       `tfsdk:"firmware"`
-	Timeouts          timeouts.Value `tfsdk:"timeouts"`
+	dataTimeouts
+	ID                types.String `tfsdk:"id"`
+	URI               types.String `tfsdk:"uri"`
+	Hostname          types.String `tfsdk:"hostname"`
+	Arch              types.String `tfsdk:"arch"`
+	HypervisorType    types.String `tfsdk:"hypervisor_type"`
+	LibvirtVersion    types.String `tfsdk:"libvirt_version"`
+	HypervisorVersion types.String `tfsdk:"hypervisor_version"`
+	DomainTypes       []string     `tfsdk:"domain_types"`
+	DefaultDomainType types.String `tfsdk:"default_domain_type"`
+	FirmwareTypes     []string     `tfsdk:"firmware_types"`
+	Firmware          []string     `tfsdk:"firmware"`
 }
 
 func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	computed := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
-	}
-	list := func(desc string) schema.ListAttribute {
-		return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.StringType}
-	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "What the libvirt host offers: architecture, domain types, versions and firmware. " +
 			"Use it to choose `type` or `firmware` for domains, or to check a host before building on it.",
 		Attributes: map[string]schema.Attribute{
-			"id":                  computed("The connection URI (one host per provider instance)."),
-			"uri":                 computed("The libvirt URI the provider is connected to."),
-			"hostname":            computed("The host's name as libvirt reports it."),
-			"arch":                computed("The host CPU architecture, e.g. `x86_64`."),
-			"hypervisor_type":     computed("The hypervisor driver, e.g. `QEMU`."),
-			"libvirt_version":     computed("Version of the libvirt daemon, e.g. `9.0.0`."),
-			"hypervisor_version":  computed("Version of the hypervisor, e.g. `7.2.0` for QEMU."),
-			"domain_types":        list("Domain types offered for hvm guests of the host architecture, e.g. `[\"kvm\", \"qemu\"]`."),
-			"default_domain_type": computed("What `libvirt_domain.type` defaults to here: `kvm` when offered, else `qemu` (software emulation)."),
-			"firmware_types":      list("Firmware auto-selection values offered for the default domain type, e.g. `[\"bios\", \"efi\"]`."),
-			"firmware":            list("Firmware loader images the host offers (paths on the host)."),
+			"id":                  dataString("The connection URI (one host per provider instance)."),
+			"uri":                 dataString("The libvirt URI the provider is connected to."),
+			"hostname":            dataString("The host's name as libvirt reports it."),
+			"arch":                dataString("The host CPU architecture, e.g. `x86_64`."),
+			"hypervisor_type":     dataString("The hypervisor driver, e.g. `QEMU`."),
+			"libvirt_version":     dataString("Version of the libvirt daemon, e.g. `9.0.0`."),
+			"hypervisor_version":  dataString("Version of the hypervisor, e.g. `7.2.0` for QEMU."),
+			"domain_types":        dataStrings("Domain types offered for hvm guests of the host architecture, e.g. `[\"kvm\", \"qemu\"]`."),
+			"default_domain_type": dataString("What `libvirt_domain.type` defaults to here: `kvm` when offered, else `qemu` (software emulation)."),
+			"firmware_types":      dataStrings("Firmware auto-selection values offered for the default domain type, e.g. `[\"bios\", \"efi\"]`."),
+			"firmware":            dataStrings("Firmware loader images the host offers (paths on the host)."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx),
 		},
 	}
 }
-
-func (m *hostModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	uri := d.client.URI().String()

@@ -156,17 +156,15 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 					time.AfterFunc(30*time.Second, proxy.Thaw)
 				},
 				Config:      cfg(c.frozen),
-				ExpectError: wordsRegexp(c.want),
+				ExpectError: acctest.Wrapped(c.want),
 			}
 			if c.importAddr != "" {
 				frozen.ImportState, frozen.ResourceName, frozen.ImportStateId = true, c.importAddr, c.importID
 			} else {
 				frozen.PlanOnly = true
 			}
-			resource.Test(t, resource.TestCase{
-				PreCheck:                 acctest.PreCheck(t),
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + net: acctest.NetworkLookup(net)}),
+			acctest.Run(t, resource.TestCase{
+				CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"network " + net: acctest.NetworkLookup(net)}),
 				Steps: []resource.TestStep{
 					{Config: cfg(c.before)},
 					frozen,
@@ -197,8 +195,7 @@ func TestAccDeadline_interrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	if _, err := c.HostInfo(ctx); err != nil { // the pool now holds a live connection
 		t.Fatal(err)
 	}
@@ -224,8 +221,7 @@ func TestAccDeadline_interrupted(t *testing.T) {
 
 // removeNetworkIfLeft removes a network a failed run left behind.
 func removeNetworkIfLeft(t *testing.T, name string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	if err := acctest.Client(t).DeleteNetwork(ctx, name); err == nil {
 		t.Logf("removed leftover network %s", name)
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -84,13 +83,8 @@ type domainAgentModel struct {
 
 var domainAgent = domainFamily{
 	attributes: map[string]schema.Attribute{
-		"qemu_agent": schema.BoolAttribute{
-			MarkdownDescription: "Add the QEMU guest-agent channel (virtio-serial `org.qemu.guest_agent.0`). Default `true`. Needed " +
-				"for `wait_for_ip` with `source = \"agent\"` and used for graceful shutdown.",
-			Optional: true,
-			Computed: true,
-			Default:  booldefault.StaticBool(true),
-		},
+		"qemu_agent": optionalBool("Add the QEMU guest-agent channel (virtio-serial `org.qemu.guest_agent.0`). Default `true`. Needed "+
+			"for `wait_for_ip` with `source = \"agent\"` and used for graceful shutdown.", true),
 	},
 	toSpec:   func(m *domainModel, s *domainxml.Spec) { s.QemuAgent = m.QemuAgent.ValueBool() },
 	fromSpec: func(s domainxml.Spec, _, m *domainModel) { m.QemuAgent = types.BoolValue(s.QemuAgent) },
@@ -102,13 +96,10 @@ type domainIgnitionModel struct {
 
 var domainIgnition = domainFamily{
 	attributes: map[string]schema.Attribute{
-		"ignition_id": schema.StringAttribute{
-			MarkdownDescription: "ID of a `libvirt_ignition` (a volume key or `<pool>/<name>`): the file is handed to the guest " +
-				"through QEMU's fw_cfg as `opt/com.coreos/config` (`<sysinfo type='fwcfg'>`, libvirt 6.5 or newer), where " +
-				"Fedora CoreOS and Flatcar read their Ignition config. Changing it rewrites the definition (a running " +
-				"domain is restarted); Ignition itself only runs on a guest's first boot.",
-			Optional: true,
-		},
+		"ignition_id": optionalString("ID of a `libvirt_ignition` (a volume key or `<pool>/<name>`): the file is handed to the guest " +
+			"through QEMU's fw_cfg as `opt/com.coreos/config` (`<sysinfo type='fwcfg'>`, libvirt 6.5 or newer), where " +
+			"Fedora CoreOS and Flatcar read their Ignition config. Changing it rewrites the definition (a running " +
+			"domain is restarted); Ignition itself only runs on a guest's first boot."),
 	},
 	toSpec: func(m *domainModel, s *domainxml.Spec) {
 		if !m.IgnitionID.IsNull() {

@@ -36,28 +36,17 @@ type diskModel struct {
 
 var domainDisks = domainFamily{
 	attributes: map[string]schema.Attribute{
-		"cloudinit_id": schema.StringAttribute{
-			MarkdownDescription: "ID of a `libvirt_cloudinit_iso` (a volume key or `<pool>/<name>`), attached as a read-only SATA cdrom " +
-				"after the disks.",
-			Optional: true,
-		},
+		"cloudinit_id": optionalString("ID of a `libvirt_cloudinit_iso` (a volume key or `<pool>/<name>`), attached as a read-only SATA cdrom " +
+			"after the disks."),
 	},
 	blocks: map[string]schema.Block{
 		"disk": schema.ListNestedBlock{
 			MarkdownDescription: "Disks and cdroms, in order. Each names its source with exactly one of `volume_id` and `path`.",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: map[string]schema.Attribute{
-					"volume_id": schema.StringAttribute{
-						MarkdownDescription: "A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`.",
-						Optional:            true,
-						Validators: []validator.String{stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("path")),
-							stringvalidator.LengthAtLeast(1)},
-					},
-					"path": schema.StringAttribute{
-						MarkdownDescription: "A file or block device on the host.",
-						Optional:            true,
-						Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path on the host")},
-					},
+					"volume_id": optionalString("A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`.", stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("path")),
+						stringvalidator.LengthAtLeast(1)),
+					"path": optionalString("A file or block device on the host.", stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path on the host")),
 					"device": schema.StringAttribute{
 						MarkdownDescription: "`disk` (default) or `cdrom` (read-only).",
 						Optional:            true,

@@ -41,25 +41,15 @@ type waitModel struct {
 
 var domainNICs = domainFamily{
 	attributes: map[string]schema.Attribute{
-		"ip_address": schema.StringAttribute{
-			MarkdownDescription: "The first IPv4 address of the domain's interfaces that is not loopback or link-local (empty when none is known).",
-			Computed:            true,
-		},
+		"ip_address": computedString("The first IPv4 address of the domain's interfaces that is not loopback or link-local (empty when none is known)."),
 	},
 	blocks: map[string]schema.Block{
 		"network_interface": schema.ListNestedBlock{
 			MarkdownDescription: "Network interfaces, in order. Each is on exactly one of a libvirt `network` or a host `bridge`.",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: map[string]schema.Attribute{
-					"network": schema.StringAttribute{
-						MarkdownDescription: "Name of a libvirt network.",
-						Optional:            true,
-						Validators:          []validator.String{stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("bridge"))},
-					},
-					"bridge": schema.StringAttribute{
-						MarkdownDescription: "Name of a bridge on the host.",
-						Optional:            true,
-					},
+					"network": optionalString("Name of a libvirt network.", stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("bridge"))),
+					"bridge":  optionalString("Name of a bridge on the host."),
 					"mac": schema.StringAttribute{
 						MarkdownDescription: "MAC address, e.g. `52:54:00:12:34:56`. Default: chosen by libvirt and kept.",
 						Optional:            true,
@@ -82,17 +72,9 @@ var domainNICs = domainFamily{
 					"wait_for_ip": schema.SingleNestedBlock{
 						MarkdownDescription: "Make create and update wait until this interface has an address (never a refresh).",
 						Attributes: map[string]schema.Attribute{
-							"timeout": schema.StringAttribute{
-								MarkdownDescription: "Go duration to wait, e.g. `2m`. Default `5m`. On timeout the apply fails naming the domain, " +
-									"the MAC and the source; the domain stays in state.",
-								Optional:   true,
-								Validators: []validator.String{validators.Duration()},
-							},
-							"source": schema.StringAttribute{
-								MarkdownDescription: "Where to look: `lease` (the libvirt network's DHCP leases), `agent` (the QEMU guest agent) or `any` (default).",
-								Optional:            true,
-								Validators:          []validator.String{stringvalidator.OneOf("lease", "agent", "any")},
-							},
+							"timeout": optionalString("Go duration to wait, e.g. `2m`. Default `5m`. On timeout the apply fails naming the domain, "+
+								"the MAC and the source; the domain stays in state.", validators.Duration()),
+							"source": optionalString("Where to look: `lease` (the libvirt network's DHCP leases), `agent` (the QEMU guest agent) or `any` (default).", stringvalidator.OneOf("lease", "agent", "any")),
 						},
 					},
 				},

@@ -3,7 +3,6 @@ package provider_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,32 +16,29 @@ func TestAccDomainsAdoptHost(t *testing.T) {
 	acctest.RequireAcc(t)
 	prefix := acctest.RandomName("adopt") + "-"
 	defineBareDomains(t, prefix+"one", prefix+"two")
-	newWorkdir := func(mainTF string) (string, cliRun) {
-		return cliWorkdir(t, map[string]string{"main.tf": mainTF})
-	}
 	providerTF := acctest.ProviderBlock("")
 
 	// 1. One domain through -generate-config-out: the generated config plans clean.
-	work, run := newWorkdir(providerTF + fmt.Sprintf(`
+	w := newCLIWork(t, providerTF+fmt.Sprintf(`
 import {
   to = libvirt_domain.one
   id = %q
 }
 `, prefix+"one"))
-	if out, code := run("plan", "-input=false", "-generate-config-out=generated.tf"); code != 0 {
+	if out, code := w.run("plan", "-input=false", "-generate-config-out=generated.tf"); code != 0 {
 		t.Fatalf("plan -generate-config-out (exit %d):\n%s", code, out)
 	}
-	generated, _ := os.ReadFile(filepath.Join(work, "generated.tf"))
-	if out, code := run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
+	generated, _ := os.ReadFile(w.path("generated.tf"))
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
 		t.Fatalf("apply of the generated config (exit %d) did more than import:\n%s\n--- generated.tf:\n%s", code, out, generated)
 	}
-	if out, code := run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the plan after importing with the generated config is not empty (exit %d):\n%s\n--- generated.tf:\n%s", code, out, generated)
 	}
-	run("state", "rm", "libvirt_domain.one") // leave the domain to the test's cleanup
+	w.run("state", "rm", "libvirt_domain.one") // leave the domain to the test's cleanup
 
 	// 2. The whole prefix through for_each over the data source, into a written config.
-	_, run = newWorkdir(providerTF + fmt.Sprintf(`
+	w = newCLIWork(t, providerTF+fmt.Sprintf(`
 data "libvirt_domains" "host" {
   name_prefix = %q
 }
@@ -56,22 +52,17 @@ import {
 resource "libvirt_domain" "adopted" {
   for_each   = toset(data.libvirt_domains.host.names)
   name       = each.key
-  type       = "qemu"
-  vcpu       = 1
-  memory_mib = 128
-  running    = false
-  qemu_agent = false
-  graphics   = { type = "none" }
+  %s
   network_interface {
     network = %q
   }
 }
-`, prefix, acctest.Network()))
-	if out, code := run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "2 imported, 0 added, 0 changed, 0 destroyed") {
+`, prefix, idleDomain, acctest.Network()))
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "2 imported, 0 added, 0 changed, 0 destroyed") {
 		t.Fatalf("for_each import (exit %d):\n%s", code, out)
 	}
-	if out, code := run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("plan after the for_each import is not empty (exit %d):\n%s", code, out)
 	}
-	run("state", "rm", "libvirt_domain.adopted")
+	w.run("state", "rm", "libvirt_domain.adopted")
 }

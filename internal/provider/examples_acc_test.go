@@ -11,9 +11,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -74,10 +71,9 @@ func TestAccExample_multiHost(t *testing.T) {
 		})
 		return string(b)
 	}
-	work, run := cliWorkdir(t, map[string]string{"main.tf": string(main), "terraform.tfvars.json": vars(web1, web2)})
-	setVars := func(machines ...string) {
-		writeTestFile(t, filepath.Join(work, "terraform.tfvars.json"), vars(machines...))
-	}
+	w := newCLIWork(t, string(main))
+	setVars := func(machines ...string) { w.write("terraform.tfvars.json", vars(machines...)) }
+	setVars(web1, web2)
 	all := map[string]acctest.Lookup{
 		"domain " + web1:           acctest.DomainLookup(web1),
 		"domain " + web2:           acctest.DomainLookup(web2),
@@ -89,7 +85,7 @@ func TestAccExample_multiHost(t *testing.T) {
 		"base volume in " + poolB:  acctest.VolumeLookup(poolB, base),
 	}
 	t.Cleanup(func() {
-		if out, code := run("destroy", "-auto-approve", "-input=false"); code != 0 {
+		if out, code := w.run("destroy", "-auto-approve", "-input=false"); code != 0 {
 			t.Errorf("destroy (exit %d):\n%s", code, out)
 		}
 		if err := acctest.CheckGone(all)(nil); err != nil {
@@ -98,16 +94,16 @@ func TestAccExample_multiHost(t *testing.T) {
 	})
 	apply := func(what string) {
 		t.Helper()
-		if out, code := run("apply", "-auto-approve", "-input=false"); code != 0 {
+		if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 {
 			t.Fatalf("apply %s (exit %d):\n%s", what, code, out)
 		}
-		if out, code := run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 			t.Fatalf("the plan after apply %s is not empty (exit %d):\n%s", what, code, out)
 		}
 	}
 	machines := func() map[string]struct{ Host, UUID, IP string } {
 		t.Helper()
-		out, code := run("output", "-json", "machines")
+		out, code := w.run("output", "-json", "machines")
 		var m map[string]struct{ Host, UUID, IP string }
 		if err := json.Unmarshal([]byte(out), &m); code != 0 || err != nil {
 			t.Fatalf("output machines (exit %d, %v):\n%s", code, err, out)
@@ -159,8 +155,7 @@ func TestAccExample_uefi(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("uefi")
 	var nvram string
-	resource.Test(t, resource.TestCase{
-		PreCheck: acctest.PreCheck(t),
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
 			acctest.CheckGone(map[string]acctest.Lookup{
 				"domain " + name:           acctest.DomainLookup(name),
@@ -179,8 +174,7 @@ func TestAccExample_uefi(t *testing.T) {
 			},
 		),
 		Steps: []resource.TestStep{{
-			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-			ConfigDirectory:          exampleDir(t, "uefi"),
+			ConfigDirectory: exampleDir(t, "uefi"),
 			ConfigVariables: config.Variables{
 				"uri":       config.StringVariable(acctest.URI()),
 				"name":      config.StringVariable(name),
@@ -191,7 +185,7 @@ func TestAccExample_uefi(t *testing.T) {
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("libvirt_domain.vm", "firmware", "uefi"),
 				func(*terraform.State) error {
-					live, err := domAccInspect(t, name)
+					live, err := acctest.InspectDomain(t, name)
 					if err != nil {
 						return err
 					}
@@ -205,11 +199,9 @@ func TestAccExample_uefi(t *testing.T) {
 					return nil
 				},
 			),
-			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs("libvirt_domain.vm", "state", "running"),
-				statecheck.ExpectKnownOutputValue("firmware_offered", knownvalue.ListPartial(map[int]knownvalue.Check{0: knownvalue.StringRegexp(regexp.MustCompile(`(?i)ovmf|edk2`))})),
-			},
-			ConfigPlanChecks: emptyAfterApply,
+			ConfigStateChecks: append(acctest.State("libvirt_domain.vm", "state", "running"),
+				acctest.OutputIs("firmware_offered", map[int]any{0: regexp.MustCompile(`(?i)ovmf|edk2`)})),
+			ConfigPlanChecks: acctest.Plans(),
 		}},
 	})
 }
@@ -250,8 +242,7 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 		}
 	}
 	snapshot := func(release string) string { return "before-" + release }
-	resource.Test(t, resource.TestCase{
-		PreCheck: acctest.PreCheck(t),
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + name:           acctest.DomainLookup(name),
 			"volume " + name + "-root": acctest.VolumeLookup(acctest.Pool(), name+"-root.qcow2"),
@@ -260,37 +251,32 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 		}),
 		Steps: []resource.TestStep{
 			{
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				ConfigDirectory:          exampleDir(t, "snapshot-before-upgrade"),
-				ConfigVariables:          vars("1.0", false),
+				ConfigDirectory: exampleDir(t, "snapshot-before-upgrade"),
+				ConfigVariables: vars("1.0", false),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestMatchOutput("ip_address", ipv4),
 					checkExists(t, "snapshot "+snapshot("1.0"), snapLookup(name, snapshot("1.0"))),
 					upgraded("1.0"),
 				),
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				// The upgrade: before-1.1 replaces before-1.0, then the command runs.
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				ConfigDirectory:          exampleDir(t, "snapshot-before-upgrade"),
-				ConfigVariables:          vars("1.1", false),
+				ConfigDirectory: exampleDir(t, "snapshot-before-upgrade"),
+				ConfigVariables: vars("1.1", false),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExists(t, "snapshot "+snapshot("1.1"), snapLookup(name, snapshot("1.1"))),
 					acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snapshot("1.0"): snapLookup(name, snapshot("1.0"))}),
 					upgraded("1.1"),
 				),
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				// The rollback: back to before-1.1, running.
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				ConfigDirectory:          exampleDir(t, "snapshot-before-upgrade"),
-				ConfigVariables:          vars("1.1", true),
-				ConfigPlanChecks:         planActions(map[string]plancheck.ResourceActionType{"libvirt_snapshot_revert.rollback[0]": plancheck.ResourceActionCreate}),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_domain.app", "state", "running"),
-				},
+				ConfigDirectory:   exampleDir(t, "snapshot-before-upgrade"),
+				ConfigVariables:   vars("1.1", true),
+				ConfigPlanChecks:  acctest.Does("libvirt_snapshot_revert.rollback[0]", acctest.Create),
+				ConfigStateChecks: acctest.State("libvirt_domain.app", "state", "running"),
 			},
 		},
 	})
@@ -299,7 +285,7 @@ func TestAccExample_snapshotBeforeUpgrade(t *testing.T) {
 // checkExists asks libvirt that an object is there.
 func checkExists(t *testing.T, what string, lookup acctest.Lookup) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		err := acctest.Client(t).Read(domAccCtx(t), "look up "+what, lookup)
+		err := acctest.Client(t).Read(acctest.Ctx(t), "look up "+what, lookup)
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}

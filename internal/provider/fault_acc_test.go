@@ -71,12 +71,7 @@ resource "libvirt_cloudinit_iso" "seed" {
 resource "libvirt_domain" "vm" {
   count        = local.n
   name         = "${local.prefix}vm-${count.index}"
-  type         = "qemu"
-  vcpu         = 1
-  memory_mib   = 128
-  running      = false
-  qemu_agent   = false
-  graphics     = { type = "none" }
+  %s
   cloudinit_id = libvirt_cloudinit_iso.seed[count.index].id
   disk {
     volume_id = libvirt_volume.disk[count.index].id
@@ -85,7 +80,7 @@ resource "libvirt_domain" "vm" {
     network = %q
   }
 }
-`, prefix, acctest.Pool(), n, disk, acctest.Network())
+`, prefix, acctest.Pool(), n, disk, idleDomain, acctest.Network())
 }
 
 // fleetNames are the names fleetConfig asks for, sorted.
@@ -328,17 +323,12 @@ resource "libvirt_volume" "disk" {
 }
 resource "libvirt_domain" "vm" {
   name       = "%svm"
-  type       = "qemu"
-  vcpu       = 1
-  memory_mib = 128
-  running    = false
-  qemu_agent = false
-  graphics   = { type = "none" }
+  %s
   disk {
     volume_id = libvirt_volume.disk.id
   }
 }
-`, proxy.Addr, prefix, acctest.Pool(), prefix)
+`, proxy.Addr, prefix, acctest.Pool(), prefix, idleDomain)
 	var volLost, defineLost <-chan struct{}
 	happened := func(what string, ch <-chan struct{}) error {
 		select {
@@ -348,8 +338,7 @@ resource "libvirt_domain" "vm" {
 			return fmt.Errorf("the answer to the %s was never lost: the test proved nothing", what)
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + prefix + "vm":         acctest.DomainLookup(prefix + "vm"),
 			"volume " + prefix + "disk.qcow2": acctest.VolumeLookup(acctest.Pool(), prefix+"disk.qcow2"),
@@ -360,7 +349,7 @@ resource "libvirt_domain" "vm" {
 				defineLost = proxy.LoseReplyTo(acctest.ProcDomainDefineXMLFlags, time.Second)
 			},
 			Config:           config,
-			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 			Check: func(*terraform.State) error {
 				if err := errors.Join(happened("volume create", volLost), happened("domain define", defineLost)); err != nil {
 					return err

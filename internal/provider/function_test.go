@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
@@ -16,9 +15,8 @@ import (
 // Provider functions need no daemon: they run through the real CLI as unit tests.
 func TestFunctions(t *testing.T) {
 	name := capi.DomainName("default", "worker-0")
-	resource.UnitTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.RunUnit(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		Steps: []resource.TestStep{{
 			Config: requiredProviders + `
 output "name" { value = provider::libvirt::cluster_machine_name("default", "worker-0") }
@@ -26,10 +24,10 @@ output "mac"  { value = provider::libvirt::mac_from_name(provider::libvirt::clus
 output "long" { value = provider::libvirt::cluster_machine_name("a-very-long-namespace-for-a-team-of-many", "and-an-even-longer-machine-name-0") }
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownOutputValue("name", knownvalue.StringExact(name)),
-				statecheck.ExpectKnownOutputValue("name", knownvalue.StringRegexp(regexp.MustCompile(`^default-worker-0-[0-9a-f]{6}$`))),
-				statecheck.ExpectKnownOutputValue("mac", knownvalue.StringExact(capi.MAC(name))),
-				statecheck.ExpectKnownOutputValue("long", knownvalue.StringRegexp(regexp.MustCompile(`^[a-z0-9-]{56}-[0-9a-f]{6}$`))),
+				acctest.OutputIs("name", name),
+				acctest.OutputIs("name", regexp.MustCompile(`^default-worker-0-[0-9a-f]{6}$`)),
+				acctest.OutputIs("mac", capi.MAC(name)),
+				acctest.OutputIs("long", regexp.MustCompile(`^[a-z0-9-]{56}-[0-9a-f]{6}$`)),
 			},
 		}},
 	})

@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -22,22 +18,6 @@ import (
 )
 
 // Helpers the tests of the package share.
-
-// emptyPlanAfterApply is what every step must show: a second plan changes nothing.
-var emptyPlanAfterApply = resource.ConfigPlanChecks{
-	PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-}
-
-// planActions is a step's plan checks: before the apply each address has its action;
-// after it, a second plan changes nothing.
-func planActions(actions map[string]plancheck.ResourceActionType) resource.ConfigPlanChecks {
-	c := emptyPlanAfterApply
-	c.PreApply = nil
-	for addr, a := range actions {
-		c.PreApply = append(c.PreApply, plancheck.ExpectResourceAction(addr, a))
-	}
-	return c
-}
 
 // importStep imports addr by id ("" for the resource's own id) and wants the state the
 // apply made, but for the attributes in ignore.
@@ -51,36 +31,19 @@ func importStep(addr, id string, ignore ...string) resource.TestStep {
 	}
 }
 
-// wrapped compiles a pattern whose spaces match any run of white space: Terraform wraps
-// diagnostics at its own line width.
-func wrapped(pattern string) *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
-}
-
-// wordsRegexp is wrapped, matching across lines.
-func wordsRegexp(s string) *regexp.Regexp { return wrapped("(?s)" + s) }
-
 // planCase is a configuration that must fail to plan: body goes into a resource block,
-// want (see wrapped) is the error.
+// want (see acctest.Wrapped) is the error.
 type planCase struct{ name, body, want string }
 
-// expectPlanErrors plans each case, without a daemon, as block (a resource with a %s
-// where the body goes) and wants its error. minVersion, when set, skips older CLIs.
+// expectPlanErrors is acctest.ExpectPlanErrors for cases that share one resource block:
+// block is the resource with a %s where each case's body goes.
 func expectPlanErrors(t *testing.T, block string, cases []planCase, minVersion ...tfversion.TerraformVersionCheck) {
 	t.Helper()
+	planErrors := make([]acctest.PlanError, 0, len(cases))
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				TerraformVersionChecks:   minVersion,
-				ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      acctest.ProviderBlock("") + fmt.Sprintf(block, c.body),
-					PlanOnly:    true,
-					ExpectError: wrapped(c.want),
-				}},
-			})
-		})
+		planErrors = append(planErrors, acctest.PlanError{Name: c.name, Config: acctest.OfflineProvider + fmt.Sprintf(block, c.body), Want: acctest.Wrapped(c.want)})
 	}
+	acctest.ExpectPlanErrors(t, planErrors, minVersion...)
 }
 
 // testPoolDir is a directory for a test pool next to the test host's own pool.
@@ -148,6 +111,21 @@ func volumeHCL(label, name string, lines ...string) string {
 	return resourceHCL("libvirt_volume", label, append([]string{attr("name", name), attr("pool", acctest.Pool())}, lines...)...)
 }
 
+// withDefaults is defaults (attr lines), each replaced by the line of lines that sets the
+// same attribute, followed by the other lines.
+func withDefaults(defaults, lines []string) []string {
+	key := func(l string) string { k, _, _ := strings.Cut(l, " = "); return k }
+	out := slices.Clone(defaults)
+	for _, l := range lines {
+		if i := slices.IndexFunc(out, func(d string) bool { return key(d) == key(l) }); i >= 0 && i < len(defaults) {
+			out[i] = l
+		} else {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // requiredProviders is the terraform block every configuration starts with.
 const requiredProviders = `
 terraform {
@@ -173,39 +151,25 @@ func proxiedProvider(addr string, lines ...string) string {
 	return providerAt("qemu+tcp://"+addr+"/system", lines...)
 }
 
+// idleDomain is the attributes of a domain that is only ever defined, never started: the
+// smallest libvirt takes under TCG, without a guest-agent channel or graphics.
+const idleDomain = `type       = "qemu"
+  vcpu       = 1
+  memory_mib = 128
+  running    = false
+  qemu_agent = false
+  graphics   = { type = "none" }`
+
+// domainHCL is libvirt_domain.test named name on the volume (key) disk: 1 vCPU and 256
+// MiB, with lines (attr lines replace those).
+func domainHCL(name, disk string, lines ...string) string {
+	return resourceHCL("libvirt_domain", "test", withDefaults([]string{attr("name", name), attr("vcpu", 1), attr("memory_mib", 256)},
+		append(lines, fmt.Sprintf("disk {\n    volume_id = %q\n  }", disk)))...)
+}
+
 // stoppedDomainHCL is libvirt_domain.test: a shut-off domain named name on the disk at
 // path, with memory_mib and more lines.
 func stoppedDomainHCL(name, disk string, memoryMiB int, lines ...string) string {
 	return resourceHCL("libvirt_domain", "test", append([]string{attr("name", name), attr("vcpu", 1),
 		attr("memory_mib", memoryMiB), attr("running", false), fmt.Sprintf("disk {\n    path = %q\n  }", disk)}, lines...)...)
-}
-
-// stateIs checks attribute attr (a tfjsonpath: "a", or "a.b" for a nested attribute) of
-// addr in state: want is a string, int64, bool, *regexp.Regexp (a string matching it),
-// nil (null) or a knownvalue.Check.
-func stateIs(addr, attr string, want any) statecheck.StateCheck {
-	parts := strings.Split(attr, ".")
-	p := tfjsonpath.New(parts[0])
-	for _, k := range parts[1:] {
-		p = p.AtMapKey(k)
-	}
-	return statecheck.ExpectKnownValue(addr, p, knownCheck(want))
-}
-
-func knownCheck(want any) knownvalue.Check {
-	switch w := want.(type) {
-	case nil:
-		return knownvalue.Null()
-	case string:
-		return knownvalue.StringExact(w)
-	case int64:
-		return knownvalue.Int64Exact(w)
-	case bool:
-		return knownvalue.Bool(w)
-	case *regexp.Regexp:
-		return knownvalue.StringRegexp(w)
-	case knownvalue.Check:
-		return w
-	}
-	panic(fmt.Sprintf("stateIs: %T is not a value to check", want))
 }

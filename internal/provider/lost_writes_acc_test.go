@@ -72,9 +72,8 @@ type lostDefine struct {
 func testLostDefine(t *testing.T, prefix, name string, d lostDefine) {
 	proxy := acctest.StartFaultProxy(t, "127.0.0.1:16509")
 	faults := map[string]<-chan struct{}{}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{d.kind + " " + name: d.lookup}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{d.kind + " " + name: d.lookup}),
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
 				for what, proc := range d.lose {
@@ -82,7 +81,7 @@ func testLostDefine(t *testing.T, prefix, name string, d lostDefine) {
 				}
 			},
 			Config:           proxiedProvider(proxy.Addr) + d.config,
-			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 			Check: func(s *terraform.State) error {
 				if err := lostAll(faults); err != nil {
 					return err
@@ -168,7 +167,7 @@ func TestAccLostWrites_pool(t *testing.T) {
 // boot: a disk-only snapshot wants it shut off), removed with its snapshots at the end.
 func lostSnapDomain(t *testing.T, name string) {
 	t.Helper()
-	acctest.DefineGuest(t, name, domAccOverlay(t, name+".qcow2"), false)
+	acctest.DefineGuest(t, name, acctest.Overlay(t, name+".qcow2"), false)
 }
 
 func snapshotConfig(addr, domain, snap string) string {
@@ -184,13 +183,12 @@ func testLostSnapshot(t *testing.T, snap string, fault func(*acctest.CallProxy) 
 	domain := acctest.RandomName("lostsnap")
 	lostSnapDomain(t, domain)
 	var happened <-chan struct{}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snap: snapLookup(domain, snap)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snap: snapLookup(domain, snap)}),
 		Steps: []resource.TestStep{{
 			PreConfig:        func() { happened = fault(proxy) },
 			Config:           snapshotConfig(proxy.Addr, domain, snap),
-			ConfigPlanChecks: emptyPlanAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 			Check: func(s *terraform.State) error {
 				if err := lostAll(map[string]<-chan struct{}{"snapshot create": happened}); err != nil {
 					return err
@@ -243,7 +241,7 @@ func TestAccLostWrites_snapshotNameTaken(t *testing.T) {
 	lostSnapDomain(t, domain)
 	snap := "tfacc-byhand"
 	const desc = "made by hand, not by Terraform"
-	if _, err := acctest.Client(t).CreateSnapshot(domAccCtx(t), domain, libvirt.SnapshotSpec{Name: snap, Description: desc}); err != nil {
+	if _, err := acctest.Client(t).CreateSnapshot(acctest.Ctx(t), domain, libvirt.SnapshotSpec{Name: snap, Description: desc}); err != nil {
 		t.Fatalf("snapshot %s by hand: %v", domain, err)
 	}
 	untouched := func(*terraform.State) error {
@@ -256,9 +254,8 @@ func TestAccLostWrites_snapshotNameTaken(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             untouched,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: untouched,
 		Steps: []resource.TestStep{{
 			PreConfig:   func() { proxy.LoseReplyTo(acctest.ProcDomainSnapshotCreateXML, time.Second) },
 			Config:      snapshotConfig(proxy.Addr, domain, snap),

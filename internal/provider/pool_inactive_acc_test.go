@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -52,7 +51,7 @@ resource "libvirt_ignition" "ign" {
   content = jsonencode({ ignition = { version = "3.4.0" } })
 }
 `, pool, dir)
-	work, run := cliWorkdir(t, map[string]string{"main.tf": config})
+	w := newCLIWork(t, config)
 	virsh := func(args ...string) {
 		t.Helper()
 		out, err := exec.Command("virsh", append([]string{"-c", acctest.URI()}, args...)...).CombinedOutput()
@@ -65,7 +64,7 @@ resource "libvirt_ignition" "ign" {
 		// a failed run leaves — volumes the state lost — goes with the pool's directory,
 		// which is the test's own.)
 		_ = exec.Command("virsh", "-c", acctest.URI(), "pool-start", pool).Run()
-		if out, code := run("destroy", "-auto-approve", "-input=false", "-no-color"); code != 0 {
+		if out, code := w.run("destroy", "-auto-approve", "-input=false"); code != 0 {
 			t.Errorf("cleanup: destroy (exit %d):\n%s", code, out)
 		}
 		gone := acctest.CheckGone(map[string]acctest.Lookup{"pool " + pool: acctest.PoolLookup(pool)})
@@ -77,14 +76,14 @@ resource "libvirt_ignition" "ign" {
 		_ = os.RemoveAll(dir)
 	})
 
-	if out, code := run("apply", "-auto-approve", "-input=false", "-no-color"); code != 0 {
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 {
 		t.Fatalf("apply (exit %d):\n%s", code, out)
 	}
-	before := stateIDs(t, run)
+	before := w.stateIDs()
 	if len(before) != 4 {
 		t.Fatalf("state after apply holds %v, want the pool, the volume, the seed and the ignition config", before)
 	}
-	stateFile := filepath.Join(work, "terraform.tfstate")
+	stateFile := w.path("terraform.tfstate")
 	beforeBytes := stateWithoutSerial(t, readFile(t, stateFile))
 	files := []string{before["libvirt_volume.v"], before["libvirt_cloudinit_iso.seed"], before["libvirt_ignition.ign"]}
 	for _, f := range files {
@@ -96,7 +95,7 @@ resource "libvirt_ignition" "ign" {
 	virsh("pool-destroy", pool)
 	untouched := func(step string) {
 		t.Helper()
-		if got := stateIDs(t, run); !sameIDs(got, before) {
+		if got := w.stateIDs(); !sameIDs(got, before) {
 			t.Fatalf("%s changed the state: %v, want %v", step, got, before)
 		}
 		// Terraform may write the file again with a new serial after a failed destroy
@@ -131,17 +130,17 @@ resource "libvirt_ignition" "ign" {
 	}
 
 	// 1. A refresh fails, naming the pool; nothing leaves the state.
-	out, code := run("apply", "-refresh-only", "-auto-approve", "-input=false", "-no-color")
+	out, code := w.run("apply", "-refresh-only", "-auto-approve", "-input=false")
 	t.Logf("apply -refresh-only with the pool stopped (exit %d):\n%s", code, out)
 	untouched("apply -refresh-only")
 	wantFailure("apply -refresh-only", out, code, "Unable to read volume "+pool+"/", "Unable to read cloud-init seed "+pool+"/", "Unable to read ignition config "+pool+"/")
 
 	// 2. Destroy fails clearly and removes nothing: first at its refresh, then, with
 	// -refresh=false, at the deletes themselves.
-	out, code = run("destroy", "-auto-approve", "-input=false", "-no-color")
+	out, code = w.run("destroy", "-auto-approve", "-input=false")
 	untouched("destroy")
 	wantFailure("destroy", out, code)
-	out, code = run("destroy", "-auto-approve", "-input=false", "-no-color", "-refresh=false")
+	out, code = w.run("destroy", "-auto-approve", "-input=false", "-refresh=false")
 	t.Logf("destroy -refresh=false with the pool stopped (exit %d):\n%s", code, out)
 	untouched("destroy -refresh=false")
 	wantFailure("destroy -refresh=false", out, code, "Unable to delete volume "+pool+"/", "Unable to delete cloud-init seed "+pool+"/", "Unable to delete ignition config "+pool+"/")
@@ -150,7 +149,7 @@ resource "libvirt_ignition" "ign" {
 	}
 
 	// 3. The libvirt_pool itself reads fine and says it is stopped (a plan refreshes only).
-	out, code = run("plan", "-input=false", "-no-color", "-target=libvirt_pool.p", "-refresh-only", "-detailed-exitcode")
+	out, code = w.run("plan", "-input=false", "-target=libvirt_pool.p", "-refresh-only", "-detailed-exitcode")
 	t.Logf("refresh of libvirt_pool alone (exit %d):\n%s", code, out)
 	if code == 1 || !strings.Contains(out, "is not running") {
 		t.Errorf("refresh of the stopped libvirt_pool alone (exit %d): want it read, with a warning that it is not running:\n%s", code, out)
@@ -158,40 +157,12 @@ resource "libvirt_ignition" "ign" {
 
 	// 4. Once the pool runs again, nothing is to be done.
 	virsh("pool-start", pool)
-	if out, code := run("plan", "-input=false", "-no-color", "-detailed-exitcode"); code != 0 {
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("plan after pool-start is not empty (exit %d):\n%s", code, out)
 	}
-	if got := stateIDs(t, run); !sameIDs(got, before) {
+	if got := w.stateIDs(); !sameIDs(got, before) {
 		t.Fatalf("state after pool-start: %v, want %v", got, before)
 	}
-}
-
-// stateIDs maps every resource address in the CLI's state to its id.
-func stateIDs(t *testing.T, run cliRun) map[string]string {
-	t.Helper()
-	out, code := run("show", "-json", "-no-color")
-	if code != 0 {
-		t.Fatalf("show -json (exit %d):\n%s", code, out)
-	}
-	var st struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st); err != nil {
-		t.Fatalf("show -json: %v\n%s", err, out)
-	}
-	ids := map[string]string{}
-	for _, r := range st.Values.RootModule.Resources {
-		id, _ := r.Values["id"].(string)
-		ids[r.Address] = id
-	}
-	return ids
 }
 
 // flatten undoes the CLI's wrapping of diagnostics (lines framed by "│", broken at spaces).

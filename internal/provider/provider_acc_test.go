@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -17,17 +16,13 @@ import (
 func TestAccProvider_reconnectsAfterDrop(t *testing.T) {
 	config := acctest.ProviderBlock("") + `data "libvirt_host" "this" {}`
 	dropped := 0
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
-				PreConfig: func() { dropped = acctest.DropDaemonClients(t) },
-				Config:    config,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("data.libvirt_host.this", "hypervisor_type", "QEMU"),
-				},
+				PreConfig:         func() { dropped = acctest.DropDaemonClients(t) },
+				Config:            config,
+				ConfigStateChecks: acctest.State("data.libvirt_host.this", "hypervisor_type", "QEMU"),
 				Check: func(*terraform.State) error {
 					if dropped == 0 {
 						return fmt.Errorf("no live provider connection was dropped: the test proved nothing")
@@ -50,15 +45,14 @@ func TestAccProvider_ssh(t *testing.T) {
 		return providerAt(sshd.URI(), fmt.Sprintf("ssh {\n    private_key = <<-EOT\n%sEOT\n    known_hosts = %q\n  }", sshd.ClientKeyPEM, knownHosts)) +
 			`data "libvirt_host" "this" {}`
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config: sshConfig(sshd.KnownHostsLine),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("data.libvirt_host.this", "uri", sshd.URI()),
-					stateIs("data.libvirt_host.this", "hypervisor_type", "QEMU"),
-				},
+				ConfigStateChecks: acctest.State("data.libvirt_host.this",
+					"uri", sshd.URI(),
+					"hypervisor_type", "QEMU",
+				),
 			},
 			{
 				// A known_hosts that names another key for this host: hard error, with the
@@ -72,14 +66,10 @@ func TestAccProvider_ssh(t *testing.T) {
 
 func TestAccProvider_tcp(t *testing.T) {
 	uri := acctest.Env("LIBVIRT_TEST_TCP_URI", "qemu+tcp://127.0.0.1/system")
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
-			Config: providerAt(uri) + `data "libvirt_host" "this" {}`,
-			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs("data.libvirt_host.this", "uri", uri),
-			},
+			Config:            providerAt(uri) + `data "libvirt_host" "this" {}`,
+			ConfigStateChecks: acctest.State("data.libvirt_host.this", "uri", uri),
 		}},
 	})
 }

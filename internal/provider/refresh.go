@@ -14,11 +14,22 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// timed is a resource model with a `timeouts` block.
+// timed is a resource model with a `timeouts` block (one that embeds withTimeouts).
 type timed[M any] interface {
 	*M
 	readTimeouts() timeouts.Value
 }
+
+// timeoutsBlock is the `timeouts` block every model embeds (withTimeouts in a resource's,
+// dataTimeouts in a data source's): withDeadline reads the deadline of each operation
+// from it.
+type timeoutsBlock[T any] struct {
+	Timeouts T `tfsdk:"timeouts"`
+}
+
+func (m *timeoutsBlock[T]) readTimeouts() T { return m.Timeouts }
+
+type withTimeouts = timeoutsBlock[timeouts.Value]
 
 // refresh is the Read most resources share: the prior state in, a deadline from its
 // timeouts block (def when unset), one look at libvirt, the refreshed model out.
@@ -37,29 +48,19 @@ func refresh[M any, P timed[M]](ctx context.Context, req resource.ReadRequest, r
 // object is not running, say).
 func refreshWith[M any, P timed[M]](ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse,
 	def time.Duration, what func(P) string, look func(context.Context, P, *diag.Diagnostics) (P, error)) {
-	var state M
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := P(&state).readTimeouts().Read(ctx, def)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	got, err := look(ctx, &state, &resp.Diagnostics)
-	if errors.Is(err, libvirt.ErrNotFound) {
-		tflog.Info(ctx, what(&state)+" is gone; removing it from state", map[string]any{"error": err.Error()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to read "+what(&state), err.Error())
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+	withDeadline(ctx, req.State.Get, &resp.Diagnostics, timeouts.Value.Read, def, func(ctx context.Context, state P) {
+		got, err := look(ctx, state, &resp.Diagnostics)
+		if errors.Is(err, libvirt.ErrNotFound) {
+			tflog.Info(ctx, what(state)+" is gone; removing it from state", map[string]any{"error": err.Error()})
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Unable to read "+what(state), err.Error())
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+	})
 }
 
 // gone is the error of a look that finds the object gone for a reason other than a libvirt
@@ -72,10 +73,5 @@ func gone(format string, args ...any) error {
 // keepState is the Read of a resource that records an action done once (a power action,
 // a revert): there is nothing on the host to compare it with, so the state stays.
 func keepState[M any](ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state M
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	copyInto[M](ctx, req.State.Get, &resp.State, &resp.Diagnostics)
 }

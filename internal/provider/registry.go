@@ -76,28 +76,28 @@ var (
 
 func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		NewDomainResource,
-		NewVolumeResource,
-		NewCloudinitISOResource,
-		NewDHCPReservationResource,
-		NewNetworkResource,
-		NewPoolResource,
-		NewClusterMachineResource,
-		NewSnapshotResource,
-		NewSnapshotRevertResource,
-		NewDomainPowerResource,
-		NewIgnitionResource,
-		NewCloneResource,
-		NewVolumeExportResource,
+		newResource[domainResource]("domain"),
+		newResource[volumeResource]("volume"),
+		newResource[cloudinitISOResource]("cloudinit_iso"),
+		newResource[dhcpReservationResource]("dhcp_reservation"),
+		newResource[networkResource]("network"),
+		newResource[poolResource]("pool"),
+		newResource[clusterMachineResource]("cluster_machine"),
+		newResource[snapshotResource]("snapshot"),
+		newResource[snapshotRevertResource]("snapshot_revert"),
+		newResource[domainPowerResource]("domain_power"),
+		newResource[ignitionResource]("ignition"),
+		newResource[cloneResource]("clone"),
+		newResource[volumeExportResource]("volume_export"),
 	}
 }
 
 func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		NewHostDataSource,
-		NewClusterDataSource,
-		NewDomainDataSource,
-		NewDomainsDataSource,
+		newDataSource[hostDataSource]("host"),
+		newDataSource[clusterDataSource]("cluster"),
+		newDataSource[domainDataSource]("domain"),
+		newDataSource[domainsDataSource]("domains"),
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -20,31 +19,37 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-// NewCloneResource is libvirt_clone.
-func NewCloneResource() resource.Resource { return &cloneResource{resourceBase{typeName: "clone"}} }
-
 type cloneResource struct {
 	resourceBase
 }
 
 type cloneModel struct {
-	ID             types.String   `tfsdk:"id"`
-	SourceDomainID types.String   `tfsdk:"source_domain_id"`
-	Name           types.String   `tfsdk:"name"`
-	Mode           types.String   `tfsdk:"mode"`
-	Pool           types.String   `tfsdk:"pool"`
-	VCPU           types.Int64    `tfsdk:"vcpu"`
-	MemoryMiB      types.Int64    `tfsdk:"memory_mib"`
-	Running        types.Bool     `tfsdk:"running"`
-	CloudinitID    types.String   `tfsdk:"cloudinit_id"`
-	Disks          types.List     `tfsdk:"disks"`
-	MACs           types.List     `tfsdk:"macs"`
-	NVRAM          types.String   `tfsdk:"nvram"`
-	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID             types.String `tfsdk:"id"`
+	SourceDomainID types.String `tfsdk:"source_domain_id"`
+	Name           types.String `tfsdk:"name"`
+	Mode           types.String `tfsdk:"mode"`
+	Pool           types.String `tfsdk:"pool"`
+	VCPU           types.Int64  `tfsdk:"vcpu"`
+	MemoryMiB      types.Int64  `tfsdk:"memory_mib"`
+	Running        types.Bool   `tfsdk:"running"`
+	CloudinitID    types.String `tfsdk:"cloudinit_id"`
+	Disks          types.List   `tfsdk:"disks"`
+	MACs           types.List   `tfsdk:"macs"`
+	NVRAM          types.String `tfsdk:"nvram"`
 }
 
-func (m *cloneModel) readTimeouts() timeouts.Value { return m.Timeouts }
+// cloneDiskModel is one element of the computed `disks`.
+type cloneDiskModel struct {
+	Target   types.String `tfsdk:"target"`
+	VolumeID types.String `tfsdk:"volume_id"`
+	Path     types.String `tfsdk:"path"`
+	Pool     types.String `tfsdk:"pool"`
+	Name     types.String `tfsdk:"name"`
+	Backing  types.String `tfsdk:"backing"`
+}
 
+// cloneDiskAttrTypes is the object type of a cloneDiskModel.
 var cloneDiskAttrTypes = map[string]attr.Type{
 	"target":    types.StringType,
 	"volume_id": types.StringType,
@@ -72,13 +77,9 @@ func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var state *cloneModel
-	if !req.State.Raw.IsNull() {
-		state = &cloneModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
+	state, d := priorState[cloneModel](ctx, req.State)
+	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() {
+		return
 	}
 	name := plan.Name.ValueString()
 	creating := state == nil || state.Name.ValueString() != name ||
@@ -172,7 +173,7 @@ func (r *cloneResource) read(ctx context.Context, id string, prior *cloneModel) 
 		Running:        types.BoolValue(st.Active),
 		CloudinitID:    types.StringNull(),
 		NVRAM:          types.StringValue(domainxml.NVRAMPath(d)),
-		Timeouts:       prior.Timeouts,
+		withTimeouts:   prior.withTimeouts,
 	}
 	if known(prior.SourceDomainID) {
 		m.SourceDomainID = prior.SourceDomainID
@@ -240,16 +241,6 @@ func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		}
 		return got, err
 	})
-}
-
-// cloneDiskModel is one element of the computed `disks`.
-type cloneDiskModel struct {
-	Target   types.String `tfsdk:"target"`
-	VolumeID types.String `tfsdk:"volume_id"`
-	Path     types.String `tfsdk:"path"`
-	Pool     types.String `tfsdk:"pool"`
-	Name     types.String `tfsdk:"name"`
-	Backing  types.String `tfsdk:"backing"`
 }
 
 // Delete removes the clone's domain (with its varstore) and the disks it owns

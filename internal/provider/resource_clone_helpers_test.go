@@ -19,8 +19,8 @@ import (
 // returns the source's UUID and disk path.
 func cloneAccSource(t *testing.T, name, network string, uefi bool) (string, string) {
 	t.Helper()
-	disk := domAccOverlay(t, name+".qcow2")
-	seed := domAccSeed(t, name+"-seed.iso", name)
+	disk := acctest.Overlay(t, name+".qcow2")
+	seed := acctest.Seed(t, name+"-seed.iso", name)
 	osXML, nic := "<os><type arch='x86_64'>hvm</type><boot dev='hd'/></os>", ""
 	if uefi {
 		osXML = "<os firmware='efi'><type arch='x86_64'>hvm</type><boot dev='hd'/></os>"
@@ -52,7 +52,7 @@ func cloneAccSource(t *testing.T, name, network string, uefi bool) (string, stri
 // cloneAccMACs are the MACs of a domain's interfaces, from its definition.
 func cloneAccMACs(t *testing.T, name string) []string {
 	t.Helper()
-	live, err := domAccInspect(t, name)
+	live, err := acctest.InspectDomain(t, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func cloneAccWaitLeases(t *testing.T, network string, names ...string) (map[stri
 	}
 	deadline := time.Now().Add(6 * time.Minute)
 	for {
-		leases, err := domAccLeases(t, network)
+		leases, err := acctest.Leases(t, network)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +112,7 @@ func cloneAccWaitLeases(t *testing.T, network string, names ...string) (map[stri
 // describes it and the sha256 of its bytes, read through libvirt.
 func cloneAccDiskPrint(t *testing.T, key string) (string, error) {
 	c := acctest.Client(t)
-	ctx := domAccCtx(t)
+	ctx := acctest.Ctx(t)
 	info, err := c.VolumeInfo(ctx, libvirt.VolumeRef{Key: key})
 	if err != nil {
 		return "", err
@@ -126,7 +126,7 @@ func cloneAccDiskPrint(t *testing.T, key string) (string, error) {
 
 // cloneAccSourceIntact checks the source still runs on its own disk, unchanged.
 func cloneAccSourceIntact(t *testing.T, name, disk, fingerprint string) error {
-	live, err := domAccInspect(t, name)
+	live, err := acctest.InspectDomain(t, name)
 	if err != nil {
 		return fmt.Errorf("source %s: %w", name, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -49,25 +48,9 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"source_domain_id": schema.StringAttribute{
-				MarkdownDescription: "The domain to clone: its UUID (e.g. `libvirt_domain.x.id`) or its name. It may be running. Changing it replaces the clone.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"name": schema.StringAttribute{
-				MarkdownDescription: "The clone's domain name, unique on the host; its disks are named `<name>-<target>.qcow2`. Changing it replaces the clone.",
-				Required:            true,
-				Validators: []validator.String{stringvalidator.RegexMatches(domainNameRegexp,
-					"must be a libvirt domain name: 1 to 200 characters, starting with a letter, digit or underscore, without '/' or whitespace")},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"mode": schema.StringAttribute{
-				MarkdownDescription: "`linked` (qcow2 overlays: fast, small, tied to the source's images) or `full` (standalone copies, backing chains flattened). Changing it replaces the clone.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(domainxml.CloneLinked, domainxml.CloneFull)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
+			"source_domain_id": requiredReplace("The domain to clone: its UUID (e.g. `libvirt_domain.x.id`) or its name. It may be running. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
+			"name":             domainNameAttribute("The clone's domain name, unique on the host; its disks are named `<name>-<target>.qcow2`. Changing it replaces the clone."),
+			"mode":             requiredReplace("`linked` (qcow2 overlays: fast, small, tied to the source's images) or `full` (standalone copies, backing chains flattened). Changing it replaces the clone.", stringvalidator.OneOf(domainxml.CloneLinked, domainxml.CloneFull)),
 			"pool": schema.StringAttribute{
 				MarkdownDescription: "Storage pool for the clone's disks. Default: the pool of the source's first disk. Changing it replaces the clone.",
 				Optional:            true,
@@ -93,31 +76,21 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Validators:    []validator.Int64{int64validator.AtLeast(16)},
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
-			"running": schema.BoolAttribute{
-				MarkdownDescription: "Whether the clone runs. Default `true`: started after it is made. Changing it starts the clone, or shuts it down (ACPI, then forced off after 30 s).",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
-			},
-			"cloudinit_id": schema.StringAttribute{
-				MarkdownDescription: "A cloud-init seed of the clone's own (e.g. `libvirt_cloudinit_iso.x.id`: a volume key or `<pool>/<name>`), " +
-					"attached as a read-only SATA cdrom as `libvirt_domain` does. The source's seed is never shared. Changing it replaces the clone.",
-				Optional:      true,
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
+			"running": optionalBool("Whether the clone runs. Default `true`: started after it is made. Changing it starts the clone, or shuts it down (ACPI, then forced off after 30 s).", true),
+			"cloudinit_id": optionalReplace("A cloud-init seed of the clone's own (e.g. `libvirt_cloudinit_iso.x.id`: a volume key or `<pool>/<name>`), "+
+				"attached as a read-only SATA cdrom as `libvirt_domain` does. The source's seed is never shared. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
 			"disks": schema.ListNestedAttribute{
 				MarkdownDescription: "The clone's own disks (deleted with it), in the source's order.",
 				Computed:            true,
 				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
-						"target":    schema.StringAttribute{Computed: true, MarkdownDescription: "Device name, as on the source (`vda`, ...)."},
-						"volume_id": schema.StringAttribute{Computed: true, MarkdownDescription: "The volume key (for dir pools, its path)."},
-						"path":      schema.StringAttribute{Computed: true, MarkdownDescription: "The file on the host."},
-						"pool":      schema.StringAttribute{Computed: true, MarkdownDescription: "The pool holding it."},
-						"name":      schema.StringAttribute{Computed: true, MarkdownDescription: "The volume name, `<name>-<target>.qcow2`."},
-						"backing":   schema.StringAttribute{Computed: true, MarkdownDescription: "The backing file it is an overlay on; empty for a standalone copy."},
+						"target":    computedString("Device name, as on the source (`vda`, ...)."),
+						"volume_id": computedString("The volume key (for dir pools, its path)."),
+						"path":      computedString("The file on the host."),
+						"pool":      computedString("The pool holding it."),
+						"name":      computedString("The volume name, `<name>-<target>.qcow2`."),
+						"backing":   computedString("The backing file it is an overlay on; empty for a standalone copy."),
 					},
 				},
 			},

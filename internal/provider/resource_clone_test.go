@@ -9,11 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -35,10 +31,10 @@ func TestAccClone_runningSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, _ := domAccBase(t)
+	base, _ := acctest.BaseImage(t)
 	linked, full := acctest.RandomName("cll"), acctest.RandomName("clf")
-	linkedSeed := domAccSeed(t, linked+"-seed.iso", linked)
-	fullSeed := domAccSeed(t, full+"-seed.iso", full)
+	linkedSeed := acctest.Seed(t, linked+"-seed.iso", linked)
+	fullSeed := acctest.Seed(t, full+"-seed.iso", full)
 	cfg := func(linkedMem string) string {
 		return acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_clone" "linked" {
@@ -61,9 +57,7 @@ resource "libvirt_clone" "full" {
 	config := cfg("")
 	start := time.Now()
 	var linkedRunID int32
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			return errors.Join(
 				acctest.CheckGone(map[string]acctest.Lookup{
@@ -77,28 +71,22 @@ resource "libvirt_clone" "full" {
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("pool"), knownvalue.StringExact(acctest.Pool())),
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("vcpu"), knownvalue.Int64Exact(1)),
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(128)),
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("running"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("nvram"), knownvalue.StringExact("")),
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("disks"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.ObjectPartial(map[string]knownvalue.Check{
-							"target":  knownvalue.StringExact("vda"),
-							"name":    knownvalue.StringExact(linked + "-vda.qcow2"),
-							"backing": knownvalue.StringExact(base), // the source's base image, not its disk
-						}),
-					})),
-					statecheck.ExpectKnownValue("libvirt_clone.full", tfjsonpath.New("disks"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.ObjectPartial(map[string]knownvalue.Check{
-							"name":    knownvalue.StringExact(full + "-vda.qcow2"),
-							"backing": knownvalue.StringExact(""),
-						}),
-					})),
-					statecheck.ExpectKnownValue("libvirt_clone.full", tfjsonpath.New("macs"), knownvalue.ListSizeExact(1)),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: append(acctest.State("libvirt_clone.linked",
+					"pool", acctest.Pool(),
+					"vcpu", 1,
+					"memory_mib", 128,
+					"running", true,
+					"nvram", "",
+					"disks", []any{acctest.Partial(map[string]any{
+						"target":  "vda",
+						"name":    linked + "-vda.qcow2",
+						"backing": base, // the source's base image, not its disk
+					})},
+				), acctest.State("libvirt_clone.full",
+					"disks", []any{acctest.Partial(map[string]any{"name": full + "-vda.qcow2", "backing": ""})},
+					"macs", acctest.ListSize(1),
+				)...),
 				Check: func(*terraform.State) error {
 					t.Logf("two clones of a running source made and started in %s", time.Since(start).Round(time.Second))
 					ips, err := cloneAccWaitLeases(t, net.Name, src, linked, full)
@@ -107,7 +95,7 @@ resource "libvirt_clone" "full" {
 					}
 					t.Logf("leases %v, %s after the apply began", ips, time.Since(start).Round(time.Second))
 					for _, n := range []string{linked, full} {
-						live, err := domAccInspect(t, n)
+						live, err := acctest.InspectDomain(t, n)
 						if err != nil {
 							return err
 						}
@@ -145,10 +133,8 @@ resource "libvirt_clone" "full" {
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
 			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				Config:           config,
+				ConfigPlanChecks: acctest.Before(acctest.NoChange()),
 			},
 			{
 				Config:      cfg("vcpu = 2"),
@@ -157,13 +143,11 @@ resource "libvirt_clone" "full" {
 			},
 			{
 				// Less memory on the running clone: live, through the balloon, no restart.
-				Config:           cfg("memory_mib = 96"),
-				ConfigPlanChecks: acctest.Updates("libvirt_clone.linked", ""),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_clone.linked", tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(96)),
-				},
+				Config:            cfg("memory_mib = 96"),
+				ConfigPlanChecks:  acctest.Updates("libvirt_clone.linked", ""),
+				ConfigStateChecks: acctest.State("libvirt_clone.linked", "memory_mib", 96),
 				Check: func(*terraform.State) error {
-					live, err := domAccInspect(t, linked)
+					live, err := acctest.InspectDomain(t, linked)
 					if err != nil {
 						return err
 					}
@@ -195,7 +179,7 @@ func TestAccClone_uefi(t *testing.T) {
 	srcNVRAM := ""
 	deadline := time.Now().Add(time.Minute)
 	for srcNVRAM == "" {
-		live, err := domAccInspect(t, src)
+		live, err := acctest.InspectDomain(t, src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,9 +215,7 @@ resource "libvirt_clone" %q {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			errs := []error{acctest.CheckGone(map[string]acctest.Lookup{
 				"domain " + linked:          acctest.DomainLookup(linked),
@@ -286,24 +268,24 @@ resource "libvirt_clone" %q {
 					}
 				},
 				Config:           linkedCfg,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_clone.cll", tfjsonpath.New("nvram"), knownvalue.StringExact(linkedNVRAM)),
-					statecheck.ExpectKnownValue("libvirt_clone.cll", tfjsonpath.New("macs"), knownvalue.ListSizeExact(0)),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State("libvirt_clone.cll",
+					"nvram", linkedNVRAM,
+					"macs", acctest.ListSize(0),
+				),
 				Check: func(*terraform.State) error {
-					live, err := domAccInspect(t, linked)
+					live, err := acctest.InspectDomain(t, linked)
 					if err != nil {
 						return err
 					}
 					if !live.Active || live.Live.OS.NVRam == nil || live.Live.OS.NVRam.NVRam != linkedNVRAM {
 						return fmt.Errorf("clone %s: active %v, live nvram %+v, want %s", linked, live.Active, live.Live.OS.NVRam, linkedNVRAM)
 					}
-					s, err := domAccInspect(t, src)
+					s, err := acctest.InspectDomain(t, src)
 					if err != nil {
 						return err
 					}
-					if st, err := acctest.Client(t).DomainState(domAccCtx(t), src); err != nil || st != "running" || !s.Active {
+					if st, err := acctest.Client(t).DomainState(acctest.Ctx(t), src); err != nil || st != "running" || !s.Active {
 						return fmt.Errorf("source %s is %s after the clone (want running: resumed after the nvram copy): %v", src, st, err)
 					}
 					t.Logf("UEFI clone %s runs with its own varstore %s (source's: %s)", linked, linkedNVRAM, srcNVRAM)
@@ -313,16 +295,14 @@ resource "libvirt_clone" %q {
 			{
 				// The source shut off: a full clone (storage copy, no block job) with the
 				// source's varstore copied from libvirt's default place.
-				PreConfig:        func() { domAccForceOff(t, src) },
+				PreConfig:        func() { acctest.ForceOff(t, src) },
 				Config:           bothCfg,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("libvirt_clone.clf", tfjsonpath.New("running"), knownvalue.Bool(false)),
-					statecheck.ExpectKnownValue("libvirt_clone.clf", tfjsonpath.New("nvram"), knownvalue.StringExact(fullNVRAM)),
-					statecheck.ExpectKnownValue("libvirt_clone.clf", tfjsonpath.New("disks"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.ObjectPartial(map[string]knownvalue.Check{"backing": knownvalue.StringExact("")}),
-					})),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State("libvirt_clone.clf",
+					"running", false,
+					"nvram", fullNVRAM,
+					"disks", []any{acctest.Partial(map[string]any{"backing": ""})},
+				),
 				Check: func(*terraform.State) error {
 					a, err := os.ReadFile(srcNVRAM)
 					if err != nil {

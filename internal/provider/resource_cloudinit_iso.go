@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -14,17 +13,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/cloudinit"
 )
 
-// NewCloudinitISOResource is the libvirt_cloudinit_iso resource.
-func NewCloudinitISOResource() resource.Resource {
-	return &cloudinitISOResource{blobResource[cloudinitISOModel, *cloudinitISOModel]{resourceBase{typeName: "cloudinit_iso"}, seedBlob}}
-}
-
 type cloudinitISOResource struct {
 	blobResource[cloudinitISOModel, *cloudinitISOModel]
 }
 
 type cloudinitISOModel struct {
 	storedVolume
+	withTimeouts
 	UserData      types.String `tfsdk:"user_data"`
 	MetaData      types.String `tfsdk:"meta_data"`
 	InstanceID    types.String `tfsdk:"instance_id"`
@@ -35,17 +30,15 @@ type cloudinitISOModel struct {
 	// plan and state; their zero value is null, as import leaves them: it cannot know
 	// whether a configuration gave the contents write-only, and reads them into the
 	// state-kept attributes).
-	UserDataWO        types.String   `tfsdk:"user_data_wo"`
-	NetworkConfigWO   types.String   `tfsdk:"network_config_wo"`
-	VendorDataWO      types.String   `tfsdk:"vendor_data_wo"`
-	ContentsWOVersion types.Int64    `tfsdk:"contents_wo_version"`
-	SHA256            types.String   `tfsdk:"sha256"`
-	Timeouts          timeouts.Value `tfsdk:"timeouts"`
+	UserDataWO        types.String `tfsdk:"user_data_wo"`
+	NetworkConfigWO   types.String `tfsdk:"network_config_wo"`
+	VendorDataWO      types.String `tfsdk:"vendor_data_wo"`
+	ContentsWOVersion types.Int64  `tfsdk:"contents_wo_version"`
+	SHA256            types.String `tfsdk:"sha256"`
 }
 
-func (m *cloudinitISOModel) readTimeouts() timeouts.Value { return m.Timeouts }
-
-func (m *cloudinitISOModel) what() string { return seedBlob.what(&m.storedVolume) }
+func (m *cloudinitISOModel) kind() blobKind { return seedBlob }
+func (m *cloudinitISOModel) what() string   { return seedBlob.what(&m.storedVolume) }
 
 func (r *cloudinitISOResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m cloudinitISOModel
@@ -177,7 +170,7 @@ func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRe
 			if err != nil {
 				return nil, fmt.Errorf("build the ISO image: %w", err)
 			}
-			if err := r.kind.store(ctx, r.client, &plan.storedVolume, img); err != nil {
+			if err := r.kind().store(ctx, r.client, &plan.storedVolume, img); err != nil {
 				return nil, err
 			}
 			plan.MetaData, plan.InstanceID, plan.Hostname = config.MetaData, config.InstanceID, config.Hostname
@@ -190,7 +183,7 @@ func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRe
 // ImportState takes <pool>/<name> or the volume key, downloads the seed and reads its
 // files back, so an imported seed plans clean against the configuration that made it.
 func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.kind.importState(ctx, r.client, req, resp, func(v storedVolume, img []byte, d *diag.Diagnostics) (any, error) {
+	r.kind().importState(ctx, r.client, req, resp, func(v storedVolume, img []byte, d *diag.Diagnostics) (any, error) {
 		label, files, err := cloudinit.ReadISO(img)
 		if err != nil {
 			return nil, fmt.Errorf("the volume is not an ISO9660 image: %w", err)
@@ -213,7 +206,7 @@ func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.Imp
 			InstanceID:    types.StringNull(),
 			Hostname:      types.StringNull(),
 			MetaData:      types.StringNull(),
-			Timeouts:      unsetTimeouts(noUpdateTimeouts),
+			withTimeouts:  withTimeouts{unsetTimeouts(noUpdateTimeouts)},
 		}
 		if m.UserData.ValueString() == "" {
 			m.UserData = types.StringNull() // an unset user_data is written as an empty file

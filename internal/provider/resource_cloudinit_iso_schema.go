@@ -17,7 +17,6 @@ import (
 )
 
 func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	computedReplace := []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A cloud-init NoCloud seed: an ISO9660 image labelled `cidata` holding `user-data`, `meta-data` " +
@@ -30,15 +29,9 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"id":   idAttribute("The volume's key (for directory pools, its path on the host)."),
 			"name": objectNameAttribute("Volume name, unique in its pool, e.g. `web-1-cloudinit.iso`.", "volume name"),
 			"pool": objectNameAttribute("Storage pool to store the seed in, e.g. `default`.", "pool name"),
-			"user_data": schema.StringAttribute{
-				MarkdownDescription: "Content of `user-data` (`#cloud-config` YAML, a `#!` script, ...). Sensitive: it usually " +
-					"carries bootstrap secrets, and it is kept in the state; `user_data_wo` is not. An empty `user-data` file is " +
-					"written when neither is set.",
-				Optional:      true,
-				Sensitive:     true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.CloudConfig()},
-			},
+			"user_data": secretReplace("Content of `user-data` (`#cloud-config` YAML, a `#!` script, ...). Sensitive: it usually "+
+				"carries bootstrap secrets, and it is kept in the state; `user_data_wo` is not. An empty `user-data` file is "+
+				"written when neither is set.", validators.CloudConfig()),
 			"meta_data": schema.StringAttribute{
 				MarkdownDescription: "Content of `meta-data`. Instead of it, set `instance_id` (and `hostname`) to have it " +
 					"written for you; then this shows what was written.",
@@ -62,22 +55,11 @@ func (r *cloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				PlanModifiers:       computedReplace,
 				Validators:          []validator.String{validators.Hostname()},
 			},
-			"network_config": schema.StringAttribute{
-				MarkdownDescription: "Content of `network-config` (network-config v2 YAML, e.g. `version: 2` with `ethernets:`). " +
-					"Checked to parse as YAML at plan time. Not written when unset. Sensitive (it may carry Wi-Fi passwords, " +
-					"addresses); kept in the state, `network_config_wo` is not.",
-				Optional:      true,
-				Sensitive:     true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.YAML()},
-			},
-			"vendor_data": schema.StringAttribute{
-				MarkdownDescription: "Content of `vendor-data`. Not written when unset. Sensitive; kept in the state, " +
-					"`vendor_data_wo` is not.",
-				Optional:      true,
-				Sensitive:     true,
-				PlanModifiers: replace,
-			},
+			"network_config": secretReplace("Content of `network-config` (network-config v2 YAML, e.g. `version: 2` with `ethernets:`). "+
+				"Checked to parse as YAML at plan time. Not written when unset. Sensitive (it may carry Wi-Fi passwords, "+
+				"addresses); kept in the state, `network_config_wo` is not.", validators.YAML()),
+			"vendor_data": secretReplace("Content of `vendor-data`. Not written when unset. Sensitive; kept in the state, " +
+				"`vendor_data_wo` is not."),
 			"user_data_wo": schema.StringAttribute{
 				MarkdownDescription: "Write-only `user_data`: written into the seed, never kept in the plan or the state " +
 					"(Terraform >= 1.11, OpenTofu >= 1.11; ephemeral values are welcome). A change of it alone is not seen: " +

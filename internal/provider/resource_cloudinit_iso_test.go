@@ -10,14 +10,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -33,8 +29,7 @@ func checkSeed(t *testing.T, addr, pool, name string, want map[string]string) re
 		if !ok {
 			return fmt.Errorf("%s not in state", addr)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
+		ctx := acctest.Ctx(t)
 		var buf bytes.Buffer
 		if err := acctest.Client(t).DownloadVolume(ctx, libvirt.VolumeRef{Pool: pool, Name: name}, &buf); err != nil {
 			return err
@@ -93,27 +88,19 @@ resource "libvirt_cloudinit_iso" "meta" {
 	if err != nil || len(want) == 0 {
 		t.Fatal(err)
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name, name2),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name, name2),
 		Steps: []resource.TestStep{
 			{
 				Config: config(userData),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					// The image is reproducible: its hash is known before anything is made.
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectKnownValue("libvirt_cloudinit_iso.seed", tfjsonpath.New("sha256"), knownvalue.StringExact(wantSum)),
-						plancheck.ExpectKnownValue("libvirt_cloudinit_iso.seed", tfjsonpath.New("meta_data"), knownvalue.StringExact("instance-id: i-0123\nlocal-hostname: web-1\n")),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_cloudinit_iso.seed", "sha256", wantSum),
-					stateIs("libvirt_cloudinit_iso.seed", "path", regexp.MustCompile("/"+name+"$")),
-					stateIs("libvirt_cloudinit_iso.meta", "instance_id", "i-meta"),
-					stateIs("libvirt_cloudinit_iso.meta", "hostname", "from-meta"),
-				},
+				// The image is reproducible: its hash is known before anything is made.
+				ConfigPlanChecks: acctest.Plans(
+					acctest.PlanIs("libvirt_cloudinit_iso.seed", "sha256", wantSum),
+					acctest.PlanIs("libvirt_cloudinit_iso.seed", "meta_data", "instance-id: i-0123\nlocal-hostname: web-1\n"),
+				),
+				ConfigStateChecks: append(
+					acctest.State("libvirt_cloudinit_iso.seed", "sha256", wantSum, "path", regexp.MustCompile("/"+name+"$")),
+					acctest.State("libvirt_cloudinit_iso.meta", "instance_id", "i-meta", "hostname", "from-meta")...),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkSeed(t, "libvirt_cloudinit_iso.seed", acctest.Pool(), name, map[string]string{
 						"user-data":      userData,
@@ -138,7 +125,7 @@ resource "libvirt_cloudinit_iso" "meta" {
 			{
 				// Any change replaces the seed.
 				Config:           config(userData + "runcmd: [true]\n"),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_cloudinit_iso.seed": plancheck.ResourceActionDestroyBeforeCreate, "libvirt_cloudinit_iso.meta": plancheck.ResourceActionNoop}),
+				ConfigPlanChecks: acctest.Does("libvirt_cloudinit_iso.seed", acctest.DestroyBeforeCreate, acctest.Planned("libvirt_cloudinit_iso.meta", acctest.Noop)),
 			},
 		},
 	})
@@ -211,35 +198,30 @@ resource "libvirt_cloudinit_iso" "wo" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nullWO := []statecheck.StateCheck{
-		stateIs(res, "user_data_wo", nil),
-		stateIs(res, "network_config_wo", nil),
-		stateIs(res, "vendor_data_wo", nil),
-		stateIs(res, "user_data", nil),
-		stateIs(res, "network_config", nil),
-		stateIs(res, "vendor_data", nil),
-	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	nullWO := acctest.State(res,
+		"user_data_wo", nil,
+		"network_config_wo", nil,
+		"vendor_data_wo", nil,
+		"user_data", nil,
+		"network_config", nil,
+		"vendor_data", nil,
+	)
+	acctest.Run(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		CheckDestroy:           acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config: config(1, 1),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(res, plancheck.ResourceActionCreate),
-						plancheck.ExpectUnknownValue(res, tfjsonpath.New("sha256")),
-						plancheck.ExpectKnownValue(res, tfjsonpath.New("meta_data"), knownvalue.StringExact(want(1)["meta-data"])),
+						acctest.Planned(res, acctest.Create),
+						acctest.PlanUnknown(res, "sha256"),
+						acctest.PlanIs(res, "meta_data", want(1)["meta-data"]),
 						noTraceInPlan(secret(1)),
 					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), noTraceInPlan(secret(1))},
+					PostApplyPostRefresh: []plancheck.PlanCheck{acctest.NoChange(), noTraceInPlan(secret(1))},
 				},
-				ConfigStateChecks: append([]statecheck.StateCheck{
-					stateIs(res, "sha256", sum1),
-					stateIs(res, "contents_wo_version", int64(1)),
-				}, nullWO...),
+				ConfigStateChecks: append(acctest.State(res, "sha256", sum1, "contents_wo_version", 1), nullWO...),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					noTraceInState(secret(1)),
 					noTraceInState("wo-vendor-3d9a"),
@@ -248,22 +230,17 @@ resource "libvirt_cloudinit_iso" "wo" {
 			},
 			{
 				// New write-only contents, same version: Terraform cannot see the change.
-				Config: config(2, 1),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: checkSeed(t, res, acctest.Pool(), name, want(1)),
+				Config:           config(2, 1),
+				ConfigPlanChecks: acctest.Before(acctest.NoChange()),
+				Check:            checkSeed(t, res, acctest.Pool(), name, want(1)),
 			},
 			{
 				Config: config(2, 2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(res, plancheck.ResourceActionDestroyBeforeCreate),
-						plancheck.ExpectUnknownValue(res, tfjsonpath.New("sha256")),
-						noTraceInPlan(secret(2)),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				ConfigPlanChecks: acctest.Plans(
+					acctest.Planned(res, acctest.DestroyBeforeCreate),
+					acctest.PlanUnknown(res, "sha256"),
+					noTraceInPlan(secret(2)),
+				),
 				ConfigStateChecks: nullWO,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					noTraceInState(secret(2)),

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -27,10 +26,6 @@ var (
 // machine made of a qcow2 overlay, a NoCloud seed, a DHCP reservation and a domain, all
 // named by the rules of internal/capi. Its create, delete and read are
 // internal/workflow's (machine*.go); this file translates.
-func NewClusterMachineResource() resource.Resource {
-	return &clusterMachineResource{resourceBase{typeName: "cluster_machine"}}
-}
-
 type clusterMachineResource struct {
 	resourceBase
 }
@@ -46,32 +41,30 @@ const (
 )
 
 type clusterMachineModel struct {
-	ID           types.String   `tfsdk:"id"`
-	Namespace    types.String   `tfsdk:"namespace"`
-	Name         types.String   `tfsdk:"name"`
-	UID          types.String   `tfsdk:"uid"`
-	Network      types.String   `tfsdk:"network"`
-	BasePool     types.String   `tfsdk:"base_pool"`
-	DomainPool   types.String   `tfsdk:"domain_pool"`
-	Image        types.String   `tfsdk:"image"`
-	VCPU         types.Int64    `tfsdk:"vcpu"`
-	MemoryMiB    types.Int64    `tfsdk:"memory_mib"`
-	DiskGiB      types.Int64    `tfsdk:"disk_gib"`
-	UserData     types.String   `tfsdk:"user_data"`
-	Running      types.Bool     `tfsdk:"running"`
-	LeaseTimeout types.String   `tfsdk:"lease_timeout"`
-	ProviderID   types.String   `tfsdk:"provider_id"`
-	DomainName   types.String   `tfsdk:"domain_name"`
-	MAC          types.String   `tfsdk:"mac"`
-	IP           types.String   `tfsdk:"ip"`
-	Addresses    types.List     `tfsdk:"addresses"`
-	MaxVCPU      types.Int64    `tfsdk:"max_vcpu"`
-	MaxMemoryMiB types.Int64    `tfsdk:"max_memory_mib"`
-	UpdateMethod types.String   `tfsdk:"update_method"`
-	Timeouts     timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID           types.String `tfsdk:"id"`
+	Namespace    types.String `tfsdk:"namespace"`
+	Name         types.String `tfsdk:"name"`
+	UID          types.String `tfsdk:"uid"`
+	Network      types.String `tfsdk:"network"`
+	BasePool     types.String `tfsdk:"base_pool"`
+	DomainPool   types.String `tfsdk:"domain_pool"`
+	Image        types.String `tfsdk:"image"`
+	VCPU         types.Int64  `tfsdk:"vcpu"`
+	MemoryMiB    types.Int64  `tfsdk:"memory_mib"`
+	DiskGiB      types.Int64  `tfsdk:"disk_gib"`
+	UserData     types.String `tfsdk:"user_data"`
+	Running      types.Bool   `tfsdk:"running"`
+	LeaseTimeout types.String `tfsdk:"lease_timeout"`
+	ProviderID   types.String `tfsdk:"provider_id"`
+	DomainName   types.String `tfsdk:"domain_name"`
+	MAC          types.String `tfsdk:"mac"`
+	IP           types.String `tfsdk:"ip"`
+	Addresses    types.List   `tfsdk:"addresses"`
+	MaxVCPU      types.Int64  `tfsdk:"max_vcpu"`
+	MaxMemoryMiB types.Int64  `tfsdk:"max_memory_mib"`
+	UpdateMethod types.String `tfsdk:"update_method"`
 }
-
-func (m *clusterMachineModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 // machineWhat names a machine in messages: by its namespace and name while it is made,
 // by its domain afterwards.

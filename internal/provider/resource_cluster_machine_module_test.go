@@ -13,11 +13,8 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -142,7 +139,7 @@ func TestAccClusterMachine_module(t *testing.T) {
 			{
 				ProtoV6ProviderFactories: pf,
 				ConfigDirectory:          cmConfigDir(t, config(1, 1)),
-				ConfigPlanChecks:         emptyAfterApply,
+				ConfigPlanChecks:         acctest.Plans(),
 				ConfigStateChecks: []statecheck.StateCheck{cmCheck(func(s *tfjson.State) error {
 					names, err := outputList(s, "names")
 					if err != nil {
@@ -154,12 +151,12 @@ func TestAccClusterMachine_module(t *testing.T) {
 					if len(names) != 3 || len(domains) != 3 || len(ips) != 3 || len(pids) != 3 {
 						return fmt.Errorf("outputs: names %v, domain_names %v, ips %v, provider_ids %v", names, domains, ips, pids)
 					}
-					leases, err := domAccLeases(t, network.Name)
+					leases, err := acctest.Leases(t, network.Name)
 					if err != nil {
 						return err
 					}
 					c := acctest.Client(t)
-					ctx := domAccCtx(t)
+					ctx := acctest.Ctx(t)
 					var errs []error
 					seenIP := map[string]bool{}
 					for i, m := range machines {
@@ -168,7 +165,7 @@ func TestAccClusterMachine_module(t *testing.T) {
 							errs = append(errs, fmt.Errorf("address %s reserved twice", ips[i]))
 						}
 						seenIP[ips[i]] = true
-						live, err := domAccInspect(t, m.domain)
+						live, err := acctest.InspectDomain(t, m.domain)
 						if err != nil {
 							return err
 						}
@@ -182,20 +179,17 @@ func TestAccClusterMachine_module(t *testing.T) {
 				// vcpu 1 -> 2 within the 2x headroom: live, no restart; disk 1 -> 2 GiB online.
 				ProtoV6ProviderFactories: pf,
 				ConfigDirectory:          step2,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(cmAddr("m-0"), plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(cmAddr("m-0"), tfjsonpath.New("update_method"), knownvalue.StringExact("live")),
-						plancheck.ExpectKnownValue(cmAddr("m-0"), tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(2)),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+				ConfigPlanChecks: acctest.Plans(
+					acctest.Planned(cmAddr("m-0"), acctest.Update),
+					acctest.PlanIs(cmAddr("m-0"), "update_method", "live"),
+					acctest.PlanIs(cmAddr("m-0"), "max_vcpu", 2),
+				),
 				ConfigStateChecks: []statecheck.StateCheck{cmCheck(func(*tfjson.State) error {
 					c := acctest.Client(t)
-					ctx := domAccCtx(t)
+					ctx := acctest.Ctx(t)
 					var errs []error
 					for _, m := range machines {
-						live, err := domAccInspect(t, m.domain)
+						live, err := acctest.InspectDomain(t, m.domain)
 						if err != nil {
 							return err
 						}

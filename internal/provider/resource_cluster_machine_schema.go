@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -22,12 +21,7 @@ import (
 
 var nonBlank = regexp.MustCompile(`\S`)
 
-func (r *clusterMachineResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cluster_machine"
-}
-
 func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	required := func(desc string) schema.StringAttribute {
 		return requiredReplace(desc+" Changing it replaces the machine.", stringvalidator.RegexMatches(nonBlank, "must not be empty"))
 	}
@@ -84,18 +78,8 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Default:    int64default.StaticInt64(cmDefaultDiskGiB),
 				Validators: []validator.Int64{int64validator.Between(1, 65536)},
 			},
-			"user_data": schema.StringAttribute{
-				MarkdownDescription: "Bootstrap data, written to the seed as `user-data`. Changing it replaces the machine.",
-				Optional:            true,
-				Sensitive:           true,
-				PlanModifiers:       replace,
-			},
-			"running": schema.BoolAttribute{
-				MarkdownDescription: "Whether the machine runs. Default `true`. Autostart follows it.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
-			},
+			"user_data": secretReplace("Bootstrap data, written to the seed as `user-data`. Changing it replaces the machine."),
+			"running":   optionalBool("Whether the machine runs. Default `true`. Autostart follows it.", true),
 			"lease_timeout": schema.StringAttribute{
 				MarkdownDescription: "How long create (and an update that starts the machine) waits for its DHCP lease, as a Go " +
 					"duration. Default `5m`. On timeout the apply fails and the machine stays in state (tainted).",
@@ -113,18 +97,9 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Computed:            true,
 				ElementType:         types.StringType,
 			},
-			"max_vcpu": schema.Int64Attribute{
-				MarkdownDescription: "vCPU ceiling of the domain: `vcpu` x 2 when written; growth up to it is live.",
-				Computed:            true,
-			},
-			"max_memory_mib": schema.Int64Attribute{
-				MarkdownDescription: "Memory ceiling of the domain in MiB: `memory_mib` x 2 when written; changes up to it are live.",
-				Computed:            true,
-			},
-			"update_method": schema.StringAttribute{
-				MarkdownDescription: "How the pending (in a plan) or last update reaches the domain: `none`, `live`, `restart` or `definition` (not running).",
-				Computed:            true,
-			},
+			"max_vcpu":       computedInt("vCPU ceiling of the domain: `vcpu` x 2 when written; growth up to it is live."),
+			"max_memory_mib": computedInt("Memory ceiling of the domain in MiB: `memory_mib` x 2 when written; changes up to it are live."),
+			"update_method":  computedString("How the pending (in a plan) or last update reaches the domain: `none`, `live`, `restart` or `definition` (not running)."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),

@@ -1,16 +1,9 @@
 package provider_test
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"libvirt.org/go/libvirtxml"
 
@@ -50,22 +43,21 @@ resource "libvirt_dhcp_reservation" "r" {
   ip      = %q
 }
 `, net.Name, resMAC, wanted)
-	cli := newCLI(t, config)
+	w := newCLIWork(t, config)
 	defer func() {
-		if out, err := cli.run("destroy", "-auto-approve", "-input=false"); err != nil {
-			t.Errorf("destroy: %v\n%s", err, out)
+		if out, code := w.run("destroy", "-auto-approve", "-input=false"); code != 0 {
+			t.Errorf("destroy (exit %d):\n%s", code, out)
 		}
 		if err := cmCheckGone(t, net.Name, e.pool, m); err != nil {
 			t.Error(err)
 		}
 	}()
-	out, applyErr := cli.run("apply", "-auto-approve", "-input=false")
+	out, applyCode := w.run("apply", "-auto-approve", "-input=false")
 	words := strings.Join(strings.Fields(out), " ")
 	if strings.Contains(words, "existing dhcp host entry") {
 		t.Fatalf("two host entries of one network were written at once and libvirt refused one:\n%s", out)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	machine, err := workflow.MachineReservation(ctx, acctest.Client(t), net.Name, m.mac)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +67,7 @@ resource "libvirt_dhcp_reservation" "r" {
 		t.Fatal(err)
 	}
 	switch {
-	case applyErr == nil:
+	case applyCode == 0:
 		if reservation == nil || reservation.IP != wanted.String() || machine == nil || machine.IP == wanted.String() {
 			t.Errorf("both made: reservation %v, machine %v; want the reservation on %s and the machine elsewhere", reservation, machine, wanted)
 		}
@@ -86,45 +78,6 @@ resource "libvirt_dhcp_reservation" "r" {
 		}
 		t.Logf("the machine came first: it has %s, the reservation was refused", machine.IP)
 	default:
-		t.Fatalf("apply: %v\n%s", applyErr, out)
+		t.Fatalf("apply (exit %d):\n%s", applyCode, out)
 	}
-}
-
-// cli runs the Terraform or OpenTofu CLI (TF_ACC_TERRAFORM_PATH) with the provider binary
-// on a configuration in a directory of its own.
-type cli struct {
-	path, dir string
-	env       []string
-}
-
-func newCLI(t *testing.T, config string) *cli {
-	t.Helper()
-	path := acctest.Env("TF_ACC_TERRAFORM_PATH", "")
-	if path == "" {
-		var err error
-		if path, err = exec.LookPath("terraform"); err != nil {
-			t.Fatal("no terraform: set TF_ACC_TERRAFORM_PATH")
-		}
-	}
-	c := &cli{path: path, dir: t.TempDir()}
-	writeTestFile(t, filepath.Join(c.dir, "main.tf"), config)
-	writeTestFile(t, filepath.Join(c.dir, "dev.tfrc"), fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n",
-		"kvmforge/libvirt", filepath.Dir(providerBinary(t))))
-	c.env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+filepath.Join(c.dir, "dev.tfrc"), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		"TF_REATTACH_PROVIDERS=")
-	return c
-}
-
-// run runs the CLI with args and returns what it printed.
-func (c *cli) run(args ...string) (string, error) {
-	cmd := exec.Command(c.path, args...)
-	cmd.Dir, cmd.Env = c.dir, c.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		err = fmt.Errorf("%s %s: exit %d", filepath.Base(c.path), args[0], exit.ExitCode())
-	}
-	return out.String(), err
 }

@@ -12,11 +12,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/capi"
@@ -35,7 +31,7 @@ type cmEnv struct {
 
 func cmSetup(t *testing.T) cmEnv {
 	acctest.RequireAcc(t)
-	baseKey, _ := domAccBase(t)
+	baseKey, _ := acctest.BaseImage(t)
 	e := cmEnv{network: acctest.CreateNetwork(t, true), pool: acctest.Pool(), image: filepath.Base(baseKey), namespace: acctest.RandomName("cm")}
 	cmRemoveLeftovers(t, e.pool, e.namespace)
 	return e
@@ -44,11 +40,9 @@ func cmSetup(t *testing.T) cmEnv {
 // test runs steps on libvirt_cluster_machine.test, machine m; CheckDestroy asks libvirt
 // that nothing of it is left.
 func (e cmEnv) test(t *testing.T, m cmParts, steps []resource.TestStep) {
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             func(*terraform.State) error { return cmCheckGone(t, e.network.Name, e.pool, m) },
-		Steps:                    steps,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error { return cmCheckGone(t, e.network.Name, e.pool, m) },
+		Steps:        steps,
 	})
 }
 
@@ -91,8 +85,7 @@ func cmCheckGone(t *testing.T, network, pool string, machines ...cmParts) error 
 	}
 	errs := []error{acctest.CheckGone(objects)(nil)}
 	c := acctest.Client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	for _, m := range machines {
 		h, err := workflow.MachineReservation(ctx, c, network, m.mac)
 		switch {
@@ -205,9 +198,7 @@ func TestAccClusterMachine_rollback(t *testing.T) {
 	missing := e
 	missing.image = "tfacc-no-such-image.qcow2"
 	re := func(s string) string { return strings.Join(strings.Fields(s), `\s+`) }
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(*terraform.State) error {
 			return errors.Join(cmCheckGone(t, active.Name, pool, noImage), cmCheckGone(t, inactive.Name, pool, noStart))
 		},
@@ -253,31 +244,31 @@ func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 	e.test(t, m, []resource.TestStep{
 		{
 			Config:           config(1),
-			ConfigPlanChecks: emptyAfterApply,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("id"), knownvalue.StringExact(uid)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("provider_id"), knownvalue.StringExact(capi.ProviderID(uid))),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("domain_name"), knownvalue.StringExact(m.domain)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("mac"), knownvalue.StringExact(m.mac)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(2)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("max_memory_mib"), knownvalue.Int64Exact(512)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("running"), knownvalue.Bool(true)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("addresses"), knownvalue.ListSizeExact(1)),
-			},
+			ConfigPlanChecks: acctest.Plans(),
+			ConfigStateChecks: acctest.State(res,
+				"id", uid,
+				"provider_id", capi.ProviderID(uid),
+				"domain_name", m.domain,
+				"mac", m.mac,
+				"max_vcpu", 2,
+				"max_memory_mib", 512,
+				"running", true,
+				"addresses", acctest.ListSize(1),
+			),
 			Check: func(s *terraform.State) error {
 				a := s.RootModule().Resources[res].Primary.Attributes
 				ip = a["ip"]
 				if a["addresses.0"] != ip || ip == "" {
 					return fmt.Errorf("ip %q, addresses %q: want the reserved address leased", ip, a["addresses.0"])
 				}
-				leases, err := domAccLeases(t, network.Name)
+				leases, err := acctest.Leases(t, network.Name)
 				if err != nil {
 					return err
 				}
-				if err := cmCheckMachine(domAccCtx(t), acctest.Client(t), network, pool, image, m, "solo", a["domain_name"], ip, a["provider_id"], leases); err != nil {
+				if err := cmCheckMachine(acctest.Ctx(t), acctest.Client(t), network, pool, image, m, "solo", a["domain_name"], ip, a["provider_id"], leases); err != nil {
 					return err
 				}
-				live, err := domAccInspect(t, m.domain)
+				live, err := acctest.InspectDomain(t, m.domain)
 				if err != nil {
 					return err
 				}
@@ -300,18 +291,15 @@ func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"timeouts", "lease_timeout"},
 		},
 		{
-			PreConfig: func() { domAccUndefine(t, m.domain) },
-			Config:    config(1),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(res, plancheck.ResourceActionCreate)},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
+			PreConfig:        func() { acctest.UndefineDomain(t, m.domain) },
+			Config:           config(1),
+			ConfigPlanChecks: acctest.Plans(acctest.Planned(res, acctest.Create)),
 			Check: func(s *terraform.State) error {
 				a := s.RootModule().Resources[res].Primary.Attributes
 				if a["ip"] != ip || a["id"] != uid {
 					return fmt.Errorf("made again with ip %s id %s, want %s %s", a["ip"], a["id"], ip, uid)
 				}
-				live, err := domAccInspect(t, m.domain)
+				live, err := acctest.InspectDomain(t, m.domain)
 				if err != nil {
 					return err
 				}
@@ -321,20 +309,17 @@ func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 		},
 		{
 			Config: config(3),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(res, tfjsonpath.New("update_method"), knownvalue.StringExact("restart")),
-					plancheck.ExpectKnownValue(res, tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(6)),
-				},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("vcpu"), knownvalue.Int64Exact(3)),
-				statecheck.ExpectKnownValue(res, tfjsonpath.New("running"), knownvalue.Bool(true)),
-			},
+			ConfigPlanChecks: acctest.Plans(
+				acctest.Planned(res, acctest.Update),
+				acctest.PlanIs(res, "update_method", "restart"),
+				acctest.PlanIs(res, "max_vcpu", 6),
+			),
+			ConfigStateChecks: acctest.State(res,
+				"vcpu", 3,
+				"running", true,
+			),
 			Check: func(*terraform.State) error {
-				live, err := domAccInspect(t, m.domain)
+				live, err := acctest.InspectDomain(t, m.domain)
 				if err != nil {
 					return err
 				}
@@ -357,7 +342,7 @@ func cmRefreshIsQuick(t *testing.T, uid, namespace, network, pool, wantIP string
 	c := acctest.Client(t)
 	for i := range 3 {
 		start := time.Now()
-		ip, addrs, err := provider.RefreshClusterMachineForTest(domAccCtx(t), c, uid, namespace, "solo", network, pool)
+		ip, addrs, err := provider.RefreshClusterMachineForTest(acctest.Ctx(t), c, uid, namespace, "solo", network, pool)
 		took := time.Since(start)
 		if err != nil {
 			return err

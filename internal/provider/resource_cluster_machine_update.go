@@ -57,13 +57,7 @@ func (r *clusterMachineResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if d := req.Plan.Get(ctx, &plan); d.HasError() {
 		return
 	}
-	var state *clusterMachineModel
-	if !req.State.Raw.IsNull() {
-		var s clusterMachineModel
-		if d := req.State.Get(ctx, &s); !d.HasError() {
-			state = &s
-		}
-	}
+	state, _ := priorState[clusterMachineModel](ctx, req.State) // one that does not decode plans as a create
 	if known(plan.Namespace) && known(plan.Name) {
 		dn := capi.DomainName(plan.Namespace.ValueString(), plan.Name.ValueString())
 		plan.DomainName = types.StringValue(dn)

@@ -23,22 +23,17 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
-// NewDHCPReservationResource is libvirt_dhcp_reservation.
-func NewDHCPReservationResource() resource.Resource {
-	return &dhcpReservationResource{resourceBase{typeName: "dhcp_reservation"}}
-}
-
 type dhcpReservationResource struct {
 	resourceBase
 }
 
 type dhcpReservationModel struct {
-	ID       types.String   `tfsdk:"id"`
-	Network  types.String   `tfsdk:"network"`
-	MAC      types.String   `tfsdk:"mac"`
-	IP       types.String   `tfsdk:"ip"`
-	Hostname types.String   `tfsdk:"hostname"`
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID       types.String `tfsdk:"id"`
+	Network  types.String `tfsdk:"network"`
+	MAC      types.String `tfsdk:"mac"`
+	IP       types.String `tfsdk:"ip"`
+	Hostname types.String `tfsdk:"hostname"`
 }
 
 func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -59,19 +54,13 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 				Required:   true,
 				Validators: []validator.String{validators.IPv4()},
 			},
-			"hostname": schema.StringAttribute{
-				MarkdownDescription: "Host name dnsmasq hands out with the lease (and resolves on the network).",
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`), "must be a host name label: letters, digits and '-', at most 63 characters")},
-			},
+			"hostname": optionalString("Host name dnsmasq hands out with the lease (and resolves on the network).", stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`), "must be a host name label: letters, digits and '-', at most 63 characters")),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
 	}
 }
-
-func (m *dhcpReservationModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (m *dhcpReservationModel) host() netaddr.DHCPHost {
 	return netaddr.DHCPHost{MAC: strings.ToLower(m.MAC.ValueString()), IP: m.IP.ValueString(), Name: m.Hostname.ValueString()}
@@ -95,16 +84,12 @@ func (r *dhcpReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	if d := req.Plan.Get(ctx, &plan); d.HasError() || !known(plan.Network) || !known(plan.MAC) || !known(plan.IP) {
 		return
 	}
-	var state *dhcpReservationModel
-	if !req.State.Raw.IsNull() {
-		var s dhcpReservationModel
-		if d := req.State.Get(ctx, &s); d.HasError() {
-			return
-		}
-		if s.Network.Equal(plan.Network) && s.MAC.Equal(plan.MAC) && s.IP.Equal(plan.IP) {
-			return // the entry stays as it is
-		}
-		state = &s
+	state, d := priorState[dhcpReservationModel](ctx, req.State)
+	if d.HasError() {
+		return
+	}
+	if state != nil && state.Network.Equal(plan.Network) && state.MAC.Equal(plan.MAC) && state.IP.Equal(plan.IP) {
+		return // the entry stays as it is
 	}
 	net, err := r.client.ReadNetworkDHCP(ctx, plan.Network.ValueString())
 	if err != nil {

@@ -1,19 +1,13 @@
 package provider_test
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -39,8 +33,7 @@ resource "libvirt_dhcp_reservation" "r" {
 // live, and compares them with want (nil: no entry for mac).
 func checkHost(t *testing.T, network, mac string, want *netaddr.DHCPHost) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
+		ctx := acctest.Ctx(t)
 		n, err := acctest.Client(t).ReadNetworkDHCP(ctx, network)
 		if err != nil {
 			return err
@@ -72,12 +65,10 @@ func TestAccDHCPReservation_live(t *testing.T) {
 	mac := "52:54:00:aa:bb:01"
 	reservationTest(t, net.Name, mac, []resource.TestStep{
 		{
-			Config: reservationConfig(net.Name, mac, net.Addr(10), "web"),
-			Check:  checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(10), Name: "web"}),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("libvirt_dhcp_reservation.r", tfjsonpath.New("id"), knownvalue.StringExact(net.Name+"/"+mac)),
-			},
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Config:            reservationConfig(net.Name, mac, net.Addr(10), "web"),
+			Check:             checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(10), Name: "web"}),
+			ConfigStateChecks: acctest.State("libvirt_dhcp_reservation.r", "id", net.Name+"/"+mac),
+			ConfigPlanChecks:  acctest.Plans(),
 		},
 		{
 			ResourceName:            "libvirt_dhcp_reservation.r",
@@ -88,23 +79,18 @@ func TestAccDHCPReservation_live(t *testing.T) {
 		},
 		{
 			// ip and hostname change in place, live and persistently.
-			Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionUpdate)},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
-			Check: checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+			Config:           reservationConfig(net.Name, mac, net.Addr(11), ""),
+			ConfigPlanChecks: acctest.Plans(acctest.Planned("libvirt_dhcp_reservation.r", acctest.Update)),
+			Check:            checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
 		},
 		{
 			// Removed out of band: the next plan puts it back.
 			PreConfig: func() {
 				acctest.ChangeDHCPHost(t, net.Name, netaddr.Delete, netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)})
 			},
-			Config: reservationConfig(net.Name, mac, net.Addr(11), ""),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_dhcp_reservation.r", plancheck.ResourceActionCreate)},
-			},
-			Check: checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
+			Config:           reservationConfig(net.Name, mac, net.Addr(11), ""),
+			ConfigPlanChecks: acctest.Before(acctest.Planned("libvirt_dhcp_reservation.r", acctest.Create)),
+			Check:            checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(11)}),
 		},
 	})
 }
@@ -117,7 +103,7 @@ func TestAccDHCPReservation_inactiveNetwork(t *testing.T) {
 	reservationTest(t, net.Name, mac, []resource.TestStep{{
 		Config:           reservationConfig(net.Name, mac, net.Addr(20), "db"),
 		Check:            checkHost(t, net.Name, mac, &netaddr.DHCPHost{MAC: mac, IP: net.Addr(20), Name: "db"}),
-		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ConfigPlanChecks: acctest.Plans(),
 	}})
 }
 
@@ -138,8 +124,7 @@ func TestAccDHCPReservation_badInput(t *testing.T) {
 }
 
 func TestDHCPReservation_validation(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.RunUnit(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{Config: reservationConfig("default", "52:54:00:zz:00:01", "10.0.0.5", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)mac.*six colon-separated hex pairs`)},
 			{Config: reservationConfig("default", "52:54:00:AA:00:01", "10.0.0.5", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Upper-case MAC address.*52:54:00:aa:00:01`)},
@@ -165,16 +150,15 @@ func TestAccDHCPReservation_ipv6First(t *testing.T) {
 	reservationTest(t, name, mac, []resource.TestStep{{
 		Config:           reservationConfig(name, mac, "10.199.42.10", "v4"),
 		Check:            checkHost(t, name, mac, &netaddr.DHCPHost{MAC: mac, IP: "10.199.42.10", Name: "v4"}),
-		ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ConfigPlanChecks: acctest.Plans(),
 	}})
 }
 
 // reservationTest runs steps on libvirt_dhcp_reservation.r for mac on network;
 // CheckDestroy asks libvirt that the entry is gone.
 func reservationTest(t *testing.T, network, mac string, steps []resource.TestStep) {
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             checkHost(t, network, mac, nil),
-		Steps:                    steps,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: checkHost(t, network, mac, nil),
+		Steps:        steps,
 	})
 }

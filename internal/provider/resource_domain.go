@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -20,9 +19,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
-
-// NewDomainResource is the libvirt_domain resource.
-func NewDomainResource() resource.Resource { return &domainResource{resourceBase{typeName: "domain"}} }
 
 type domainResource struct {
 	resourceBase
@@ -38,6 +34,7 @@ const (
 // domainModel is libvirt_domain: its identity, power and lifecycle here, and one
 // embedded model per family (domain_family.go).
 type domainModel struct {
+	withTimeouts
 	ID        types.String `tfsdk:"id"`
 	Name      types.String `tfsdk:"name"`
 	UUID      types.String `tfsdk:"uuid"`
@@ -55,10 +52,7 @@ type domainModel struct {
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`
 	UpdateMethod types.String   `tfsdk:"update_method"`
-	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
-
-func (m *domainModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 type shutdownModel struct {
 	Timeout types.String `tfsdk:"timeout"`

@@ -6,13 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -23,9 +18,9 @@ import (
 func TestAccDomain_importDefinedAndGone(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("dom")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	uuid := "6b1c3a5e-0d4f-4c2a-9e1b-" + fmt.Sprintf("%012x", time.Now().UnixNano()&0xffffffffffff)
-	domAccDefine(t, fmt.Sprintf(`<domain type='qemu'>
+	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
   <name>%s</name>
   <uuid>%s</uuid>
   <memory unit='MiB'>128</memory>
@@ -74,10 +69,8 @@ data "libvirt_domain" "test" {
   uuid = libvirt_domain.test.uuid
 }
 `
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
 				Config:             config,
@@ -94,43 +87,42 @@ data "libvirt_domain" "test" {
 			},
 			{
 				Config:           config,
-				ConfigPlanChecks: acctest.Plans(plancheck.ExpectEmptyPlan()),
+				ConfigPlanChecks: acctest.Plans(acctest.NoChange()),
 			},
 			{
 				Config:           withData,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("name"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("vcpu"), knownvalue.Int64Exact(1)),
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(128)),
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("console_url"), knownvalue.StringExact("")),
-					statecheck.CompareValuePairs("data.libvirt_domain.test", tfjsonpath.New("id"), domRes, tfjsonpath.New("id"), compare.ValuesSame()),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: append(acctest.State("data.libvirt_domain.test",
+					"name", name,
+					"state", "shutoff",
+					"vcpu", 1,
+					"memory_mib", 128,
+					"console_url", "",
+				), acctest.Same("data.libvirt_domain.test", "id", domRes, "id")),
 			},
 			{
 				// The same disk by its volume key (a dir pool's key is its path): nothing
 				// changes in the domain; the reference is recorded and reads back as written.
 				Config:           strings.Replace(config, "path = ", "volume_id = ", 1),
 				ConfigPlanChecks: acctest.Updates(domRes, "none"),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("volume_id"), knownvalue.StringExact(disk)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("path"), knownvalue.Null()),
-				},
+				ConfigStateChecks: acctest.State(domRes,
+					"disk.0.volume_id", disk,
+					"disk.0.path", nil,
+				),
 			},
 			{
 				// A stopped domain: the definition is rewritten, nothing starts.
 				Config: cfg(2, true, `cpu_mode = "host-model"
   uuid     = "`+strings.ToUpper(uuid)+`"`),
 				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("autostart"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("cpu_mode"), knownvalue.StringExact("host-model")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("uuid"), knownvalue.StringExact(strings.ToUpper(uuid))),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
-				},
+				ConfigStateChecks: acctest.State(domRes,
+					"autostart", true,
+					"cpu_mode", "host-model",
+					"uuid", strings.ToUpper(uuid),
+					"state", "shutoff",
+				),
 				Check: func(*terraform.State) error {
-					live, err := domAccInspect(t, name)
+					live, err := acctest.InspectDomain(t, name)
 					if err != nil {
 						return err
 					}
@@ -145,9 +137,9 @@ data "libvirt_domain" "test" {
 				},
 			},
 			{
-				PreConfig:        func() { domAccUndefine(t, name) },
+				PreConfig:        func() { acctest.UndefineDomain(t, name) },
 				Config:           config,
-				ConfigPlanChecks: acctest.Does(domRes, plancheck.ResourceActionCreate),
+				ConfigPlanChecks: acctest.Does(domRes, acctest.Create),
 			},
 		},
 	})

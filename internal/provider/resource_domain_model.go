@@ -89,7 +89,7 @@ func fromSpec(s domainxml.Spec, prior *domainModel) *domainModel {
 	}
 	m := &domainModel{
 		ID: types.StringValue(s.UUID), Name: types.StringValue(s.Name), UUID: types.StringValue(s.UUID), Type: types.StringValue(s.Type),
-		Shutdown: prior.Shutdown, UpdateMethod: prior.UpdateMethod, Timeouts: prior.Timeouts,
+		Shutdown: prior.Shutdown, UpdateMethod: prior.UpdateMethod, withTimeouts: prior.withTimeouts,
 	}
 	if known(prior.UUID) && strings.EqualFold(prior.UUID.ValueString(), s.UUID) {
 		m.UUID = prior.UUID // as the user wrote it (libvirt prints lower case)

@@ -32,13 +32,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if d := req.Plan.Get(ctx, &plan); d.HasError() {
 		return // e.g. blocks from an unknown for_each: nothing to fill in yet
 	}
-	var state *domainModel
-	if !req.State.Raw.IsNull() {
-		var s domainModel
-		if d := req.State.Get(ctx, &s); !d.HasError() {
-			state = &s
-		}
-	}
+	state, _ := priorState[domainModel](ctx, req.State) // one that does not decode plans as a create
 
 	planDiskDefaults(&plan, state)
 	if plan.CPUModel.IsUnknown() && state != nil && plan.CPUMode.Equal(state.CPUMode) {

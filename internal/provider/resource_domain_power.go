@@ -11,10 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -34,30 +31,22 @@ const (
 
 const defaultPowerTimeout = "2m"
 
-// NewDomainPowerResource is libvirt_domain_power.
-func NewDomainPowerResource() resource.Resource {
-	return &domainPowerResource{resourceBase{typeName: "domain_power"}}
-}
-
 type domainPowerResource struct {
 	resourceBase
 }
 
 type domainPowerModel struct {
-	ID       types.String   `tfsdk:"id"`
-	DomainID types.String   `tfsdk:"domain_id"`
-	Action   types.String   `tfsdk:"action"`
-	Triggers types.Map      `tfsdk:"triggers"`
-	Timeout  types.String   `tfsdk:"timeout"`
-	Domain   types.String   `tfsdk:"domain_name"`
-	State    types.String   `tfsdk:"domain_state"`
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID       types.String `tfsdk:"id"`
+	DomainID types.String `tfsdk:"domain_id"`
+	Action   types.String `tfsdk:"action"`
+	Triggers types.Map    `tfsdk:"triggers"`
+	Timeout  types.String `tfsdk:"timeout"`
+	Domain   types.String `tfsdk:"domain_name"`
+	State    types.String `tfsdk:"domain_state"`
 }
 
-func (m *domainPowerModel) readTimeouts() timeouts.Value { return m.Timeouts }
-
 func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A power operation performed once on a domain when this resource is created: `reboot`, `reset`, " +
 			"`shutdown`, `start` or `destroy`. Changing `triggers` (or `domain_id` / `action`) replaces the resource, " +
@@ -66,30 +55,15 @@ func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaReque
 			"whether it runs. A `shutdown` or `destroy` done here is undone by the next apply of a `libvirt_domain` with " +
 			"`running = true` (it starts the domain again), and a `start` by one with `running = false`.",
 		Attributes: map[string]schema.Attribute{
-			"id": idAttribute("`<domain uuid>/<action>`."),
-			"domain_id": schema.StringAttribute{
-				MarkdownDescription: "The domain: its uuid (`libvirt_domain.id`) or name. Changing it performs the action on the new domain.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"action": schema.StringAttribute{
-				MarkdownDescription: "What to do: `reboot` (graceful: guest agent or ACPI, as libvirt chooses; then waits up to " +
-					"`timeout` for the domain to run again), `reset` (the reset button, immediate), `shutdown` (graceful " +
-					"request, then waits up to `timeout` for the domain to be shut off; a guest that does not stop is an " +
-					"error, it is never forced off), `start`, `destroy` (immediate forced power-off). Changing it performs " +
-					"the new action.",
-				Required:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{stringvalidator.OneOf(powerReboot, powerReset, powerShutdown, powerStart, powerDestroy)},
-			},
-			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary values; any change replaces the resource and so performs the action again " +
-					"(e.g. `{ config = sha256(local.config) }`).",
-				ElementType:   types.StringType,
-				Optional:      true,
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			},
+			"id":        idAttribute("`<domain uuid>/<action>`."),
+			"domain_id": requiredReplace("The domain: its uuid (`libvirt_domain.id`) or name. Changing it performs the action on the new domain.", stringvalidator.LengthAtLeast(1)),
+			"action": requiredReplace("What to do: `reboot` (graceful: guest agent or ACPI, as libvirt chooses; then waits up to "+
+				"`timeout` for the domain to run again), `reset` (the reset button, immediate), `shutdown` (graceful "+
+				"request, then waits up to `timeout` for the domain to be shut off; a guest that does not stop is an "+
+				"error, it is never forced off), `start`, `destroy` (immediate forced power-off). Changing it performs "+
+				"the new action.", stringvalidator.OneOf(powerReboot, powerReset, powerShutdown, powerStart, powerDestroy)),
+			"triggers": triggersAttribute("Arbitrary values; any change replaces the resource and so performs the action again " +
+				"(e.g. `{ config = sha256(local.config) }`)."),
 			"timeout": schema.StringAttribute{
 				MarkdownDescription: "How long `reboot` and `shutdown` wait for the guest (a Go duration, default `2m`). " +
 					"Changing it does not perform the action again.",

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -33,7 +31,7 @@ func powerConfig(action, timeout, trigger string) string {
 
 // leaseExpiry is the newest expiry of the DHCP leases of mac on network.
 func leaseExpiry(t *testing.T, network, mac string) (time.Time, error) {
-	leases, err := domAccLeases(t, network)
+	leases, err := acctest.Leases(t, network)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -56,8 +54,8 @@ func leaseExpiry(t *testing.T, network, mac string) (time.Time, error) {
 func TestAccDomainPower_reboot(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("pow")
-	disk := domAccOverlay(t, name+".qcow2")
-	seed := domAccSeed(t, name+"-seed.iso", strings.ReplaceAll(name, "tfacc-", "tfaccvm-"))
+	disk := acctest.Overlay(t, name+".qcow2")
+	seed := acctest.Seed(t, name+"-seed.iso", strings.ReplaceAll(name, "tfacc-", "tfaccvm-"))
 	network := acctest.Network()
 	dom := acctest.ProviderBlock("") + powerDomainConfig(name, disk, seed, network, true)
 
@@ -85,7 +83,7 @@ func TestAccDomainPower_reboot(t *testing.T) {
 		}
 	}
 	running := func(s *terraform.State) error {
-		live, err := domAccInspect(t, name)
+		live, err := acctest.InspectDomain(t, name)
 		if err != nil {
 			return err
 		}
@@ -94,46 +92,42 @@ func TestAccDomainPower_reboot(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
 				Config:           dom,
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 				Check:            record,
 			},
 			{
 				PreConfig:        func() { time.Sleep(2 * time.Second) }, // the expiry has a resolution of seconds
 				Config:           dom + powerConfig("reboot", "2m", "1"),
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(powerRes, "domain_state", "running"),
-					stateIs(powerRes, "domain_name", name),
-					stateIs(powerRes, "id", regexp.MustCompile(`^[0-9a-f-]{36}/reboot$`)),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(powerRes,
+					"domain_state", "running",
+					"domain_name", name,
+					"id", regexp.MustCompile(`^[0-9a-f-]{36}/reboot$`),
+				),
 				Check: resource.ComposeTestCheckFunc(running, renewed),
 			},
 			{
 				// A changed timeout is an in-place update: no new reboot.
 				Config:           dom + powerConfig("reboot", "3m", "1"),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{powerRes: plancheck.ResourceActionUpdate}),
+				ConfigPlanChecks: acctest.Does(powerRes, acctest.Update),
 			},
 			{
 				PreConfig:        func() { time.Sleep(2 * time.Second) },
 				Config:           dom + powerConfig("reboot", "3m", "2"),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{powerRes: plancheck.ResourceActionDestroyBeforeCreate}),
+				ConfigPlanChecks: acctest.Does(powerRes, acctest.DestroyBeforeCreate),
 				Check:            resource.ComposeTestCheckFunc(running, renewed),
 			},
 			{
 				// destroy forces it off; the domain (running = true) then plans to start it.
-				Config: dom + powerConfig("destroy", "2m", "3"),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(powerRes, "domain_state", "shutoff"),
-				},
+				Config:            dom + powerConfig("destroy", "2m", "3"),
+				ConfigStateChecks: acctest.State(powerRes, "domain_state", "shutoff"),
 				Check: func(*terraform.State) error {
-					if live, err := domAccInspect(t, name); err != nil || live.Active {
+					if live, err := acctest.InspectDomain(t, name); err != nil || live.Active {
 						return fmt.Errorf("domain %s still running after destroy (err %v)", name, err)
 					}
 					return nil
@@ -150,7 +144,7 @@ func TestAccDomainPower_reboot(t *testing.T) {
 func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("pow")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	network := acctest.Network()
 	dom := acctest.ProviderBlock("") + resourceHCL("libvirt_cloudinit_iso", "seed", attr("name", name+"-seed.iso"),
 		attr("pool", acctest.Pool()), attr("instance_id", name), attr("hostname", strings.ReplaceAll(name, "tfacc-", "tfaccvm-")),
@@ -158,7 +152,7 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 		powerDomainConfig(name, disk, hcl("libvirt_cloudinit_iso.seed.id"), network, false)
 
 	stillRunning := func() {
-		live, err := domAccInspect(t, name)
+		live, err := acctest.InspectDomain(t, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,9 +160,7 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 			t.Fatalf("domain %s was stopped: a graceful shutdown must never force it off", name)
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + name: acctest.DomainLookup(name),
 			"seed":           acctest.VolumeLookup(acctest.Pool(), name+"-seed.iso"),
@@ -176,7 +168,7 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           dom,
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				// The user-data script runs right after the lease: give it a moment.
@@ -187,7 +179,7 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 			{
 				PreConfig:        stillRunning,
 				Config:           dom,
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 		},
 	})
@@ -196,8 +188,7 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 func TestAccDomainPower_missingDomain(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("pow")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config:      acctest.ProviderBlock("") + resourceHCL("libvirt_domain_power", "p", attr("domain_id", name), attr("action", "start")),
 			ExpectError: acctest.ErrorText(fmt.Sprintf("domain %q does not exist", name)),

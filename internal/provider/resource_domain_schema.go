@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -45,13 +44,7 @@ func domainCoreAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
-		"name": schema.StringAttribute{
-			MarkdownDescription: "Domain name, unique on the host. Changing it replaces the domain.",
-			Required:            true,
-			Validators: []validator.String{stringvalidator.RegexMatches(domainNameRegexp,
-				"must be a libvirt domain name: 1 to 200 characters, starting with a letter, digit or underscore, without '/' or whitespace")},
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		},
+		"name": domainNameAttribute("Domain name, unique on the host. Changing it replaces the domain."),
 		"uuid": schema.StringAttribute{
 			MarkdownDescription: "Domain UUID. Default: chosen by libvirt. Setting a different one replaces the domain.",
 			Optional:            true,
@@ -67,19 +60,9 @@ func domainCoreAttributes() map[string]schema.Attribute {
 			Validators:    []validator.String{stringvalidator.OneOf("kvm", "qemu")},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
-		"autostart": schema.BoolAttribute{
-			MarkdownDescription: "Start the domain when libvirtd starts. Default `false`.",
-			Optional:            true,
-			Computed:            true,
-			Default:             booldefault.StaticBool(false),
-		},
-		"running": schema.BoolAttribute{
-			MarkdownDescription: "Whether the domain should be running. Default `true`. A domain stopped outside Terraform shows " +
-				"as a change back to `true`.",
-			Optional: true,
-			Computed: true,
-			Default:  booldefault.StaticBool(true),
-		},
+		"autostart": optionalBool("Start the domain when libvirtd starts. Default `false`.", false),
+		"running": optionalBool("Whether the domain should be running. Default `true`. A domain stopped outside Terraform shows "+
+			"as a change back to `true`.", true),
 		"shutdown": schema.SingleNestedAttribute{
 			MarkdownDescription: "How the domain is stopped (on destroy, `running = false` and restarts): a graceful shutdown request " +
 				"(guest agent or ACPI power button), then a forced power-off after `timeout`. Default `{ timeout = \"1m\" }`.",
@@ -97,19 +80,10 @@ func domainCoreAttributes() map[string]schema.Attribute {
 				},
 			},
 		},
-		"state": schema.StringAttribute{
-			MarkdownDescription: "The domain's state as libvirt reports it: `running`, `paused`, `shutoff`, `crashed`, ...",
-			Computed:            true,
-		},
-		"console_url": schema.StringAttribute{
-			MarkdownDescription: "URL of the graphical console of the running domain, e.g. `vnc://127.0.0.1:5900` (empty when not running or no graphics).",
-			Computed:            true,
-		},
-		"update_method": schema.StringAttribute{
-			MarkdownDescription: "How the last update was applied, and in a plan how the pending one will be: `none` (nothing in the " +
-				"domain changes), `live` (vcpu/memory within headroom, applied live and persistently, no restart), `restart` " +
-				"(definition rewritten, running domain restarted gracefully) or `definition` (definition rewritten, domain not running).",
-			Computed: true,
-		},
+		"state":       computedString("The domain's state as libvirt reports it: `running`, `paused`, `shutoff`, `crashed`, ..."),
+		"console_url": computedString("URL of the graphical console of the running domain, e.g. `vnc://127.0.0.1:5900` (empty when not running or no graphics)."),
+		"update_method": computedString("How the last update was applied, and in a plan how the pending one will be: `none` (nothing in the " +
+			"domain changes), `live` (vcpu/memory within headroom, applied live and persistently, no restart), `restart` " +
+			"(definition rewritten, running domain restarted gracefully) or `definition` (definition rewritten, domain not running)."),
 	}
 }

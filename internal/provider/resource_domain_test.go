@@ -7,13 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider"
@@ -22,9 +18,6 @@ import (
 const domRes = "libvirt_domain.test"
 
 var ipv4 = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)
-
-// emptyAfterApply is the post-apply refresh check every step makes: nothing drifts.
-var emptyAfterApply = acctest.Plans()
 
 func domAttr(s *terraform.State, name string) (string, error) {
 	r, ok := s.RootModule().Resources[domRes]
@@ -43,8 +36,8 @@ func TestAccDomain_cloudInitLiveResizeRestart(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("dom")
 	hostname := strings.ReplaceAll(name, "tfacc-", "tfaccvm-")
-	disk := domAccOverlay(t, name+".qcow2")
-	seed := domAccSeed(t, name+"-seed.iso", hostname)
+	disk := acctest.Overlay(t, name+".qcow2")
+	seed := acctest.Seed(t, name+"-seed.iso", hostname)
 	network := acctest.Network()
 
 	config := func(vcpu, maxVCPU, mem, maxMem int, source string) string {
@@ -73,30 +66,28 @@ resource "libvirt_domain" "test" {
 	}
 
 	var firstID, restartedID int32
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
 				Config:           config(1, 2, 256, 320, "lease"),
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("type"), knownvalue.StringExact("qemu")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(0).AtMapKey("mac"), knownvalue.StringRegexp(regexp.MustCompile(`^52:54:00:`))),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(0).AtMapKey("addresses"), knownvalue.ListSizeExact(1)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("target"), knownvalue.StringExact("vda")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("format"), knownvalue.StringExact("qcow2")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("machine"), knownvalue.StringRegexp(regexp.MustCompile(`^pc`))),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^vnc://127\.0\.0\.1:59\d\d$`))),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("none")),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(domRes,
+					"state", "running",
+					"type", "qemu",
+					"ip_address", ipv4,
+					"network_interface.0.mac", regexp.MustCompile(`^52:54:00:`),
+					"network_interface.0.addresses", acctest.ListSize(1),
+					"disk.0.target", "vda",
+					"disk.0.format", "qcow2",
+					"machine", regexp.MustCompile(`^pc`),
+					"console_url", regexp.MustCompile(`^vnc://127\.0\.0\.1:59\d\d$`),
+					"update_method", "none",
+				),
 				Check: func(s *terraform.State) error {
 					ip, _ := domAttr(s, "ip_address")
 					mac, _ := domAttr(s, "network_interface.0.mac")
-					leases, err := domAccLeases(t, network)
+					leases, err := acctest.Leases(t, network)
 					if err != nil {
 						return err
 					}
@@ -104,7 +95,7 @@ resource "libvirt_domain" "test" {
 					for _, l := range leases[mac] {
 						seen = append(seen, l.IP+"/"+l.Hostname)
 						if l.IP == ip && l.Hostname == hostname {
-							live, err := domAccInspect(t, name)
+							live, err := acctest.InspectDomain(t, name)
 							if err != nil {
 								return err
 							}
@@ -125,17 +116,17 @@ resource "libvirt_domain" "test" {
 			{
 				Config:           config(2, 2, 320, 320, "lease"),
 				ConfigPlanChecks: acctest.Updates(domRes, "live"),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("vcpu"), knownvalue.Int64Exact(2)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("memory_mib"), knownvalue.Int64Exact(320)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("update_method"), knownvalue.StringExact("live")),
-				},
+				ConfigStateChecks: acctest.State(domRes,
+					"vcpu", 2,
+					"memory_mib", 320,
+					"update_method", "live",
+				),
 				Check: func(*terraform.State) error {
 					// Same QEMU process; live and persistent definitions agree with state.
-					var live *domAccLive
+					var live *acctest.DomainLive
 					var err error
 					for deadline := time.Now().Add(30 * time.Second); ; {
-						if live, err = domAccInspect(t, name); err != nil {
+						if live, err = acctest.InspectDomain(t, name); err != nil {
 							return err
 						}
 						if live.Live.CurrentMemory.Value == 320*1024 || time.Now().After(deadline) {
@@ -169,16 +160,16 @@ data "libvirt_domain" "test" {
 `,
 				ConfigPlanChecks: acctest.Updates(domRes, "restart"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(3)),
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("state"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("max_vcpu"), knownvalue.Int64Exact(3)),
-					statecheck.ExpectKnownValue("data.libvirt_domain.test", tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^vnc://127\.0\.0\.1:59\d\d$`))),
-					statecheck.CompareValuePairs("data.libvirt_domain.test", tfjsonpath.New("ip_address"), domRes, tfjsonpath.New("ip_address"), compare.ValuesSame()),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
+					acctest.StateIs(domRes, "max_vcpu", 3),
+					acctest.StateIs("data.libvirt_domain.test", "state", "running"),
+					acctest.StateIs("data.libvirt_domain.test", "max_vcpu", 3),
+					acctest.StateIs("data.libvirt_domain.test", "console_url", regexp.MustCompile(`^vnc://127\.0\.0\.1:59\d\d$`)),
+					acctest.Same("data.libvirt_domain.test", "ip_address", domRes, "ip_address"),
+					acctest.StateIs(domRes, "state", "running"),
+					acctest.StateIs(domRes, "ip_address", ipv4),
 				},
 				Check: func(*terraform.State) error {
-					live, err := domAccInspect(t, name)
+					live, err := acctest.InspectDomain(t, name)
 					if err != nil {
 						return err
 					}
@@ -203,7 +194,7 @@ func domAccRefreshIsQuick(t *testing.T, name, wantIP string) error {
 	c := acctest.Client(t)
 	for i := range 3 {
 		start := time.Now()
-		ip, err := provider.RefreshDomainForTest(domAccCtx(t), c, name)
+		ip, err := provider.RefreshDomainForTest(acctest.Ctx(t), c, name)
 		took := time.Since(start)
 		if err != nil {
 			return err
@@ -226,36 +217,16 @@ func TestAccDomain_waitForIPTimeout(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("dom")
 	network := acctest.RandomName("net")
-	bridge := domAccIsolatedNetwork(t, network) // its bridge carries a second NIC
-	disk := domAccOverlay(t, name+".qcow2")
+	bridge := acctest.IsolatedNetwork(t, network) // its bridge carries a second NIC
+	disk := acctest.Overlay(t, name+".qcow2")
 	config := func(running bool, wait string) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 256
-  running    = %t
-  disk {
-    volume_id = %q
-  }
-  network_interface {
-    network = %q
-    %s
-  }
-  network_interface {
-    bridge = %q
-    model  = "e1000"
-  }
-  shutdown = {
-    timeout = "20s"
-  }
-}
-`, name, running, disk, network, wait, bridge)
+		return acctest.ProviderBlock("") + domainHCL(name, disk, attr("running", running),
+			fmt.Sprintf("network_interface {\n    network = %q\n    %s\n  }", network, wait),
+			fmt.Sprintf("network_interface {\n    bridge = %q\n    model  = \"e1000\"\n  }", bridge),
+			attr("shutdown", hcl(`{ timeout = "20s" }`)))
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
 				Config: config(true, `wait_for_ip {
@@ -268,15 +239,15 @@ resource "libvirt_domain" "test" {
 			{
 				// The failed domain is in state, tainted: the plan replaces it.
 				Config:           config(false, ""),
-				ConfigPlanChecks: acctest.Does(domRes, plancheck.ResourceActionDestroyBeforeCreate),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringExact("")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("bridge"), knownvalue.StringExact(bridge)),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("network"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("model"), knownvalue.StringExact("e1000")),
-					statecheck.ExpectKnownValue(domRes, tfjsonpath.New("network_interface").AtSliceIndex(1).AtMapKey("mac"), knownvalue.StringRegexp(regexp.MustCompile(`^52:54:00:`))),
-				},
+				ConfigPlanChecks: acctest.Does(domRes, acctest.DestroyBeforeCreate),
+				ConfigStateChecks: acctest.State(domRes,
+					"state", "shutoff",
+					"console_url", "",
+					"network_interface.1.bridge", bridge,
+					"network_interface.1.network", nil,
+					"network_interface.1.model", "e1000",
+					"network_interface.1.mac", regexp.MustCompile(`^52:54:00:`),
+				),
 			},
 		},
 	})
@@ -324,9 +295,7 @@ resource "libvirt_domain" "test" {
   }
 }
 `, name, acctest.Pool(), acctest.GuestImage(t), hostname, acctest.Network())
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + name: acctest.DomainLookup(name),
 			"volume root":    acctest.VolumeLookup(acctest.Pool(), name+"-root.qcow2"),
@@ -334,11 +303,11 @@ resource "libvirt_domain" "test" {
 		}),
 		Steps: []resource.TestStep{{
 			Config:           config,
-			ConfigPlanChecks: emptyAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("ip_address"), knownvalue.StringRegexp(ipv4)),
-				statecheck.CompareValuePairs(domRes, tfjsonpath.New("disk").AtSliceIndex(0).AtMapKey("volume_id"), "libvirt_volume.root", tfjsonpath.New("id"), compare.ValuesSame()),
-				statecheck.CompareValuePairs(domRes, tfjsonpath.New("cloudinit_id"), "libvirt_cloudinit_iso.seed", tfjsonpath.New("id"), compare.ValuesSame()),
+				acctest.StateIs(domRes, "ip_address", ipv4),
+				acctest.Same(domRes, "disk.0.volume_id", "libvirt_volume.root", "id"),
+				acctest.Same(domRes, "cloudinit_id", "libvirt_cloudinit_iso.seed", "id"),
 			},
 			Check: func(s *terraform.State) error {
 				mac, _ := domAttr(s, "network_interface.0.mac")
@@ -346,7 +315,7 @@ resource "libvirt_domain" "test" {
 				// The agent answered first; the DHCP lease follows within seconds.
 				var seen []string
 				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
-					leases, err := domAccLeases(t, acctest.Network())
+					leases, err := acctest.Leases(t, acctest.Network())
 					if err != nil {
 						return err
 					}

@@ -8,11 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -22,33 +18,13 @@ import (
 func TestAccDomain_uefi(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("dom")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	var nvram string
 	config := func(running bool, graphics string) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 256
-  running    = %t
-  firmware   = "uefi"
-  machine    = "q35"
-  qemu_agent = false
-  disk {
-    volume_id = %q
-  }
-  graphics = {
-    type = %q
-  }
-  shutdown = {
-    timeout = "5s"
-  }
-}
-`, name, running, disk, graphics)
+		return acctest.ProviderBlock("") + domainHCL(name, disk, attr("running", running), attr("firmware", "uefi"), attr("machine", "q35"),
+			attr("qemu_agent", false), attr("graphics", hcl(fmt.Sprintf("{ type = %q }", graphics))), attr("shutdown", hcl(`{ timeout = "5s" }`)))
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			err := acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)})(s)
 			if nvram == "" {
@@ -61,16 +37,16 @@ resource "libvirt_domain" "test" {
 		},
 		Steps: []resource.TestStep{{
 			Config:           config(true, "none"),
-			ConfigPlanChecks: emptyAfterApply,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("firmware"), knownvalue.StringExact("uefi")),
-				// libvirt expands q35 to pc-q35-<version>: not drift (emptyAfterApply).
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("machine"), knownvalue.StringExact("q35")),
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringExact("")),
-			},
+			ConfigPlanChecks: acctest.Plans(),
+			ConfigStateChecks: acctest.State(domRes,
+				"firmware", "uefi",
+				// libvirt expands q35 to pc-q35-<version>: not drift (acctest.Plans()).
+				"machine", "q35",
+				"state", "running",
+				"console_url", "",
+			),
 			Check: func(*terraform.State) error {
-				live, err := domAccInspect(t, name)
+				live, err := acctest.InspectDomain(t, name)
 				if err != nil {
 					return err
 				}
@@ -85,29 +61,27 @@ resource "libvirt_domain" "test" {
 			},
 		}, {
 			// Powered off behind Terraform's back: the plan starts it again.
-			PreConfig:        func() { domAccForceOff(t, name) },
-			Config:           config(true, "none"),
-			ConfigPlanChecks: acctest.Updates(domRes, "none", plancheck.ExpectKnownValue(domRes, tfjsonpath.New("running"), knownvalue.Bool(true))),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
-			},
+			PreConfig:         func() { acctest.ForceOff(t, name) },
+			Config:            config(true, "none"),
+			ConfigPlanChecks:  acctest.Updates(domRes, "none", acctest.PlanIs(domRes, "running", true)),
+			ConfigStateChecks: acctest.State(domRes, "state", "running"),
 		}, {
 			// A device change on a running domain: rewritten and restarted, as planned.
 			Config:           config(true, "spice"),
 			ConfigPlanChecks: acctest.Updates(domRes, "restart"),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("console_url"), knownvalue.StringRegexp(regexp.MustCompile(`^spice://127\.0\.0\.1:59\d\d$`))),
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("running")),
-			},
+			ConfigStateChecks: acctest.State(domRes,
+				"console_url", regexp.MustCompile(`^spice://127\.0\.0\.1:59\d\d$`),
+				"state", "running",
+			),
 		}, {
 			// running = false: shutdown request, forced off after shutdown.timeout (the
 			// firmware alone does not act on the power button).
 			Config:           config(false, "spice"),
-			ConfigPlanChecks: emptyAfterApply,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
-				statecheck.ExpectKnownValue(domRes, tfjsonpath.New("running"), knownvalue.Bool(false)),
-			},
+			ConfigPlanChecks: acctest.Plans(),
+			ConfigStateChecks: acctest.State(domRes,
+				"state", "shutoff",
+				"running", false,
+			),
 		}},
 	})
 }

@@ -14,17 +14,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
-
-// NewIgnitionResource is libvirt_ignition.
-func NewIgnitionResource() resource.Resource {
-	return &ignitionResource{blobResource[ignitionModel, *ignitionModel]{resourceBase{typeName: "ignition"}, ignitionBlob}}
-}
 
 type ignitionResource struct {
 	blobResource[ignitionModel, *ignitionModel]
@@ -32,21 +26,19 @@ type ignitionResource struct {
 
 type ignitionModel struct {
 	storedVolume
+	withTimeouts
 	Content types.String `tfsdk:"content"`
 	// ContentWO is only ever non-null in req.Config: the framework nulls it in plan and
 	// state (its zero value is null, as import leaves it).
-	ContentWO        types.String   `tfsdk:"content_wo"`
-	ContentWOVersion types.Int64    `tfsdk:"content_wo_version"`
-	SHA256           types.String   `tfsdk:"sha256"`
-	Timeouts         timeouts.Value `tfsdk:"timeouts"`
+	ContentWO        types.String `tfsdk:"content_wo"`
+	ContentWOVersion types.Int64  `tfsdk:"content_wo_version"`
+	SHA256           types.String `tfsdk:"sha256"`
 }
 
-func (m *ignitionModel) readTimeouts() timeouts.Value { return m.Timeouts }
-
-func (m *ignitionModel) what() string { return ignitionBlob.what(&m.storedVolume) }
+func (m *ignitionModel) kind() blobKind { return ignitionBlob }
+func (m *ignitionModel) what() string   { return ignitionBlob.what(&m.storedVolume) }
 
 func (r *ignitionResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "An Ignition config for Fedora CoreOS / Flatcar guests, stored byte for byte as a raw volume in a " +
 			"pool. Hand it to a domain with `libvirt_domain.ignition_id`: the domain gets it through QEMU's fw_cfg as " +
@@ -57,15 +49,9 @@ func (r *ignitionResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"name": objectNameAttribute("Volume name, unique in its pool, e.g. `node-1.ign`.", "volume name"),
 			"pool": objectNameAttribute("Storage pool to store the config in, e.g. `default`. QEMU reads the file directly, so the "+
 				"pool must be a local one (a directory pool).", "pool name"),
-			"content": schema.StringAttribute{
-				MarkdownDescription: "The Ignition config (JSON, e.g. from the `ct` / Butane provider or `jsonencode()`), " +
-					"checked to parse as JSON at plan time. Sensitive: Ignition configs carry secrets; kept in the state " +
-					"(`content_wo` is not). Exactly one of `content` and `content_wo` is set.",
-				Optional:      true,
-				Sensitive:     true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.JSON()},
-			},
+			"content": secretReplace("The Ignition config (JSON, e.g. from the `ct` / Butane provider or `jsonencode()`), "+
+				"checked to parse as JSON at plan time. Sensitive: Ignition configs carry secrets; kept in the state "+
+				"(`content_wo` is not). Exactly one of `content` and `content_wo` is set.", validators.JSON()),
 			"content_wo": schema.StringAttribute{
 				MarkdownDescription: "Write-only `content`: stored in the volume, never kept in the plan or the state " +
 					"(Terraform >= 1.11, OpenTofu >= 1.11; ephemeral values are welcome). A change of it alone is not seen: " +
@@ -120,7 +106,7 @@ func (r *ignitionResource) Create(ctx context.Context, req resource.CreateReques
 			if plan.Content.IsNull() {
 				content = []byte(config.ContentWO.ValueString())
 			}
-			if err := r.kind.store(ctx, r.client, &plan.storedVolume, content); err != nil {
+			if err := r.kind().store(ctx, r.client, &plan.storedVolume, content); err != nil {
 				return nil, err
 			}
 			plan.SHA256 = types.StringValue(sha256Hex(content))
@@ -131,7 +117,7 @@ func (r *ignitionResource) Create(ctx context.Context, req resource.CreateReques
 // ImportState takes <pool>/<name> or the volume key and downloads the content, so an
 // imported config plans clean against the configuration that made it.
 func (r *ignitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.kind.importState(ctx, r.client, req, resp, func(v storedVolume, content []byte, _ *diag.Diagnostics) (any, error) {
+	r.kind().importState(ctx, r.client, req, resp, func(v storedVolume, content []byte, _ *diag.Diagnostics) (any, error) {
 		if !json.Valid(content) {
 			return nil, errors.New("the volume does not hold JSON: not an ignition config")
 		}
@@ -139,7 +125,7 @@ func (r *ignitionResource) ImportState(ctx context.Context, req resource.ImportS
 			storedVolume: v,
 			Content:      types.StringValue(string(content)),
 			SHA256:       types.StringValue(sha256Hex(content)),
-			Timeouts:     unsetTimeouts(noUpdateTimeouts),
+			withTimeouts: withTimeouts{unsetTimeouts(noUpdateTimeouts)},
 		}, nil
 	})
 }

@@ -5,11 +5,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -45,20 +41,16 @@ func TestAccIgnition_basic(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("ign") + ".ign"
 	config := acctest.ProviderBlock("") + ignitionConfig(name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectKnownValue(ignitionRes, tfjsonpath.New("sha256"), knownvalue.StringExact(sha256Hex(ignitionContent)))},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(ignitionRes, "name", name),
-					stateIs(ignitionRes, "sha256", sha256Hex(ignitionContent)),
-				},
+				Config:           config,
+				ConfigPlanChecks: acctest.Plans(acctest.PlanIs(ignitionRes, "sha256", sha256Hex(ignitionContent))),
+				ConfigStateChecks: acctest.State(ignitionRes,
+					"name", name,
+					"sha256", sha256Hex(ignitionContent),
+				),
 				Check: func(s *terraform.State) error {
 					r := s.RootModule().Resources[ignitionRes].Primary
 					if r.Attributes["path"] == "" {
@@ -77,11 +69,9 @@ func TestAccIgnition_basic(t *testing.T) {
 			importStep(ignitionRes, acctest.Pool()+"/"+name),
 			{
 				// Removed behind Terraform's back: the plan makes it again.
-				PreConfig: func() { acctest.DeleteVolume(t, acctest.Pool(), name) },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ignitionRes, plancheck.ResourceActionCreate)},
-				},
+				PreConfig:        func() { acctest.DeleteVolume(t, acctest.Pool(), name) },
+				Config:           config,
+				ConfigPlanChecks: acctest.Before(acctest.Planned(ignitionRes, acctest.Create)),
 			},
 		},
 	})
@@ -89,8 +79,7 @@ func TestAccIgnition_basic(t *testing.T) {
 
 func TestAccIgnition_invalidJSON(t *testing.T) {
 	acctest.RequireAcc(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + `
 resource "libvirt_ignition" "ign" {
@@ -111,28 +100,17 @@ resource "libvirt_ignition" "ign" {
 func TestAccIgnition_domainFWCfg(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("ign")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	config := func(withIgnition bool) string {
 		ref := ""
 		if withIgnition {
 			ref = "ignition_id = libvirt_ignition.ign.id"
 		}
-		return acctest.ProviderBlock("") + ignitionConfig(name+".ign") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name       = %q
-  vcpu       = 1
-  memory_mib = 256
-  running    = false
-  %s
-  disk {
-    volume_id = %q
-  }
-}
-`, name, ref, disk)
+		return acctest.ProviderBlock("") + ignitionConfig(name+".ign") + domainHCL(name, disk, attr("running", false), ref)
 	}
 	// fwcfg returns the file of the domain's Ignition fw_cfg entry ("" when none).
 	fwcfg := func() (string, error) {
-		live, err := domAccInspect(t, name)
+		live, err := acctest.InspectDomain(t, name)
 		if err != nil {
 			return "", err
 		}
@@ -149,9 +127,7 @@ resource "libvirt_domain" "test" {
 		}
 		return file, nil
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + name: acctest.DomainLookup(name),
 			"ignition":       acctest.VolumeLookup(acctest.Pool(), name+".ign"),
@@ -159,7 +135,7 @@ resource "libvirt_domain" "test" {
 		Steps: []resource.TestStep{
 			{
 				Config:           config(true),
-				ConfigPlanChecks: emptyAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 				Check: func(s *terraform.State) error {
 					want := s.RootModule().Resources[ignitionRes].Primary.Attributes["path"]
 					got, err := fwcfg()
@@ -171,14 +147,12 @@ resource "libvirt_domain" "test" {
 					}
 					return nil
 				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(domRes, "state", "shutoff"),
-				},
+				ConfigStateChecks: acctest.State(domRes, "state", "shutoff"),
 			},
 			importStep(domRes, name, "timeouts"),
 			{
 				Config:           config(false),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{domRes: plancheck.ResourceActionUpdate}),
+				ConfigPlanChecks: acctest.Does(domRes, acctest.Update),
 				Check: func(*terraform.State) error {
 					if got, err := fwcfg(); err != nil || got != "" {
 						return fmt.Errorf("fw_cfg entry still there after ignition_id was removed: %q (err %v)", got, err)
@@ -193,9 +167,9 @@ resource "libvirt_domain" "test" {
 // content or content_wo, exactly one; content_wo is checked as JSON too.
 func TestIgnition_writeOnlyValidation(t *testing.T) {
 	expectPlanErrors(t, "resource \"libvirt_ignition\" \"ign\" {\n  name = \"tfacc-bad.ign\"\n  pool = \"default\"\n  %s\n}\n", []planCase{
-		{"neither", ``, `(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
-		{"both", `content = "{}"` + "\n  content_wo = \"{}\"", `(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
-		{"content_wo JSON", `content_wo = "{ignition: 3}"`, `(?s)Invalid JSON in content_wo.*content_wo does not parse as JSON`},
+		{"neither", ``, `Missing Attribute Configuration.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
+		{"both", `content = "{}"` + "\n  content_wo = \"{}\"", `Invalid Attribute Combination.*Exactly one of these attributes must be configured: \[content,content_wo\]`},
+		{"content_wo JSON", `content_wo = "{ignition: 3}"`, `Invalid JSON in content_wo.*content_wo does not parse as JSON`},
 	}, tfversion.SkipBelow(tfversion.Version1_11_0))
 }
 
@@ -231,34 +205,25 @@ resource "libvirt_ignition" "ign" {
 			return nil
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
+		CheckDestroy:           acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
-				Config: config(1, 1),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectUnknownValue(ignitionRes, tfjsonpath.New("sha256")), noTraceInPlan(secret(1))},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(ignitionRes, "sha256", sha256Hex(content(1))),
-					stateIs(ignitionRes, "content", nil),
-					stateIs(ignitionRes, "content_wo", nil),
-				},
+				Config:           config(1, 1),
+				ConfigPlanChecks: acctest.Plans(acctest.PlanUnknown(ignitionRes, "sha256"), noTraceInPlan(secret(1))),
+				ConfigStateChecks: acctest.State(ignitionRes,
+					"sha256", sha256Hex(content(1)),
+					"content", nil,
+					"content_wo", nil,
+				),
 				Check: resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(1)), holds(1)),
 			},
 			{
-				Config: config(2, 2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(ignitionRes, plancheck.ResourceActionDestroyBeforeCreate), noTraceInPlan(secret(2))},
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(ignitionRes, "sha256", sha256Hex(content(2))),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(2)), holds(2)),
+				Config:            config(2, 2),
+				ConfigPlanChecks:  acctest.Plans(acctest.Planned(ignitionRes, acctest.DestroyBeforeCreate), noTraceInPlan(secret(2))),
+				ConfigStateChecks: acctest.State(ignitionRes, "sha256", sha256Hex(content(2))),
+				Check:             resource.ComposeAggregateTestCheckFunc(noTraceInState(secret(2)), holds(2)),
 			},
 		},
 	})

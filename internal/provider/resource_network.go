@@ -20,11 +20,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
-// NewNetworkResource is libvirt_network.
-func NewNetworkResource() resource.Resource {
-	return &networkResource{resourceBase{typeName: "network"}}
-}
-
 type networkResource struct {
 	resourceBase
 }
@@ -34,19 +29,7 @@ func (r *networkResource) Configure(_ context.Context, req resource.ConfigureReq
 }
 
 func (r *networkResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m networkModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec, ok, diags := m.toSpec(ctx)
-	resp.Diagnostics.Append(diags...)
-	if !ok {
-		return
-	}
-	for _, e := range spec.Validate() {
-		resp.Diagnostics.AddAttributeError(path.Root(e.Attr), "Invalid network "+e.Attr, e.Detail)
-	}
+	validateSpec(ctx, req, resp, "network", (*networkModel).toSpec)
 }
 
 // ModifyPlan fills the default DHCP ranges into the plan, so that plans show them, and

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -18,21 +17,19 @@ import (
 )
 
 type networkModel struct {
-	ID        types.String   `tfsdk:"id"`
-	Name      types.String   `tfsdk:"name"`
-	Mode      types.String   `tfsdk:"mode"`
-	Bridge    types.String   `tfsdk:"bridge"`
-	MTU       types.Int64    `tfsdk:"mtu"`
-	Domain    types.String   `tfsdk:"domain"`
-	Addresses types.List     `tfsdk:"addresses"`
-	DHCP      types.Object   `tfsdk:"dhcp"`
-	DNS       types.Object   `tfsdk:"dns"`
-	Autostart types.Bool     `tfsdk:"autostart"`
-	Active    types.Bool     `tfsdk:"active"`
-	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID        types.String `tfsdk:"id"`
+	Name      types.String `tfsdk:"name"`
+	Mode      types.String `tfsdk:"mode"`
+	Bridge    types.String `tfsdk:"bridge"`
+	MTU       types.Int64  `tfsdk:"mtu"`
+	Domain    types.String `tfsdk:"domain"`
+	Addresses types.List   `tfsdk:"addresses"`
+	DHCP      types.Object `tfsdk:"dhcp"`
+	DNS       types.Object `tfsdk:"dns"`
+	Autostart types.Bool   `tfsdk:"autostart"`
+	Active    types.Bool   `tfsdk:"active"`
 }
-
-func (m *networkModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 type networkDHCPModel struct {
 	Enabled types.Bool `tfsdk:"enabled"`

@@ -8,11 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -24,14 +20,7 @@ func TestAccNetwork_replaceInUse(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, v4 := netTestName()
 	config := func(mode string) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = %q
-  addresses = ["%s.0/24"]
-  dhcp {}
-}
-`, name, mode, v4)
+		return acctest.ProviderBlock("") + networkHCL(name, mode, v4, dhcpHCL(""))
 	}
 	connections := func(want int) resource.TestCheckFunc {
 		return func(*terraform.State) error {
@@ -54,11 +43,9 @@ resource "libvirt_network" "n" {
 			PlanOnly:  true,
 		},
 		{
-			Config: config("open"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.n", plancheck.ResourceActionReplace)},
-			},
-			Check: connections(0),
+			Config:           config("open"),
+			ConfigPlanChecks: acctest.Before(acctest.Planned("libvirt_network.n", acctest.Replace)),
+			Check:            connections(0),
 		},
 	})
 }
@@ -101,7 +88,7 @@ resource "libvirt_network" "n" {
 				}
 				return nil
 			}),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigPlanChecks: acctest.Plans(),
 		},
 		{ResourceName: "libvirt_network.n", ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: name},
 	})
@@ -112,16 +99,9 @@ resource "libvirt_network" "n" {
 func TestAccNetwork_exists(t *testing.T) {
 	acctest.RequireAcc(t)
 	existing := acctest.CreateNetwork(t, true)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = "isolated"
-  addresses = ["10.149.0.0/24"]
-}
-`, existing.Name),
+			Config:      acctest.ProviderBlock("") + networkHCL(existing.Name, "isolated", "10.149.0"),
 			ExpectError: acctest.ErrorText(fmt.Sprintf("exists on the host already: import it (terraform import libvirt_network.<name> %s)", existing.Name)),
 		}},
 	})
@@ -163,14 +143,12 @@ resource "libvirt_network" "n" {
 				}
 				return nil
 			}),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("mode"), knownvalue.StringExact("nat")),
+			ConfigStateChecks: acctest.State("libvirt_network.n",
+				"mode", "nat",
 				// The host sits on .254: the default range is everything below it.
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("ranges"),
-					knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"start": knownvalue.StringExact(v4 + ".1"), "end": knownvalue.StringExact(v4 + ".253")})})),
-			},
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				"dhcp.ranges", []any{map[string]any{"start": v4 + ".1", "end": v4 + ".253"}},
+			),
+			ConfigPlanChecks: acctest.Plans(),
 		},
 		{ResourceName: "libvirt_network.n", ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: name},
 	})
@@ -183,20 +161,7 @@ func TestAccNetwork_importHandMade(t *testing.T) {
 	acctest.RequireAcc(t)
 	net := acctest.CreateNetwork(t, true) // .100-.199, netmask 255.255.255.0
 	config := func(hosts string) string {
-		h := ""
-		if hosts != "" {
-			h = "hosts = " + hosts
-		}
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = "isolated"
-  addresses = ["%s.0/24"]
-  dhcp {
-    %s
-  }
-}
-`, net.Name, net.Prefix, h)
+		return acctest.ProviderBlock("") + networkHCL(net.Name, "isolated", net.Prefix, dhcpHCL(hosts))
 	}
 	host := fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:31", ip = "%s" }]`, net.Addr(31))
 	netTest(t, net.Name, []resource.TestStep{
@@ -222,7 +187,7 @@ resource "libvirt_network" "n" {
 		},
 		{
 			Config:           config(host),
-			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", acctest.Update),
 			Check: checkNetworkXML(t, net.Name, "isolated", [][2]string{{net.Addr(1), "0"}}, []string{net.Addr(100), net.Addr(199)},
 				[]netHost{{"52:54:00:aa:cc:31", net.Addr(31), ""}}, nil),
 		},

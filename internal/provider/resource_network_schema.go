@@ -32,7 +32,6 @@ func presenceChanged(_ context.Context, req planmodifier.ObjectRequest, resp *ob
 }
 
 func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replaceStr := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A libvirt virtual network: a bridge on the host with, depending on `mode`, NAT or routed " +
 			"forwarding, DHCP and DNS served by libvirt's dnsmasq.\n\n" +
@@ -59,7 +58,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Optional:      true,
 				Computed:      true,
 				Default:       stringdefault.StaticString(hostxml.ModeNAT),
-				PlanModifiers: replaceStr,
+				PlanModifiers: replaceString,
 				Validators:    []validator.String{stringvalidator.OneOf(hostxml.Modes...)},
 			},
 			"bridge": schema.StringAttribute{
@@ -78,12 +77,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 				Validators:    []validator.Int64{int64validator.Between(68, 65535)},
 			},
-			"domain": schema.StringAttribute{
-				MarkdownDescription: "DNS domain of the network: dnsmasq answers `<hostname>.<domain>` for its DHCP clients and DNS " +
-					"hosts. Changing it replaces the network.",
-				Optional:      true,
-				PlanModifiers: replaceStr,
-			},
+			"domain": optionalReplace("DNS domain of the network: dnsmasq answers `<hostname>.<domain>` for its DHCP clients and DNS " +
+				"hosts. Changing it replaces the network."),
 			"addresses": schema.ListAttribute{
 				MarkdownDescription: "The host's addresses on the network, as CIDRs, IPv4 and IPv6 (at most one DHCP subnet per " +
 					"family). In network form (`10.17.0.0/24`, `fd00:17::/64`) the host takes the subnet's first address " +
@@ -93,18 +88,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Optional:      true,
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 			},
-			"autostart": schema.BoolAttribute{
-				MarkdownDescription: "Start the network when libvirtd starts. Default `false`. Changes in place.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-			},
-			"active": schema.BoolAttribute{
-				MarkdownDescription: "Whether the network runs. Default `true`. Changes in place (stopping it cuts its guests off).",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
-			},
+			"autostart": optionalBool("Start the network when libvirtd starts. Default `false`. Changes in place.", false),
+			"active":    optionalBool("Whether the network runs. Default `true`. Changes in place (stopping it cuts its guests off).", true),
 		},
 		Blocks: map[string]schema.Block{
 			"dhcp": schema.SingleNestedBlock{
@@ -135,12 +120,9 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 							"list and removes entries it does not name. Do not mix both ways on one network.",
 						Optional: true,
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"mac": schema.StringAttribute{MarkdownDescription: "MAC address, lower case, e.g. `52:54:00:12:34:56`.", Required: true},
-							"ip":  schema.StringAttribute{MarkdownDescription: "IPv4 address inside the DHCP subnet (not the host's own).", Required: true},
-							"hostname": schema.StringAttribute{
-								MarkdownDescription: "Host name dnsmasq gives with the lease and resolves on the network.",
-								Optional:            true,
-							},
+							"mac":      schema.StringAttribute{MarkdownDescription: "MAC address, lower case, e.g. `52:54:00:12:34:56`.", Required: true},
+							"ip":       schema.StringAttribute{MarkdownDescription: "IPv4 address inside the DHCP subnet (not the host's own).", Required: true},
+							"hostname": optionalString("Host name dnsmasq gives with the lease and resolves on the network."),
 						}},
 					},
 				},
@@ -168,8 +150,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 						Optional:      true,
 						PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"addr":   schema.StringAttribute{MarkdownDescription: "Upstream server address.", Optional: true},
-							"domain": schema.StringAttribute{MarkdownDescription: "Domain this forwarder serves.", Optional: true},
+							"addr":   optionalString("Upstream server address."),
+							"domain": optionalString("Domain this forwarder serves."),
 						}},
 					},
 				},

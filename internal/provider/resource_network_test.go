@@ -10,14 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -26,8 +21,7 @@ import (
 
 // networkXML asks libvirt for a network's XML: live (of a running network) or persistent.
 func networkXML(t *testing.T, name string, live bool) (*libvirtxml.Network, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := acctest.Ctx(t)
 	st, err := acctest.Client(t).ReadNetwork(ctx, name)
 	switch {
 	case err != nil:
@@ -138,6 +132,21 @@ func checkNetworkXML(t *testing.T, name, mode string, addrs [][2]string, rng []s
 	}
 }
 
+// networkHCL is libvirt_network.n named name, of mode, on v4.0/24, with more lines.
+func networkHCL(name, mode, v4 string, lines ...string) string {
+	return resourceHCL("libvirt_network", "n", append([]string{attr("name", name), attr("mode", mode),
+		attr("addresses", hcl(fmt.Sprintf("[%q]", v4+".0/24")))}, lines...)...)
+}
+
+// dhcpHCL is a dhcp block with the host entries hosts (an HCL list; "" leaves them
+// unmanaged).
+func dhcpHCL(hosts string) string {
+	if hosts == "" {
+		return "dhcp {}"
+	}
+	return "dhcp {\n    hosts = " + hosts + "\n  }"
+}
+
 type netConf struct {
 	name, mode, v4, v6 string
 	autostart          bool
@@ -221,7 +230,7 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 		}
 	}
 	hostStep := func(c netConf, hosts []netHost, dns []dnsEntry, more ...resource.TestCheckFunc) resource.TestStep {
-		return resource.TestStep{Config: c.String(), ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
+		return resource.TestStep{Config: c.String(), ConfigPlanChecks: acctest.Does("libvirt_network.n", acctest.Update),
 			Check: resource.ComposeAggregateTestCheckFunc(append(more, checkNetworkXML(t, name, "isolated", addrs, rng, hosts, dns), notRestarted)...)}
 	}
 	netTest(t, name, []resource.TestStep{
@@ -232,13 +241,13 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 				checkAutostart(false),
 				remember,
 			),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("hosts"), knownvalue.Null()),
-			},
-			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: acctest.State("libvirt_network.n",
+				"bridge", regexp.MustCompile(`^virbr\d+$`),
+				"id", regexp.MustCompile(`^[0-9a-f-]{36}$`),
+				"active", true,
+				"dhcp.hosts", nil,
+			),
+			ConfigPlanChecks: acctest.Plans(),
 		},
 		{
 			ResourceName:            "libvirt_network.n",
@@ -266,7 +275,7 @@ func TestAccNetwork_lifecycle(t *testing.T) {
 		{
 			// A mode change replaces the network.
 			Config:           open.String(),
-			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionReplace),
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", acctest.Replace),
 			Check: checkNetworkXML(t, name, "open", addrs, rng,
 				[]netHost{{"52:54:00:aa:cc:01", v4 + ".51", ""}, {"52:54:00:aa:cc:02", v4 + ".52", "api"}},
 				[]dnsEntry{{v4 + ".10", []string{"db", "db1"}}}),
@@ -279,21 +288,7 @@ func TestAccNetwork_defaultsInactive(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, v4 := netTestName()
 	config := func(active bool, hosts string) string {
-		if hosts != "" {
-			hosts = "hosts = " + hosts
-		}
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_network" "n" {
-  name      = %q
-  mode      = "isolated"
-  mtu       = 1400
-  addresses = ["%s.0/24"]
-  active    = %t
-  dhcp {
-    %s
-  }
-}
-`, name, v4, active, hosts)
+		return acctest.ProviderBlock("") + networkHCL(name, "isolated", v4, attr("mtu", 1400), attr("active", active), dhcpHCL(hosts))
 	}
 	managed := fmt.Sprintf(`[{ mac = "52:54:00:aa:cc:0a", ip = "%s.10", hostname = "ten" }]`, v4)
 	persistentHosts := func(want ...string) resource.TestCheckFunc {
@@ -317,16 +312,9 @@ resource "libvirt_network" "n" {
 	}
 	netTest(t, name, []resource.TestStep{
 		{
-			Config: config(false, ""),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("dhcp").AtMapKey("ranges"),
-					knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"start": knownvalue.StringExact(v4 + ".2"), "end": knownvalue.StringExact(v4 + ".254")})}))},
-				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(false)),
-			},
+			Config:            config(false, ""),
+			ConfigPlanChecks:  acctest.Plans(acctest.PlanIs("libvirt_network.n", "dhcp.ranges", []any{map[string]any{"start": v4 + ".2", "end": v4 + ".254"}})),
+			ConfigStateChecks: acctest.State("libvirt_network.n", "active", false),
 		},
 		{
 			// A reservation made elsewhere is not this resource's business (dhcp.hosts omitted).
@@ -340,16 +328,16 @@ resource "libvirt_network" "n" {
 		{
 			// Managed here from now on: the whole list is ours (inactive: persistent only).
 			Config:           config(false, managed),
-			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", acctest.Update),
 			Check:            persistentHosts("52:54:00:aa:cc:0a=" + v4 + ".10"),
 		},
 		{
 			Config:           config(true, managed),
-			ConfigPlanChecks: acctest.Does("libvirt_network.n", plancheck.ResourceActionUpdate),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("active"), knownvalue.Bool(true)),
-				statecheck.ExpectKnownValue("libvirt_network.n", tfjsonpath.New("bridge"), knownvalue.StringRegexp(regexp.MustCompile(`^virbr\d+$`))),
-			},
+			ConfigPlanChecks: acctest.Does("libvirt_network.n", acctest.Update),
+			ConfigStateChecks: acctest.State("libvirt_network.n",
+				"active", true,
+				"bridge", regexp.MustCompile(`^virbr\d+$`),
+			),
 		},
 	})
 }
@@ -391,9 +379,8 @@ func netTestName() (name, v4 string) {
 // netTest runs steps on libvirt_network.n, named name; CheckDestroy asks libvirt that
 // the network is gone.
 func netTest(t *testing.T, name string, steps []resource.TestStep) {
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
-		Steps:                    steps,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"network " + name: acctest.NetworkLookup(name)}),
+		Steps:        steps,
 	})
 }

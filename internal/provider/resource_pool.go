@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -20,26 +19,23 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewPoolResource is libvirt_pool.
-func NewPoolResource() resource.Resource { return &poolResource{resourceBase{typeName: "pool"}} }
-
 type poolResource struct {
 	resourceBase
 }
 
 type poolModel struct {
-	ID           types.String   `tfsdk:"id"`
-	Name         types.String   `tfsdk:"name"`
-	Type         types.String   `tfsdk:"type"`
-	TargetPath   types.String   `tfsdk:"target_path"`
-	Source       types.Object   `tfsdk:"source"`
-	Autostart    types.Bool     `tfsdk:"autostart"`
-	Active       types.Bool     `tfsdk:"active"`
-	ForceDestroy types.Bool     `tfsdk:"force_destroy"`
-	Capacity     types.Int64    `tfsdk:"capacity_bytes"`
-	Allocation   types.Int64    `tfsdk:"allocation_bytes"`
-	Available    types.Int64    `tfsdk:"available_bytes"`
-	Timeouts     timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID           types.String `tfsdk:"id"`
+	Name         types.String `tfsdk:"name"`
+	Type         types.String `tfsdk:"type"`
+	TargetPath   types.String `tfsdk:"target_path"`
+	Source       types.Object `tfsdk:"source"`
+	Autostart    types.Bool   `tfsdk:"autostart"`
+	Active       types.Bool   `tfsdk:"active"`
+	ForceDestroy types.Bool   `tfsdk:"force_destroy"`
+	Capacity     types.Int64  `tfsdk:"capacity_bytes"`
+	Allocation   types.Int64  `tfsdk:"allocation_bytes"`
+	Available    types.Int64  `tfsdk:"available_bytes"`
 }
 
 type poolSourceModel struct {
@@ -88,19 +84,9 @@ func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxm
 }
 
 func (r *poolResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m poolModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	p, ok, diags := m.toSpec(ctx, false)
-	resp.Diagnostics.Append(diags...)
-	if !ok {
-		return
-	}
-	for _, e := range p.Validate() {
-		resp.Diagnostics.AddAttributeError(path.Root(e.Attr), "Invalid storage pool "+e.Attr, e.Detail)
-	}
+	validateSpec(ctx, req, resp, "storage pool", func(m *poolModel, ctx context.Context) (*hostxml.Pool, bool, diag.Diagnostics) {
+		return m.toSpec(ctx, false)
+	})
 }
 
 // ModifyPlan puts what libvirt will fill in (a logical pool's volume group name, target
@@ -145,8 +131,6 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("source").AtName("format"), types.StringNull())...)
 	}
 }
-
-func (m *poolModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (m *poolModel) what() string { return "storage pool " + m.Name.ValueString() }
 

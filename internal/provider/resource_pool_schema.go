@@ -7,19 +7,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 )
 
 func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	computedReplace := []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A libvirt storage pool: a directory (`dir`), an LVM volume group (`logical`) or a mounted network " +
@@ -34,19 +31,9 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"Every change but `autostart` and `force_destroy` replaces the pool.",
 		Attributes: map[string]schema.Attribute{
 			"id": idAttribute("The pool's UUID."),
-			"name": schema.StringAttribute{
-				MarkdownDescription: "Pool name, unique on the host; also the import id. Changing it replaces the pool.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators: []validator.String{stringvalidator.RegexMatches(objectNameRegexp,
-					"must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")},
-			},
-			"type": schema.StringAttribute{
-				MarkdownDescription: "`dir`, `logical` or `netfs`. Changing it replaces the pool.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{stringvalidator.OneOf(hostxml.PoolTypes...)},
-			},
+			"name": requiredReplace("Pool name, unique on the host; also the import id. Changing it replaces the pool.", stringvalidator.RegexMatches(objectNameRegexp,
+				"must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
+			"type": requiredReplace("`dir`, `logical` or `netfs`. Changing it replaces the pool.", stringvalidator.OneOf(hostxml.PoolTypes...)),
 			"target_path": schema.StringAttribute{
 				MarkdownDescription: "Where the volumes appear on the host: the directory of a `dir` pool (required), the mount " +
 					"point of a `netfs` pool (required), `/dev/<volume group>` for a `logical` pool (always that; computed " +
@@ -55,12 +42,7 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Computed:      true,
 				PlanModifiers: computedReplace,
 			},
-			"autostart": schema.BoolAttribute{
-				MarkdownDescription: "Start the pool when libvirtd starts. Default `false`. Changes in place.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-			},
+			"autostart": optionalBool("Start the pool when libvirtd starts. Default `false`. Changes in place.", false),
 			"active": schema.BoolAttribute{
 				MarkdownDescription: "Whether the pool is running, as libvirt reports it. A pool that stopped (a host " +
 					"rebooted without `autostart`, a `netfs` share that did not mount) stays in state with `active = false`, " +
@@ -68,26 +50,12 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 					"the pool, until it runs again (`virsh pool-start <name>`).",
 				Computed: true,
 			},
-			"force_destroy": schema.BoolAttribute{
-				MarkdownDescription: "Let destroy delete the volumes the pool still holds (all of them, also those no " +
-					"configuration manages). Default `false`: destroying a pool that holds volumes fails, naming how many. " +
-					"Only stored in state; changes in place.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-			},
-			"capacity_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Size of the pool's storage, in bytes, as libvirt reports it after a refresh.",
-				Computed:            true,
-			},
-			"allocation_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Bytes in use, after a refresh. Changes as volumes are written; never causes a diff.",
-				Computed:            true,
-			},
-			"available_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Bytes free, after a refresh. Changes as volumes are written; never causes a diff.",
-				Computed:            true,
-			},
+			"force_destroy": optionalBool("Let destroy delete the volumes the pool still holds (all of them, also those no "+
+				"configuration manages). Default `false`: destroying a pool that holds volumes fails, naming how many. "+
+				"Only stored in state; changes in place.", false),
+			"capacity_bytes":   computedInt("Size of the pool's storage, in bytes, as libvirt reports it after a refresh."),
+			"allocation_bytes": computedInt("Bytes in use, after a refresh. Changes as volumes are written; never causes a diff."),
+			"available_bytes":  computedInt("Bytes free, after a refresh. Changes as volumes are written; never causes a diff."),
 		},
 		Blocks: map[string]schema.Block{
 			"source": schema.SingleNestedBlock{
@@ -108,16 +76,8 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 						Computed:            true,
 						PlanModifiers:       computedReplace,
 					},
-					"host": schema.StringAttribute{
-						MarkdownDescription: "`netfs`: the file server's host name or address.",
-						Optional:            true,
-						PlanModifiers:       replace,
-					},
-					"dir": schema.StringAttribute{
-						MarkdownDescription: "`netfs`: the exported directory on the server, e.g. `/exports/vms`.",
-						Optional:            true,
-						PlanModifiers:       replace,
-					},
+					"host": optionalReplace("`netfs`: the file server's host name or address."),
+					"dir":  optionalReplace("`netfs`: the exported directory on the server, e.g. `/exports/vms`."),
 					"format": schema.StringAttribute{
 						MarkdownDescription: "`netfs`: `auto` (default), `nfs`, `glusterfs` or `cifs`. `logical`: `lvm2` (the only one).",
 						Optional:            true,

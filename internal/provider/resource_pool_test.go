@@ -12,9 +12,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -51,8 +48,7 @@ func TestAccPool_dir(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
 			poolGone(name),
 			func(*terraform.State) error {
@@ -66,11 +62,11 @@ func TestAccPool_dir(t *testing.T) {
 			{
 				Config: poolConfig(name, dir, false),
 				Check:  resource.ComposeAggregateTestCheckFunc(checkLive, positive("capacity_bytes"), positive("available_bytes")),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_pool.p", "id", knownvalue.NotNull()),
-					stateIs("libvirt_pool.p", "source", nil),
-				},
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: acctest.State("libvirt_pool.p",
+					"id", acctest.NotNull,
+					"source", nil,
+				),
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			importStep("libvirt_pool.p", name, "timeouts", "allocation_bytes", "available_bytes"),
 			{
@@ -92,7 +88,7 @@ func TestAccPool_dir(t *testing.T) {
 			},
 			{
 				Config:           poolConfig(name, dir, true),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_pool.p": plancheck.ResourceActionUpdate}),
+				ConfigPlanChecks: acctest.Does("libvirt_pool.p", acctest.Update),
 				Check:            checkLive,
 			},
 			// The test's destroy now deletes the volume, the pool and its directory.
@@ -137,9 +133,8 @@ func TestAccPool_logical(t *testing.T) {
 	gone := poolGone(name)
 
 	// A device that is not there: the build fails, the definition is removed again.
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             gone,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: gone,
 		Steps: []resource.TestStep{{
 			Config:      logical("/dev/tfacc-no-such-disk"),
 			ExpectError: acctest.ErrorText("build storage pool " + name + ":"),
@@ -167,12 +162,12 @@ func TestAccPool_logical(t *testing.T) {
 			{
 				Config: logical(dev),
 				Check:  resource.ComposeAggregateTestCheckFunc(checkVG, resource.TestCheckResourceAttrWith("libvirt_pool.p", "capacity_bytes", nonZero)),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_pool.p", "target_path", "/dev/"+name),
-					stateIs("libvirt_pool.p", "source.name", name),
-					stateIs("libvirt_pool.p", "source.format", "lvm2"),
-				},
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: acctest.State("libvirt_pool.p",
+					"target_path", "/dev/"+name,
+					"source.name", name,
+					"source.format", "lvm2",
+				),
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				ResourceName:    "libvirt_pool.p",
@@ -183,12 +178,12 @@ func TestAccPool_logical(t *testing.T) {
 		}
 	}
 	// First the volume group is created on the empty device; destroy leaves it there.
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, CheckDestroy: gone, Steps: steps()})
+	acctest.Run(t, resource.TestCase{CheckDestroy: gone, Steps: steps()})
 	if err := checkVG(nil); err != nil {
 		t.Fatalf("destroy should leave the volume group: %v", err)
 	}
 	// Then a pool on the device that holds the group already uses it as it is.
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories, CheckDestroy: gone, Steps: steps()})
+	acctest.Run(t, resource.TestCase{CheckDestroy: gone, Steps: steps()})
 
 	// A device with a file system on it is never formatted: create fails, the file system
 	// stays, no pool is left.
@@ -196,9 +191,8 @@ func TestAccPool_logical(t *testing.T) {
 	if out, err := exec.Command("mkfs.ext4", "-q", "-F", fsDev).CombinedOutput(); err != nil {
 		t.Fatalf("mkfs.ext4 %s: %v %s", fsDev, err, out)
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             gone,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: gone,
 		Steps: []resource.TestStep{{
 			Config:      logical(fsDev),
 			ExpectError: acctest.ErrorText("the devices were not formatted because they are not empty"),
@@ -266,9 +260,8 @@ func TestAccPool_lostDirectory(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("pool")
 	dir := testPoolDir(name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             poolGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: poolGone(name),
 		Steps: []resource.TestStep{
 			{Config: poolConfig(name, dir, false)},
 			{
@@ -293,9 +286,8 @@ func TestAccPool_netfsUnreachable(t *testing.T) {
 	name := acctest.RandomName("nfs")
 	dir := testPoolDir(name)
 	gone := poolGone(name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             gone,
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: gone,
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + resourceHCL("libvirt_pool", "p", attr("name", name), attr("type", "netfs"),
 				attr("target_path", dir), "source {\n    host   = \"127.0.0.1\"\n    dir    = \"/exports/tfacc\"\n    format = \"nfs\"\n  }"),

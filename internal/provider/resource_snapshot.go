@@ -25,27 +25,20 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewSnapshotResource is libvirt_snapshot.
-func NewSnapshotResource() resource.Resource {
-	return &snapshotResource{resourceBase{typeName: "snapshot"}}
-}
-
 type snapshotResource struct {
 	resourceBase
 }
 
 type snapshotModel struct {
-	ID           types.String   `tfsdk:"id"`
-	DomainID     types.String   `tfsdk:"domain_id"`
-	Name         types.String   `tfsdk:"name"`
-	Description  types.String   `tfsdk:"description"`
-	Memory       types.Bool     `tfsdk:"memory"`
-	CreationTime types.String   `tfsdk:"creation_time"`
-	DomainState  types.String   `tfsdk:"domain_state"`
-	Timeouts     timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID           types.String `tfsdk:"id"`
+	DomainID     types.String `tfsdk:"domain_id"`
+	Name         types.String `tfsdk:"name"`
+	Description  types.String `tfsdk:"description"`
+	Memory       types.Bool   `tfsdk:"memory"`
+	CreationTime types.String `tfsdk:"creation_time"`
+	DomainState  types.String `tfsdk:"domain_state"`
 }
-
-func (m *snapshotModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -64,13 +57,8 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"new domain on the same images that takes a snapshot of the same name gets a second one of that name in the " +
 			"qcow2, and a revert may pick the older: keep the default timestamped names, or delete disks with their domain.",
 		Attributes: map[string]schema.Attribute{
-			"id": idAttribute("`<domain uuid>/<snapshot name>`."),
-			"domain_id": schema.StringAttribute{
-				MarkdownDescription: "The domain: its UUID (e.g. `libvirt_domain.x.id`) or its name.",
-				Required:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")},
-			},
+			"id":        idAttribute("`<domain uuid>/<snapshot name>`."),
+			"domain_id": requiredReplace("The domain: its UUID (e.g. `libvirt_domain.x.id`) or its name.", stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")),
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Snapshot name, unique per domain. Default: `tfsnap-<UTC timestamp>`.",
 				Optional:            true,
@@ -81,11 +69,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					stringvalidator.RegexMatches(snapshotNameRegexp, "must not contain '/' or white space"),
 				},
 			},
-			"description": schema.StringAttribute{
-				MarkdownDescription: "Free text stored with the snapshot.",
-				Optional:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
+			"description": optionalReplace("Free text stored with the snapshot."),
 			"memory": schema.BoolAttribute{
 				MarkdownDescription: "Include the guest's RAM (the domain must be running). Default `false`: disk-only, the domain must be shut off.",
 				Optional:            true,

@@ -13,35 +13,25 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
-
-// NewSnapshotRevertResource is libvirt_snapshot_revert.
-func NewSnapshotRevertResource() resource.Resource {
-	return &snapshotRevertResource{resourceBase{typeName: "snapshot_revert"}}
-}
 
 type snapshotRevertResource struct {
 	resourceBase
 }
 
 type snapshotRevertModel struct {
-	ID          types.String   `tfsdk:"id"`
-	SnapshotID  types.String   `tfsdk:"snapshot_id"`
-	Triggers    types.Map      `tfsdk:"triggers"`
-	RevertedAt  types.String   `tfsdk:"reverted_at"`
-	DomainState types.String   `tfsdk:"domain_state"`
-	Timeouts    timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID          types.String `tfsdk:"id"`
+	SnapshotID  types.String `tfsdk:"snapshot_id"`
+	Triggers    types.Map    `tfsdk:"triggers"`
+	RevertedAt  types.String `tfsdk:"reverted_at"`
+	DomainState types.String `tfsdk:"domain_state"`
 }
 
 func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reverts a domain to a `libvirt_snapshot` once, when this resource is created. Changing `triggers` " +
 			"(or `snapshot_id`) replaces the resource, which reverts again. Destroying it does nothing on the host.\n\n" +
@@ -49,19 +39,9 @@ func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"(processes, files under `/run`); from a disk-only snapshot shut off, with the disks as they were. A " +
 			"`libvirt_domain` with `running = true` starts a domain reverted to a shut-off snapshot on its next apply.",
 		Attributes: map[string]schema.Attribute{
-			"id": idAttribute("The snapshot id, `<domain uuid>/<snapshot name>`."),
-			"snapshot_id": schema.StringAttribute{
-				MarkdownDescription: "`libvirt_snapshot.x.id`: `<domain uuid or name>/<snapshot name>`.",
-				Required:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{stringvalidator.RegexMatches(snapshotIDRegexp, "must be <domain uuid or name>/<snapshot name>, e.g. libvirt_snapshot.x.id")},
-			},
-			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary values; any change replaces the resource and so reverts again.",
-				ElementType:         types.StringType,
-				Optional:            true,
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			},
+			"id":           idAttribute("The snapshot id, `<domain uuid>/<snapshot name>`."),
+			"snapshot_id":  requiredReplace("`libvirt_snapshot.x.id`: `<domain uuid or name>/<snapshot name>`.", stringvalidator.RegexMatches(snapshotIDRegexp, "must be <domain uuid or name>/<snapshot name>, e.g. libvirt_snapshot.x.id")),
+			"triggers":     triggersAttribute("Arbitrary values; any change replaces the resource and so reverts again."),
 			"reverted_at":  keptString("When the revert was done, RFC 3339 (UTC)."),
 			"domain_state": keptString("The domain's state right after the revert (`running`, `paused`, `shutoff`). Not refreshed."),
 		},
@@ -72,8 +52,6 @@ func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRe
 }
 
 var snapshotIDRegexp = regexp.MustCompile(`^[^/]+/[^/\s]+$`)
-
-func (m *snapshotRevertModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (r *snapshotRevertResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	create(ctx, req, resp, 10*time.Minute,

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -27,7 +26,7 @@ func snapLookup(dom, snap string) acctest.Lookup { return acctest.SnapshotLookup
 // test ends.
 func snapAccBootGuest(t *testing.T, name string) {
 	t.Helper()
-	acctest.DefineGuest(t, name, domAccOverlay(t, name+".qcow2"), true)
+	acctest.DefineGuest(t, name, acctest.Overlay(t, name+".qcow2"), true)
 	acctest.WaitForAgent(t, name)
 }
 
@@ -38,7 +37,7 @@ func snapAccGuestSh(t *testing.T, name, script string) (string, error) {
 
 // domainIn fails unless domain name is in state want (when says when, for the message).
 func domainIn(t *testing.T, name, want, when string) error {
-	st, err := acctest.Client(t).GetDomainStatus(domAccCtx(t), name)
+	st, err := acctest.Client(t).GetDomainStatus(acctest.Ctx(t), name)
 	if err != nil {
 		return err
 	}
@@ -97,10 +96,8 @@ resource "libvirt_snapshot_revert" "r" {
 		}
 	}
 	running := func(*terraform.State) error { return domainIn(t, name, "running", "after the revert") }
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snap: snapLookup(name, snap)}),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snap: snapLookup(name, snap)}),
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
@@ -109,13 +106,13 @@ resource "libvirt_snapshot_revert" "r" {
 					}
 				},
 				Config:           base,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(snapRes, "memory", true),
-					stateIs(snapRes, "domain_state", "running"),
-					stateIs(snapRes, "creation_time", rfc3339),
-					stateIs(snapRes, "id", regexp.MustCompile(`^[0-9a-f-]{36}/`+snap+`$`)),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(snapRes,
+					"memory", true,
+					"domain_state", "running",
+					"creation_time", rfc3339,
+					"id", regexp.MustCompile(`^[0-9a-f-]{36}/`+snap+`$`),
+				),
 				Check: marker("one"),
 			},
 			{
@@ -124,12 +121,10 @@ resource "libvirt_snapshot_revert" "r" {
 						t.Fatal(err)
 					}
 				},
-				Config:           withRevert,
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_snapshot_revert.r": plancheck.ResourceActionCreate}),
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_snapshot_revert.r", "domain_state", "running"),
-				},
-				Check: resource.ComposeTestCheckFunc(running, marker("one")),
+				Config:            withRevert,
+				ConfigPlanChecks:  acctest.Does("libvirt_snapshot_revert.r", acctest.Create),
+				ConfigStateChecks: acctest.State("libvirt_snapshot_revert.r", "domain_state", "running"),
+				Check:             resource.ComposeTestCheckFunc(running, marker("one")),
 			},
 			{
 				// A disk-only snapshot of the running domain is refused, with the fix.
@@ -150,7 +145,7 @@ resource "libvirt_snapshot" "disk" {
 func TestAccSnapshot_diskOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("snap")
-	disk := domAccOverlay(t, name+".qcow2")
+	disk := acctest.Overlay(t, name+".qcow2")
 	snap := "tfacc-disk"
 	base := acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
 		resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.name")), attr("name", snap))
@@ -169,9 +164,7 @@ resource "libvirt_snapshot_revert" "r" {
 		}
 		return domainIn(t, name, "shutoff", "after reverting to a shut-off snapshot")
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + name:   acctest.DomainLookup(name),
 			"snapshot " + snap: snapLookup(name, snap),
@@ -179,14 +172,14 @@ resource "libvirt_snapshot_revert" "r" {
 		Steps: []resource.TestStep{
 			{
 				Config:           base,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs(snapRes, "memory", false),
-					stateIs(snapRes, "domain_state", "shutoff"),
-					stateIs(snapRes, "creation_time", rfc3339),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(snapRes,
+					"memory", false,
+					"domain_state", "shutoff",
+					"creation_time", rfc3339,
+				),
 				Check: func(*terraform.State) error {
-					return acctest.Client(t).Read(domAccCtx(t), "look up snapshot", snapLookup(name, snap))
+					return acctest.Client(t).Read(acctest.Ctx(t), "look up snapshot", snapLookup(name, snap))
 				},
 			},
 			importStep(snapRes, name+"/"+snap, "timeouts"),
@@ -198,11 +191,9 @@ resource "libvirt_snapshot_revert" "r" {
 						t.Fatal("the pattern written to the disk does not read back")
 					}
 				},
-				Config:           withRevert,
-				ConfigPlanChecks: emptyAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
-				},
+				Config:            withRevert,
+				ConfigPlanChecks:  acctest.Plans(),
+				ConfigStateChecks: acctest.State("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
 				Check: resource.ComposeTestCheckFunc(current, func(*terraform.State) error {
 					if snapAccPattern(t, disk, false) {
 						return fmt.Errorf("the data written to %s after the snapshot is still there after the revert", disk)
@@ -213,21 +204,21 @@ resource "libvirt_snapshot_revert" "r" {
 			{
 				// Deleted behind Terraform's back: the next plan takes it again.
 				PreConfig: func() {
-					if err := acctest.Client(t).DeleteSnapshot(domAccCtx(t), name, snap); err != nil {
+					if err := acctest.Client(t).DeleteSnapshot(acctest.Ctx(t), name, snap); err != nil {
 						t.Fatal(err)
 					}
 				},
 				Config:           withRevert,
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{snapRes: plancheck.ResourceActionCreate, "libvirt_snapshot_revert.r": plancheck.ResourceActionReplace}),
+				ConfigPlanChecks: acctest.Does(snapRes, acctest.Create, acctest.Planned("libvirt_snapshot_revert.r", acctest.Replace)),
 				Check:            current,
 			},
 			{
 				// The domain undefined behind Terraform's back (with its snapshots' metadata):
 				// the snapshot leaves state without an error, and both are made again on the
 				// same disk, which still holds the old snapshot's data under the same name.
-				PreConfig:        func() { domAccUndefine(t, name) },
+				PreConfig:        func() { acctest.UndefineDomain(t, name) },
 				Config:           withRevert,
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{domRes: plancheck.ResourceActionCreate, snapRes: plancheck.ResourceActionCreate}),
+				ConfigPlanChecks: acctest.Does(domRes, acctest.Create, acctest.Planned(snapRes, acctest.Create)),
 				Check: resource.ComposeTestCheckFunc(current, func(*terraform.State) error {
 					out, err := exec.Command("qemu-img", "snapshot", "-U", "-l", disk).CombinedOutput()
 					// The qcow2 still holds the first domain's internal snapshot under the same
@@ -245,10 +236,8 @@ resource "libvirt_snapshot_revert" "r" {
 func TestAccSnapshot_wrongState(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("snap")
-	disk := domAccOverlay(t, name+".qcow2")
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	disk := acctest.Overlay(t, name+".qcow2")
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
 				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id")), attr("memory", true)),
@@ -258,8 +247,7 @@ func TestAccSnapshot_wrongState(t *testing.T) {
 }
 
 func TestSnapshot_validation(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.RunUnit(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config: acctest.ProviderBlock("") + `
@@ -289,18 +277,16 @@ resource "libvirt_snapshot" "s" {
 func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("snap")
-	disk := domAccOverlay(t, name+".qcow2")
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	disk := acctest.Overlay(t, name+".qcow2")
+	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +
 				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id"))) +
 				resourceHCL("libvirt_snapshot_revert", "r", attr("snapshot_id", hcl("libvirt_snapshot.s.id"))),
-			ConfigPlanChecks: emptyAfterApply,
+			ConfigPlanChecks: acctest.Plans(),
 			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs(snapRes, "name", regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`)),
-				stateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
+				acctest.StateIs(snapRes, "name", regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`)),
+				acctest.StateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
 			},
 		}},
 	})

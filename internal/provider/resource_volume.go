@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -18,27 +17,22 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// NewVolumeResource is the libvirt_volume resource.
-func NewVolumeResource() resource.Resource { return &volumeResource{resourceBase{typeName: "volume"}} }
-
 type volumeResource struct {
 	resourceBase
 }
 
 type volumeModel struct {
 	storedVolume
-	SourceURL       types.String   `tfsdk:"source_url"`
-	SourceFile      types.String   `tfsdk:"source_file"`
-	BackingVolume   types.String   `tfsdk:"backing_volume"`
-	CloneFrom       types.String   `tfsdk:"clone_from"`
-	SourceChecksum  types.String   `tfsdk:"source_checksum"`
-	Format          types.String   `tfsdk:"format"`
-	CapacityBytes   types.Int64    `tfsdk:"capacity_bytes"`
-	AllocationBytes types.Int64    `tfsdk:"allocation_bytes"`
-	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	SourceURL       types.String `tfsdk:"source_url"`
+	SourceFile      types.String `tfsdk:"source_file"`
+	BackingVolume   types.String `tfsdk:"backing_volume"`
+	CloneFrom       types.String `tfsdk:"clone_from"`
+	SourceChecksum  types.String `tfsdk:"source_checksum"`
+	Format          types.String `tfsdk:"format"`
+	CapacityBytes   types.Int64  `tfsdk:"capacity_bytes"`
+	AllocationBytes types.Int64  `tfsdk:"allocation_bytes"`
 }
-
-func (m *volumeModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (m *volumeModel) what() string { return "volume " + m.fullName() }
 
@@ -282,7 +276,7 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 	m := volumeModel{
 		SourceURL: types.StringNull(), SourceFile: types.StringNull(), BackingVolume: types.StringNull(),
 		CloneFrom: types.StringNull(), SourceChecksum: types.StringNull(), Format: types.StringNull(),
-		Timeouts: unsetTimeouts(allTimeouts),
+		withTimeouts: withTimeouts{unsetTimeouts(allTimeouts)},
 	}
 	m.fromInfo(info)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

@@ -14,12 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -32,30 +29,24 @@ import (
 // exportStampKey is the private-state key of the written file's size and mtime.
 const exportStampKey = "file"
 
-// NewVolumeExportResource is libvirt_volume_export.
-func NewVolumeExportResource() resource.Resource {
-	return &volumeExportResource{resourceBase{typeName: "volume_export"}}
-}
-
 type volumeExportResource struct {
 	resourceBase
 }
 
 type volumeExportModel struct {
-	ID              types.String   `tfsdk:"id"`
-	VolumeID        types.String   `tfsdk:"volume_id"`
-	Path            types.String   `tfsdk:"path"`
-	Format          types.String   `tfsdk:"format"`
-	Compression     types.String   `tfsdk:"compression"`
-	Triggers        types.Map      `tfsdk:"triggers"`
-	RemoveOnDestroy types.Bool     `tfsdk:"remove_on_destroy"`
-	SizeBytes       types.Int64    `tfsdk:"size_bytes"`
-	SHA256          types.String   `tfsdk:"sha256"`
-	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+	withTimeouts
+	ID              types.String `tfsdk:"id"`
+	VolumeID        types.String `tfsdk:"volume_id"`
+	Path            types.String `tfsdk:"path"`
+	Format          types.String `tfsdk:"format"`
+	Compression     types.String `tfsdk:"compression"`
+	Triggers        types.Map    `tfsdk:"triggers"`
+	RemoveOnDestroy types.Bool   `tfsdk:"remove_on_destroy"`
+	SizeBytes       types.Int64  `tfsdk:"size_bytes"`
+	SHA256          types.String `tfsdk:"sha256"`
 }
 
 func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
 			"optionally compressed (`gzip`, `zstd`). The bytes are streamed — never held whole in memory, and nothing " +
@@ -67,22 +58,12 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"leaves the file in place unless `remove_on_destroy` is true. `timeouts.create` defaults to `30m`.",
 		Attributes: map[string]schema.Attribute{
 			"id": idAttribute("Absolute path of the exported file."),
-			"volume_id": schema.StringAttribute{
-				MarkdownDescription: "The volume to export: its key (`libvirt_volume.id`, for directory pools its path) or " +
-					"`<pool>/<name>`. Changing it exports again.",
-				Required:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.VolumeRef()},
-			},
-			"path": schema.StringAttribute{
-				MarkdownDescription: "File to write, on the machine running Terraform: absolute, or relative to the directory " +
-					"Terraform runs in. Its directory must exist (checked at plan time); an existing file is replaced " +
-					"when the export succeeds, and kept when it fails. Written with mode `0600`. No suffix is added for " +
-					"the compression (name it e.g. `disk.qcow2.zst`). Changing it exports again.",
-				Required:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.ExportPath()},
-			},
+			"volume_id": requiredReplace("The volume to export: its key (`libvirt_volume.id`, for directory pools its path) or "+
+				"`<pool>/<name>`. Changing it exports again.", validators.VolumeRef()),
+			"path": requiredReplace("File to write, on the machine running Terraform: absolute, or relative to the directory "+
+				"Terraform runs in. Its directory must exist (checked at plan time); an existing file is replaced "+
+				"when the export succeeds, and kept when it fails. Written with mode `0600`. No suffix is added for "+
+				"the compression (name it e.g. `disk.qcow2.zst`). Changing it exports again.", validators.ExportPath()),
 			"format": schema.StringAttribute{
 				MarkdownDescription: "Image format of the file: `qcow2` (default) or `raw`. When it differs from the volume's " +
 					"format, or the volume is a copy-on-write overlay, the volume is converted on the libvirt host into a " +
@@ -94,7 +75,7 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Optional:      true,
 				Computed:      true,
 				Default:       stringdefault.StaticString("qcow2"),
-				PlanModifiers: replace,
+				PlanModifiers: replaceString,
 				Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw")},
 			},
 			"compression": schema.StringAttribute{
@@ -104,24 +85,14 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Optional:      true,
 				Computed:      true,
 				Default:       stringdefault.StaticString(export.None),
-				PlanModifiers: replace,
+				PlanModifiers: replaceString,
 				Validators:    []validator.String{stringvalidator.OneOf(export.Compressions...)},
 			},
-			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary values; any change exports again (replace), e.g. " +
-					"`{ snapshot = libvirt_snapshot.before_upgrade.id }`.",
-				ElementType:   types.StringType,
-				Optional:      true,
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			},
-			"remove_on_destroy": schema.BoolAttribute{
-				MarkdownDescription: "Delete the file when the resource is destroyed (default `false`: the file stays). " +
-					"A file that was changed since the export (other size or modification time) is left in place with a " +
-					"warning. Changing it is an in-place update: nothing is exported again.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-			},
+			"triggers": triggersAttribute("Arbitrary values; any change exports again (replace), e.g. " +
+				"`{ snapshot = libvirt_snapshot.before_upgrade.id }`."),
+			"remove_on_destroy": optionalBool("Delete the file when the resource is destroyed (default `false`: the file stays). "+
+				"A file that was changed since the export (other size or modification time) is left in place with a "+
+				"warning. Changing it is an in-place update: nothing is exported again.", false),
 			"size_bytes": schema.Int64Attribute{
 				MarkdownDescription: "Bytes written to the file (after compression).",
 				Computed:            true,
@@ -137,8 +108,6 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 
 // exportTimeout is the default of timeouts.create.
 const exportTimeout = 30 * time.Minute
-
-func (m *volumeExportModel) readTimeouts() timeouts.Value { return m.Timeouts }
 
 func (m *volumeExportModel) what() string { return "exported file " + m.ID.ValueString() }
 

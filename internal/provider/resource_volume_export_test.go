@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -208,8 +207,7 @@ func TestAccVolumeExport_runningGuest(t *testing.T) {
 		return cfg
 	}
 	file := func(n string) string { return filepath.Join(dir, n) }
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			errs := []error{acctest.CheckGone(map[string]acctest.Lookup{
 				"domain " + name:           acctest.DomainLookup(name),
@@ -230,14 +228,13 @@ func TestAccVolumeExport_runningGuest(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           config(false),
-				ConfigPlanChecks: emptyPlanAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume_export.q_none", "id", file("disk.qcow2")),
-					stateIs("libvirt_volume_export.q_none", "format", "qcow2"),
-					stateIs("libvirt_volume_export.q_none", "compression", "none"),
-					stateIs("libvirt_volume_export.q_none", "remove_on_destroy", false),
-					stateIs("libvirt_domain.test", "state", "running"),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: append(acctest.State("libvirt_volume_export.q_none",
+					"id", file("disk.qcow2"),
+					"format", "qcow2",
+					"compression", "none",
+					"remove_on_destroy", false,
+				), acctest.StateIs("libvirt_domain.test", "state", "running")),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExportFile("libvirt_volume_export.q_none", export.None, standaloneQCOW2(size)),
 					checkExportFile("libvirt_volume_export.q_zstd", export.Zstd, standaloneQCOW2(size)),
@@ -258,11 +255,11 @@ func TestAccVolumeExport_runningGuest(t *testing.T) {
 					}
 				},
 				Config:           config(true),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume_export.q_none": plancheck.ResourceActionUpdate, "libvirt_volume_export.r_none": plancheck.ResourceActionCreate, "libvirt_volume_export.q_zstd": plancheck.ResourceActionNoop}),
+				ConfigPlanChecks: acctest.Does("libvirt_volume_export.q_none", acctest.Update, acctest.Planned("libvirt_volume_export.r_none", acctest.Create), acctest.Planned("libvirt_volume_export.q_zstd", acctest.Noop)),
 				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume_export.q_none", "remove_on_destroy", true),
-					stateIs("libvirt_domain.back", "ip_address", ipv4),
-					stateIs("libvirt_volume.back", "format", "qcow2"),
+					acctest.StateIs("libvirt_volume_export.q_none", "remove_on_destroy", true),
+					acctest.StateIs("libvirt_domain.back", "ip_address", ipv4),
+					acctest.StateIs("libvirt_volume.back", "format", "qcow2"),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkExportFile("libvirt_volume_export.r_none", export.None, rawOf(img, size)),
@@ -294,7 +291,7 @@ func TestAccVolumeExport_failure(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("vx")
 	dir := mountSmallDisk(t)
-	want := `(?s)Unable to export volume.*no space left on device.*partial file .*disk.raw.partial was removed`
+	want := `Unable to export volume.*no space left on device.*partial file .*disk.raw.partial was removed`
 	if dir == "" {
 		// Without a mount: the partial file's name points at /dev/full.
 		dir = t.TempDir()
@@ -303,14 +300,13 @@ func TestAccVolumeExport_failure(t *testing.T) {
 		}
 	}
 	vol := volumeHCL("src", name+".qcow2", attr("source_file", acctest.GuestImage(t)))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name + ".qcow2"),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name + ".qcow2"),
 		Steps: []resource.TestStep{
 			{
 				Config: acctest.ProviderBlock("") + vol + resourceHCL("libvirt_volume_export", "x",
 					attr("volume_id", hcl("libvirt_volume.src.id")), attr("path", dir+"/disk.raw"), attr("format", "raw")),
-				ExpectError: wrapped(want),
+				ExpectError: acctest.Wrapped(want),
 			},
 			{
 				Config: acctest.ProviderBlock("") + vol,
@@ -336,20 +332,20 @@ func TestVolumeExport_validation(t *testing.T) {
 	dir := t.TempDir()
 	expectPlanErrors(t, "resource \"libvirt_volume_export\" \"x\" {\n  %s\n}\n", []planCase{
 		{"missing directory", `volume_id = "default/a.qcow2"
-  path = "` + dir + `/nope/disk.qcow2"`, `(?s)Invalid export path.*the directory of path .*nope/disk.qcow2.*no such file or directory.*create the directory first`},
+  path = "` + dir + `/nope/disk.qcow2"`, `Invalid export path.*the directory of path .*nope/disk.qcow2.*no such file or directory.*create the directory first`},
 		{"path is a directory", `volume_id = "default/a.qcow2"
-  path = "` + dir + `"`, `(?s)Invalid export path.*is a directory: name a file in it`},
+  path = "` + dir + `"`, `Invalid export path.*is a directory: name a file in it`},
 		{"trailing slash", `volume_id = "default/a.qcow2"
-  path = "` + dir + `/"`, `(?s)Invalid export path.*ends with a separator`},
+  path = "` + dir + `/"`, `Invalid export path.*ends with a separator`},
 		{"empty path", `volume_id = "default/a.qcow2"
-  path = ""`, `(?s)Invalid export path.*must not be empty`},
+  path = ""`, `Invalid export path.*must not be empty`},
 		{"format enum", `volume_id = "default/a.qcow2"
   path = "` + dir + `/d"
-  format = "vmdk"`, `(?s)Attribute format value must be one of: \["qcow2" "raw"\], got: "vmdk"`},
+  format = "vmdk"`, `Attribute format value must be one of: \["qcow2" "raw"\], got: "vmdk"`},
 		{"compression enum", `volume_id = "default/a.qcow2"
   path = "` + dir + `/d"
-  compression = "xz"`, `(?s)Attribute compression value must be one of: \["none" "gzip" "zstd"\], got: "xz"`},
+  compression = "xz"`, `Attribute compression value must be one of: \["none" "gzip" "zstd"\], got: "xz"`},
 		{"volume id", `volume_id = ""
-  path = "` + dir + `/d"`, `(?s)Invalid volume id.*volume_id.*volume id is empty`},
+  path = "` + dir + `/d"`, `Invalid volume id.*volume_id.*volume id is empty`},
 	})
 }

@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -34,14 +32,12 @@ func growConfig(name string, capacity int64) string {
 func TestAccVolume_growInPlace(t *testing.T) {
 	name := acctest.RandomName("vol")
 	var id string
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:           growConfig(name, 1<<20),
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("libvirt_volume.disk", "capacity_bytes", strconv.Itoa(1<<20)),
 					resource.TestCheckResourceAttr("libvirt_volume.disk", "format", "qcow2"),
@@ -54,7 +50,7 @@ func TestAccVolume_growInPlace(t *testing.T) {
 			importStep("libvirt_volume.disk", acctest.Pool()+"/"+name, volumeImportIgnore...),
 			{
 				Config:           growConfig(name, 3<<20),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume.disk": plancheck.ResourceActionUpdate}),
+				ConfigPlanChecks: acctest.Does("libvirt_volume.disk", acctest.Update),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {
 						if got := s.RootModule().Resources["libvirt_volume.disk"].Primary.ID; got != id {
@@ -73,7 +69,7 @@ func TestAccVolume_growInPlace(t *testing.T) {
 			{
 				Config:      growConfig(name, 2<<20),
 				PlanOnly:    true,
-				ExpectError: wrapped(`(?s)Volume cannot shrink.*is 3145728 bytes; capacity_bytes = 2097152 would shrink it.*Set capacity_bytes to 3145728 or more`),
+				ExpectError: acctest.Wrapped(`Volume cannot shrink.*is 3145728 bytes; capacity_bytes = 2097152 would shrink it.*Set capacity_bytes to 3145728 or more`),
 			},
 		},
 	})
@@ -91,9 +87,7 @@ func TestAccVolume_growOnline(t *testing.T) {
 			volumeHCL("base", base, attr("source_file", acctest.GuestImage(t))) +
 			volumeHCL("disk", disk, append([]string{attr("backing_volume", hcl("libvirt_volume.base.id"))}, capacity...)...)
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+	acctest.Run(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
 			acctest.VolumesGone(base, disk),
 			acctest.CheckGone(map[string]acctest.Lookup{"domain " + dom: acctest.DomainLookup(dom)}),
@@ -101,7 +95,7 @@ func TestAccVolume_growOnline(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           config(),
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				PreConfig: func() {
@@ -114,7 +108,7 @@ func TestAccVolume_growOnline(t *testing.T) {
 					acctest.WaitForAgent(t, dom)
 				},
 				Config:           config(attr("capacity_bytes", grown)),
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{"libvirt_volume.disk": plancheck.ResourceActionUpdate}),
+				ConfigPlanChecks: acctest.Does("libvirt_volume.disk", acctest.Update),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("libvirt_volume.disk", "capacity_bytes", strconv.Itoa(grown)),
 					func(*terraform.State) error {
@@ -157,7 +151,7 @@ func TestAccVolume_growOnline(t *testing.T) {
 				// The domain goes before Terraform deletes the volumes.
 				PreConfig:        func() { acctest.RemoveDomain(t, dom) },
 				Config:           config(attr("capacity_bytes", grown)),
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 		},
 	})
@@ -172,18 +166,17 @@ func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
 	config := proxiedProvider(proxy.Addr, attr("max_connections", 1)) + volumeHCL("v", name, attr("capacity_bytes", 1048576), `timeouts {
     read = "5s"
   }`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 			{
 				PreConfig:   proxy.Freeze,
 				Config:      config,
-				ExpectError: wrapped(`(?s)Unable to read volume ` + acctest.Pool() + "/" + name + `.*look up volume`),
+				ExpectError: acctest.Wrapped(`Unable to read volume ` + acctest.Pool() + "/" + name + `.*look up volume`),
 			},
 			{
 				// Had the failed refresh dropped the volume from state, this plan would
@@ -194,7 +187,7 @@ func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
 			},
 			{
 				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 		},
 	})
@@ -253,15 +246,12 @@ func TestAccVolume_streamsLargeSource(t *testing.T) {
 	}()
 	config := acctest.ProviderBlock("") + volumeHCL("big", name,
 		attr("source_url", srv.URL+"/big.img"), attr("source_checksum", "sha256:"+sum), attr("format", "raw"))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{{
-			Config:           config,
-			ConfigPlanChecks: emptyPlanAfterApply,
-			ConfigStateChecks: []statecheck.StateCheck{
-				stateIs("libvirt_volume.big", "capacity_bytes", int64(size)),
-			},
+			Config:            config,
+			ConfigPlanChecks:  acctest.Plans(),
+			ConfigStateChecks: acctest.State("libvirt_volume.big", "capacity_bytes", int64(size)),
 			Check: func(*terraform.State) error {
 				halt()
 				<-sampled

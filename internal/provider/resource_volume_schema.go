@@ -11,14 +11,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
 func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A storage volume in a libvirt pool: empty, uploaded from a URL or a local file (streamed, " +
 			"optionally checksummed), a copy-on-write overlay of another volume, or a full copy of one. " +
@@ -28,50 +26,25 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"id":   idAttribute("The volume's key (for directory pools, its path on the host)."),
 			"name": objectNameAttribute("Volume name, unique in its pool, e.g. `web-1.qcow2`. Changing it replaces the volume.", "volume name"),
 			"pool": objectNameAttribute("Name of the storage pool to create the volume in, e.g. `default`. Changing it replaces the volume.", "pool name"),
-			"source_url": schema.StringAttribute{
-				MarkdownDescription: "Image to upload: an `http://`, `https://` or `file://` URL. The image is streamed " +
-					"from the machine running Terraform into libvirt, never held whole in memory; progress is logged. " +
-					"At most one of `source_url`, `source_file`, `backing_volume`, `clone_from`. Changing it replaces the volume.",
-				Optional:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.SourceURL()},
-			},
-			"source_file": schema.StringAttribute{
-				MarkdownDescription: "Path of an image file on the machine running Terraform, uploaded like `source_url`. " +
-					"Changing it replaces the volume.",
-				Optional:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"backing_volume": schema.StringAttribute{
-				MarkdownDescription: "`id` of a volume to overlay copy-on-write (a linked qcow2 disk whose `<backingStore>` is " +
-					"that volume), or `<pool>/<name>`. The overlay's capacity defaults to the backing volume's. Needs `format = \"qcow2\"`. " +
-					"Changing it replaces the volume.",
-				Optional:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.VolumeRef()},
-			},
-			"clone_from": schema.StringAttribute{
-				MarkdownDescription: "`id` of a volume to copy whole (or `<pool>/<name>`): libvirt converts it to `format` and " +
-					"flattens its backing chain. Changing it replaces the volume.",
-				Optional:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.VolumeRef()},
-			},
-			"source_checksum": schema.StringAttribute{
-				MarkdownDescription: "Expected digest of `source_url` / `source_file`, as `sha256:<64 hex digits>`. Verified while " +
-					"streaming; on a mismatch the apply fails and the volume is deleted.",
-				Optional:      true,
-				PlanModifiers: replace,
-				Validators:    []validator.String{validators.Checksum()},
-			},
+			"source_url": optionalReplace("Image to upload: an `http://`, `https://` or `file://` URL. The image is streamed "+
+				"from the machine running Terraform into libvirt, never held whole in memory; progress is logged. "+
+				"At most one of `source_url`, `source_file`, `backing_volume`, `clone_from`. Changing it replaces the volume.", validators.SourceURL()),
+			"source_file": optionalReplace("Path of an image file on the machine running Terraform, uploaded like `source_url`. "+
+				"Changing it replaces the volume.", stringvalidator.LengthAtLeast(1)),
+			"backing_volume": optionalReplace("`id` of a volume to overlay copy-on-write (a linked qcow2 disk whose `<backingStore>` is "+
+				"that volume), or `<pool>/<name>`. The overlay's capacity defaults to the backing volume's. Needs `format = \"qcow2\"`. "+
+				"Changing it replaces the volume.", validators.VolumeRef()),
+			"clone_from": optionalReplace("`id` of a volume to copy whole (or `<pool>/<name>`): libvirt converts it to `format` and "+
+				"flattens its backing chain. Changing it replaces the volume.", validators.VolumeRef()),
+			"source_checksum": optionalReplace("Expected digest of `source_url` / `source_file`, as `sha256:<64 hex digits>`. Verified while "+
+				"streaming; on a mismatch the apply fails and the volume is deleted.", validators.Checksum()),
 			"format": schema.StringAttribute{
 				MarkdownDescription: "Volume format: `qcow2` (default), `raw` or `iso`. An uploaded image must be of this " +
 					"format (a qcow2 image needs `qcow2`; anything else `raw` or `iso`). Changing it replaces the volume.",
 				Optional:      true,
 				Computed:      true,
 				Default:       stringdefault.StaticString("qcow2"),
-				PlanModifiers: replace,
+				PlanModifiers: replaceString,
 				Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw", "iso")},
 			},
 			"capacity_bytes": schema.Int64Attribute{
@@ -84,11 +57,8 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 				Validators:    []validator.Int64{int64validator.AtLeast(1)},
 			},
-			"allocation_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Bytes the volume uses on the host, as libvirt reports it.",
-				Computed:            true,
-			},
-			"path": keptString("Path of the volume on the host (what a domain's disk uses)."),
+			"allocation_bytes": computedInt("Bytes the volume uses on the host, as libvirt reports it."),
+			"path":             keptString("Path of the volume on the host (what a domain's disk uses)."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, allTimeouts),

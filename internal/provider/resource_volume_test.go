@@ -2,7 +2,6 @@ package provider_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -13,12 +12,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -32,25 +27,24 @@ func TestAccVolume_sourceFile(t *testing.T) {
 	name := acctest.RandomName("vol")
 	var img string
 	var size int64
-	resource.Test(t, resource.TestCase{
+	acctest.Run(t, resource.TestCase{
 		PreCheck: func() {
 			acctest.RequireAcc(t)
 			img = acctest.GuestImage(t)
 			size = imageVirtualSize(t, img)
 		},
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config: func() string {
 					return acctest.ProviderBlock("") + volumeHCL("base", name, attr("source_file", acctest.GuestImage(t)))
 				}(),
-				ConfigPlanChecks: emptyPlanAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume.base", "format", "qcow2"),
-					stateIs("libvirt_volume.base", "path", regexp.MustCompile("/"+name+"$")),
-					stateIs("libvirt_volume.base", "allocation_bytes", knownvalue.NotNull()),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State("libvirt_volume.base",
+					"format", "qcow2",
+					"path", regexp.MustCompile("/"+name+"$"),
+					"allocation_bytes", acctest.NotNull,
+				),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {
 						// The qcow2 header's virtual size, not the file's length.
@@ -83,14 +77,12 @@ func TestAccVolume_overlayAndClone(t *testing.T) {
 			volumeHCL("overlay", overlay, attr("backing_volume", hcl("libvirt_volume.base.id"))) +
 			volumeHCL("clone", clone, attr("clone_from", hcl("libvirt_volume.overlay.id")), attr("format", "qcow2"))
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(base, overlay, clone),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(base, overlay, clone),
 		Steps: []resource.TestStep{
 			{
 				Config:           config(),
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttrPair("libvirt_volume.overlay", "capacity_bytes", "libvirt_volume.base", "capacity_bytes"),
 					resource.TestCheckResourceAttrPair("libvirt_volume.clone", "capacity_bytes", "libvirt_volume.base", "capacity_bytes"),
@@ -160,21 +152,19 @@ func TestAccVolume_sourceURL(t *testing.T) {
 	size := imageVirtualSize(t, img)
 	sum := fileSHA256(t, img)
 	srv := imageServer(t, img, false)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:           urlConfig(name, srv.URL+"/tiny.qcow2", "sha256:"+sum),
-				ConfigPlanChecks: emptyPlanAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume.img", "capacity_bytes", size),
-					stateIs("libvirt_volume.img", "format", "qcow2"),
-				},
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State("libvirt_volume.img",
+					"capacity_bytes", size,
+					"format", "qcow2",
+				),
 				Check: acctest.CheckVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
 					var h = sha256.New()
-					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-					defer cancel()
+					ctx := acctest.Ctx(t)
 					if err := acctest.Client(t).DownloadVolume(ctx, libvirt.VolumeRef{Key: v.Key}, h); err != nil {
 						return err
 					}
@@ -195,19 +185,18 @@ func TestAccVolume_sourceURLWrongChecksum(t *testing.T) {
 	img := acctest.GuestImage(t)
 	srv := imageServer(t, img, false)
 	wrong := "sha256:" + hex.EncodeToString(make([]byte, 32))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:      urlConfig(name, srv.URL+"/tiny.qcow2", wrong),
-				ExpectError: wrapped(`(?s)Unable to create volume.*checksum mismatch: the source's sha256 is [0-9a-f]{64}, source_checksum says 0{64}.*half-made volume .* was deleted`),
+				ExpectError: acctest.Wrapped(`Unable to create volume.*checksum mismatch: the source's sha256 is [0-9a-f]{64}, source_checksum says 0{64}.*half-made volume .* was deleted`),
 			},
 			{
 				// Nothing is left on the host, and nothing in state: a right checksum then works.
 				PreConfig:        func() { acctest.RequireVolumeGone(t, acctest.Pool(), name) },
 				Config:           urlConfig(name, srv.URL+"/tiny.qcow2", "sha256:"+fileSHA256(t, img)),
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 		},
 	})
@@ -217,13 +206,12 @@ func TestAccVolume_interruptedUpload(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("vol")
 	srv := imageServer(t, acctest.GuestImage(t), true)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(name),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{
 			{
 				Config:      urlConfig(name, srv.URL+"/tiny.qcow2", ""),
-				ExpectError: wrapped(`(?s)Unable to create volume.*reading the source after \d+ bytes.*half-made volume .* was deleted`),
+				ExpectError: acctest.Wrapped(`Unable to create volume.*reading the source after \d+ bytes.*half-made volume .* was deleted`),
 			},
 			{
 				PreConfig: func() { acctest.RequireVolumeGone(t, acctest.Pool(), name) },
@@ -254,24 +242,18 @@ func TestAccVolume_rawAndISO(t *testing.T) {
 	config := acctest.ProviderBlock("") +
 		volumeHCL("iso", isoName, attr("source_url", "file://"+isoPath), attr("format", "iso")) +
 		volumeHCL("raw", rawName, attr("source_file", rawPath), attr("format", "raw"), attr("capacity_bytes", 8<<20))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(isoName, rawName, badName),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(isoName, rawName, badName),
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply,
-				ConfigStateChecks: []statecheck.StateCheck{
-					stateIs("libvirt_volume.iso", "capacity_bytes", int64(len(iso))),
-					stateIs("libvirt_volume.iso", "format", "iso"),
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: append(acctest.State("libvirt_volume.iso", "capacity_bytes", len(iso), "format", "iso"),
 					// Asked larger than the file: uploaded, then grown.
-					stateIs("libvirt_volume.raw", "capacity_bytes", int64(8<<20)),
-					stateIs("libvirt_volume.raw", "format", "raw"),
-				},
+					acctest.State("libvirt_volume.raw", "capacity_bytes", 8<<20, "format", "raw")...),
 				Check: acctest.CheckVolume(t, acctest.Pool(), isoName, func(v *libvirt.VolumeInfo) error {
 					var buf bytes.Buffer
-					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-					defer cancel()
+					ctx := acctest.Ctx(t)
 					if err := acctest.Client(t).DownloadVolume(ctx, libvirt.VolumeRef{Key: v.Key}, &buf); err != nil {
 						return err
 					}
@@ -285,12 +267,12 @@ func TestAccVolume_rawAndISO(t *testing.T) {
 			{
 				// A qcow2 image uploaded as raw would boot as garbage: refused, nothing left.
 				Config:      config + volumeHCL("bad", badName, attr("source_file", acctest.GuestImage(t)), attr("format", "raw")),
-				ExpectError: wrapped(`(?s)Unable to create volume.*is a qcow2 image but format = "raw": set format = "qcow2"`),
+				ExpectError: acctest.Wrapped(`Unable to create volume.*is a qcow2 image but format = "raw": set format = "qcow2"`),
 			},
 			{
 				PreConfig:        func() { acctest.RequireVolumeGone(t, acctest.Pool(), badName) },
 				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigPlanChecks: acctest.Plans(),
 			},
 		},
 	})
@@ -306,19 +288,14 @@ func TestAccVolume_goneOutsideTerraform(t *testing.T) {
 		acctest.DeleteVolume(t, acctest.Pool(), vol)
 		acctest.DeleteVolume(t, acctest.Pool(), seed)
 	}
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 acctest.PreCheck(t),
-		ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
-		CheckDestroy:             acctest.VolumesGone(vol, seed),
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(vol, seed),
 		Steps: []resource.TestStep{
-			{Config: config, ConfigPlanChecks: emptyPlanAfterApply},
+			{Config: config, ConfigPlanChecks: acctest.Plans()},
 			{
-				PreConfig: deleteBoth,
-				Config:    config,
-				ConfigPlanChecks: planActions(map[string]plancheck.ResourceActionType{
-					"libvirt_volume.v":        plancheck.ResourceActionCreate,
-					"libvirt_cloudinit_iso.s": plancheck.ResourceActionCreate,
-				}),
+				PreConfig:        deleteBoth,
+				Config:           config,
+				ConfigPlanChecks: acctest.Does("libvirt_volume.v", acctest.Create, acctest.Planned("libvirt_cloudinit_iso.s", acctest.Create)),
 			},
 		},
 	})

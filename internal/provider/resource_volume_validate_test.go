@@ -14,27 +14,27 @@ func TestVolume_validation(t *testing.T) {
 	sum := "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 	expectPlanErrors(t, "resource \"libvirt_volume\" \"v\" {\n  name = \"tfacc-v\"\n  pool = \"default\"\n  %s\n}\n", []planCase{
 		{"two sources", `source_url = "http://127.0.0.1/a.qcow2"
-  clone_from = "default/base.qcow2"`, `(?s)Conflicting volume sources.*source_url and clone_from are all set.*Keep one of\s+source_url, source_file, backing_volume or clone_from`},
+  clone_from = "default/base.qcow2"`, `Conflicting volume sources.*source_url and clone_from are all set.*Keep one of\s+source_url, source_file, backing_volume or clone_from`},
 		{"three sources", `source_file = "/etc/hostname"
   backing_volume = "default/a"
-  clone_from = "default/b"`, `(?s)source_file and backing_volume and clone_from are all set`},
+  clone_from = "default/b"`, `source_file and backing_volume and clone_from are all set`},
 		{"checksum format", `source_url = "http://127.0.0.1/a.qcow2"
-  source_checksum = "md5:abc"`, `(?s)Invalid source_checksum.*algorithm "md5" is not supported; expected\s+sha256:<64 hex digits>`},
+  source_checksum = "md5:abc"`, `Invalid source_checksum.*algorithm "md5" is not supported; expected\s+sha256:<64 hex digits>`},
 		{"checksum length", `source_url = "http://127.0.0.1/a.qcow2"
-  source_checksum = "sha256:abc"`, `(?s)Invalid source_checksum.*64 hex digits, got 3`},
+  source_checksum = "sha256:abc"`, `Invalid source_checksum.*64 hex digits, got 3`},
 		{"checksum without upload", `capacity_bytes = 1024
-  source_checksum = "` + sum + `"`, `(?s)source_checksum without an upload.*set source_url or source_file`},
+  source_checksum = "` + sum + `"`, `source_checksum without an upload.*set source_url or source_file`},
 		{"format enum", `capacity_bytes = 1024
-  format = "vmdk"`, `(?s)Attribute format value must be one of: \["qcow2" "raw" "iso"\], got: "vmdk"`},
-		{"capacity positive", `capacity_bytes = 0`, `(?s)Attribute capacity_bytes value must be at least 1, got: 0`},
-		{"qcow2 capacity in sectors", `capacity_bytes = 1000001`, `(?s)capacity_bytes not a whole number of sectors.*capacity_bytes = 1000001 is not a multiple of 512.*Use 1000448`},
-		{"empty volume needs size", ``, `(?s)Missing capacity_bytes.*set capacity_bytes`},
+  format = "vmdk"`, `Attribute format value must be one of: \["qcow2" "raw" "iso"\], got: "vmdk"`},
+		{"capacity positive", `capacity_bytes = 0`, `Attribute capacity_bytes value must be at least 1, got: 0`},
+		{"qcow2 capacity in sectors", `capacity_bytes = 1000001`, `capacity_bytes not a whole number of sectors.*capacity_bytes = 1000001 is not a multiple of 512.*Use 1000448`},
+		{"empty volume needs size", ``, `Missing capacity_bytes.*set capacity_bytes`},
 		{"overlay must be qcow2", `backing_volume = "default/base"
-  format = "raw"`, `(?s)Overlay volumes are qcow2.*remove format or set it to "qcow2"`},
-		{"url scheme", `source_url = "ftp://host/a.qcow2"`, `(?s)Invalid source_url.*scheme "ftp" is not supported; use an http://,\s+https:// or file:// URL`},
-		{"bad volume id", `clone_from = "bad\nid"`, `(?s)Invalid volume id.*clone_from.*contains control characters.*expected\s+the\s+volume's\s+key`},
-		{"empty volume id", `backing_volume = ""`, `(?s)Invalid volume id.*backing_volume.*volume id is empty`},
-		{"missing source file", `source_file = "/nonexistent/tfacc.qcow2"`, `(?s)Unreadable source_file.*no such file or directory.*source_file is a path on\s+the machine running Terraform`},
+  format = "raw"`, `Overlay volumes are qcow2.*remove format or set it to "qcow2"`},
+		{"url scheme", `source_url = "ftp://host/a.qcow2"`, `Invalid source_url.*scheme "ftp" is not supported; use an http://,\s+https:// or file:// URL`},
+		{"bad volume id", `clone_from = "bad\nid"`, `Invalid volume id.*clone_from.*contains control characters.*expected\s+the\s+volume's\s+key`},
+		{"empty volume id", `backing_volume = ""`, `Invalid volume id.*backing_volume.*volume id is empty`},
+		{"missing source file", `source_file = "/nonexistent/tfacc.qcow2"`, `Unreadable source_file.*no such file or directory.*source_file is a path on\s+the machine running Terraform`},
 	})
 }
 
@@ -43,8 +43,7 @@ func TestVolume_validation(t *testing.T) {
 func TestVolume_validationKeys(t *testing.T) {
 	for _, id := range []string{"Hd4Bq2-7cTv-Q2e4-Ls1x-9kO3-aWw1-ZpY7m3", "ceph-pool/image-1", "/dev/vg0/lv0",
 		"ip-192.0.2.1:3260-iscsi-iqn.2024-01.example:t-lun-1", "a/b/c"} {
-		resource.UnitTest(t, resource.TestCase{
-			ProtoV6ProviderFactories: acctest.ProtoV6ProviderFactories,
+		acctest.RunUnit(t, resource.TestCase{
 			Steps: []resource.TestStep{{
 				Config: acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_volume" "v" {
@@ -67,9 +66,9 @@ resource "libvirt_volume_export" "e" {
 func TestVolume_validationNames(t *testing.T) {
 	var cases []planCase
 	for name, want := range map[string]string{
-		"":          `(?s)Invalid volume name.*name must not be empty`,
-		"a/b":       `(?s)Invalid volume name.*name "a/b" contains '/'.*Use e.g. "a-b"`,
-		"bad\nname": `(?s)Invalid volume name.*control characters`,
+		"":          `Invalid volume name.*name must not be empty`,
+		"a/b":       `Invalid volume name.*name "a/b" contains '/'.*Use e.g. "a-b"`,
+		"bad\nname": `Invalid volume name.*control characters`,
 	} {
 		cases = append(cases, planCase{fmt.Sprintf("%q", name), attr("name", name), want})
 	}

@@ -2,8 +2,11 @@ package provider
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -31,12 +34,7 @@ func keptString(desc string) schema.StringAttribute {
 // objectNameAttribute is a required libvirt object name (what: "volume name", "pool
 // name"); changing it replaces the resource.
 func objectNameAttribute(desc, what string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: desc,
-		Required:            true,
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		Validators:          []validator.String{validators.ObjectName(what)},
-	}
+	return requiredReplace(desc, validators.ObjectName(what))
 }
 
 // Timeouts blocks: every operation, or every one but update for resources that any
@@ -58,8 +56,54 @@ func unsetTimeouts(o timeouts.Opts) timeouts.Value {
 	return timeouts.Value{Object: types.ObjectNull(t)}
 }
 
+// replaceString is the plan modifiers of a string whose change replaces the object.
+var replaceString = []planmodifier.String{stringplanmodifier.RequiresReplace()}
+
 // requiredReplace is a required string whose change replaces the object.
 func requiredReplace(desc string, validators ...validator.String) schema.StringAttribute {
-	return schema.StringAttribute{MarkdownDescription: desc, Required: true, Validators: validators,
-		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}}
+	return schema.StringAttribute{MarkdownDescription: desc, Required: true, Validators: validators, PlanModifiers: replaceString}
+}
+
+// optionalReplace is an optional string whose change replaces the object.
+func optionalReplace(desc string, validators ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: desc, Optional: true, Validators: validators, PlanModifiers: replaceString}
+}
+
+// secretReplace is optionalReplace for contents that may carry secrets (sensitive).
+func secretReplace(desc string, validators ...validator.String) schema.StringAttribute {
+	a := optionalReplace(desc, validators...)
+	a.Sensitive = true
+	return a
+}
+
+// domainNameAttribute is a required libvirt domain name; changing it replaces the object.
+func domainNameAttribute(desc string) schema.StringAttribute {
+	return requiredReplace(desc, stringvalidator.RegexMatches(domainNameRegexp,
+		"must be a libvirt domain name: 1 to 200 characters, starting with a letter, digit or underscore, without '/' or whitespace"))
+}
+
+// triggersAttribute is `triggers`: arbitrary strings whose every change replaces the
+// resource, which so does its action again.
+func triggersAttribute(desc string) schema.MapAttribute {
+	return schema.MapAttribute{MarkdownDescription: desc, ElementType: types.StringType, Optional: true,
+		PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()}}
+}
+
+// optionalString is an optional string (an update changes it in place).
+func optionalString(desc string, validators ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: desc, Optional: true, Validators: validators}
+}
+
+// optionalBool is an optional bool that is def when not set.
+func optionalBool(desc string, def bool) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: desc, Optional: true, Computed: true, Default: booldefault.StaticBool(def)}
+}
+
+// computedString and computedInt are values libvirt reports, read anew on every refresh.
+func computedString(desc string) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+}
+
+func computedInt(desc string) schema.Int64Attribute {
+	return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
 }

@@ -18,10 +18,6 @@ import (
 func TestAccSecretsNotLogged(t *testing.T) {
 	acctest.RequireAcc(t)
 	sshd := acctest.StartSSHD(t)
-	cli := cliPath(t)
-	bin := providerBinary(t)
-
-	work := t.TempDir()
 	const password = "pw-9f3c1d7e-never-log-me"
 	const userDataMarker = "ud-5be1a2c4-never-log-me"
 	keyLines := strings.Split(strings.TrimSpace(sshd.ClientKeyPEM), "\n")
@@ -57,33 +53,12 @@ resource "libvirt_cloudinit_iso" "seed" {
   user_data   = "#cloud-config\nwrite_files:\n  - path: /root/token\n    content: %s\n"
 }
 `, sshd.URI(), sshd.KnownHostsLine, seed, acctest.Pool(), userDataMarker)
-	writeTestFile(t, filepath.Join(work, "main.tf"), config)
-	writeTestFile(t, filepath.Join(work, "dev.tfrc"), fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "kvmforge/libvirt" = %q
-  }
-  direct {}
-}
-`, filepath.Dir(bin)))
-	logPath := filepath.Join(work, "trace.log")
-	env := append(os.Environ(),
-		"TF_CLI_CONFIG_FILE="+filepath.Join(work, "dev.tfrc"),
-		"TF_LOG=trace", "TF_LOG_PATH="+logPath, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
-		"TF_VAR_private_key="+sshd.ClientKeyPEM, "TF_VAR_password="+password,
-		"TF_REATTACH_PROVIDERS=", // the real binary, not the in-process server
-	)
-	run := func(args ...string) {
-		cmd := exec.Command(cli, args...)
-		cmd.Dir, cmd.Env = work, env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s %s: %v\n%s", filepath.Base(cli), strings.Join(args, " "), err, out.String())
-		}
-	}
-	defer run("destroy", "-auto-approve", "-input=false")
-	run("apply", "-auto-approve", "-input=false")
-	run("plan", "-input=false")
+	logPath := filepath.Join(t.TempDir(), "trace.log")
+	w := newCLIWork(t, config, "TF_LOG=trace", "TF_LOG_PATH="+logPath,
+		"TF_VAR_private_key="+sshd.ClientKeyPEM, "TF_VAR_password="+password)
+	defer w.mustRun("destroy", "-auto-approve", "-input=false")
+	w.mustRun("apply", "-auto-approve", "-input=false")
+	w.mustRun("plan", "-input=false")
 
 	log, err := os.ReadFile(logPath)
 	if err != nil {

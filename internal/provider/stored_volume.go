@@ -72,6 +72,12 @@ type storedModel[M any] interface {
 	volume() *storedVolume
 }
 
+// blobModel is the model of a stored blob: it knows its kind.
+type blobModel[M any] interface {
+	storedModel[M]
+	kind() blobKind
+}
+
 // deleteStored is the Delete of a resource that lives in one volume.
 func deleteStored[M any, P storedModel[M]](ctx context.Context, c *libvirt.Client, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	remove(ctx, req, resp, 5*time.Minute, P.what, func(ctx context.Context, m P, _ *diag.Diagnostics) error {
@@ -82,14 +88,19 @@ func deleteStored[M any, P storedModel[M]](ctx context.Context, c *libvirt.Clien
 // blobResource is the Read, Update and Delete of a stored blob of kind (libvirt_ignition,
 // libvirt_cloudinit_iso), embedded in its resource: the volume is looked at, not its
 // content; every attribute but timeouts replaces it; delete deletes the volume.
-type blobResource[M any, P storedModel[M]] struct {
+type blobResource[M any, P blobModel[M]] struct {
 	resourceBase
-	kind blobKind
+}
+
+// kind is the kind of blob the resource stores, as its model says.
+func (r *blobResource[M, P]) kind() blobKind {
+	var m M
+	return P(&m).kind()
 }
 
 func (r *blobResource[M, P]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	refresh(ctx, req, resp, 2*time.Minute, P.what, func(ctx context.Context, m P) (P, error) {
-		return m, r.kind.look(ctx, r.client, m.volume())
+		return m, m.kind().look(ctx, r.client, m.volume())
 	})
 }
 
