@@ -195,11 +195,31 @@ func stateWithoutSerial(t *testing.T, b []byte) []byte {
 		t.Fatalf("state file: %v", err)
 	}
 	delete(st, "serial")
+	// Terraform writes an instance's sensitive_attributes in no fixed order (seen with
+	// 1.11 rewriting the file after a failed destroy): the set is what must not change.
+	resources, _ := st["resources"].([]any)
+	for _, r := range resources {
+		instances, _ := r.(map[string]any)["instances"].([]any)
+		for _, i := range instances {
+			if paths, ok := i.(map[string]any)["sensitive_attributes"].([]any); ok {
+				sort.Slice(paths, func(a, b int) bool { return jsonText(t, paths[a]) < jsonText(t, paths[b]) })
+			}
+		}
+	}
 	out, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+func jsonText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func readFile(t *testing.T, path string) []byte {
