@@ -90,29 +90,23 @@ func TestActionResources_keepTheContract(t *testing.T) {
 
 // modifierTexts is the descriptions of the plan modifiers of a.
 func modifierTexts(ctx context.Context, a schema.Attribute) []string {
-	var out []string
-	add := func(m ...interface{ Description(context.Context) string }) {
-		for _, x := range m {
-			out = append(out, x.Description(ctx))
-		}
-	}
 	switch a := a.(type) {
 	case schema.StringAttribute:
-		for _, m := range a.PlanModifiers {
-			add(m)
-		}
+		return texts(ctx, a.PlanModifiers)
 	case schema.MapAttribute:
-		for _, m := range a.PlanModifiers {
-			add(m)
-		}
+		return texts(ctx, a.PlanModifiers)
 	case schema.BoolAttribute:
-		for _, m := range a.PlanModifiers {
-			add(m)
-		}
+		return texts(ctx, a.PlanModifiers)
 	case schema.Int64Attribute:
-		for _, m := range a.PlanModifiers {
-			add(m)
-		}
+		return texts(ctx, a.PlanModifiers)
+	}
+	return nil
+}
+
+func texts[M interface{ Description(context.Context) string }](ctx context.Context, ms []M) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Description(ctx))
 	}
 	return out
 }
