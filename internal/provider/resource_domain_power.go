@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -32,66 +29,66 @@ const (
 const defaultPowerTimeout = "2m"
 
 type domainPowerResource struct {
-	resourceBase
-}
-
-type domainPowerModel struct {
-	withTimeouts
-	ID       types.String `tfsdk:"id"`
-	DomainID types.String `tfsdk:"domain_id"`
-	Action   types.String `tfsdk:"action"`
-	Triggers types.Map    `tfsdk:"triggers"`
-	Timeout  types.String `tfsdk:"timeout"`
-	Domain   types.String `tfsdk:"domain_name"`
-	State    types.String `tfsdk:"domain_state"`
+	actionResource[domainPowerModel]
 }
 
 func (r *domainPowerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A power operation performed once on a domain when this resource is created: `reboot`, `reset`, " +
+	resp.Schema = actionSchema{
+		description: "A power operation performed once on a domain when this resource is created: `reboot`, `reset`, " +
 			"`shutdown`, `start` or `destroy`. Changing `triggers` (or `domain_id` / `action`) replaces the resource, " +
 			"which performs the action again. Destroying it does nothing on the host.\n\n" +
 			"This is an operation, not a state: the domain's own `libvirt_domain.running` stays the source of truth for " +
 			"whether it runs. A `shutdown` or `destroy` done here is undone by the next apply of a `libvirt_domain` with " +
 			"`running = true` (it starts the domain again), and a `start` by one with `running = false`.",
-		Attributes: map[string]schema.Attribute{
-			"id":        idAttribute("`<domain uuid>/<action>`."),
+		id: "`<domain uuid>/<action>`.",
+		triggers: "Arbitrary values; any change replaces the resource and so performs the action again " +
+			"(e.g. `{ config = sha256(local.config) }`).",
+		createTimeout: "How long the whole action may take, its graceful wait (`timeout`) included (a Go duration, " +
+			"default: `timeout` plus 2 minutes for the calls around it).",
+		attributes: map[string]schema.Attribute{
 			"domain_id": requiredReplace("The domain: its uuid (`libvirt_domain.id`) or name. Changing it performs the action on the new domain.", stringvalidator.LengthAtLeast(1)),
 			"action": requiredReplace("What to do: `reboot` (graceful: guest agent or ACPI, as libvirt chooses; then waits up to "+
 				"`timeout` for the domain to run again), `reset` (the reset button, immediate), `shutdown` (graceful "+
 				"request, then waits up to `timeout` for the domain to be shut off; a guest that does not stop is an "+
 				"error, it is never forced off), `start`, `destroy` (immediate forced power-off). Changing it performs "+
 				"the new action.", stringvalidator.OneOf(powerReboot, powerReset, powerShutdown, powerStart, powerDestroy)),
-			"triggers": triggersAttribute("Arbitrary values; any change replaces the resource and so performs the action again " +
-				"(e.g. `{ config = sha256(local.config) }`)."),
-			"timeout": schema.StringAttribute{
-				MarkdownDescription: "How long `reboot` and `shutdown` wait for the guest (a Go duration, default `2m`). " +
-					"Changing it does not perform the action again.",
-				Optional:   true,
-				Computed:   true,
-				Default:    stringdefault.StaticString(defaultPowerTimeout),
-				Validators: []validator.String{validators.Duration()},
-			},
+			"timeout": defaultString("How long `reboot` and `shutdown` wait for the guest (a Go duration, default `2m`). "+
+				"Changing it does not perform the action again.", defaultPowerTimeout, validators.Duration()),
 			"domain_name": keptString("Name of the domain the action was performed on."),
 			"domain_state": keptString("State of the domain right after the action (`running`, `shutoff`, ...). Not refreshed: " +
 				"the domain's own resource reports its current state."),
 		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, CreateDescription: "How long the whole action may take, " +
-				"its graceful wait (`timeout`) included (a Go duration, default: `timeout` plus 2 minutes for the calls around it)."}),
-		},
+	}.schema(ctx)
+}
+
+type domainPowerModel struct {
+	actionModel
+	DomainID types.String `tfsdk:"domain_id"`
+	Action   types.String `tfsdk:"action"`
+	Timeout  types.String `tfsdk:"timeout"`
+	Domain   types.String `tfsdk:"domain_name"`
+	State    types.String `tfsdk:"domain_state"`
+}
+
+func (m *domainPowerModel) what() string {
+	return m.Action.ValueString() + " of domain " + nameOr(m.Domain, m.DomainID.ValueString())
+}
+
+// grace is how long reboot and shutdown wait for the guest.
+func (m *domainPowerModel) grace() time.Duration {
+	d, err := time.ParseDuration(m.Timeout.ValueString())
+	if err != nil {
+		return 2 * time.Minute
 	}
+	return d
 }
 
 func (r *domainPowerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var cfg domainPowerModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &cfg)...)
-	wait := graceTimeout(&cfg)
+	wait := cfg.grace()
 	// The default deadline: the graceful wait plus room for the RPCs around it.
-	create(ctx, req, resp, wait+2*time.Minute,
-		func(m *domainPowerModel) string {
-			return m.Action.ValueString() + " of domain " + nameOr(m.Domain, m.DomainID.ValueString())
-		},
+	create(ctx, req, resp, wait+2*time.Minute, (*domainPowerModel).what,
 		func(ctx context.Context, plan *domainPowerModel, d *diag.Diagnostics) (*domainPowerModel, error) {
 			id, action := plan.DomainID.ValueString(), plan.Action.ValueString()
 			st, err := r.client.GetDomainStatus(ctx, id)
@@ -139,17 +136,8 @@ func (r *domainPowerResource) perform(ctx context.Context, uuid, name, action st
 	return fmt.Errorf("unknown action %q", action)
 }
 
-// graceTimeout is how long reboot and shutdown wait for the guest.
-func graceTimeout(m *domainPowerModel) time.Duration {
-	d, err := time.ParseDuration(m.Timeout.ValueString())
-	if err != nil {
-		return 2 * time.Minute
-	}
-	return d
-}
-
-// Read keeps the state as it is while the domain exists: the action was done once and
-// there is nothing on the host to compare it with.
+// Read keeps the state as it is while the domain exists; a domain that is gone removes
+// it from state.
 func (r *domainPowerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	refresh(ctx, req, resp, time.Minute,
 		func(m *domainPowerModel) string { return "domain " + m.DomainID.ValueString() },
@@ -157,14 +145,4 @@ func (r *domainPowerResource) Read(ctx context.Context, req resource.ReadRequest
 			_, err := r.client.LookupDomain(ctx, m.DomainID.ValueString())
 			return m, err
 		})
-}
-
-// Update only ever changes timeout and timeouts: every other attribute replaces the
-// resource.
-func (r *domainPowerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	storePlan[domainPowerModel](ctx, req, resp)
-}
-
-// Delete does nothing on the host: a power action cannot be undone.
-func (r *domainPowerResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }

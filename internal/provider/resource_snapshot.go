@@ -9,14 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -25,38 +22,28 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
+// snapshotResource is an object, not an action (Read looks at it, Delete deletes it), but
+// like the actions it is never changed in place.
 type snapshotResource struct {
-	resourceBase
-}
-
-type snapshotModel struct {
-	withTimeouts
-	ID           types.String `tfsdk:"id"`
-	DomainID     types.String `tfsdk:"domain_id"`
-	Name         types.String `tfsdk:"name"`
-	Description  types.String `tfsdk:"description"`
-	Memory       types.Bool   `tfsdk:"memory"`
-	CreationTime types.String `tfsdk:"creation_time"`
-	DomainState  types.String `tfsdk:"domain_state"`
+	replacedOnly[snapshotModel]
 }
 
 func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "An internal qcow2 snapshot of a domain, taken atomically. Two kinds, both of which libvirt can " +
-			"revert (see `libvirt_snapshot_revert`) and delete:\n\n" +
-			"- `memory = true`: a snapshot of a **running** domain with its RAM and device state; reverting brings the " +
-			"guest back running exactly where it was. Under TCG (no KVM) this takes a while: the default create timeout is 10 minutes.\n" +
-			"- `memory = false` (default): a disk-only snapshot of a **shut-off** domain. External disk-only snapshots " +
-			"are not offered: libvirt 9.0 cannot revert them.\n\n" +
-			"Every writable disk of the domain must be qcow2. UEFI domains: a disk-only snapshot of a shut-off one works " +
-			"but does not include its nvram varstore; a memory snapshot of a running one is refused by libvirt " +
-			"(\"internal snapshots of a VM with pflash based firmware are not supported\", libvirt 9.0). See the " +
-			"UEFI and snapshots guide. Any change replaces the snapshot. Destroying the domain " +
-			"first is fine: the domain's delete drops its snapshots' metadata, and a snapshot whose domain is gone is " +
-			"deleted without error. The snapshot's data then stays inside the qcow2 images until they are deleted; a " +
-			"new domain on the same images that takes a snapshot of the same name gets a second one of that name in the " +
-			"qcow2, and a revert may pick the older: keep the default timestamped names, or delete disks with their domain.",
-		Attributes: map[string]schema.Attribute{
+	resp.Schema = resourceSchema(ctx, "An internal qcow2 snapshot of a domain, taken atomically. Two kinds, both of which libvirt can "+
+		"revert (see `libvirt_snapshot_revert`) and delete:\n\n"+
+		"- `memory = true`: a snapshot of a **running** domain with its RAM and device state; reverting brings the "+
+		"guest back running exactly where it was. Under TCG (no KVM) this takes a while: the default create timeout is 10 minutes.\n"+
+		"- `memory = false` (default): a disk-only snapshot of a **shut-off** domain. External disk-only snapshots "+
+		"are not offered: libvirt 9.0 cannot revert them.\n\n"+
+		"Every writable disk of the domain must be qcow2. UEFI domains: a disk-only snapshot of a shut-off one works "+
+		"but does not include its nvram varstore; a memory snapshot of a running one is refused by libvirt "+
+		"(\"internal snapshots of a VM with pflash based firmware are not supported\", libvirt 9.0). See the "+
+		"UEFI and snapshots guide. Any change replaces the snapshot. Destroying the domain "+
+		"first is fine: the domain's delete drops its snapshots' metadata, and a snapshot whose domain is gone is "+
+		"deleted without error. The snapshot's data then stays inside the qcow2 images until they are deleted; a "+
+		"new domain on the same images that takes a snapshot of the same name gets a second one of that name in the "+
+		"qcow2, and a revert may pick the older: keep the default timestamped names, or delete disks with their domain.",
+		noUpdateTimeouts, map[string]schema.Attribute{
 			"id":        idAttribute("`<domain uuid>/<snapshot name>`."),
 			"domain_id": requiredReplace("The domain: its UUID (e.g. `libvirt_domain.x.id`) or its name.", stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")),
 			"name": schema.StringAttribute{
@@ -69,21 +56,22 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					stringvalidator.RegexMatches(snapshotNameRegexp, "must not contain '/' or white space"),
 				},
 			},
-			"description": optionalReplace("Free text stored with the snapshot."),
-			"memory": schema.BoolAttribute{
-				MarkdownDescription: "Include the guest's RAM (the domain must be running). Default `false`: disk-only, the domain must be shut off.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
-			},
+			"description":   optionalReplace("Free text stored with the snapshot."),
+			"memory":        boolReplace("Include the guest's RAM (the domain must be running). Default `false`: disk-only, the domain must be shut off.", false),
 			"creation_time": keptString("When libvirt took the snapshot, RFC 3339 (UTC)."),
 			"domain_state":  keptString("The domain's state recorded in the snapshot (`running`, `paused`, `shutoff`): the state a revert returns to."),
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, noUpdateTimeouts),
-		},
-	}
+		})
+}
+
+type snapshotModel struct {
+	withTimeouts
+	ID           types.String `tfsdk:"id"`
+	DomainID     types.String `tfsdk:"domain_id"`
+	Name         types.String `tfsdk:"name"`
+	Description  types.String `tfsdk:"description"`
+	Memory       types.Bool   `tfsdk:"memory"`
+	CreationTime types.String `tfsdk:"creation_time"`
+	DomainState  types.String `tfsdk:"domain_state"`
 }
 
 // fromSnapshot fills m from what libvirt recorded.
@@ -150,11 +138,6 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 		}
 		return m, nil
 	})
-}
-
-// Update only takes new timeouts: every other attribute replaces.
-func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	storePlan[snapshotModel](ctx, req, resp)
 }
 
 // Delete deletes the snapshot; one whose whole domain is gone is deleted too.

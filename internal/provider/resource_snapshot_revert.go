@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -19,46 +18,42 @@ import (
 )
 
 type snapshotRevertResource struct {
-	resourceBase
-}
-
-type snapshotRevertModel struct {
-	withTimeouts
-	ID          types.String `tfsdk:"id"`
-	SnapshotID  types.String `tfsdk:"snapshot_id"`
-	Triggers    types.Map    `tfsdk:"triggers"`
-	RevertedAt  types.String `tfsdk:"reverted_at"`
-	DomainState types.String `tfsdk:"domain_state"`
+	actionResource[snapshotRevertModel]
 }
 
 func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reverts a domain to a `libvirt_snapshot` once, when this resource is created. Changing `triggers` " +
+	resp.Schema = actionSchema{
+		description: "Reverts a domain to a `libvirt_snapshot` once, when this resource is created. Changing `triggers` " +
 			"(or `snapshot_id`) replaces the resource, which reverts again. Destroying it does nothing on the host.\n\n" +
 			"The domain comes back in the state the snapshot recorded: from a memory snapshot running, with the RAM it had " +
 			"(processes, files under `/run`); from a disk-only snapshot shut off, with the disks as they were. A " +
 			"`libvirt_domain` with `running = true` starts a domain reverted to a shut-off snapshot on its next apply.",
-		Attributes: map[string]schema.Attribute{
-			"id":           idAttribute("The snapshot id, `<domain uuid>/<snapshot name>`."),
+		id:       "The snapshot id, `<domain uuid>/<snapshot name>`.",
+		triggers: "Arbitrary values; any change replaces the resource and so reverts again.",
+		attributes: map[string]schema.Attribute{
 			"snapshot_id":  requiredReplace("`libvirt_snapshot.x.id`: `<domain uuid or name>/<snapshot name>`.", stringvalidator.RegexMatches(snapshotIDRegexp, "must be <domain uuid or name>/<snapshot name>, e.g. libvirt_snapshot.x.id")),
-			"triggers":     triggersAttribute("Arbitrary values; any change replaces the resource and so reverts again."),
 			"reverted_at":  keptString("When the revert was done, RFC 3339 (UTC)."),
 			"domain_state": keptString("The domain's state right after the revert (`running`, `paused`, `shutoff`). Not refreshed."),
 		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true}),
-		},
-	}
+	}.schema(ctx)
 }
 
 var snapshotIDRegexp = regexp.MustCompile(`^[^/]+/[^/\s]+$`)
 
+type snapshotRevertModel struct {
+	actionModel
+	SnapshotID  types.String `tfsdk:"snapshot_id"`
+	RevertedAt  types.String `tfsdk:"reverted_at"`
+	DomainState types.String `tfsdk:"domain_state"`
+}
+
+func (m *snapshotRevertModel) what() string {
+	domain, name, _ := strings.Cut(m.SnapshotID.ValueString(), "/")
+	return fmt.Sprintf("revert of domain %s to snapshot %s", domain, name)
+}
+
 func (r *snapshotRevertResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, 10*time.Minute,
-		func(m *snapshotRevertModel) string {
-			domain, name, _ := strings.Cut(m.SnapshotID.ValueString(), "/")
-			return fmt.Sprintf("revert of domain %s to snapshot %s", domain, name)
-		},
+	create(ctx, req, resp, 10*time.Minute, (*snapshotRevertModel).what,
 		func(ctx context.Context, plan *snapshotRevertModel, d *diag.Diagnostics) (*snapshotRevertModel, error) {
 			domain, name, _ := strings.Cut(plan.SnapshotID.ValueString(), "/")
 			if err := r.client.RevertSnapshot(ctx, domain, name); err != nil {
@@ -76,18 +71,4 @@ func (r *snapshotRevertResource) Create(ctx context.Context, req resource.Create
 			plan.DomainState = types.StringValue(st.State)
 			return plan, nil
 		})
-}
-
-// Read keeps the state: the revert happened, whatever became of the domain since.
-func (r *snapshotRevertResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	keepState[snapshotRevertModel](ctx, req, resp)
-}
-
-// Update only takes new timeouts: every other attribute replaces.
-func (r *snapshotRevertResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	storePlan[snapshotRevertModel](ctx, req, resp)
-}
-
-// Delete does nothing on the host: a revert cannot be undone.
-func (r *snapshotRevertResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }

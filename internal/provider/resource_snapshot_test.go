@@ -30,6 +30,15 @@ func snapAccBootGuest(t *testing.T, name string) {
 	acctest.WaitForAgent(t, name)
 }
 
+// snapAccStopped skips the test without acceptance tests, else gives it a domain name of
+// its own and a qcow2 overlay for that domain to be defined shut off on (no guest boots).
+func snapAccStopped(t *testing.T) (name, disk string) {
+	t.Helper()
+	acctest.RequireAcc(t)
+	name = acctest.RandomName("snap")
+	return name, acctest.Overlay(t, name+".qcow2")
+}
+
 // snapAccGuestSh runs a shell command in the guest through its agent.
 func snapAccGuestSh(t *testing.T, name, script string) (string, error) {
 	return acctest.GuestExec(t, name, "/bin/sh", "-c", script)
@@ -143,9 +152,7 @@ resource "libvirt_snapshot" "disk" {
 // <domain name>/<snapshot>, reverted (the domain stays shut off, the snapshot is current),
 // then removed out of band (the plan takes it again), and destroyed with its domain.
 func TestAccSnapshot_diskOnly(t *testing.T) {
-	acctest.RequireAcc(t)
-	name := acctest.RandomName("snap")
-	disk := acctest.Overlay(t, name+".qcow2")
+	name, disk := snapAccStopped(t)
 	snap := "tfacc-disk"
 	base := acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
 		resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.name")), attr("name", snap))
@@ -234,9 +241,7 @@ resource "libvirt_snapshot_revert" "r" {
 // A running domain cannot take a disk-only snapshot, a shut-off one a memory snapshot:
 // the error says why and what to do. No guest boots here.
 func TestAccSnapshot_wrongState(t *testing.T) {
-	acctest.RequireAcc(t)
-	name := acctest.RandomName("snap")
-	disk := acctest.Overlay(t, name+".qcow2")
+	name, disk := snapAccStopped(t)
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
@@ -275,9 +280,7 @@ resource "libvirt_snapshot" "s" {
 // A shut-off UEFI domain takes a disk-only snapshot and reverts to it (qemu-img on the
 // qcow2 disks; the nvram varstore is not part of it). No guest boots here.
 func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
-	acctest.RequireAcc(t)
-	name := acctest.RandomName("snap")
-	disk := acctest.Overlay(t, name+".qcow2")
+	name, disk := snapAccStopped(t)
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +

@@ -9,15 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -30,25 +25,12 @@ import (
 const exportStampKey = "file"
 
 type volumeExportResource struct {
-	resourceBase
-}
-
-type volumeExportModel struct {
-	withTimeouts
-	ID              types.String `tfsdk:"id"`
-	VolumeID        types.String `tfsdk:"volume_id"`
-	Path            types.String `tfsdk:"path"`
-	Format          types.String `tfsdk:"format"`
-	Compression     types.String `tfsdk:"compression"`
-	Triggers        types.Map    `tfsdk:"triggers"`
-	RemoveOnDestroy types.Bool   `tfsdk:"remove_on_destroy"`
-	SizeBytes       types.Int64  `tfsdk:"size_bytes"`
-	SHA256          types.String `tfsdk:"sha256"`
+	actionResource[volumeExportModel]
 }
 
 func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
+	resp.Schema = actionSchema{
+		description: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
 			"optionally compressed (`gzip`, `zstd`). The bytes are streamed — never held whole in memory, and nothing " +
 			"is written locally but the destination (as `<path>.partial`, renamed at the end; removed when the export " +
 			"fails). Progress is logged every 5 s (bytes and rate; `TF_LOG=info`).\n\n" +
@@ -56,58 +38,50 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"`compression` or `triggers` exports again (replace); a later change of the volume itself does not — " +
 			"put something into `triggers` for that. Destroying the resource removes nothing on the libvirt host and " +
 			"leaves the file in place unless `remove_on_destroy` is true. `timeouts.create` defaults to `30m`.",
-		Attributes: map[string]schema.Attribute{
-			"id": idAttribute("Absolute path of the exported file."),
+		id: "Absolute path of the exported file.",
+		triggers: "Arbitrary values; any change exports again (replace), e.g. " +
+			"`{ snapshot = libvirt_snapshot.before_upgrade.id }`.",
+		attributes: map[string]schema.Attribute{
 			"volume_id": requiredReplace("The volume to export: its key (`libvirt_volume.id`, for directory pools its path) or "+
 				"`<pool>/<name>`. Changing it exports again.", validators.VolumeRef()),
 			"path": requiredReplace("File to write, on the machine running Terraform: absolute, or relative to the directory "+
 				"Terraform runs in. Its directory must exist (checked at plan time); an existing file is replaced "+
 				"when the export succeeds, and kept when it fails. Written with mode `0600`. No suffix is added for "+
 				"the compression (name it e.g. `disk.qcow2.zst`). Changing it exports again.", validators.ExportPath()),
-			"format": schema.StringAttribute{
-				MarkdownDescription: "Image format of the file: `qcow2` (default) or `raw`. When it differs from the volume's " +
-					"format, or the volume is a copy-on-write overlay, the volume is converted on the libvirt host into a " +
-					"temporary volume in its pool (libvirt's create-from, i.e. `qemu-img convert`), which is downloaded and " +
-					"removed again — also when the export fails or is interrupted; the pool needs room for it. A disk of a " +
-					"running domain is copied through that domain instead (a block copy job into the temporary volume: a " +
-					"point-in-time, crash-consistent copy; the guest keeps running). The file is " +
-					"always a standalone image (an overlay's backing chain is flattened). Changing it exports again.",
-				Optional:      true,
-				Computed:      true,
-				Default:       stringdefault.StaticString("qcow2"),
-				PlanModifiers: replaceString,
-				Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw")},
-			},
-			"compression": schema.StringAttribute{
-				MarkdownDescription: "Compression of the file: `none` (default), `gzip` or `zstd` (default levels). Done on " +
-					"the machine running Terraform while the bytes arrive; `size_bytes` and `sha256` are of the compressed " +
-					"file. A raw export of a mostly empty disk compresses to little. Changing it exports again.",
-				Optional:      true,
-				Computed:      true,
-				Default:       stringdefault.StaticString(export.None),
-				PlanModifiers: replaceString,
-				Validators:    []validator.String{stringvalidator.OneOf(export.Compressions...)},
-			},
-			"triggers": triggersAttribute("Arbitrary values; any change exports again (replace), e.g. " +
-				"`{ snapshot = libvirt_snapshot.before_upgrade.id }`."),
+			"format": defaultReplace("Image format of the file: `qcow2` (default) or `raw`. When it differs from the volume's "+
+				"format, or the volume is a copy-on-write overlay, the volume is converted on the libvirt host into a "+
+				"temporary volume in its pool (libvirt's create-from, i.e. `qemu-img convert`), which is downloaded and "+
+				"removed again — also when the export fails or is interrupted; the pool needs room for it. A disk of a "+
+				"running domain is copied through that domain instead (a block copy job into the temporary volume: a "+
+				"point-in-time, crash-consistent copy; the guest keeps running). The file is "+
+				"always a standalone image (an overlay's backing chain is flattened). Changing it exports again.",
+				"qcow2", stringvalidator.OneOf("qcow2", "raw")),
+			"compression": defaultReplace("Compression of the file: `none` (default), `gzip` or `zstd` (default levels). Done on "+
+				"the machine running Terraform while the bytes arrive; `size_bytes` and `sha256` are of the compressed "+
+				"file. A raw export of a mostly empty disk compresses to little. Changing it exports again.",
+				export.None, stringvalidator.OneOf(export.Compressions...)),
 			"remove_on_destroy": optionalBool("Delete the file when the resource is destroyed (default `false`: the file stays). "+
 				"A file that was changed since the export (other size or modification time) is left in place with a "+
 				"warning. Changing it is an in-place update: nothing is exported again.", false),
-			"size_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Bytes written to the file (after compression).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"sha256": keptString("SHA-256 of the file as written (hex), computed while streaming; compare with `sha256sum <path>`."),
+			"size_bytes": keptInt("Bytes written to the file (after compression)."),
+			"sha256":     keptString("SHA-256 of the file as written (hex), computed while streaming; compare with `sha256sum <path>`."),
 		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true}),
-		},
-	}
+	}.schema(ctx)
 }
 
 // exportTimeout is the default of timeouts.create.
 const exportTimeout = 30 * time.Minute
+
+type volumeExportModel struct {
+	actionModel
+	VolumeID        types.String `tfsdk:"volume_id"`
+	Path            types.String `tfsdk:"path"`
+	Format          types.String `tfsdk:"format"`
+	Compression     types.String `tfsdk:"compression"`
+	RemoveOnDestroy types.Bool   `tfsdk:"remove_on_destroy"`
+	SizeBytes       types.Int64  `tfsdk:"size_bytes"`
+	SHA256          types.String `tfsdk:"sha256"`
+}
 
 func (m *volumeExportModel) what() string { return "exported file " + m.ID.ValueString() }
 
@@ -242,11 +216,6 @@ func (r *volumeExportResource) Read(ctx context.Context, req resource.ReadReques
 		}
 		return m, nil
 	})
-}
-
-// Update only ever changes remove_on_destroy or timeouts: everything else replaces.
-func (r *volumeExportResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	storePlan[volumeExportModel](ctx, req, resp)
 }
 
 // Delete removes nothing on the libvirt host. With remove_on_destroy it deletes the file —

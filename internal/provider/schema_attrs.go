@@ -1,11 +1,14 @@
 package provider
 
 import (
+	"context"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -16,6 +19,12 @@ import (
 )
 
 // The attributes and blocks that schemas repeat.
+
+// resourceSchema is a resource's schema: its description, its attributes and a
+// `timeouts` block of the operations t.
+func resourceSchema(ctx context.Context, desc string, t timeouts.Opts, attrs map[string]schema.Attribute) schema.Schema {
+	return schema.Schema{MarkdownDescription: desc, Attributes: attrs, Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx, t)}}
+}
 
 // idAttribute is a resource's `id`: computed at create, the same for as long as the
 // object lives (so plans do not show it as "known after apply").
@@ -28,6 +37,15 @@ func keptString(desc string) schema.StringAttribute {
 		MarkdownDescription: desc,
 		Computed:            true,
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}
+
+// keptInt is keptString for a number (a size written once).
+func keptInt(desc string) schema.Int64Attribute {
+	return schema.Int64Attribute{
+		MarkdownDescription: desc,
+		Computed:            true,
+		PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 	}
 }
 
