@@ -106,6 +106,12 @@ func resourceHCL(typ, label string, lines ...string) string {
 	return fmt.Sprintf("\nresource %q %q {\n  %s\n}\n", typ, label, strings.Join(lines, "\n  "))
 }
 
+// blockHCL is a nested block `typ { ... }` of a resource body, with the given lines (attr
+// or blockHCL).
+func blockHCL(typ string, lines ...string) string {
+	return typ + " {\n    " + strings.ReplaceAll(strings.Join(lines, "\n"), "\n", "\n    ") + "\n  }"
+}
+
 // volumeHCL is a libvirt_volume named name in the test pool, with more lines.
 func volumeHCL(label, name string, lines ...string) string {
 	return resourceHCL("libvirt_volume", label, append([]string{attr("name", name), attr("pool", acctest.Pool())}, lines...)...)
