@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -335,7 +334,7 @@ resource "libvirt_domain" "vm" {
 			},
 			Config:           config,
 			ConfigPlanChecks: acctest.Plans(),
-			Check: func(*terraform.State) error {
+			Check: acctest.HostCheck(func() error {
 				if err := errors.Join(happened("volume create", volLost), happened("domain define", defineLost)); err != nil {
 					return err
 				}
@@ -344,7 +343,7 @@ resource "libvirt_domain" "vm" {
 					return fmt.Errorf("host holds domains %v and volumes %v; want exactly the one of each in state", d, v)
 				}
 				return nil
-			},
+			}),
 		}},
 	})
 }

@@ -31,6 +31,14 @@ func importStep(addr, id string, ignore ...string) resource.TestStep {
 	}
 }
 
+// sameConfig is steps, each applying config.
+func sameConfig(config string, steps ...resource.TestStep) []resource.TestStep {
+	for i := range steps {
+		steps[i].Config = config
+	}
+	return steps
+}
+
 // planCase is a configuration that must fail to plan: body goes into a resource block,
 // want (see acctest.Wrapped) is the error.
 type planCase struct{ name, body, want string }

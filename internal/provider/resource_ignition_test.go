@@ -91,9 +91,7 @@ func TestAccIgnition_invalidJSON(t *testing.T) {
 // Flatcar, reads back without drift (and on import), and goes away when unset. A stopped
 // domain is enough: the entry lives in the definition.
 func TestAccIgnition_domainFWCfg(t *testing.T) {
-	acctest.RequireAcc(t)
-	name := acctest.RandomName("ign")
-	disk := acctest.Overlay(t, name+".qcow2")
+	name, disk := acctest.DomainDisk(t, "ign")
 	config := func(withIgnition bool) string {
 		ref := ""
 		if withIgnition {

@@ -21,15 +21,6 @@ var rfc3339 = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
 // snapLookup finds snapshot snap of domain dom (by name), for acctest.CheckGone.
 func snapLookup(dom, snap string) acctest.Lookup { return acctest.SnapshotLookup(dom, snap) }
 
-// snapAccStopped skips the test without a libvirt host, else gives a snapshot test's
-// domain name and a qcow2 overlay of its own, for a domain that is never started.
-func snapAccStopped(t *testing.T) (name, disk string) {
-	t.Helper()
-	acctest.RequireAcc(t)
-	name = acctest.RandomName("snap")
-	return name, acctest.Overlay(t, name+".qcow2")
-}
-
 // snapOf is libvirt_snapshot.s of the domain domainRef (a reference) with lines.
 func snapOf(domainRef string, lines ...string) string {
 	return resourceHCL("libvirt_snapshot", "s", append([]string{attr("domain_id", hcl(domainRef))}, lines...)...)
@@ -157,7 +148,7 @@ resource "libvirt_snapshot" "disk" {
 // <domain name>/<snapshot>, reverted (the domain stays shut off, the snapshot is current),
 // then removed out of band (the plan takes it again), and destroyed with its domain.
 func TestAccSnapshot_diskOnly(t *testing.T) {
-	name, disk := snapAccStopped(t)
+	name, disk := acctest.DomainDisk(t, "snap")
 	snap := "tfacc-disk"
 	base := acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
 		snapOf("libvirt_domain.test.name", attr("name", snap))
@@ -246,7 +237,7 @@ resource "libvirt_snapshot_revert" "r" {
 // A running domain cannot take a disk-only snapshot, a shut-off one a memory snapshot:
 // the error says why and what to do. No guest boots here.
 func TestAccSnapshot_wrongState(t *testing.T) {
-	name, disk := snapAccStopped(t)
+	name, disk := acctest.DomainDisk(t, "snap")
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
@@ -285,7 +276,7 @@ resource "libvirt_snapshot" "s" {
 // A shut-off UEFI domain takes a disk-only snapshot and reverts to it (qemu-img on the
 // qcow2 disks; the nvram varstore is not part of it). No guest boots here.
 func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
-	name, disk := snapAccStopped(t)
+	name, disk := acctest.DomainDisk(t, "snap")
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +

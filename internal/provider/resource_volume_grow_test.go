@@ -167,28 +167,17 @@ func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
   }`)
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.VolumesGone(name),
-		Steps: []resource.TestStep{
-			{
-				Config:           config,
-				ConfigPlanChecks: acctest.Plans(),
-			},
-			{
+		Steps: sameConfig(config,
+			resource.TestStep{ConfigPlanChecks: acctest.Plans()},
+			resource.TestStep{
 				PreConfig:   proxy.Freeze,
-				Config:      config,
 				ExpectError: acctest.Wrapped(`Unable to read volume ` + acctest.Pool() + "/" + name + `.*look up volume`),
 			},
-			{
-				// Had the failed refresh dropped the volume from state, this plan would
-				// want to create it (a PlanOnly step fails on any non-empty plan).
-				PreConfig: func() { proxy.Thaw(); proxy.Cut() },
-				Config:    config,
-				PlanOnly:  true,
-			},
-			{
-				Config:           config,
-				ConfigPlanChecks: acctest.Plans(),
-			},
-		},
+			// Had the failed refresh dropped the volume from state, this plan would want to
+			// create it (a PlanOnly step fails on any non-empty plan).
+			resource.TestStep{PreConfig: func() { proxy.Thaw(); proxy.Cut() }, PlanOnly: true},
+			resource.TestStep{ConfigPlanChecks: acctest.Plans()},
+		),
 	})
 }
 
