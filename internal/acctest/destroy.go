@@ -40,6 +40,12 @@ func PoolLookup(name string) Lookup {
 	return func(l *golibvirt.Libvirt) error { _, err := l.StoragePoolLookupByName(name); return err }
 }
 
+// HostCheck is a step Check (or CheckDestroy) that asks the host, not the state: check
+// reads libvirt, the guest or the files itself.
+func HostCheck(check func() error) resource.TestCheckFunc {
+	return func(*terraform.State) error { return check() }
+}
+
 // CheckGone is a CheckDestroy that asks libvirt directly that every named object is gone:
 // a lookup must answer "not found" — any other error fails the check too, since an
 // unreachable daemon proves nothing.

@@ -131,6 +131,15 @@ func Overlay(t testing.TB, name string) string {
 	return CreateVolume(t, name, doc, nil)
 }
 
+// DomainDisk starts an acceptance test of a domain: it skips without a libvirt host (see
+// RequireAcc), else gives a fresh name of kind and a qcow2 overlay of its own, <name>.qcow2.
+func DomainDisk(t *testing.T, kind string) (name, disk string) {
+	t.Helper()
+	RequireAcc(t)
+	name = RandomName(kind)
+	return name, Overlay(t, name+".qcow2")
+}
+
 // Seed makes a NoCloud seed ISO (label cidata) with the given hostname in the test pool
 // and returns its key.
 func Seed(t testing.TB, name, hostname string) string {

@@ -24,10 +24,26 @@ func badInputCases() []badInputCase {
 	network := func(lines ...string) string {
 		return resourceHCL("libvirt_network", "n", withDefaults([]string{attr("name", "NAME")}, lines)...)
 	}
-	// vol is libvirt_volume.v named NAME in POOL, with the given lines.
-	vol := func(lines string) string {
-		return "\nresource \"libvirt_volume\" \"v\" {\n  name = \"NAME\"\n  pool = \"POOL\"\n  " + lines + "\n}\n"
+	// vol is libvirt_volume.v named NAME in POOL, with lines.
+	vol := func(lines ...string) string {
+		return resourceHCL("libvirt_volume", "v", withDefaults([]string{attr("name", "NAME"), attr("pool", "POOL")}, lines)...)
 	}
+	// pool is libvirt_pool.p: a dir pool NAME at /tmp/NAME, with lines.
+	pool := func(lines ...string) string {
+		return resourceHCL("libvirt_pool", "p", withDefaults([]string{attr("name", "NAME"), attr("type", "dir"),
+			attr("target_path", "/tmp/NAME")}, lines)...)
+	}
+	// reservation is libvirt_dhcp_reservation label of mac to ip on network.
+	reservation := func(label, network, mac, ip string) string {
+		return resourceHCL("libvirt_dhcp_reservation", label, attr("network", network), attr("mac", mac), attr("ip", ip))
+	}
+	// snapshot is libvirt_snapshot.s, with lines.
+	snapshot := func(lines ...string) string { return resourceHCL("libvirt_snapshot", "s", lines...) }
+	// seed is libvirt_cloudinit_iso.c named NAME in POOL, instance i-1, with lines.
+	seed := func(lines ...string) string {
+		return resourceHCL("libvirt_cloudinit_iso", "c", append([]string{attr("name", "NAME"), attr("pool", "POOL"), attr("instance_id", "i-1")}, lines...)...)
+	}
+	const host = "\ndata \"libvirt_host\" \"h\" {}\n"
 	macVars := func(_ *testing.T, name string) map[string]string {
 		return map[string]string{"MAC": capi.MAC(name)}
 	}
@@ -44,129 +60,55 @@ func badInputCases() []badInputCase {
 		{name: "domain_name", phase: "plan",
 			bad: dom(attr("name", "NAME/x")), want: `with libvirt_domain.d,.*Attribute name must be a libvirt domain name: .* without \x27/\x27 or whitespace, got: NAME/x`},
 		{name: "volume_name", phase: "plan",
-			bad: `
-resource "libvirt_volume" "v" {
-  name           = "NAME/x"
-  pool           = "POOL"
-  capacity_bytes = 1048576
-}
-`, want: `Invalid volume name with libvirt_volume.v,.*name "NAME/x" contains \x27/\x27: libvirt names cannot.*Use e.g. "NAME-x"`},
+			bad: vol(attr("name", "NAME/x"), attr("capacity_bytes", 1048576)), want: `Invalid volume name with libvirt_volume.v,.*name "NAME/x" contains \x27/\x27: libvirt names cannot.*Use e.g. "NAME-x"`},
 		{name: "network_name", phase: "plan",
 			bad: network(attr("name", "-NAME"), attr("active", false)), want: `with libvirt_network.n,.*Attribute name must start with a letter or digit.*got: -NAME`},
 		{name: "pool_name", phase: "plan",
-			bad: `
-resource "libvirt_pool" "p" {
-  name        = "NAME x"
-  type        = "dir"
-  target_path = "/tmp/NAME"
-}
-`, want: `with libvirt_pool.p,.*Attribute name must start with a letter or digit.*got: NAME x`},
+			bad: pool(attr("name", "NAME x")), want: `with libvirt_pool.p,.*Attribute name must start with a letter or digit.*got: NAME x`},
 		{name: "domain_mac", phase: "plan",
-			bad: dom(`
-  network_interface {
-    network = "NET"
-    mac     = "52:54:00:zz:00:01"
-  }`), want: `with libvirt_domain.d,.*network_interface\[0\].mac must be a MAC address such as 52:54:00:12:34:56, got: 52:54:00:zz:00:01`},
+			bad: dom(blockHCL("network_interface", attr("network", "NET"), attr("mac", "52:54:00:zz:00:01"))), want: `with libvirt_domain.d,.*network_interface\[0\].mac must be a MAC address such as 52:54:00:12:34:56, got: 52:54:00:zz:00:01`},
 		{name: "reservation_mac", phase: "plan",
-			bad: `
-resource "libvirt_dhcp_reservation" "r" {
-  network = "NET"
-  mac     = "52:54:00:12:34"
-  ip      = "192.168.122.250"
-}
-`, want: `with libvirt_dhcp_reservation.r,.*Attribute mac must be a MAC address of six colon-separated hex pairs, e.g. 52:54:00:12:34:56, got: 52:54:00:12:34`},
+			bad: reservation("r", "NET", "52:54:00:12:34", "192.168.122.250"), want: `with libvirt_dhcp_reservation.r,.*Attribute mac must be a MAC address of six colon-separated hex pairs, e.g. 52:54:00:12:34:56, got: 52:54:00:12:34`},
 		{name: "network_host_mac", phase: "plan",
 			bad: network(attr("active", false), attr("addresses", hcl(`["10.251.7.0/24"]`)),
 				`dhcp { hosts = [{ mac = "52-54-00-12-34-56", ip = "10.251.7.20" }] }`), want: `Invalid network dhcp with libvirt_network.n,.*hosts\[0\]: mac "52-54-00-12-34-56" must be six lower-case hex pairs separated by \x27:\x27, e.g. 52:54:00:12:34:56`},
 		{name: "reservation_ip_outside", phase: "plan", vars: macVars, gone: macGone(acctest.Network()),
-			bad: `
-resource "libvirt_dhcp_reservation" "r" {
-  network = "NET"
-  mac     = "MAC"
-  ip      = "10.99.0.5"
-}
-`, want: `Invalid DHCP reservation MAC on network NET with libvirt_dhcp_reservation.r,.*ip 10.99.0.5 is outside network NET\x27s subnets \(192.168.122.0/24\): choose an address inside one of them`},
+			bad: reservation("r", "NET", "MAC", "10.99.0.5"), want: `Invalid DHCP reservation MAC on network NET with libvirt_dhcp_reservation.r,.*ip 10.99.0.5 is outside network NET\x27s subnets \(192.168.122.0/24\): choose an address inside one of them`},
 		{name: "reservation_clash", phase: "plan",
 			vars: func(t *testing.T, name string) map[string]string {
 				n := acctest.CreateNetwork(t, false)
 				return map[string]string{"RESNET": n.Name, "IP": n.Addr(50), "MAC": capi.MAC(name), "OTHERMAC": capi.MAC(name + "-0")}
 			},
-			gone: macGone(""),
-			setup: `
-resource "libvirt_dhcp_reservation" "first" {
-  network = "RESNET"
-  mac     = "OTHERMAC"
-  ip      = "IP"
-}
-`,
-			bad: `
-resource "libvirt_dhcp_reservation" "r" {
-  network = "RESNET"
-  mac     = "MAC"
-  ip      = "IP"
-}
-`, want: `Invalid DHCP reservation MAC on network RESNET with libvirt_dhcp_reservation.r,.*ip IP on network RESNET is already reserved for \S+ OTHERMAC: choose another address`},
+			gone:  macGone(""),
+			setup: reservation("first", "RESNET", "OTHERMAC", "IP"),
+			bad:   reservation("r", "RESNET", "MAC", "IP"), want: `Invalid DHCP reservation MAC on network RESNET with libvirt_dhcp_reservation.r,.*ip IP on network RESNET is already reserved for \S+ OTHERMAC: choose another address`},
 		{name: "volume_negative_capacity", phase: "plan",
-			bad: vol(`capacity_bytes = -1`), want: `with libvirt_volume.v,.*Attribute capacity_bytes value must be at least 1, got: -1`},
+			bad: vol(attr("capacity_bytes", -1)), want: `with libvirt_volume.v,.*Attribute capacity_bytes value must be at least 1, got: -1`},
 		{name: "volume_shrink", phase: "plan", update: true,
-			setup: vol(`capacity_bytes = 2097152`), bad: vol(`capacity_bytes = 1048576`), want: `Volume cannot shrink with libvirt_volume.v,.*libvirt_volume POOL/NAME is 2097152 bytes; capacity_bytes = 1048576 would shrink it.*Set capacity_bytes to 2097152 or more, or replace the volume`},
+			setup: vol(attr("capacity_bytes", 2097152)), bad: vol(attr("capacity_bytes", 1048576)), want: `Volume cannot shrink with libvirt_volume.v,.*libvirt_volume POOL/NAME is 2097152 bytes; capacity_bytes = 1048576 would shrink it.*Set capacity_bytes to 2097152 or more, or replace the volume`},
 		{name: "volume_sources_url_file", phase: "plan",
-			bad: vol(`source_url  = "http://127.0.0.1/a.qcow2"
-  source_file = "/etc/hostname"`), want: `Conflicting volume sources with libvirt_volume.v,.*source_url and source_file are all set.*Keep one of source_url, source_file, backing_volume or clone_from and remove the others`},
+			bad: vol(attr("source_url", "http://127.0.0.1/a.qcow2"), attr("source_file", "/etc/hostname")), want: `Conflicting volume sources with libvirt_volume.v,.*source_url and source_file are all set.*Keep one of source_url, source_file, backing_volume or clone_from and remove the others`},
 		{name: "volume_sources_backing_clone", phase: "plan",
-			bad: vol(`backing_volume = "POOL/base.qcow2"
-  clone_from     = "POOL/base.qcow2"`), want: `Conflicting volume sources with libvirt_volume.v,.*backing_volume and clone_from are all set.*Keep one of.*remove the others`},
+			bad: vol(attr("backing_volume", "POOL/base.qcow2"), attr("clone_from", "POOL/base.qcow2")), want: `Conflicting volume sources with libvirt_volume.v,.*backing_volume and clone_from are all set.*Keep one of.*remove the others`},
 		{name: "volume_missing_pool", phase: "apply",
-			bad: `
-resource "libvirt_volume" "v" {
-  name           = "NAME"
-  pool           = "NAME-nopool"
-  capacity_bytes = 1048576
-}
-`, want: `Unable to create volume NAME-nopool/NAME with libvirt_volume.v,.*no storage pool with matching name \x27NAME-nopool\x27.*Check that pool "NAME-nopool" exists \(create it with libvirt_pool`},
+			bad: vol(attr("pool", "NAME-nopool"), attr("capacity_bytes", 1048576)), want: `Unable to create volume NAME-nopool/NAME with libvirt_volume.v,.*no storage pool with matching name \x27NAME-nopool\x27.*Check that pool "NAME-nopool" exists \(create it with libvirt_pool`},
 		{name: "domain_missing_network", phase: "apply",
-			bad: dom(`
-  network_interface {
-    network = "NAME-nonet"
-  }`), want: `Unable to create libvirt domain NAME with libvirt_domain.d,.*network_interface 0: network "NAME-nonet" does not exist on qemu:///system: create it \(libvirt_network\) or name an existing network`},
+			bad: dom(blockHCL("network_interface", attr("network", "NAME-nonet"))), want: `Unable to create libvirt domain NAME with libvirt_domain.d,.*network_interface 0: network "NAME-nonet" does not exist on qemu:///system: create it \(libvirt_network\) or name an existing network`},
 		{name: "reservation_missing_network", phase: "apply", vars: macVars,
-			bad: `
-resource "libvirt_dhcp_reservation" "r" {
-  network = "NAME-nonet"
-  mac     = "MAC"
-  ip      = "10.99.0.5"
-}
-`, want: `Unable to create DHCP reservation MAC on network NAME-nonet with libvirt_dhcp_reservation.r,.*Network "NAME-nonet" does not exist on qemu:///system`},
+			bad: reservation("r", "NAME-nonet", "MAC", "10.99.0.5"), want: `Unable to create DHCP reservation MAC on network NAME-nonet with libvirt_dhcp_reservation.r,.*Network "NAME-nonet" does not exist on qemu:///system`},
 		{name: "volume_missing_backing", phase: "apply",
-			bad: vol(`backing_volume = "POOL/NAME-nobase.qcow2"`), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*no storage vol with matching name \x27NAME-nobase.qcow2\x27.*backing_volume = "POOL/NAME-nobase.qcow2" names an existing volume`},
+			bad: vol(attr("backing_volume", "POOL/NAME-nobase.qcow2")), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*no storage vol with matching name \x27NAME-nobase.qcow2\x27.*backing_volume = "POOL/NAME-nobase.qcow2" names an existing volume`},
 		{name: "snapshot_missing_domain", phase: "apply",
-			bad: `
-resource "libvirt_snapshot" "s" {
-  domain_id = "NAME-nodomain"
-  name      = "NAME"
-}
-`, want: `Unable to create snapshot NAME of domain NAME-nodomain with libvirt_snapshot.s,.*Domain "NAME-nodomain" does not exist on qemu:///system`},
+			bad: snapshot(attr("domain_id", "NAME-nodomain"), attr("name", "NAME")), want: `Unable to create snapshot NAME of domain NAME-nodomain with libvirt_snapshot.s,.*Domain "NAME-nodomain" does not exist on qemu:///system`},
 		{name: "clone_missing_source", phase: "plan",
-			bad: `
-resource "libvirt_clone" "c" {
-  source_domain_id = "NAME-nodomain"
-  name             = "NAME"
-  mode             = "linked"
-  running          = false
-}
-`, want: `Unable to plan libvirt clone NAME with libvirt_clone.c,.*The source domain "NAME-nodomain" does not exist on qemu:///system`},
+			bad: resourceHCL("libvirt_clone", "c", attr("source_domain_id", "NAME-nodomain"), attr("name", "NAME"),
+				attr("mode", "linked"), attr("running", false)), want: `Unable to plan libvirt clone NAME with libvirt_clone.c,.*The source domain "NAME-nodomain" does not exist on qemu:///system`},
 		{name: "uri_transport", phase: "plan",
-			provider: providerAt("qemu+bogus://127.0.0.1/system"), bad: `
-data "libvirt_host" "h" {}
-`, want: `Invalid libvirt URI.*"qemu\+bogus://127.0.0.1/system" uses transport "bogus", which this provider does not support: use unix, ssh, tcp or tls`},
+			provider: providerAt("qemu+bogus://127.0.0.1/system"), bad: host, want: `Invalid libvirt URI.*"qemu\+bogus://127.0.0.1/system" uses transport "bogus", which this provider does not support: use unix, ssh, tcp or tls`},
 		{name: "uri_query", phase: "plan",
-			provider: providerAt("qemu:///system?sokket=/run/libvirt/libvirt-sock"), bad: `
-data "libvirt_host" "h" {}
-`, want: `Invalid libvirt URI.*has unknown query parameter "sokket": supported are socket, keyfile, known_hosts, known_hosts_verify, no_verify, sshauth, pkipath and name`},
+			provider: providerAt("qemu:///system?sokket=/run/libvirt/libvirt-sock"), bad: host, want: `Invalid libvirt URI.*has unknown query parameter "sokket": supported are socket, keyfile, known_hosts, known_hosts_verify, no_verify, sshauth, pkipath and name`},
 		{name: "uri_driver", phase: "plan",
-			provider: providerAt("nosuch:///system"), bad: `
-data "libvirt_host" "h" {}
-`, want: `Unable to read libvirt host nosuch:///system with data.libvirt_host.h,.*no connection driver available for nosuch:///system: the daemon has no "nosuch" driver.*use e.g. qemu:///system`},
+			provider: providerAt("nosuch:///system"), bad: host, want: `Unable to read libvirt host nosuch:///system with data.libvirt_host.h,.*no connection driver available for nosuch:///system: the daemon has no "nosuch" driver.*use e.g. qemu:///system`},
 		{name: "checksum_mismatch", phase: "apply",
 			vars: func(t *testing.T, _ string) map[string]string {
 				f := filepath.Join(t.TempDir(), "image.raw")
@@ -176,30 +118,14 @@ data "libvirt_host" "h" {}
 				sum := sha256.Sum256([]byte("not the image"))
 				return map[string]string{"FILE": f, "SUM": "sha256:" + hex.EncodeToString(sum[:])}
 			},
-			bad: vol(`format          = "raw"
-  source_file     = "FILE"
-  source_checksum = "SUM"`), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*checksum mismatch: the source\x27s sha256 is [0-9a-f]{64}, source_checksum says [0-9a-f]{64} \(the half-made volume POOL/NAME was deleted\)`},
+			bad: vol(attr("format", "raw"), attr("source_file", "FILE"), attr("source_checksum", "SUM")), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*checksum mismatch: the source\x27s sha256 is [0-9a-f]{64}, source_checksum says [0-9a-f]{64} \(the half-made volume POOL/NAME was deleted\)`},
 		{name: "url_unreachable", phase: "apply",
 			vars: func(t *testing.T, _ string) map[string]string { return map[string]string{"ADDR": closedPort(t)} },
-			bad:  vol(`source_url = "http://ADDR/image.qcow2"`), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*download http://ADDR/image.qcow2: .*connection refused`},
+			bad:  vol(attr("source_url", "http://ADDR/image.qcow2")), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*download http://ADDR/image.qcow2: .*connection refused`},
 		{name: "cloudinit_network_config", phase: "plan",
-			bad: `
-resource "libvirt_cloudinit_iso" "c" {
-  name           = "NAME"
-  pool           = "POOL"
-  instance_id    = "i-1"
-  network_config = "version: 2\n  ethernets: ["
-}
-`, want: `Invalid YAML in network_config with libvirt_cloudinit_iso.c,.*network_config does not parse as YAML: .*check its indentation`},
+			bad: seed(attr("network_config", "version: 2\n  ethernets: [")), want: `Invalid YAML in network_config with libvirt_cloudinit_iso.c,.*network_config does not parse as YAML: .*check its indentation`},
 		{name: "cloudinit_user_data", phase: "plan",
-			bad: `
-resource "libvirt_cloudinit_iso" "c" {
-  name        = "NAME"
-  pool        = "POOL"
-  instance_id = "i-1"
-  user_data   = "#cloud-config\nusers: [\n"
-}
-`, want: `Invalid YAML in user_data with libvirt_cloudinit_iso.c,.*user_data starts with #cloud-config but does not parse as YAML.*fix the document`},
+			bad: seed(attr("user_data", "#cloud-config\nusers: [\n")), want: `Invalid YAML in user_data with libvirt_cloudinit_iso.c,.*user_data starts with #cloud-config but does not parse as YAML.*fix the document`},
 		{name: "max_vcpu_below", phase: "plan",
 			bad: dom(attr("vcpu", 4), attr("max_vcpu", 2)), want: `max_vcpu below vcpu with libvirt_domain.d,.*libvirt_domain NAME: max_vcpu = 2 is below vcpu = 4.*set it to 4 or more, or remove it`},
 		{name: "max_memory_below", phase: "plan",
@@ -213,27 +139,13 @@ resource "libvirt_cloudinit_iso" "c" {
 		{name: "memory_zero", phase: "plan",
 			bad: dom(attr("memory_mib", 0)), want: `with libvirt_domain.d,.*Attribute memory_mib value must be at least 16, got: 0`},
 		{name: "wait_timeout", phase: "plan",
-			bad: dom(`
-  network_interface {
-    network = "NET"
-    wait_for_ip {
-      timeout = "5 minutes"
-    }
-  }`), want: `Invalid duration with libvirt_domain.d,.*"5 minutes" is not a duration: use a Go duration such as 30s, 5m or 1h30m`},
+			bad: dom(blockHCL("network_interface", attr("network", "NET"), blockHCL("wait_for_ip", attr("timeout", "5 minutes")))), want: `Invalid duration with libvirt_domain.d,.*"5 minutes" is not a duration: use a Go duration such as 30s, 5m or 1h30m`},
 		{name: "graphics_type", phase: "plan",
-			bad: dom(`graphics = { type = "rdp" }`), want: `with libvirt_domain.d,.*Attribute graphics.type value must be one of: \["vnc" "spice" "none"\], got: "rdp"`},
+			bad: dom(attr("graphics", hcl(`{ type = "rdp" }`))), want: `with libvirt_domain.d,.*Attribute graphics.type value must be one of: \["vnc" "spice" "none"\], got: "rdp"`},
 		{name: "disk_bus", phase: "plan",
-			bad: dom(`
-  disk {
-    path = "/var/lib/NAME.qcow2"
-    bus  = "nvme"
-  }`), want: `with libvirt_domain.d,.*Attribute disk\[0\].bus value must be one of: \["virtio" "sata" "scsi" "ide" "usb"\], got: "nvme"`},
+			bad: dom(blockHCL("disk", attr("path", "/var/lib/NAME.qcow2"), attr("bus", "nvme"))), want: `with libvirt_domain.d,.*Attribute disk\[0\].bus value must be one of: \["virtio" "sata" "scsi" "ide" "usb"\], got: "nvme"`},
 		{name: "disk_device", phase: "plan",
-			bad: dom(`
-  disk {
-    path   = "/var/lib/NAME.img"
-    device = "floppy"
-  }`), want: `with libvirt_domain.d,.*Attribute disk\[0\].device value must be one of: \["disk" "cdrom"\], got: "floppy"`},
+			bad: dom(blockHCL("disk", attr("path", "/var/lib/NAME.img"), attr("device", "floppy"))), want: `with libvirt_domain.d,.*Attribute disk\[0\].device value must be one of: \["disk" "cdrom"\], got: "floppy"`},
 		{name: "network_mode", phase: "plan",
 			bad: network(attr("mode", "nated"), attr("active", false)), want: `with libvirt_network.n,.*Attribute mode value must be one of:.*"nat".*got: "nated"`},
 		{name: "network_dhcp_range", phase: "plan",
@@ -244,73 +156,26 @@ resource "libvirt_cloudinit_iso" "c" {
 		{name: "network_overlap_host", phase: "apply",
 			bad: network(attr("mode", "isolated"), attr("addresses", hcl(`["192.168.122.0/24"]`))), want: `Unable to create network NAME with libvirt_network.n,.*Network is already in use by interface .*Choose addresses in a free subnet. The network was removed again.`},
 		{name: "pool_relative_path", phase: "plan",
-			bad: `
-resource "libvirt_pool" "p" {
-  name        = "NAME"
-  type        = "dir"
-  target_path = "var/lib/NAME"
-}
-`, want: `Invalid storage pool target_path with libvirt_pool.p,.*target_path "var/lib/NAME" must be a clean absolute path, e.g. "/var/lib/NAME"`},
+			bad: pool(attr("target_path", "var/lib/NAME")), want: `Invalid storage pool target_path with libvirt_pool.p,.*target_path "var/lib/NAME" must be a clean absolute path, e.g. "/var/lib/NAME"`},
 		{name: "cluster_namespace", phase: "plan",
-			bad: `
-resource "libvirt_cluster_machine" "m" {
-  namespace   = " "
-  name        = "NAME"
-  network     = "NET"
-  base_pool   = "POOL"
-  domain_pool = "POOL"
-  image       = "base.qcow2"
-}
-`, want: `with libvirt_cluster_machine.m,.*Attribute namespace must not be empty, got:`},
+			bad: resourceHCL("libvirt_cluster_machine", "m", attr("namespace", " "), attr("name", "NAME"), attr("network", "NET"),
+				attr("base_pool", "POOL"), attr("domain_pool", "POOL"), attr("image", "base.qcow2")), want: `with libvirt_cluster_machine.m,.*Attribute namespace must not be empty, got:`},
 		{name: "ignition_not_json", phase: "plan",
-			bad: `
-resource "libvirt_ignition" "i" {
-  name    = "NAME"
-  pool    = "POOL"
-  content = "ignition: {version: 3.4.0}"
-}
-`, want: `Invalid JSON in content with libvirt_ignition.i,.*content does not parse as JSON: .*write it with jsonencode\(\) or render it with Butane`},
+			bad: resourceHCL("libvirt_ignition", "i", attr("name", "NAME"), attr("pool", "POOL"), attr("content", "ignition: {version: 3.4.0}")), want: `Invalid JSON in content with libvirt_ignition.i,.*content does not parse as JSON: .*write it with jsonencode\(\) or render it with Butane`},
 		{name: "power_action", phase: "plan",
-			bad: `
-resource "libvirt_domain_power" "p" {
-  domain_id = "NAME"
-  action    = "hibernate"
-}
-`, want: `with libvirt_domain_power.p,.*Attribute action value must be one of: \["reboot" "reset" "shutdown" "start" "destroy"\], got: "hibernate"`},
+			bad: resourceHCL("libvirt_domain_power", "p", attr("domain_id", "NAME"), attr("action", "hibernate")), want: `with libvirt_domain_power.p,.*Attribute action value must be one of: \["reboot" "reset" "shutdown" "start" "destroy"\], got: "hibernate"`},
 		{name: "snapshot_memory_stopped", phase: "apply",
 			setup: dom(attr("name", "NAME-keep")),
-			bad: `
-resource "libvirt_snapshot" "s" {
-  domain_id = libvirt_domain.d.id
-  name      = "NAME"
-  memory    = true
-}
-`, want: `Unable to create snapshot NAME of domain [0-9a-f-]{36} with libvirt_snapshot.s,.*a memory snapshot includes the guest\x27s RAM and needs a running domain, domain NAME-keep is shutoff: start it or set memory = false`},
+			bad:   snapshot(attr("domain_id", hcl("libvirt_domain.d.id")), attr("name", "NAME"), attr("memory", true)), want: `Unable to create snapshot NAME of domain [0-9a-f-]{36} with libvirt_snapshot.s,.*a memory snapshot includes the guest\x27s RAM and needs a running domain, domain NAME-keep is shutoff: start it or set memory = false`},
 		{name: "import_snapshot_id", phase: "import", importResource: "libvirt_snapshot.s", importID: "NAME",
-			bad: `
-resource "libvirt_snapshot" "s" {
-  domain_id = "NAME"
-}
-`, want: `Invalid import id.*expected <domain name or uuid>/<snapshot name>, e.g. web-1/before-upgrade, got "NAME"`},
+			bad: snapshot(attr("domain_id", "NAME")), want: `Invalid import id.*expected <domain name or uuid>/<snapshot name>, e.g. web-1/before-upgrade, got "NAME"`},
 		{name: "import_reservation_id", phase: "import", importResource: "libvirt_dhcp_reservation.r", importID: "NET/NAME",
-			bad: `
-resource "libvirt_dhcp_reservation" "r" {
-  network = "NET"
-  mac     = "52:54:00:12:34:56"
-  ip      = "192.168.122.250"
-}
-`, want: `Invalid import id.*expected <network>/<mac>, e.g. default/52:54:00:12:34:56, got "NET/NAME"`},
+			bad: reservation("r", "NET", "52:54:00:12:34:56", "192.168.122.250"), want: `Invalid import id.*expected <network>/<mac>, e.g. default/52:54:00:12:34:56, got "NET/NAME"`},
 		{name: "import_volume_id", phase: "import", importResource: "libvirt_volume.v", importID: "POOL/",
-			bad: vol(`capacity_bytes = 1048576`), want: `Unable to import volume POOL/.*look up volume POOL/: Storage volume not found: no storage vol with matching key POOL/`},
+			bad: vol(attr("capacity_bytes", 1048576)), want: `Unable to import volume POOL/.*look up volume POOL/: Storage volume not found: no storage vol with matching key POOL/`},
 		{name: "volume_format", phase: "plan",
-			bad: vol(`capacity_bytes = 1048576
-  format         = "vmdk"`), want: `with libvirt_volume.v,.*Attribute format value must be one of: \["qcow2" "raw" "iso"\], got: "vmdk"`},
+			bad: vol(attr("capacity_bytes", 1048576), attr("format", "vmdk")), want: `with libvirt_volume.v,.*Attribute format value must be one of: \["qcow2" "raw" "iso"\], got: "vmdk"`},
 		{name: "snapshot_name", phase: "plan",
-			bad: `
-resource "libvirt_snapshot" "s" {
-  domain_id = "NAME"
-  name      = "before upgrade"
-}
-`, want: `with libvirt_snapshot.s,.*Attribute name must not contain \x27/\x27 or white space, got: before upgrade`},
+			bad: snapshot(attr("domain_id", "NAME"), attr("name", "before upgrade")), want: `with libvirt_snapshot.s,.*Attribute name must not contain \x27/\x27 or white space, got: before upgrade`},
 	}
 }

@@ -8,12 +8,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -221,39 +219,25 @@ func TestAccFault_parallelApplyStaysInPool(t *testing.T) {
 	wantD, wantV := fleetNames(prefix, n, false)
 	bin := providerBinary(t)
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
+	// Written by the sampler only; read after stopSampling.
 	peak, samples, seen := 0, 0, map[int]bool{}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var counter acctest.ClientCounter
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-			procs := acctest.ProcessesOf(bin)
-			if len(procs) == 0 {
-				continue
-			}
-			counts := counter.Count(t, func(pid int) bool { return procs[pid] })
-			mu.Lock()
-			samples++
-			for pid, c := range counts {
-				seen[pid] = true
-				peak = max(peak, c)
-			}
-			mu.Unlock()
+	var counter acctest.ClientCounter
+	stopSampling := acctest.Sample(10*time.Millisecond, func() {
+		procs := acctest.ProcessesOf(bin)
+		if len(procs) == 0 {
+			return
 		}
-	}()
+		counts := counter.Count(t, func(pid int) bool { return procs[pid] })
+		samples++
+		for pid, c := range counts {
+			seen[pid] = true
+			peak = max(peak, c)
+		}
+	})
 	start := time.Now()
 	out, code := w.run("apply", "-auto-approve", "-input=false", "-parallelism=20")
 	took := time.Since(start)
-	close(stop)
-	wg.Wait()
+	stopSampling()
 	if code != 0 {
 		t.Fatalf("apply -parallelism=20 (exit %d):\n%s", code, out)
 	}
@@ -350,7 +334,7 @@ resource "libvirt_domain" "vm" {
 			},
 			Config:           config,
 			ConfigPlanChecks: acctest.Plans(),
-			Check: func(*terraform.State) error {
+			Check: acctest.HostCheck(func() error {
 				if err := errors.Join(happened("volume create", volLost), happened("domain define", defineLost)); err != nil {
 					return err
 				}
@@ -359,7 +343,7 @@ resource "libvirt_domain" "vm" {
 					return fmt.Errorf("host holds domains %v and volumes %v; want exactly the one of each in state", d, v)
 				}
 				return nil
-			},
+			}),
 		}},
 	})
 }

@@ -31,6 +31,14 @@ func importStep(addr, id string, ignore ...string) resource.TestStep {
 	}
 }
 
+// sameConfig is steps, each applying config.
+func sameConfig(config string, steps ...resource.TestStep) []resource.TestStep {
+	for i := range steps {
+		steps[i].Config = config
+	}
+	return steps
+}
+
 // planCase is a configuration that must fail to plan: body goes into a resource block,
 // want (see acctest.Wrapped) is the error.
 type planCase struct{ name, body, want string }
@@ -104,6 +112,12 @@ func attr(key string, value any) string {
 // resourceHCL is a resource block of type typ named label, with the given lines (attr).
 func resourceHCL(typ, label string, lines ...string) string {
 	return fmt.Sprintf("\nresource %q %q {\n  %s\n}\n", typ, label, strings.Join(lines, "\n  "))
+}
+
+// blockHCL is a nested block `typ { ... }` of a resource body, with the given lines (attr
+// or blockHCL).
+func blockHCL(typ string, lines ...string) string {
+	return typ + " {\n    " + strings.ReplaceAll(strings.Join(lines, "\n"), "\n", "\n    ") + "\n  }"
 }
 
 // volumeHCL is a libvirt_volume named name in the test pool, with more lines.

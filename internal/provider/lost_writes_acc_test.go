@@ -62,8 +62,34 @@ type lostDefine struct {
 	config    string            // the object, as resource "<typ>" "x"
 	lookup    acctest.Lookup    // for CheckDestroy
 	lose      map[string]uint32 // what -> the procedure whose answer is lost
-	// read says whether the host's object runs and starts with the host, and its uuid.
-	read func(ctx context.Context) (active, autostart bool, uuid string, err error)
+}
+
+// hostObject is what a lost-write test asks of the host's object: whether it runs and
+// starts with the host, and its uuid.
+type hostObject struct {
+	active, autostart bool
+	uuid              string
+}
+
+// readHostObject adapts a client's Read<Kind> to hostObject.
+func readHostObject[S any](read func(*libvirt.Client, context.Context, string) (S, error), get func(S) hostObject) func(context.Context, *libvirt.Client, string) (hostObject, error) {
+	return func(ctx context.Context, c *libvirt.Client, name string) (hostObject, error) {
+		st, err := read(c, ctx, name)
+		if err != nil {
+			return hostObject{}, err
+		}
+		return get(st), nil
+	}
+}
+
+// hostObjects reads the host's object of a lostDefine, by its kind.
+var hostObjects = map[string]func(context.Context, *libvirt.Client, string) (hostObject, error){
+	"networks": readHostObject((*libvirt.Client).ReadNetwork, func(st *libvirt.NetworkState) hostObject {
+		return hostObject{st.Active, st.Autostart, st.UUID}
+	}),
+	"pools": readHostObject((*libvirt.Client).ReadPool, func(st *libvirt.PoolState) hostObject {
+		return hostObject{st.Active, st.Autostart, st.UUID}
+	}),
 }
 
 // testLostDefine applies d.config through a proxy that loses the answers of d.lose: the
@@ -89,15 +115,15 @@ func testLostDefine(t *testing.T, prefix, name string, d lostDefine) {
 				if err := hostMatchesState(acctest.Names(t, d.kind, prefix), s, d.typ, name); err != nil {
 					return err
 				}
-				active, autostart, uuid, err := d.read(context.Background())
+				obj, err := hostObjects[d.kind](context.Background(), acctest.Client(t), name)
 				if err != nil {
 					return err
 				}
-				if !active || !autostart {
-					return fmt.Errorf("%s %s: active %t autostart %t, want both", d.typ, name, active, autostart)
+				if !obj.active || !obj.autostart {
+					return fmt.Errorf("%s %s: active %t autostart %t, want both", d.typ, name, obj.active, obj.autostart)
 				}
-				if id := s.RootModule().Resources[d.typ+".x"].Primary.ID; id != uuid {
-					return fmt.Errorf("state id %s, the host's object has uuid %s", id, uuid)
+				if id := s.RootModule().Resources[d.typ+".x"].Primary.ID; id != obj.uuid {
+					return fmt.Errorf("state id %s, the host's object has uuid %s", id, obj.uuid)
 				}
 				return nil
 			},
@@ -120,18 +146,8 @@ func TestAccLostWrites_network(t *testing.T) {
 		typ: "libvirt_network", kind: "networks", lookup: acctest.NetworkLookup(name),
 		config: resourceHCL("libvirt_network", "x", attr("name", name), attr("mode", "isolated"),
 			attr("addresses", hcl(fmt.Sprintf("[%q]", v4+".0/24"))), attr("autostart", true)),
-		lose: map[string]uint32{
-			"network define":    acctest.ProcNetworkDefineXML,
-			"network autostart": acctest.ProcNetworkSetAutostart,
-			"network start":     acctest.ProcNetworkCreate,
-		},
-		read: func(ctx context.Context) (bool, bool, string, error) {
-			st, err := acctest.Client(t).ReadNetwork(ctx, name)
-			if err != nil {
-				return false, false, "", err
-			}
-			return st.Active, st.Autostart, st.UUID, nil
-		},
+		lose: map[string]uint32{"network define": acctest.ProcNetworkDefineXML, "network autostart": acctest.ProcNetworkSetAutostart,
+			"network start": acctest.ProcNetworkCreate},
 	})
 }
 
@@ -147,19 +163,8 @@ func TestAccLostWrites_pool(t *testing.T) {
 		typ: "libvirt_pool", kind: "pools", lookup: acctest.PoolLookup(name),
 		config: resourceHCL("libvirt_pool", "x", attr("name", name), attr("type", "dir"),
 			attr("target_path", testPoolDir(name)), attr("autostart", true)),
-		lose: map[string]uint32{
-			"pool define":    acctest.ProcStoragePoolDefineXML,
-			"pool build":     acctest.ProcStoragePoolBuild,
-			"pool start":     acctest.ProcStoragePoolCreate,
-			"pool autostart": acctest.ProcStoragePoolSetAutostart,
-		},
-		read: func(ctx context.Context) (bool, bool, string, error) {
-			st, err := acctest.Client(t).ReadPool(ctx, name)
-			if err != nil {
-				return false, false, "", err
-			}
-			return st.Active, st.Autostart, st.UUID, nil
-		},
+		lose: map[string]uint32{"pool define": acctest.ProcStoragePoolDefineXML, "pool build": acctest.ProcStoragePoolBuild,
+			"pool start": acctest.ProcStoragePoolCreate, "pool autostart": acctest.ProcStoragePoolSetAutostart},
 	})
 }
 

@@ -60,22 +60,11 @@ func TestCloudinitISO_writeOnlyValidation(t *testing.T) {
 	acctest.RunUnit(t, resource.TestCase{
 		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + `
-resource "libvirt_cloudinit_iso" "wo" {
-  name              = "tfacc-seed-wo"
-  pool              = "default"
-  instance_id       = "i-1"
-  user_data_wo      = "#cloud-config\npassword: plan-secret\n"
-  network_config_wo = "version: 2"
-}
-
-resource "libvirt_cloudinit_iso" "plain" {
-  name        = "tfacc-seed-plain"
-  pool        = "default"
-  instance_id = "i-1"
-  user_data   = "#cloud-config\n"
-}
-`,
+			Config: acctest.ProviderBlock("") +
+				resourceHCL("libvirt_cloudinit_iso", "wo", attr("name", "tfacc-seed-wo"), attr("pool", "default"), attr("instance_id", "i-1"),
+					attr("user_data_wo", "#cloud-config\npassword: plan-secret\n"), attr("network_config_wo", "version: 2")) +
+				resourceHCL("libvirt_cloudinit_iso", "plain", attr("name", "tfacc-seed-plain"), attr("pool", "default"), attr("instance_id", "i-1"),
+					attr("user_data", "#cloud-config\n")),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{

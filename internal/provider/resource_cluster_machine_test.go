@@ -49,19 +49,8 @@ func (e cmEnv) test(t *testing.T, m cmParts, steps []resource.TestStep) {
 // machine is the block of libvirt_cluster_machine.test: machine <namespace>/name on
 // network, 256 MiB and a 1 GiB disk, and the extra lines given.
 func (e cmEnv) machine(name, network, extra string) string {
-	return fmt.Sprintf(`
-resource "libvirt_cluster_machine" "test" {
-  namespace   = %q
-  name        = %q
-  network     = %q
-  base_pool   = %q
-  domain_pool = %q
-  image       = %q
-  memory_mib  = 256
-  disk_gib    = 1
-%s
-}
-`, e.namespace, name, network, e.pool, e.pool, e.image, extra)
+	return resourceHCL("libvirt_cluster_machine", "test", attr("namespace", e.namespace), attr("name", name), attr("network", network),
+		attr("base_pool", e.pool), attr("domain_pool", e.pool), attr("image", e.image), attr("memory_mib", 256), attr("disk_gib", 1), extra)
 }
 
 // cmParts are the names the contract fixes for machine <namespace>/<name>.

@@ -7,32 +7,26 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
+// reservationConfig is libvirt_dhcp_reservation.r of mac to ip on network, with
+// hostname unless it is "".
 func reservationConfig(network, mac, ip, hostname string) string {
-	h := ""
+	lines := []string{attr("network", network), attr("mac", mac), attr("ip", ip)}
 	if hostname != "" {
-		h = fmt.Sprintf("hostname = %q", hostname)
+		lines = append(lines, attr("hostname", hostname))
 	}
-	return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_dhcp_reservation" "r" {
-  network = %q
-  mac     = %q
-  ip      = %q
-  %s
-}
-`, network, mac, ip, h)
+	return acctest.ProviderBlock("") + resourceHCL("libvirt_dhcp_reservation", "r", lines...)
 }
 
 // checkHost asks libvirt for the network's host entries, persistent and (when running)
 // live, and compares them with want (nil: no entry for mac).
 func checkHost(t *testing.T, network, mac string, want *netaddr.DHCPHost) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+	return acctest.HostCheck(func() error {
 		ctx := acctest.Ctx(t)
 		n, err := acctest.Client(t).ReadNetworkDHCP(ctx, network)
 		if err != nil {
@@ -56,7 +50,7 @@ func checkHost(t *testing.T, network, mac string, want *netaddr.DHCPHost) resour
 			}
 		}
 		return nil
-	}
+	})
 }
 
 func TestAccDHCPReservation_live(t *testing.T) {

@@ -16,9 +16,7 @@ import (
 // clean; the data source reads it by UUID; undefined behind Terraform's back, the next
 // plan proposes to create it again, without an error.
 func TestAccDomain_importDefinedAndGone(t *testing.T) {
-	acctest.RequireAcc(t)
-	name := acctest.RandomName("dom")
-	disk := acctest.Overlay(t, name+".qcow2")
+	name, disk := acctest.DomainDisk(t, "dom")
 	uuid := "6b1c3a5e-0d4f-4c2a-9e1b-" + fmt.Sprintf("%012x", time.Now().UnixNano()&0xffffffffffff)
 	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
   <name>%s</name>
@@ -121,7 +119,7 @@ data "libvirt_domain" "test" {
 					"uuid", strings.ToUpper(uuid),
 					"state", "shutoff",
 				),
-				Check: func(*terraform.State) error {
+				Check: acctest.HostCheck(func() error {
 					live, err := acctest.InspectDomain(t, name)
 					if err != nil {
 						return err
@@ -134,7 +132,7 @@ data "libvirt_domain" "test" {
 						return fmt.Errorf("serial/channel lost in the rewrite: %+v", live.Inactive.Devices)
 					}
 					return nil
-				},
+				}),
 			},
 			{
 				PreConfig:        func() { acctest.UndefineDomain(t, name) },

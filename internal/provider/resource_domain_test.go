@@ -41,28 +41,9 @@ func TestAccDomain_cloudInitLiveResizeRestart(t *testing.T) {
 	network := acctest.Network()
 
 	config := func(vcpu, maxVCPU, mem, maxMem int, source string) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_domain" "test" {
-  name           = %q
-  vcpu           = %d
-  max_vcpu       = %d
-  memory_mib     = %d
-  max_memory_mib = %d
-  cloudinit_id   = %q
-
-  disk {
-    volume_id = %q
-  }
-
-  network_interface {
-    network = %q
-    wait_for_ip {
-      source  = %q
-      timeout = "4m"
-    }
-  }
-}
-`, name, vcpu, maxVCPU, mem, maxMem, seed, disk, network, source)
+		return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", vcpu), attr("max_vcpu", maxVCPU),
+			attr("memory_mib", mem), attr("max_memory_mib", maxMem), attr("cloudinit_id", seed), blockHCL("disk", attr("volume_id", disk)),
+			blockHCL("network_interface", attr("network", network), blockHCL("wait_for_ip", attr("source", source), attr("timeout", "4m"))))
 	}
 
 	var firstID, restartedID int32

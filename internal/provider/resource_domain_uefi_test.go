@@ -16,9 +16,7 @@ import (
 // UEFI through libvirt's firmware auto-selection: the domain gets its own nvram
 // varstore, which is gone after destroy.
 func TestAccDomain_uefi(t *testing.T) {
-	acctest.RequireAcc(t)
-	name := acctest.RandomName("dom")
-	disk := acctest.Overlay(t, name+".qcow2")
+	name, disk := acctest.DomainDisk(t, "dom")
 	var nvram string
 	config := func(running bool, graphics string) string {
 		return acctest.ProviderBlock("") + domainHCL(name, disk, attr("running", running), attr("firmware", "uefi"), attr("machine", "q35"),

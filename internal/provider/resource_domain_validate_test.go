@@ -15,62 +15,28 @@ func TestDomain_validation(t *testing.T) {
 		return provider + resourceHCL("libvirt_domain", "test", withDefaults([]string{attr("name", "tfacc-v"), attr("vcpu", 1),
 			attr("memory_mib", 256)}, lines)...)
 	}
+	nic := func(lines ...string) string { return blockHCL("network_interface", lines...) }
+	disk := func(lines ...string) string { return blockHCL("disk", lines...) }
+	waitFor := func(source string) string { return blockHCL("wait_for_ip", attr("source", source)) }
 	// Terraform wraps long messages: match any whitespace between words.
 	re := acctest.Wrapped
 	cases := []acctest.PlanError{
 		{Name: "name with slash", Config: dom(attr("name", "a/b")), Want: re(`name.*must be a libvirt domain name`)},
-		{Name: "mac", Config: dom(`network_interface {
-  network = "default"
-  mac = "52:54:00:zz:00:01"
-}`), Want: re(`mac.*must be a MAC address such as 52:54:00:12:34:56`)},
+		{Name: "mac", Config: dom(nic(attr("network", "default"), attr("mac", "52:54:00:zz:00:01"))), Want: re(`mac.*must be a MAC address such as 52:54:00:12:34:56`)},
 		{Name: "vcpu over max", Config: dom(attr("vcpu", 4), attr("max_vcpu", 2)), Want: re(`max_vcpu below vcpu.*max_vcpu = 2 is below vcpu = 4.*set it to 4 or more`)},
 		{Name: "memory over max", Config: dom(attr("memory_mib", 512), attr("max_memory_mib", 256)), Want: re(`max_memory_mib below memory_mib.*max_memory_mib = 256 is below memory_mib = 512.*set it to 512 or more`)},
-		{Name: "disk with two sources", Config: dom(`disk {
-  volume_id = "default/a.qcow2"
-  path = "/var/lib/a.qcow2"
-}`), Want: re(`Invalid Attribute Combination.*path`)},
-		{Name: "disk without source", Config: dom(`disk {
-  device = "cdrom"
-}`), Want: re(`Invalid Attribute Combination.*volume_id`)},
-		{Name: "nic on network and bridge", Config: dom(`network_interface {
-  network = "default"
-  bridge = "br0"
-}`), Want: re(`Invalid Attribute Combination.*bridge`)},
-		{Name: "wait source", Config: dom(`network_interface {
-  network = "default"
-  wait_for_ip {
-    source = "dhcp"
-  }
-}`), Want: re(`source.*value must be one of`)},
-		{Name: "lease on a bridge", Config: dom(`network_interface {
-  bridge = "br0"
-  wait_for_ip {
-    source = "lease"
-  }
-}`), Want: re(`DHCP leases need a libvirt network.*source = "agent"`)},
-		{Name: "agent without channel", Config: dom(attr("qemu_agent", false), `network_interface {
-  network = "default"
-  wait_for_ip {
-    source = "agent"
-  }
-}`), Want: re(`The guest agent is disabled`)},
+		{Name: "disk with two sources", Config: dom(disk(attr("volume_id", "default/a.qcow2"), attr("path", "/var/lib/a.qcow2"))), Want: re(`Invalid Attribute Combination.*path`)},
+		{Name: "disk without source", Config: dom(disk(attr("device", "cdrom"))), Want: re(`Invalid Attribute Combination.*volume_id`)},
+		{Name: "nic on network and bridge", Config: dom(nic(attr("network", "default"), attr("bridge", "br0"))), Want: re(`Invalid Attribute Combination.*bridge`)},
+		{Name: "wait source", Config: dom(nic(attr("network", "default"), waitFor("dhcp"))), Want: re(`source.*value must be one of`)},
+		{Name: "lease on a bridge", Config: dom(nic(attr("bridge", "br0"), waitFor("lease"))), Want: re(`DHCP leases need a libvirt network.*source = "agent"`)},
+		{Name: "agent without channel", Config: dom(attr("qemu_agent", false), nic(attr("network", "default"), waitFor("agent"))), Want: re(`The guest agent is disabled`)},
 		{Name: "cpu_model without custom", Config: dom(attr("cpu_mode", "host-model"), attr("cpu_model", "Haswell")), Want: re(`cpu_model needs cpu_mode = "custom"`)},
 		{Name: "cpu_mode", Config: dom(attr("cpu_mode", "host")), Want: re(`cpu_mode.*value must be one of`)},
 		{Name: "firmware", Config: dom(attr("firmware", "efi")), Want: re(`firmware.*value must be one of.*"uefi"`)},
-		{Name: "shutdown timeout", Config: dom(`shutdown = {
-  timeout = "soon"
-}`), Want: re(`Invalid duration.*"soon" is not a duration`)},
-		{Name: "graphics listen", Config: dom(`graphics = {
-  listen = "localhost"
-}`), Want: re(`Invalid IP address.*"localhost"`)},
-		{Name: "same target twice", Config: dom(`disk {
-  path = "/a"
-  target = "vda"
-}
-disk {
-  path = "/b"
-  target = "vda"
-}`), Want: re(`Disk target used twice`)},
+		{Name: "shutdown timeout", Config: dom(attr("shutdown", hcl(`{ timeout = "soon" }`))), Want: re(`Invalid duration.*"soon" is not a duration`)},
+		{Name: "graphics listen", Config: dom(attr("graphics", hcl(`{ listen = "localhost" }`))), Want: re(`Invalid IP address.*"localhost"`)},
+		{Name: "same target twice", Config: dom(disk(attr("path", "/a"), attr("target", "vda")), disk(attr("path", "/b"), attr("target", "vda"))), Want: re(`Disk target used twice`)},
 		{Name: "data source needs name or uuid", Config: provider + `data "libvirt_domain" "x" {}`, Want: re(`Exactly one of these attributes must be configured: \[name,uuid\]`)},
 	}
 	acctest.ExpectPlanErrors(t, cases)

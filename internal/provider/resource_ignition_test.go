@@ -16,17 +16,16 @@ const ignitionRes = "libvirt_ignition.ign"
 // ignitionContent is what jsonencode() below renders (keys sorted, no spaces).
 const ignitionContent = `{"ignition":{"version":"3.4.0"},"passwd":{"users":[{"name":"core","sshAuthorizedKeys":["ssh-ed25519 AAAA test"]}]}}`
 
+// ignitionHCL is libvirt_ignition.ign named name in pool, with lines.
+func ignitionHCL(name, pool string, lines ...string) string {
+	return resourceHCL("libvirt_ignition", "ign", append([]string{attr("name", name), attr("pool", pool)}, lines...)...)
+}
+
 func ignitionConfig(name string) string {
-	return fmt.Sprintf(`
-resource "libvirt_ignition" "ign" {
-  name    = %q
-  pool    = %q
-  content = jsonencode({
+	return ignitionHCL(name, acctest.Pool(), attr("content", hcl(`jsonencode({
     ignition = { version = "3.4.0" }
     passwd   = { users = [{ name = "core", sshAuthorizedKeys = ["ssh-ed25519 AAAA test"] }] }
-  })
-}
-`, name, acctest.Pool())
+  })`)))
 }
 
 // volumeContent downloads a volume whole.
@@ -81,13 +80,7 @@ func TestAccIgnition_invalidJSON(t *testing.T) {
 	acctest.RequireAcc(t)
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + `
-resource "libvirt_ignition" "ign" {
-  name    = "tfacc-bad.ign"
-  pool    = "default"
-  content = "{ignition: 3}"
-}
-`,
+			Config:      acctest.ProviderBlock("") + ignitionHCL("tfacc-bad.ign", "default", attr("content", "{ignition: 3}")),
 			PlanOnly:    true,
 			ExpectError: acctest.ErrorText("content does not parse as JSON"),
 		}},
@@ -98,9 +91,7 @@ resource "libvirt_ignition" "ign" {
 // Flatcar, reads back without drift (and on import), and goes away when unset. A stopped
 // domain is enough: the entry lives in the definition.
 func TestAccIgnition_domainFWCfg(t *testing.T) {
-	acctest.RequireAcc(t)
-	name := acctest.RandomName("ign")
-	disk := acctest.Overlay(t, name+".qcow2")
+	name, disk := acctest.DomainDisk(t, "ign")
 	config := func(withIgnition bool) string {
 		ref := ""
 		if withIgnition {
@@ -184,14 +175,7 @@ func TestAccIgnition_writeOnly(t *testing.T) {
 	}
 	secret := func(gen int) string { return fmt.Sprintf("ign-wo-%d-5e0c-never-in-state", gen) }
 	config := func(gen, version int) string {
-		return acctest.ProviderBlock("") + fmt.Sprintf(`
-resource "libvirt_ignition" "ign" {
-  name               = %q
-  pool               = %q
-  content_wo         = %q
-  content_wo_version = %d
-}
-`, name, acctest.Pool(), content(gen), version)
+		return acctest.ProviderBlock("") + ignitionHCL(name, acctest.Pool(), attr("content_wo", content(gen)), attr("content_wo_version", version))
 	}
 	holds := func(gen int) resource.TestCheckFunc {
 		return func(s *terraform.State) error {

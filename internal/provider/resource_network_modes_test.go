@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -23,7 +22,7 @@ func TestAccNetwork_replaceInUse(t *testing.T) {
 		return acctest.ProviderBlock("") + networkHCL(name, mode, v4, dhcpHCL(""))
 	}
 	connections := func(want int) resource.TestCheckFunc {
-		return func(*terraform.State) error {
+		return acctest.HostCheck(func() error {
 			st, err := acctest.Client(t).ReadNetwork(context.Background(), name)
 			if err != nil {
 				return err
@@ -32,7 +31,7 @@ func TestAccNetwork_replaceInUse(t *testing.T) {
 				return fmt.Errorf("network %s has %d connections, want %d", name, st.Connections, want)
 			}
 			return nil
-		}
+		})
 	}
 	netTest(t, name, []resource.TestStep{
 		{Config: config("isolated"), Check: connections(0)},

@@ -21,6 +21,11 @@ var rfc3339 = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
 // snapLookup finds snapshot snap of domain dom (by name), for acctest.CheckGone.
 func snapLookup(dom, snap string) acctest.Lookup { return acctest.SnapshotLookup(dom, snap) }
 
+// snapOf is libvirt_snapshot.s of the domain domainRef (a reference) with lines.
+func snapOf(domainRef string, lines ...string) string {
+	return resourceHCL("libvirt_snapshot", "s", append([]string{attr("domain_id", hcl(domainRef))}, lines...)...)
+}
+
 // snapAccBootGuest boots the tiny guest on a qcow2 overlay of its own directly through
 // libvirt and waits for its agent; it is removed (with its snapshots' metadata) when the
 // test ends.
@@ -28,15 +33,6 @@ func snapAccBootGuest(t *testing.T, name string) {
 	t.Helper()
 	acctest.DefineGuest(t, name, acctest.Overlay(t, name+".qcow2"), true)
 	acctest.WaitForAgent(t, name)
-}
-
-// snapAccStopped skips the test without acceptance tests, else gives it a domain name of
-// its own and a qcow2 overlay for that domain to be defined shut off on (no guest boots).
-func snapAccStopped(t *testing.T) (name, disk string) {
-	t.Helper()
-	acctest.RequireAcc(t)
-	name = acctest.RandomName("snap")
-	return name, acctest.Overlay(t, name+".qcow2")
 }
 
 // snapAccGuestSh runs a shell command in the guest through its agent.
@@ -152,10 +148,10 @@ resource "libvirt_snapshot" "disk" {
 // <domain name>/<snapshot>, reverted (the domain stays shut off, the snapshot is current),
 // then removed out of band (the plan takes it again), and destroyed with its domain.
 func TestAccSnapshot_diskOnly(t *testing.T) {
-	name, disk := snapAccStopped(t)
+	name, disk := acctest.DomainDisk(t, "snap")
 	snap := "tfacc-disk"
 	base := acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
-		resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.name")), attr("name", snap))
+		snapOf("libvirt_domain.test.name", attr("name", snap))
 	withRevert := base + `
 resource "libvirt_snapshot_revert" "r" {
   snapshot_id = libvirt_snapshot.s.id
@@ -241,11 +237,11 @@ resource "libvirt_snapshot_revert" "r" {
 // A running domain cannot take a disk-only snapshot, a shut-off one a memory snapshot:
 // the error says why and what to do. No guest boots here.
 func TestAccSnapshot_wrongState(t *testing.T) {
-	name, disk := snapAccStopped(t)
+	name, disk := acctest.DomainDisk(t, "snap")
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
-				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id")), attr("memory", true)),
+				snapOf("libvirt_domain.test.id", attr("memory", true)),
 			ExpectError: acctest.ErrorText("needs a running domain, domain " + name + " is shutoff"),
 		}},
 	})
@@ -280,11 +276,11 @@ resource "libvirt_snapshot" "s" {
 // A shut-off UEFI domain takes a disk-only snapshot and reverts to it (qemu-img on the
 // qcow2 disks; the nvram varstore is not part of it). No guest boots here.
 func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
-	name, disk := snapAccStopped(t)
+	name, disk := acctest.DomainDisk(t, "snap")
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +
-				resourceHCL("libvirt_snapshot", "s", attr("domain_id", hcl("libvirt_domain.test.id"))) +
+				snapOf("libvirt_domain.test.id") +
 				resourceHCL("libvirt_snapshot_revert", "r", attr("snapshot_id", hcl("libvirt_snapshot.s.id"))),
 			ConfigPlanChecks: acctest.Plans(),
 			ConfigStateChecks: []statecheck.StateCheck{

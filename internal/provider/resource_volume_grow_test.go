@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -168,28 +167,17 @@ func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
   }`)
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.VolumesGone(name),
-		Steps: []resource.TestStep{
-			{
-				Config:           config,
-				ConfigPlanChecks: acctest.Plans(),
-			},
-			{
+		Steps: sameConfig(config,
+			resource.TestStep{ConfigPlanChecks: acctest.Plans()},
+			resource.TestStep{
 				PreConfig:   proxy.Freeze,
-				Config:      config,
 				ExpectError: acctest.Wrapped(`Unable to read volume ` + acctest.Pool() + "/" + name + `.*look up volume`),
 			},
-			{
-				// Had the failed refresh dropped the volume from state, this plan would
-				// want to create it (a PlanOnly step fails on any non-empty plan).
-				PreConfig: func() { proxy.Thaw(); proxy.Cut() },
-				Config:    config,
-				PlanOnly:  true,
-			},
-			{
-				Config:           config,
-				ConfigPlanChecks: acctest.Plans(),
-			},
-		},
+			// Had the failed refresh dropped the volume from state, this plan would want to
+			// create it (a PlanOnly step fails on any non-empty plan).
+			resource.TestStep{PreConfig: func() { proxy.Thaw(); proxy.Cut() }, PlanOnly: true},
+			resource.TestStep{ConfigPlanChecks: acctest.Plans()},
+		),
 	})
 }
 
@@ -221,29 +209,17 @@ func TestAccVolume_streamsLargeSource(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var stopOnce sync.Once
-	halt := func() { stopOnce.Do(func() { close(stop) }) }
-	t.Cleanup(halt)
-	sampled := make(chan struct{})
 	runtime.GC()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
-	go func() {
-		defer close(sampled)
-		var ms runtime.MemStats
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
+	var ms runtime.MemStats
+	stopSampling := acctest.Sample(20*time.Millisecond, func() {
+		runtime.ReadMemStats(&ms)
+		if ms.HeapAlloc > peak.Load() {
+			peak.Store(ms.HeapAlloc)
 		}
-	}()
+	})
+	t.Cleanup(stopSampling)
 	config := acctest.ProviderBlock("") + volumeHCL("big", name,
 		attr("source_url", srv.URL+"/big.img"), attr("source_checksum", "sha256:"+sum), attr("format", "raw"))
 	acctest.Run(t, resource.TestCase{
@@ -253,8 +229,7 @@ func TestAccVolume_streamsLargeSource(t *testing.T) {
 			ConfigPlanChecks:  acctest.Plans(),
 			ConfigStateChecks: acctest.State("libvirt_volume.big", "capacity_bytes", int64(size)),
 			Check: func(*terraform.State) error {
-				halt()
-				<-sampled
+				stopSampling()
 				grew := int64(peak.Load()) - int64(base.HeapAlloc)
 				t.Logf("heap: %d MiB before, peak %d MiB during the 256 MiB upload", base.HeapAlloc>>20, peak.Load()>>20)
 				if grew > 96<<20 {
