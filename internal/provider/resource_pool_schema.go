@@ -10,14 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 )
 
 func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	computedReplace := []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured()}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A libvirt storage pool: a directory (`dir`), an LVM volume group (`logical`) or a mounted network " +
 			"share (`netfs`) that holds volumes. On create the pool is defined, built and started: build makes the " +
@@ -34,14 +32,9 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"name": requiredReplace("Pool name, unique on the host; also the import id. Changing it replaces the pool.", stringvalidator.RegexMatches(objectNameRegexp,
 				"must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
 			"type": requiredReplace("`dir`, `logical` or `netfs`. Changing it replaces the pool.", stringvalidator.OneOf(hostxml.PoolTypes...)),
-			"target_path": schema.StringAttribute{
-				MarkdownDescription: "Where the volumes appear on the host: the directory of a `dir` pool (required), the mount " +
-					"point of a `netfs` pool (required), `/dev/<volume group>` for a `logical` pool (always that; computed " +
-					"when omitted). Changing it replaces the pool.",
-				Optional:      true,
-				Computed:      true,
-				PlanModifiers: computedReplace,
-			},
+			"target_path": defaultedString("Where the volumes appear on the host: the directory of a `dir` pool (required), the mount " +
+				"point of a `netfs` pool (required), `/dev/<volume group>` for a `logical` pool (always that; computed " +
+				"when omitted). Changing it replaces the pool."),
 			"autostart": optionalBool("Start the pool when libvirtd starts. Default `false`. Changes in place.", false),
 			"active": schema.BoolAttribute{
 				MarkdownDescription: "Whether the pool is running, as libvirt reports it. A pool that stopped (a host " +
@@ -70,20 +63,10 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 						Optional:            true,
 						PlanModifiers:       []planmodifier.List{listplanmodifier.RequiresReplace()},
 					},
-					"name": schema.StringAttribute{
-						MarkdownDescription: "`logical`: the volume group's name. Default: the pool's name.",
-						Optional:            true,
-						Computed:            true,
-						PlanModifiers:       computedReplace,
-					},
-					"host": optionalReplace("`netfs`: the file server's host name or address."),
-					"dir":  optionalReplace("`netfs`: the exported directory on the server, e.g. `/exports/vms`."),
-					"format": schema.StringAttribute{
-						MarkdownDescription: "`netfs`: `auto` (default), `nfs`, `glusterfs` or `cifs`. `logical`: `lvm2` (the only one).",
-						Optional:            true,
-						Computed:            true,
-						PlanModifiers:       computedReplace,
-					},
+					"name":   defaultedString("`logical`: the volume group's name. Default: the pool's name."),
+					"host":   optionalReplace("`netfs`: the file server's host name or address."),
+					"dir":    optionalReplace("`netfs`: the exported directory on the server, e.g. `/exports/vms`."),
+					"format": defaultedString("`netfs`: `auto` (default), `nfs`, `glusterfs` or `cifs`. `logical`: `lvm2` (the only one)."),
 				},
 			},
 			"timeouts": timeouts.Block(ctx, allTimeouts),
