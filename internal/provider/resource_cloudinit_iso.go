@@ -132,10 +132,8 @@ func (r *cloudinitISOResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
 		return // destroy, or an update (only timeouts can change in place)
 	}
-	var plan, config cloudinitISOModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	plan, config, ok := getBoth[cloudinitISOModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+	if !ok {
 		return
 	}
 	// Plan from what is configured: computed halves are unknown in the plan.

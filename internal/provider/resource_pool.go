@@ -95,10 +95,8 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan, config poolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	plan, config, ok := getBoth[poolModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+	if !ok {
 		return
 	}
 	if !req.State.Raw.IsNull() {
