@@ -102,13 +102,18 @@ func optionalBool(desc string, def bool) schema.BoolAttribute {
 	return schema.BoolAttribute{MarkdownDescription: desc, Optional: true, Computed: true, Default: booldefault.StaticBool(def)}
 }
 
-// computedString and computedInt are values libvirt reports, read anew on every refresh.
+// computedString, computedInt and computedBool are values libvirt reports, read anew on
+// every refresh (the resource twins of datasource_read.go's dataString, dataInt, dataBool).
 func computedString(desc string) schema.StringAttribute {
 	return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 }
 
 func computedInt(desc string) schema.Int64Attribute {
 	return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
+}
+
+func computedBool(desc string) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
 }
 
 // derivedString is an optional string that is worked out when not set (by libvirt, or
