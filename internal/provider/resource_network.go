@@ -126,9 +126,7 @@ func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.Mo
 	ranges := types.ListNull(networkRangeType)
 	if pd.Enabled.ValueBool() {
 		var addrs []string
-		if !plan.Addresses.IsNull() {
-			resp.Diagnostics.Append(plan.Addresses.ElementsAs(ctx, &addrs, false)...)
-		}
+		elementsOf(ctx, plan.Addresses, &addrs, &resp.Diagnostics)
 		ranges = rangeList(netaddr.DefaultRanges((&hostxml.Network{Addresses: addrs}).Subnets()))
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("dhcp").AtName("ranges"), ranges)...)

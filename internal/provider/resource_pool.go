@@ -76,9 +76,7 @@ func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxm
 		var s poolSourceModel
 		diags.Append(m.Source.As(ctx, &s, basetypes.ObjectAsOptions{})...)
 		p.Source = &hostxml.PoolSource{Name: strOrEmpty(s.Name), Host: strOrEmpty(s.Host), Dir: strOrEmpty(s.Dir), Format: strOrEmpty(s.Format)}
-		if !s.Devices.IsNull() {
-			diags.Append(s.Devices.ElementsAs(ctx, &p.Source.Devices, false)...)
-		}
+		elementsOf(ctx, s.Devices, &p.Source.Devices, &diags)
 	}
 	return p, !diags.HasError(), diags
 }
@@ -186,12 +184,12 @@ func (r *poolResource) look(ctx context.Context, m *poolModel) error {
 		return nil
 	}
 	var prior poolSourceModel
-	if !m.Source.IsNull() && !m.Source.IsUnknown() {
-		if d := m.Source.As(ctx, &prior, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true}); d.HasError() {
-			return fmt.Errorf("read the source block: %v", d)
-		}
-	} else {
+	var d diag.Diagnostics
+	if !priorObject(ctx, m.Source, &prior, &d) {
 		prior.Devices = types.ListNull(types.StringType)
+	}
+	if d.HasError() {
+		return fmt.Errorf("read the source block: %v", d)
 	}
 	var devs []attr.Value
 	for _, dev := range p.Source.Devices {
