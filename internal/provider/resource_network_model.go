@@ -110,20 +110,6 @@ func allKnown(vs ...attr.Value) bool {
 	return true
 }
 
-func strOrEmpty(v types.String) string {
-	if v.IsNull() || v.IsUnknown() {
-		return ""
-	}
-	return v.ValueString()
-}
-
-func strOrNull(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
-}
-
 // toSpec turns the model into a spec. ok is false when a value is unknown (not yet
 // known at plan time): callers then skip what needs the whole spec.
 func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bool, diags diag.Diagnostics) {
@@ -132,7 +118,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		(m.Bridge.IsUnknown() && m.Mode.ValueString() == hostxml.ModeBridge) {
 		return nil, false, nil
 	}
-	n := &hostxml.Network{Name: m.Name.ValueString(), Mode: m.Mode.ValueString(), Bridge: strOrEmpty(m.Bridge), Domain: strOrEmpty(m.Domain)}
+	n := &hostxml.Network{Name: m.Name.ValueString(), Mode: m.Mode.ValueString(), Bridge: knownString(m.Bridge), Domain: knownString(m.Domain)}
 	if n.Mode == "" {
 		n.Mode = hostxml.ModeNAT
 	}
@@ -157,7 +143,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		var hosts []networkDHCPHostModel
 		elementsOf(ctx, d.Hosts, &hosts, &diags)
 		for _, h := range hosts {
-			n.DHCP.Hosts = append(n.DHCP.Hosts, netaddr.DHCPHost{MAC: h.MAC.ValueString(), IP: h.IP.ValueString(), Name: strOrEmpty(h.Hostname)})
+			n.DHCP.Hosts = append(n.DHCP.Hosts, netaddr.DHCPHost{MAC: h.MAC.ValueString(), IP: h.IP.ValueString(), Name: knownString(h.Hostname)})
 		}
 	}
 	if !m.DNS.IsNull() {
@@ -174,7 +160,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		var fwds []networkForwarderModel
 		elementsOf(ctx, d.Forwarders, &fwds, &diags)
 		for _, f := range fwds {
-			n.DNS.Forwarders = append(n.DNS.Forwarders, hostxml.Forwarder{Addr: strOrEmpty(f.Addr), Domain: strOrEmpty(f.Domain)})
+			n.DNS.Forwarders = append(n.DNS.Forwarders, hostxml.Forwarder{Addr: knownString(f.Addr), Domain: knownString(f.Domain)})
 		}
 	}
 	return n, !diags.HasError(), diags
@@ -223,12 +209,12 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 	m.ID = types.StringValue(st.UUID)
 	m.Name = types.StringValue(n.Name)
 	m.Mode = types.StringValue(n.Mode)
-	m.Bridge = strOrNull(n.Bridge)
+	m.Bridge = optString(n.Bridge)
 	m.MTU = types.Int64Null()
 	if n.MTU != 0 {
 		m.MTU = types.Int64Value(int64(n.MTU))
 	}
-	m.Domain = strOrNull(n.Domain)
+	m.Domain = optString(n.Domain)
 	m.Autostart = types.BoolValue(st.Autostart)
 	m.Active = types.BoolValue(st.Active)
 
@@ -272,7 +258,7 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 		}
 		for _, h := range n.DHCP.Hosts {
 			hosts = append(hosts, types.ObjectValueMust(networkDHCPHostType.AttrTypes, map[string]attr.Value{
-				"mac": types.StringValue(h.MAC), "ip": types.StringValue(h.IP), "hostname": strOrNull(h.Name)}))
+				"mac": types.StringValue(h.MAC), "ip": types.StringValue(h.IP), "hostname": optString(h.Name)}))
 		}
 		m.DHCP = types.ObjectValueMust(networkDHCPAttrTypes, map[string]attr.Value{
 			"enabled": types.BoolValue(true), "ranges": rangeList(n.DHCP.Ranges), "hosts": hostSet(networkDHCPHostType, hosts, priorDHCP, pd.Hosts),
@@ -287,16 +273,12 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 	} else {
 		var hosts, fwds []attr.Value
 		for _, h := range n.DNS.Hosts {
-			var names []attr.Value
-			for _, hn := range h.Hostnames {
-				names = append(names, types.StringValue(hn))
-			}
 			hosts = append(hosts, types.ObjectValueMust(networkDNSHostType.AttrTypes, map[string]attr.Value{
-				"ip": types.StringValue(h.IP), "hostnames": types.ListValueMust(types.StringType, nonNilValues(names))}))
+				"ip": types.StringValue(h.IP), "hostnames": stringList(h.Hostnames)}))
 		}
 		for _, f := range n.DNS.Forwarders {
 			fwds = append(fwds, types.ObjectValueMust(networkForwarderType.AttrTypes, map[string]attr.Value{
-				"addr": strOrNull(f.Addr), "domain": strOrNull(f.Domain)}))
+				"addr": optString(f.Addr), "domain": optString(f.Domain)}))
 		}
 		var priorFwds types.List
 		if priorDNS {

@@ -71,11 +71,11 @@ func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxm
 			return nil, false, diags
 		}
 	}
-	p = &hostxml.Pool{Name: m.Name.ValueString(), Type: m.Type.ValueString(), TargetPath: strOrEmpty(m.TargetPath)}
+	p = &hostxml.Pool{Name: m.Name.ValueString(), Type: m.Type.ValueString(), TargetPath: knownString(m.TargetPath)}
 	if !m.Source.IsNull() {
 		var s poolSourceModel
 		diags.Append(m.Source.As(ctx, &s, basetypes.ObjectAsOptions{})...)
-		p.Source = &hostxml.PoolSource{Name: strOrEmpty(s.Name), Host: strOrEmpty(s.Host), Dir: strOrEmpty(s.Dir), Format: strOrEmpty(s.Format)}
+		p.Source = &hostxml.PoolSource{Name: knownString(s.Name), Host: knownString(s.Host), Dir: knownString(s.Dir), Format: knownString(s.Format)}
 		elementsOf(ctx, s.Devices, &p.Source.Devices, &diags)
 	}
 	return p, !diags.HasError(), diags
@@ -170,7 +170,7 @@ func (r *poolResource) look(ctx context.Context, m *poolModel) error {
 	m.ID = types.StringValue(st.UUID)
 	m.Name = types.StringValue(p.Name)
 	m.Type = types.StringValue(p.Type)
-	m.TargetPath = strOrNull(p.TargetPath)
+	m.TargetPath = optString(p.TargetPath)
 	m.Autostart = types.BoolValue(st.Autostart)
 	m.Active = types.BoolValue(st.Active)
 	if m.ForceDestroy.IsNull() || m.ForceDestroy.IsUnknown() {
@@ -197,10 +197,10 @@ func (r *poolResource) look(ctx context.Context, m *poolModel) error {
 	}
 	m.Source = types.ObjectValueMust(poolSourceAttrTypes, map[string]attr.Value{
 		"devices": listOrNull(types.StringType, devs, prior.Devices),
-		"name":    strOrNull(p.Source.Name),
-		"host":    strOrNull(p.Source.Host),
-		"dir":     strOrNull(p.Source.Dir),
-		"format":  strOrNull(p.Source.Format),
+		"name":    optString(p.Source.Name),
+		"host":    optString(p.Source.Host),
+		"dir":     optString(p.Source.Dir),
+		"format":  optString(p.Source.Format),
 	})
 	return nil
 }
