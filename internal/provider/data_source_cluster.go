@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -34,25 +33,18 @@ func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 	name := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: desc, Required: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1)}}
 	}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Checks that the infrastructure a cluster's `libvirt_cluster_machine`s need is there: the network and " +
-			"both storage pools exist and are active. It never fails on a missing or inactive object — it reports it, the way a " +
-			"Cluster API infrastructure provider sets a condition — so configurations can gate on `ready` (e.g. in a `check` " +
-			"block or a `precondition`). A connection failure is an error.",
-		Attributes: map[string]schema.Attribute{
-			"id":          dataString("`<network>/<base_pool>/<domain_pool>`."),
-			"network":     name("Network the machines attach to."),
-			"base_pool":   name("Storage pool holding the base images."),
-			"domain_pool": name("Storage pool for the machines' disks and seed ISOs (may equal `base_pool`)."),
-			"ready":       dataBool("True when the network and both pools exist and are active."),
-			"reason": schema.StringAttribute{
-				MarkdownDescription: "Empty when ready; else `InfrastructureMissing` (something does not exist — wins when both apply) or `InfrastructureInactive` (something is defined but not running).",
-				Computed:            true,
-			},
-			"message": dataString("Names every missing or inactive object and how to start it."),
-		},
-		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
-	}
+	resp.Schema = dataSchema(ctx, "Checks that the infrastructure a cluster's `libvirt_cluster_machine`s need is there: the network and "+
+		"both storage pools exist and are active. It never fails on a missing or inactive object — it reports it, the way a "+
+		"Cluster API infrastructure provider sets a condition — so configurations can gate on `ready` (e.g. in a `check` "+
+		"block or a `precondition`). A connection failure is an error.", map[string]schema.Attribute{
+		"id":          dataString("`<network>/<base_pool>/<domain_pool>`."),
+		"network":     name("Network the machines attach to."),
+		"base_pool":   name("Storage pool holding the base images."),
+		"domain_pool": name("Storage pool for the machines' disks and seed ISOs (may equal `base_pool`)."),
+		"ready":       dataBool("True when the network and both pools exist and are active."),
+		"reason":      dataString("Empty when ready; else `InfrastructureMissing` (something does not exist — wins when both apply) or `InfrastructureInactive` (something is defined but not running)."),
+		"message":     dataString("Names every missing or inactive object and how to start it."),
+	})
 }
 
 func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

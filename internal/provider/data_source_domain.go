@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -49,46 +48,34 @@ type domainDataNICModel struct {
 }
 
 func (d *domainDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "An existing libvirt domain, by name or UUID: its state, sizes, addresses and console. Addresses come " +
-			"from one quick look at DHCP leases and the guest agent (one-second deadline); reading never waits for a guest.",
-		Attributes: map[string]schema.Attribute{
-			"id": dataString("The domain's UUID."),
-			"name": schema.StringAttribute{
-				MarkdownDescription: "Domain name. Exactly one of `name` and `uuid`.",
-				Optional:            true,
-				Computed:            true,
-			},
-			"uuid": schema.StringAttribute{
-				MarkdownDescription: "Domain UUID. Exactly one of `name` and `uuid`.",
-				Optional:            true,
-				Computed:            true,
-			},
-			"type":           dataString("`kvm` or `qemu`."),
-			"state":          dataString("`running`, `paused`, `shutoff`, ..."),
-			"running":        dataBool("Whether the domain runs (a QEMU process exists)."),
-			"autostart":      dataBool("Whether libvirtd starts it at boot."),
-			"vcpu":           dataInt("Current vCPU count (persistent definition)."),
-			"max_vcpu":       dataInt("Maximum vCPU count (hot-add ceiling)."),
-			"memory_mib":     dataInt("Current memory in MiB (persistent definition)."),
-			"max_memory_mib": dataInt("Maximum memory in MiB."),
-			"firmware":       dataString("`bios` or `uefi`."),
-			"ip_address":     dataString("First IPv4 address that is not loopback or link-local (empty when none is known)."),
-			"console_url":    dataString("`vnc://host:port` or `spice://host:port` of the running domain (empty otherwise)."),
-			"network_interface": schema.ListNestedAttribute{
-				MarkdownDescription: "The domain's network interfaces on libvirt networks or bridges.",
-				Computed:            true,
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"mac":       dataString("MAC address."),
-					"network":   dataString("libvirt network (empty for a bridge)."),
-					"bridge":    dataString("Host bridge (empty for a network)."),
-					"model":     dataString("NIC model."),
-					"addresses": dataStrings("IP addresses (IPv4 first)."),
-				}},
-			},
+	resp.Schema = dataSchema(ctx, "An existing libvirt domain, by name or UUID: its state, sizes, addresses and console. Addresses come "+
+		"from one quick look at DHCP leases and the guest agent (one-second deadline); reading never waits for a guest.", map[string]schema.Attribute{
+		"id":             dataString("The domain's UUID."),
+		"name":           dataKey("Domain name. Exactly one of `name` and `uuid`."),
+		"uuid":           dataKey("Domain UUID. Exactly one of `name` and `uuid`."),
+		"type":           dataString("`kvm` or `qemu`."),
+		"state":          dataString("`running`, `paused`, `shutoff`, ..."),
+		"running":        dataBool("Whether the domain runs (a QEMU process exists)."),
+		"autostart":      dataBool("Whether libvirtd starts it at boot."),
+		"vcpu":           dataInt("Current vCPU count (persistent definition)."),
+		"max_vcpu":       dataInt("Maximum vCPU count (hot-add ceiling)."),
+		"memory_mib":     dataInt("Current memory in MiB (persistent definition)."),
+		"max_memory_mib": dataInt("Maximum memory in MiB."),
+		"firmware":       dataString("`bios` or `uefi`."),
+		"ip_address":     dataString("First IPv4 address that is not loopback or link-local (empty when none is known)."),
+		"console_url":    dataString("`vnc://host:port` or `spice://host:port` of the running domain (empty otherwise)."),
+		"network_interface": schema.ListNestedAttribute{
+			MarkdownDescription: "The domain's network interfaces on libvirt networks or bridges.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"mac":       dataString("MAC address."),
+				"network":   dataString("libvirt network (empty for a bridge)."),
+				"bridge":    dataString("Host bridge (empty for a network)."),
+				"model":     dataString("NIC model."),
+				"addresses": dataStrings("IP addresses (IPv4 first)."),
+			}},
 		},
-		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
-	}
+	})
 }
 
 func (d *domainDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {

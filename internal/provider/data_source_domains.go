@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -40,41 +39,37 @@ type domainsEntry struct {
 var domainStates = []string{"running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended", "nostate"}
 
 func (d *domainsDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Every domain on the host, optionally filtered by name prefix and state, sorted by name. Made for " +
-			"adopting a whole host: feed it to `import { for_each = ... }` blocks and let " +
-			"`terraform plan -generate-config-out=generated.tf` write the `libvirt_domain` configuration.",
-		Attributes: map[string]schema.Attribute{
-			"id": dataString("The connection URI and the filters."),
-			"name_prefix": schema.StringAttribute{
-				MarkdownDescription: "Only domains whose name starts with this.",
-				Optional:            true,
-			},
-			"states": schema.ListAttribute{
-				MarkdownDescription: "Only domains in one of these states: " + strings.Join(domainStates, ", ") + ". Default: all.",
-				Optional:            true,
-				ElementType:         types.StringType,
-				Validators:          []validator.List{listvalidator.ValueStringsAre(stringvalidator.OneOf(domainStates...))},
-			},
-			"names": schema.ListAttribute{
-				MarkdownDescription: "The names of the matching domains (handy for `toset()` in `for_each`).",
-				Computed:            true,
-				ElementType:         types.StringType,
-			},
-			"domains": schema.ListNestedAttribute{
-				MarkdownDescription: "The matching domains.",
-				Computed:            true,
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name":       dataString("Domain name."),
-					"uuid":       dataString("Domain UUID (the `libvirt_domain` id and import id)."),
-					"state":      dataString("State as virsh prints it, e.g. `running`, `shutoff`."),
-					"persistent": dataBool("False for transient domains (they cannot be imported as `libvirt_domain`)."),
-					"autostart":  dataBool("Whether libvirt starts it with the host."),
-				}},
-			},
+	resp.Schema = dataSchema(ctx, "Every domain on the host, optionally filtered by name prefix and state, sorted by name. Made for "+
+		"adopting a whole host: feed it to `import { for_each = ... }` blocks and let "+
+		"`terraform plan -generate-config-out=generated.tf` write the `libvirt_domain` configuration.", map[string]schema.Attribute{
+		"id": dataString("The connection URI and the filters."),
+		"name_prefix": schema.StringAttribute{
+			MarkdownDescription: "Only domains whose name starts with this.",
+			Optional:            true,
 		},
-		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)},
-	}
+		"states": schema.ListAttribute{
+			MarkdownDescription: "Only domains in one of these states: " + strings.Join(domainStates, ", ") + ". Default: all.",
+			Optional:            true,
+			ElementType:         types.StringType,
+			Validators:          []validator.List{listvalidator.ValueStringsAre(stringvalidator.OneOf(domainStates...))},
+		},
+		"names": schema.ListAttribute{
+			MarkdownDescription: "The names of the matching domains (handy for `toset()` in `for_each`).",
+			Computed:            true,
+			ElementType:         types.StringType,
+		},
+		"domains": schema.ListNestedAttribute{
+			MarkdownDescription: "The matching domains.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name":       dataString("Domain name."),
+				"uuid":       dataString("Domain UUID (the `libvirt_domain` id and import id)."),
+				"state":      dataString("State as virsh prints it, e.g. `running`, `shutoff`."),
+				"persistent": dataBool("False for transient domains (they cannot be imported as `libvirt_domain`)."),
+				"autostart":  dataBool("Whether libvirt starts it with the host."),
+			}},
+		},
+	})
 }
 
 func (d *domainsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -33,26 +32,20 @@ type hostModel struct {
 }
 
 func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "What the libvirt host offers: architecture, domain types, versions and firmware. " +
-			"Use it to choose `type` or `firmware` for domains, or to check a host before building on it.",
-		Attributes: map[string]schema.Attribute{
-			"id":                  dataString("The connection URI (one host per provider instance)."),
-			"uri":                 dataString("The libvirt URI the provider is connected to."),
-			"hostname":            dataString("The host's name as libvirt reports it."),
-			"arch":                dataString("The host CPU architecture, e.g. `x86_64`."),
-			"hypervisor_type":     dataString("The hypervisor driver, e.g. `QEMU`."),
-			"libvirt_version":     dataString("Version of the libvirt daemon, e.g. `9.0.0`."),
-			"hypervisor_version":  dataString("Version of the hypervisor, e.g. `7.2.0` for QEMU."),
-			"domain_types":        dataStrings("Domain types offered for hvm guests of the host architecture, e.g. `[\"kvm\", \"qemu\"]`."),
-			"default_domain_type": dataString("What `libvirt_domain.type` defaults to here: `kvm` when offered, else `qemu` (software emulation)."),
-			"firmware_types":      dataStrings("Firmware auto-selection values offered for the default domain type, e.g. `[\"bios\", \"efi\"]`."),
-			"firmware":            dataStrings("Firmware loader images the host offers (paths on the host)."),
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx),
-		},
-	}
+	resp.Schema = dataSchema(ctx, "What the libvirt host offers: architecture, domain types, versions and firmware. "+
+		"Use it to choose `type` or `firmware` for domains, or to check a host before building on it.", map[string]schema.Attribute{
+		"id":                  dataString("The connection URI (one host per provider instance)."),
+		"uri":                 dataString("The libvirt URI the provider is connected to."),
+		"hostname":            dataString("The host's name as libvirt reports it."),
+		"arch":                dataString("The host CPU architecture, e.g. `x86_64`."),
+		"hypervisor_type":     dataString("The hypervisor driver, e.g. `QEMU`."),
+		"libvirt_version":     dataString("Version of the libvirt daemon, e.g. `9.0.0`."),
+		"hypervisor_version":  dataString("Version of the hypervisor, e.g. `7.2.0` for QEMU."),
+		"domain_types":        dataStrings("Domain types offered for hvm guests of the host architecture, e.g. `[\"kvm\", \"qemu\"]`."),
+		"default_domain_type": dataString("What `libvirt_domain.type` defaults to here: `kvm` when offered, else `qemu` (software emulation)."),
+		"firmware_types":      dataStrings("Firmware auto-selection values offered for the default domain type, e.g. `[\"bios\", \"efi\"]`."),
+		"firmware":            dataStrings("Firmware loader images the host offers (paths on the host)."),
+	})
 }
 
 func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

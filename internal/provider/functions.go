@@ -11,7 +11,7 @@ import (
 // stringFunction is a provider function of string parameters with a string result.
 type stringFunction struct {
 	name, summary, description string
-	params                     []function.Parameter // all function.StringParameter
+	params                     []stringParam
 	run                        func(args []string) string
 }
 
@@ -19,11 +19,18 @@ func (f stringFunction) Metadata(_ context.Context, _ function.MetadataRequest, 
 	resp.Name = f.name
 }
 
+// stringParam is a string parameter: its name and description.
+type stringParam struct{ name, description string }
+
 func (f stringFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	params := make([]function.Parameter, len(f.params))
+	for i, p := range f.params {
+		params[i] = function.StringParameter{Name: p.name, MarkdownDescription: p.description}
+	}
 	resp.Definition = function.Definition{
 		Summary:             f.summary,
 		MarkdownDescription: f.description,
-		Parameters:          f.params,
+		Parameters:          params,
 		Return:              function.StringReturn{},
 	}
 }
@@ -51,11 +58,8 @@ func NewClusterMachineNameFunction() function.Function {
 		description: "Returns `<namespace>-<name>-<hash>`, where hash is the first 6 hex characters of " +
 			"sha256(`<namespace>/<name>`): the exact domain name `libvirt_cluster_machine` uses. The result is always a " +
 			"valid DNS label (lower case, at most 63 characters; the namespace-name part is truncated, never the hash).",
-		params: []function.Parameter{
-			function.StringParameter{Name: "namespace", MarkdownDescription: "The Cluster API namespace of the machine."},
-			function.StringParameter{Name: "name", MarkdownDescription: "The machine's name."},
-		},
-		run: func(a []string) string { return capi.DomainName(a[0], a[1]) },
+		params: []stringParam{{"namespace", "The Cluster API namespace of the machine."}, {"name", "The machine's name."}},
+		run:    func(a []string) string { return capi.DomainName(a[0], a[1]) },
 	}
 }
 
@@ -67,9 +71,7 @@ func NewMACFromNameFunction() function.Function {
 		description: "Returns `52:54:00:xx:yy:zz`, where xx:yy:zz are the first three bytes of sha256(`name`): the " +
 			"MAC `libvirt_cluster_machine` gives the domain of that name. Always a locally administered unicast address. " +
 			"Pass the domain name, e.g. `provider::libvirt::mac_from_name(provider::libvirt::cluster_machine_name(ns, name))`.",
-		params: []function.Parameter{
-			function.StringParameter{Name: "name", MarkdownDescription: "The libvirt domain name."},
-		},
-		run: func(a []string) string { return capi.MAC(a[0]) },
+		params: []stringParam{{"name", "The libvirt domain name."}},
+		run:    func(a []string) string { return capi.MAC(a[0]) },
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -43,11 +42,7 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"fewer vCPUs replace the clone. Import by the clone's name or UUID: the mode, pool and source are read back from " +
 			"the record libvirt_clone keeps in the domain's `<metadata>`.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "The clone's UUID (new, never the source's).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"id":               idAttribute("The clone's UUID (new, never the source's)."),
 			"source_domain_id": requiredReplace("The domain to clone: its UUID (e.g. `libvirt_domain.x.id`) or its name. It may be running. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
 			"name":             domainNameAttribute("The clone's domain name, unique on the host; its disks are named `<name>-<target>.qcow2`. Changing it replaces the clone."),
 			"mode":             requiredReplace("`linked` (qcow2 overlays: fast, small, tied to the source's images) or `full` (standalone copies, backing chains flattened). Changing it replaces the clone.", stringvalidator.OneOf(domainxml.CloneLinked, domainxml.CloneFull)),
@@ -58,24 +53,12 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
 			},
-			"vcpu": schema.Int64Attribute{
-				MarkdownDescription: "Number of vCPUs. Default: the source's current count. At most the source's maximum (its `max_vcpu`, " +
-					"which the clone keeps as its own hot-add ceiling); more is an error at plan time. Growing it on a running clone " +
-					"hot-adds vCPUs live (and in the definition); fewer vCPUs replace the clone.",
-				Optional:      true,
-				Computed:      true,
-				Validators:    []validator.Int64{int64validator.Between(1, 4096)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"memory_mib": schema.Int64Attribute{
-				MarkdownDescription: "Memory in MiB (the current allocation). Default: the source's. At most the source's maximum " +
-					"(its `max_memory_mib`, kept by the clone); more is an error at plan time. A change on a running clone is applied " +
-					"live through the balloon and to the definition.",
-				Optional:      true,
-				Computed:      true,
-				Validators:    []validator.Int64{int64validator.AtLeast(16)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
+			"vcpu": defaultedInt("Number of vCPUs. Default: the source's current count. At most the source's maximum (its `max_vcpu`, "+
+				"which the clone keeps as its own hot-add ceiling); more is an error at plan time. Growing it on a running clone "+
+				"hot-adds vCPUs live (and in the definition); fewer vCPUs replace the clone.", int64validator.Between(1, 4096)),
+			"memory_mib": defaultedInt("Memory in MiB (the current allocation). Default: the source's. At most the source's maximum "+
+				"(its `max_memory_mib`, kept by the clone); more is an error at plan time. A change on a running clone is applied "+
+				"live through the balloon and to the definition.", int64validator.AtLeast(16)),
 			"running": optionalBool("Whether the clone runs. Default `true`: started after it is made. Changing it starts the clone, or shuts it down (ACPI, then forced off after 30 s).", true),
 			"cloudinit_id": optionalReplace("A cloud-init seed of the clone's own (e.g. `libvirt_cloudinit_iso.x.id`: a volume key or `<pool>/<name>`), "+
 				"attached as a read-only SATA cdrom as `libvirt_domain` does. The source's seed is never shared. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
@@ -100,14 +83,10 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				ElementType:         types.StringType,
 				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
 			},
-			"nvram": schema.StringAttribute{
-				MarkdownDescription: "Path of the clone's own UEFI varstore (`<dir of the source's>/<name>_VARS.fd`); empty for a BIOS source.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"nvram": keptString("Path of the clone's own UEFI varstore (`<dir of the source's>/<name>_VARS.fd`); empty for a BIOS source."),
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
+			"timeouts": timeouts.Block(ctx, allTimeouts),
 		},
 	}
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -37,8 +36,9 @@ type cloudinitISOModel struct {
 	SHA256            types.String `tfsdk:"sha256"`
 }
 
-func (m *cloudinitISOModel) kind() blobKind { return seedBlob }
-func (m *cloudinitISOModel) what() string   { return seedBlob.what(&m.storedVolume) }
+func (m *cloudinitISOModel) kind() blobKind        { return seedBlob }
+func (m *cloudinitISOModel) what() string          { return seedBlob.what(&m.storedVolume) }
+func (m *cloudinitISOModel) digest() *types.String { return &m.SHA256 }
 
 func (r *cloudinitISOResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m cloudinitISOModel
@@ -132,10 +132,8 @@ func (r *cloudinitISOResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
 		return // destroy, or an update (only timeouts can change in place)
 	}
-	var plan, config cloudinitISOModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	plan, config, ok := getBoth[cloudinitISOModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+	if !ok {
 		return
 	}
 	// Plan from what is configured: computed halves are unknown in the plan.
@@ -154,30 +152,22 @@ func (r *cloudinitISOResource) ModifyPlan(ctx context.Context, req resource.Modi
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (r *cloudinitISOResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var config cloudinitISOModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	create(ctx, req, resp, 5*time.Minute, (*cloudinitISOModel).what,
-		func(ctx context.Context, plan *cloudinitISOModel, _ *diag.Diagnostics) (*cloudinitISOModel, error) {
-			// Build from the configuration: the plan's computed halves are derived from it, and
-			// only the configuration holds the write-only contents.
-			config.UserData, config.NetworkConfig, config.VendorData = plan.UserData, plan.NetworkConfig, plan.VendorData
-			s, _, err := config.seed()
-			if err != nil {
-				return nil, err
-			}
-			img, sum, err := cloudinit.BuildISO(s)
-			if err != nil {
-				return nil, fmt.Errorf("build the ISO image: %w", err)
-			}
-			if err := r.kind().store(ctx, r.client, &plan.storedVolume, img); err != nil {
-				return nil, err
-			}
-			plan.MetaData, plan.InstanceID, plan.Hostname = config.MetaData, config.InstanceID, config.Hostname
-			plan.derive(s.MetaData)
-			plan.SHA256 = types.StringValue(sum)
-			return plan, nil
-		})
+// content builds the seed image from the configuration: the plan's computed halves
+// are derived from it, and only it holds the write-only contents. m gets the meta-data
+// written.
+func (m *cloudinitISOModel) content(config *cloudinitISOModel) ([]byte, error) {
+	config.UserData, config.NetworkConfig, config.VendorData = m.UserData, m.NetworkConfig, m.VendorData
+	s, _, err := config.seed()
+	if err != nil {
+		return nil, err
+	}
+	img, _, err := cloudinit.BuildISO(s)
+	if err != nil {
+		return nil, fmt.Errorf("build the ISO image: %w", err)
+	}
+	m.MetaData, m.InstanceID, m.Hostname = config.MetaData, config.InstanceID, config.Hostname
+	m.derive(s.MetaData)
+	return img, nil
 }
 
 // ImportState takes <pool>/<name> or the volume key, downloads the seed and reads its

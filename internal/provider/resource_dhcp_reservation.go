@@ -159,7 +159,7 @@ func (r *dhcpReservationResource) read(ctx context.Context, prior *dhcpReservati
 	for _, h := range net.Hosts {
 		if h.MAC == mac {
 			m := *prior
-			m.ID, m.MAC, m.IP, m.Hostname = types.StringValue(network+"/"+mac), types.StringValue(mac), types.StringValue(h.IP), strOrNull(h.Name)
+			m.ID, m.MAC, m.IP, m.Hostname = types.StringValue(network+"/"+mac), types.StringValue(mac), types.StringValue(h.IP), optString(h.Name)
 			return &m, nil
 		}
 	}

@@ -4,17 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
@@ -35,46 +30,30 @@ type ignitionModel struct {
 	SHA256           types.String `tfsdk:"sha256"`
 }
 
-func (m *ignitionModel) kind() blobKind { return ignitionBlob }
-func (m *ignitionModel) what() string   { return ignitionBlob.what(&m.storedVolume) }
+func (m *ignitionModel) kind() blobKind        { return ignitionBlob }
+func (m *ignitionModel) what() string          { return ignitionBlob.what(&m.storedVolume) }
+func (m *ignitionModel) digest() *types.String { return &m.SHA256 }
 
 func (r *ignitionResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "An Ignition config for Fedora CoreOS / Flatcar guests, stored byte for byte as a raw volume in a " +
-			"pool. Hand it to a domain with `libvirt_domain.ignition_id`: the domain gets it through QEMU's fw_cfg as " +
-			"`opt/com.coreos/config`. Any change replaces it. To keep the config out of the state, give it as " +
-			"`content_wo` (write-only: Terraform >= 1.11, OpenTofu >= 1.11) and bump `content_wo_version` whenever it changes.",
-		Attributes: map[string]schema.Attribute{
-			"id":   idAttribute("The volume's key (for directory pools, its path on the host)."),
-			"name": objectNameAttribute("Volume name, unique in its pool, e.g. `node-1.ign`.", "volume name"),
-			"pool": objectNameAttribute("Storage pool to store the config in, e.g. `default`. QEMU reads the file directly, so the "+
-				"pool must be a local one (a directory pool).", "pool name"),
+	resp.Schema = resourceSchema(ctx, "An Ignition config for Fedora CoreOS / Flatcar guests, stored byte for byte as a raw volume in a "+
+		"pool. Hand it to a domain with `libvirt_domain.ignition_id`: the domain gets it through QEMU's fw_cfg as "+
+		"`opt/com.coreos/config`. Any change replaces it. To keep the config out of the state, give it as "+
+		"`content_wo` (write-only: Terraform >= 1.11, OpenTofu >= 1.11) and bump `content_wo_version` whenever it changes.", noUpdateTimeouts,
+		storedVolumeAttributes("Volume name, unique in its pool, e.g. `node-1.ign`.", "Storage pool to store the config in, e.g. `default`. "+
+			"QEMU reads the file directly, so the pool must be a local one (a directory pool).", "Path of the volume on the host.", map[string]schema.Attribute{
 			"content": secretReplace("The Ignition config (JSON, e.g. from the `ct` / Butane provider or `jsonencode()`), "+
 				"checked to parse as JSON at plan time. Sensitive: Ignition configs carry secrets; kept in the state "+
 				"(`content_wo` is not). Exactly one of `content` and `content_wo` is set.", validators.JSON()),
-			"content_wo": schema.StringAttribute{
-				MarkdownDescription: "Write-only `content`: stored in the volume, never kept in the plan or the state " +
-					"(Terraform >= 1.11, OpenTofu >= 1.11; ephemeral values are welcome). A change of it alone is not seen: " +
-					"bump `content_wo_version` to store it again. Import cannot know a config was given write-only: it reads " +
-					"the volume into `content` (and the state); with `content_wo` in the configuration the next plan replaces it.",
-				Optional:   true,
-				WriteOnly:  true,
-				Validators: []validator.String{validators.JSON()},
-			},
-			"content_wo_version": schema.Int64Attribute{
-				MarkdownDescription: "Any number, kept in the state: changing it replaces the config, stored again from the " +
-					"current `content_wo`, which Terraform cannot compare itself. Bump it whenever `content_wo` changes.",
-				Optional:      true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
-			},
-			"path": keptString("Path of the volume on the host."),
+			"content_wo": writeOnlyString("Write-only `content`: stored in the volume, never kept in the plan or the state "+
+				"(Terraform >= 1.11, OpenTofu >= 1.11; ephemeral values are welcome). A change of it alone is not seen: "+
+				"bump `content_wo_version` to store it again. Import cannot know a config was given write-only: it reads "+
+				"the volume into `content` (and the state); with `content_wo` in the configuration the next plan replaces it.",
+				validators.JSON()),
+			"content_wo_version": writeOnlyVersion("Any number, kept in the state: changing it replaces the config, stored again from the " +
+				"current `content_wo`, which Terraform cannot compare itself. Bump it whenever `content_wo` changes."),
 			"sha256": keptString("sha256 of the config (hex); known at plan time for `content`, after the apply for " +
 				"`content_wo` (write-only values, ephemeral ones say, may differ between plan and apply)."),
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, noUpdateTimeouts),
-		},
-	}
+		}))
 }
 
 // ConfigValidators: the config comes from content or content_wo, not both.
@@ -97,21 +76,12 @@ func (r *ignitionResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (r *ignitionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var config ignitionModel // only the configuration holds content_wo
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	create(ctx, req, resp, 5*time.Minute, (*ignitionModel).what,
-		func(ctx context.Context, plan *ignitionModel, _ *diag.Diagnostics) (*ignitionModel, error) {
-			content := []byte(plan.Content.ValueString())
-			if plan.Content.IsNull() {
-				content = []byte(config.ContentWO.ValueString())
-			}
-			if err := r.kind().store(ctx, r.client, &plan.storedVolume, content); err != nil {
-				return nil, err
-			}
-			plan.SHA256 = types.StringValue(sha256Hex(content))
-			return plan, nil
-		})
+// content is the config to store: content, or the configuration's content_wo.
+func (m *ignitionModel) content(config *ignitionModel) ([]byte, error) { //nolint:unparam // blobModel: building a seed can fail
+	if m.Content.IsNull() {
+		return []byte(config.ContentWO.ValueString()), nil
+	}
+	return []byte(m.Content.ValueString()), nil
 }
 
 // ImportState takes <pool>/<name> or the volume key and downloads the content, so an

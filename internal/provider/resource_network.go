@@ -48,10 +48,8 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if req.State.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
-	var state, plan networkModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	state, plan, ok := getBoth[networkModel](ctx, &resp.Diagnostics, req.State, resp.Plan)
+	if !ok {
 		return
 	}
 	if replaces(ctx, state, plan) {
@@ -98,10 +96,8 @@ func (r *networkResource) warnInUse(ctx context.Context, name, doing string, d *
 }
 
 func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	var plan, config networkModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() || plan.DHCP.IsNull() || plan.DHCP.IsUnknown() || config.DHCP.IsNull() {
+	plan, config, ok := getBoth[networkModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+	if !ok || plan.DHCP.IsNull() || plan.DHCP.IsUnknown() || config.DHCP.IsNull() {
 		return
 	}
 	var cd, pd networkDHCPModel
@@ -130,9 +126,7 @@ func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.Mo
 	ranges := types.ListNull(networkRangeType)
 	if pd.Enabled.ValueBool() {
 		var addrs []string
-		if !plan.Addresses.IsNull() {
-			resp.Diagnostics.Append(plan.Addresses.ElementsAs(ctx, &addrs, false)...)
-		}
+		elementsOf(ctx, plan.Addresses, &addrs, &resp.Diagnostics)
 		ranges = rangeList(netaddr.DefaultRanges((&hostxml.Network{Addresses: addrs}).Subnets()))
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("dhcp").AtName("ranges"), ranges)...)

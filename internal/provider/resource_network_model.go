@@ -110,20 +110,6 @@ func allKnown(vs ...attr.Value) bool {
 	return true
 }
 
-func strOrEmpty(v types.String) string {
-	if v.IsNull() || v.IsUnknown() {
-		return ""
-	}
-	return v.ValueString()
-}
-
-func strOrNull(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
-}
-
 // toSpec turns the model into a spec. ok is false when a value is unknown (not yet
 // known at plan time): callers then skip what needs the whole spec.
 func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bool, diags diag.Diagnostics) {
@@ -132,24 +118,20 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		(m.Bridge.IsUnknown() && m.Mode.ValueString() == hostxml.ModeBridge) {
 		return nil, false, nil
 	}
-	n := &hostxml.Network{Name: m.Name.ValueString(), Mode: m.Mode.ValueString(), Bridge: strOrEmpty(m.Bridge), Domain: strOrEmpty(m.Domain)}
+	n := &hostxml.Network{Name: m.Name.ValueString(), Mode: m.Mode.ValueString(), Bridge: knownString(m.Bridge), Domain: knownString(m.Domain)}
 	if n.Mode == "" {
 		n.Mode = hostxml.ModeNAT
 	}
 	if !m.MTU.IsNull() {
 		n.MTU = uint(max(m.MTU.ValueInt64(), 0))
 	}
-	if !m.Addresses.IsNull() {
-		diags.Append(m.Addresses.ElementsAs(ctx, &n.Addresses, false)...)
-	}
+	elementsOf(ctx, m.Addresses, &n.Addresses, &diags)
 	if !m.DHCP.IsNull() {
 		var d networkDHCPModel
 		diags.Append(m.DHCP.As(ctx, &d, basetypes.ObjectAsOptions{})...)
 		n.DHCP = &hostxml.DHCP{Enabled: d.Enabled.IsNull() || d.Enabled.ValueBool(), ManageHosts: !d.Hosts.IsNull()}
 		var ranges []networkRangeModel
-		if !d.Ranges.IsNull() {
-			diags.Append(d.Ranges.ElementsAs(ctx, &ranges, false)...)
-		}
+		elementsOf(ctx, d.Ranges, &ranges, &diags)
 		for i, r := range ranges {
 			rg, err := netaddr.ParseRange(r.Start.ValueString(), r.End.ValueString())
 			if err != nil {
@@ -159,11 +141,9 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 			n.DHCP.Ranges = append(n.DHCP.Ranges, rg)
 		}
 		var hosts []networkDHCPHostModel
-		if !d.Hosts.IsNull() {
-			diags.Append(d.Hosts.ElementsAs(ctx, &hosts, false)...)
-		}
+		elementsOf(ctx, d.Hosts, &hosts, &diags)
 		for _, h := range hosts {
-			n.DHCP.Hosts = append(n.DHCP.Hosts, netaddr.DHCPHost{MAC: h.MAC.ValueString(), IP: h.IP.ValueString(), Name: strOrEmpty(h.Hostname)})
+			n.DHCP.Hosts = append(n.DHCP.Hosts, netaddr.DHCPHost{MAC: h.MAC.ValueString(), IP: h.IP.ValueString(), Name: knownString(h.Hostname)})
 		}
 	}
 	if !m.DNS.IsNull() {
@@ -171,22 +151,16 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		diags.Append(m.DNS.As(ctx, &d, basetypes.ObjectAsOptions{})...)
 		n.DNS = &hostxml.DNS{Enabled: d.Enabled.IsNull() || d.Enabled.ValueBool(), ManageHosts: !d.Hosts.IsNull()}
 		var hosts []networkDNSHostModel
-		if !d.Hosts.IsNull() {
-			diags.Append(d.Hosts.ElementsAs(ctx, &hosts, false)...)
-		}
+		elementsOf(ctx, d.Hosts, &hosts, &diags)
 		for _, h := range hosts {
 			dh := netaddr.DNSHost{IP: h.IP.ValueString()}
-			if !h.Hostnames.IsNull() {
-				diags.Append(h.Hostnames.ElementsAs(ctx, &dh.Hostnames, false)...)
-			}
+			elementsOf(ctx, h.Hostnames, &dh.Hostnames, &diags)
 			n.DNS.Hosts = append(n.DNS.Hosts, dh)
 		}
 		var fwds []networkForwarderModel
-		if !d.Forwarders.IsNull() {
-			diags.Append(d.Forwarders.ElementsAs(ctx, &fwds, false)...)
-		}
+		elementsOf(ctx, d.Forwarders, &fwds, &diags)
 		for _, f := range fwds {
-			n.DNS.Forwarders = append(n.DNS.Forwarders, hostxml.Forwarder{Addr: strOrEmpty(f.Addr), Domain: strOrEmpty(f.Domain)})
+			n.DNS.Forwarders = append(n.DNS.Forwarders, hostxml.Forwarder{Addr: knownString(f.Addr), Domain: knownString(f.Domain)})
 		}
 	}
 	return n, !diags.HasError(), diags
@@ -235,20 +209,18 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 	m.ID = types.StringValue(st.UUID)
 	m.Name = types.StringValue(n.Name)
 	m.Mode = types.StringValue(n.Mode)
-	m.Bridge = strOrNull(n.Bridge)
+	m.Bridge = optString(n.Bridge)
 	m.MTU = types.Int64Null()
 	if n.MTU != 0 {
 		m.MTU = types.Int64Value(int64(n.MTU))
 	}
-	m.Domain = strOrNull(n.Domain)
+	m.Domain = optString(n.Domain)
 	m.Autostart = types.BoolValue(st.Autostart)
 	m.Active = types.BoolValue(st.Active)
 
 	// addresses: keep the way each was written when it means the same.
 	var priorAddrs []string
-	if !prior.Addresses.IsNull() && !prior.Addresses.IsUnknown() {
-		diags.Append(prior.Addresses.ElementsAs(ctx, &priorAddrs, false)...)
-	}
+	elementsOf(ctx, prior.Addresses, &priorAddrs, &diags)
 	addrs := make([]attr.Value, len(n.Addresses))
 	for i, a := range n.Addresses {
 		if i < len(priorAddrs) && netaddr.EquivalentCIDR(priorAddrs[i], a) {
@@ -260,10 +232,7 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 
 	// dhcp
 	var pd networkDHCPModel
-	priorDHCP := !prior.DHCP.IsNull() && !prior.DHCP.IsUnknown()
-	if priorDHCP {
-		diags.Append(prior.DHCP.As(ctx, &pd, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
-	}
+	priorDHCP := priorObject(ctx, prior.DHCP, &pd, &diags)
 	switch {
 	case n.DHCP == nil && priorDHCP && !pd.Enabled.ValueBool():
 		m.DHCP = types.ObjectValueMust(networkDHCPAttrTypes, map[string]attr.Value{
@@ -289,46 +258,27 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 		}
 		for _, h := range n.DHCP.Hosts {
 			hosts = append(hosts, types.ObjectValueMust(networkDHCPHostType.AttrTypes, map[string]attr.Value{
-				"mac": types.StringValue(h.MAC), "ip": types.StringValue(h.IP), "hostname": strOrNull(h.Name)}))
-		}
-		hostsV := types.SetNull(networkDHCPHostType)
-		if priorDHCP && !pd.Hosts.IsNull() { // managed here
-			hostsV = types.SetValueMust(networkDHCPHostType, nonNilValues(hosts))
-		} else if !priorDHCP && len(hosts) > 0 { // import: show what is there
-			hostsV = types.SetValueMust(networkDHCPHostType, hosts)
+				"mac": types.StringValue(h.MAC), "ip": types.StringValue(h.IP), "hostname": optString(h.Name)}))
 		}
 		m.DHCP = types.ObjectValueMust(networkDHCPAttrTypes, map[string]attr.Value{
-			"enabled": types.BoolValue(true), "ranges": rangeList(n.DHCP.Ranges), "hosts": hostsV,
+			"enabled": types.BoolValue(true), "ranges": rangeList(n.DHCP.Ranges), "hosts": hostSet(networkDHCPHostType, hosts, priorDHCP, pd.Hosts),
 		})
 	}
 
 	// dns
 	var pn networkDNSModel
-	priorDNS := !prior.DNS.IsNull() && !prior.DNS.IsUnknown()
-	if priorDNS {
-		diags.Append(prior.DNS.As(ctx, &pn, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
-	}
+	priorDNS := priorObject(ctx, prior.DNS, &pn, &diags)
 	if n.DNS == nil {
 		m.DNS = types.ObjectNull(networkDNSAttrTypes)
 	} else {
 		var hosts, fwds []attr.Value
 		for _, h := range n.DNS.Hosts {
-			var names []attr.Value
-			for _, hn := range h.Hostnames {
-				names = append(names, types.StringValue(hn))
-			}
 			hosts = append(hosts, types.ObjectValueMust(networkDNSHostType.AttrTypes, map[string]attr.Value{
-				"ip": types.StringValue(h.IP), "hostnames": types.ListValueMust(types.StringType, nonNilValues(names))}))
+				"ip": types.StringValue(h.IP), "hostnames": stringList(h.Hostnames)}))
 		}
 		for _, f := range n.DNS.Forwarders {
 			fwds = append(fwds, types.ObjectValueMust(networkForwarderType.AttrTypes, map[string]attr.Value{
-				"addr": strOrNull(f.Addr), "domain": strOrNull(f.Domain)}))
-		}
-		hostsV := types.SetNull(networkDNSHostType)
-		if priorDNS && !pn.Hosts.IsNull() {
-			hostsV = types.SetValueMust(networkDNSHostType, nonNilValues(hosts))
-		} else if !priorDNS && len(hosts) > 0 {
-			hostsV = types.SetValueMust(networkDNSHostType, hosts) // import: show what is there
+				"addr": optString(f.Addr), "domain": optString(f.Domain)}))
 		}
 		var priorFwds types.List
 		if priorDNS {
@@ -337,10 +287,44 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 			priorFwds = types.ListNull(networkForwarderType)
 		}
 		m.DNS = types.ObjectValueMust(networkDNSAttrTypes, map[string]attr.Value{
-			"enabled": types.BoolValue(n.DNS.Enabled), "hosts": hostsV, "forwarders": listOrNull(networkForwarderType, fwds, priorFwds),
+			"enabled": types.BoolValue(n.DNS.Enabled), "hosts": hostSet(networkDNSHostType, hosts, priorDNS, pn.Hosts), "forwarders": listOrNull(networkForwarderType, fwds, priorFwds),
 		})
 	}
 	return diagsErr(diags)
+}
+
+// hostSet is the `hosts` of a network's dhcp or dns block: the entries libvirt has when
+// they are managed here (the prior block, known, sets hosts), none when they are not;
+// with no prior block (an import) whatever is there.
+func hostSet(t attr.Type, hosts []attr.Value, hadPrior bool, priorHosts types.Set) types.Set {
+	switch {
+	case hadPrior && !priorHosts.IsNull(): // managed here
+		return types.SetValueMust(t, nonNilValues(hosts))
+	case !hadPrior && len(hosts) > 0: // import: show what is there
+		return types.SetValueMust(t, hosts)
+	}
+	return types.SetNull(t)
+}
+
+// elementsOf reads the elements of a list or set c into target; a null or unknown c
+// leaves target as it is.
+func elementsOf(ctx context.Context, c interface {
+	attr.Value
+	ElementsAs(context.Context, any, bool) diag.Diagnostics
+}, target any, d *diag.Diagnostics) {
+	if !c.IsNull() && !c.IsUnknown() {
+		d.Append(c.ElementsAs(ctx, target, false)...)
+	}
+}
+
+// priorObject reads a prior model's object o into target, unknown parts as empty; false
+// (target untouched) when o is null or unknown.
+func priorObject(ctx context.Context, o types.Object, target any, d *diag.Diagnostics) bool {
+	if o.IsNull() || o.IsUnknown() {
+		return false
+	}
+	d.Append(o.As(ctx, target, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
+	return true
 }
 
 func nonNilValues(vs []attr.Value) []attr.Value {

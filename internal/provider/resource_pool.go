@@ -71,14 +71,12 @@ func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxm
 			return nil, false, diags
 		}
 	}
-	p = &hostxml.Pool{Name: m.Name.ValueString(), Type: m.Type.ValueString(), TargetPath: strOrEmpty(m.TargetPath)}
+	p = &hostxml.Pool{Name: m.Name.ValueString(), Type: m.Type.ValueString(), TargetPath: knownString(m.TargetPath)}
 	if !m.Source.IsNull() {
 		var s poolSourceModel
 		diags.Append(m.Source.As(ctx, &s, basetypes.ObjectAsOptions{})...)
-		p.Source = &hostxml.PoolSource{Name: strOrEmpty(s.Name), Host: strOrEmpty(s.Host), Dir: strOrEmpty(s.Dir), Format: strOrEmpty(s.Format)}
-		if !s.Devices.IsNull() {
-			diags.Append(s.Devices.ElementsAs(ctx, &p.Source.Devices, false)...)
-		}
+		p.Source = &hostxml.PoolSource{Name: knownString(s.Name), Host: knownString(s.Host), Dir: knownString(s.Dir), Format: knownString(s.Format)}
+		elementsOf(ctx, s.Devices, &p.Source.Devices, &diags)
 	}
 	return p, !diags.HasError(), diags
 }
@@ -95,10 +93,8 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan, config poolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	plan, config, ok := getBoth[poolModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+	if !ok {
 		return
 	}
 	if !req.State.Raw.IsNull() {
@@ -174,7 +170,7 @@ func (r *poolResource) look(ctx context.Context, m *poolModel) error {
 	m.ID = types.StringValue(st.UUID)
 	m.Name = types.StringValue(p.Name)
 	m.Type = types.StringValue(p.Type)
-	m.TargetPath = strOrNull(p.TargetPath)
+	m.TargetPath = optString(p.TargetPath)
 	m.Autostart = types.BoolValue(st.Autostart)
 	m.Active = types.BoolValue(st.Active)
 	if m.ForceDestroy.IsNull() || m.ForceDestroy.IsUnknown() {
@@ -188,12 +184,12 @@ func (r *poolResource) look(ctx context.Context, m *poolModel) error {
 		return nil
 	}
 	var prior poolSourceModel
-	if !m.Source.IsNull() && !m.Source.IsUnknown() {
-		if d := m.Source.As(ctx, &prior, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true}); d.HasError() {
-			return fmt.Errorf("read the source block: %v", d)
-		}
-	} else {
+	var d diag.Diagnostics
+	if !priorObject(ctx, m.Source, &prior, &d) {
 		prior.Devices = types.ListNull(types.StringType)
+	}
+	if d.HasError() {
+		return fmt.Errorf("read the source block: %v", d)
 	}
 	var devs []attr.Value
 	for _, dev := range p.Source.Devices {
@@ -201,10 +197,10 @@ func (r *poolResource) look(ctx context.Context, m *poolModel) error {
 	}
 	m.Source = types.ObjectValueMust(poolSourceAttrTypes, map[string]attr.Value{
 		"devices": listOrNull(types.StringType, devs, prior.Devices),
-		"name":    strOrNull(p.Source.Name),
-		"host":    strOrNull(p.Source.Host),
-		"dir":     strOrNull(p.Source.Dir),
-		"format":  strOrNull(p.Source.Format),
+		"name":    optString(p.Source.Name),
+		"host":    optString(p.Source.Host),
+		"dir":     optString(p.Source.Dir),
+		"format":  optString(p.Source.Format),
 	})
 	return nil
 }

@@ -115,10 +115,8 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
 	}
-	var state, plan volumeModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	state, plan, ok := getBoth[volumeModel](ctx, &resp.Diagnostics, req.State, req.Plan)
+	if !ok {
 		return
 	}
 	for _, pair := range [][2]types.String{

@@ -3,13 +3,10 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
@@ -17,51 +14,38 @@ import (
 )
 
 func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A storage volume in a libvirt pool: empty, uploaded from a URL or a local file (streamed, " +
-			"optionally checksummed), a copy-on-write overlay of another volume, or a full copy of one. " +
-			"Growing `capacity_bytes` is done in place — online, through the running domain that uses the volume, " +
-			"when there is one; shrinking is refused at plan time.",
-		Attributes: map[string]schema.Attribute{
-			"id":   idAttribute("The volume's key (for directory pools, its path on the host)."),
-			"name": objectNameAttribute("Volume name, unique in its pool, e.g. `web-1.qcow2`. Changing it replaces the volume.", "volume name"),
-			"pool": objectNameAttribute("Name of the storage pool to create the volume in, e.g. `default`. Changing it replaces the volume.", "pool name"),
-			"source_url": optionalReplace("Image to upload: an `http://`, `https://` or `file://` URL. The image is streamed "+
-				"from the machine running Terraform into libvirt, never held whole in memory; progress is logged. "+
-				"At most one of `source_url`, `source_file`, `backing_volume`, `clone_from`. Changing it replaces the volume.", validators.SourceURL()),
-			"source_file": optionalReplace("Path of an image file on the machine running Terraform, uploaded like `source_url`. "+
-				"Changing it replaces the volume.", stringvalidator.LengthAtLeast(1)),
-			"backing_volume": optionalReplace("`id` of a volume to overlay copy-on-write (a linked qcow2 disk whose `<backingStore>` is "+
-				"that volume), or `<pool>/<name>`. The overlay's capacity defaults to the backing volume's. Needs `format = \"qcow2\"`. "+
-				"Changing it replaces the volume.", validators.VolumeRef()),
-			"clone_from": optionalReplace("`id` of a volume to copy whole (or `<pool>/<name>`): libvirt converts it to `format` and "+
-				"flattens its backing chain. Changing it replaces the volume.", validators.VolumeRef()),
-			"source_checksum": optionalReplace("Expected digest of `source_url` / `source_file`, as `sha256:<64 hex digits>`. Verified while "+
-				"streaming; on a mismatch the apply fails and the volume is deleted.", validators.Checksum()),
-			"format": schema.StringAttribute{
-				MarkdownDescription: "Volume format: `qcow2` (default), `raw` or `iso`. An uploaded image must be of this " +
-					"format (a qcow2 image needs `qcow2`; anything else `raw` or `iso`). Changing it replaces the volume.",
-				Optional:      true,
-				Computed:      true,
-				Default:       stringdefault.StaticString("qcow2"),
-				PlanModifiers: replaceString,
-				Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw", "iso")},
-			},
-			"capacity_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Size the guest sees, in bytes (for qcow2, a multiple of 512). Required for an empty volume. With a source it defaults " +
-					"to the image's own virtual size (read from its qcow2 header; the file size for raw images); a larger " +
-					"value grows the volume. Growing it later is an in-place update (online through a running domain that " +
-					"uses the volume, then a best-effort filesystem grow by the guest agent); shrinking is refused.",
-				Optional:      true,
-				Computed:      true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-				Validators:    []validator.Int64{int64validator.AtLeast(1)},
-			},
-			"allocation_bytes": computedInt("Bytes the volume uses on the host, as libvirt reports it."),
-			"path":             keptString("Path of the volume on the host (what a domain's disk uses)."),
-		},
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, allTimeouts),
-		},
-	}
+	resp.Schema = resourceSchema(ctx, "A storage volume in a libvirt pool: empty, uploaded from a URL or a local file (streamed, "+
+		"optionally checksummed), a copy-on-write overlay of another volume, or a full copy of one. "+
+		"Growing `capacity_bytes` is done in place — online, through the running domain that uses the volume, "+
+		"when there is one; shrinking is refused at plan time.", allTimeouts,
+		storedVolumeAttributes("Volume name, unique in its pool, e.g. `web-1.qcow2`. Changing it replaces the volume.",
+			"Name of the storage pool to create the volume in, e.g. `default`. Changing it replaces the volume.",
+			"Path of the volume on the host (what a domain's disk uses).", map[string]schema.Attribute{
+				"source_url": optionalReplace("Image to upload: an `http://`, `https://` or `file://` URL. The image is streamed "+
+					"from the machine running Terraform into libvirt, never held whole in memory; progress is logged. "+
+					"At most one of `source_url`, `source_file`, `backing_volume`, `clone_from`. Changing it replaces the volume.", validators.SourceURL()),
+				"source_file": optionalReplace("Path of an image file on the machine running Terraform, uploaded like `source_url`. "+
+					"Changing it replaces the volume.", stringvalidator.LengthAtLeast(1)),
+				"backing_volume": optionalReplace("`id` of a volume to overlay copy-on-write (a linked qcow2 disk whose `<backingStore>` is "+
+					"that volume), or `<pool>/<name>`. The overlay's capacity defaults to the backing volume's. Needs `format = \"qcow2\"`. "+
+					"Changing it replaces the volume.", validators.VolumeRef()),
+				"clone_from": optionalReplace("`id` of a volume to copy whole (or `<pool>/<name>`): libvirt converts it to `format` and "+
+					"flattens its backing chain. Changing it replaces the volume.", validators.VolumeRef()),
+				"source_checksum": optionalReplace("Expected digest of `source_url` / `source_file`, as `sha256:<64 hex digits>`. Verified while "+
+					"streaming; on a mismatch the apply fails and the volume is deleted.", validators.Checksum()),
+				"format": schema.StringAttribute{
+					MarkdownDescription: "Volume format: `qcow2` (default), `raw` or `iso`. An uploaded image must be of this " +
+						"format (a qcow2 image needs `qcow2`; anything else `raw` or `iso`). Changing it replaces the volume.",
+					Optional:      true,
+					Computed:      true,
+					Default:       stringdefault.StaticString("qcow2"),
+					PlanModifiers: replaceString,
+					Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw", "iso")},
+				},
+				"capacity_bytes": defaultedInt("Size the guest sees, in bytes (for qcow2, a multiple of 512). Required for an empty volume. With a source it defaults "+
+					"to the image's own virtual size (read from its qcow2 header; the file size for raw images); a larger "+
+					"value grows the volume. Growing it later is an in-place update (online through a running domain that "+
+					"uses the volume, then a best-effort filesystem grow by the guest agent); shrinking is refused.", int64validator.AtLeast(1)),
+				"allocation_bytes": computedInt("Bytes the volume uses on the host, as libvirt reports it."),
+			}))
 }

@@ -117,11 +117,70 @@ func optionalBool(desc string, def bool) schema.BoolAttribute {
 	return schema.BoolAttribute{MarkdownDescription: desc, Optional: true, Computed: true, Default: booldefault.StaticBool(def)}
 }
 
-// computedString and computedInt are values libvirt reports, read anew on every refresh.
+// computedString, computedInt and computedBool are values libvirt reports, read anew on
+// every refresh (the resource twins of datasource_read.go's dataString, dataInt, dataBool).
 func computedString(desc string) schema.StringAttribute {
 	return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 }
 
 func computedInt(desc string) schema.Int64Attribute {
 	return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
+}
+
+func computedBool(desc string) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
+}
+
+// derivedString is an optional string that is worked out when not set (by libvirt, or
+// from other attributes) and kept by later plans; any change replaces the object.
+func derivedString(desc string, validators ...validator.String) schema.StringAttribute {
+	return optionalComputed(desc, stringplanmodifier.RequiresReplace(), validators)
+}
+
+// defaultedString is derivedString for a value libvirt defaults: only a configured
+// change replaces the object, dropping it from the configuration keeps the default.
+func defaultedString(desc string, validators ...validator.String) schema.StringAttribute {
+	return optionalComputed(desc, stringplanmodifier.RequiresReplaceIfConfigured(), validators)
+}
+
+func optionalComputed(desc string, replace planmodifier.String, validators []validator.String) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: desc, Optional: true, Computed: true, Validators: validators,
+		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), replace}}
+}
+
+// defaultedInt is an optional number that defaults to a value libvirt reports (a source's
+// size, count, ...), kept by later plans; an update changes it in place.
+func defaultedInt(desc string, validators ...validator.Int64) schema.Int64Attribute {
+	return schema.Int64Attribute{MarkdownDescription: desc, Optional: true, Computed: true, Validators: validators,
+		PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}}
+}
+
+// writeOnlyString is a write-only twin of a state-kept content attribute: read from the
+// configuration only, never kept in plan or state.
+func writeOnlyString(desc string, validators ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: desc, Optional: true, WriteOnly: true, Validators: validators}
+}
+
+// writeOnlyVersion is `<contents>_wo_version`: a number whose change replaces the object,
+// built again from write-only contents that Terraform cannot compare itself.
+func writeOnlyVersion(desc string) schema.Int64Attribute {
+	return schema.Int64Attribute{MarkdownDescription: desc, Optional: true,
+		PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()}}
+}
+
+// storedVolumeAttributes adds to attrs those of the volume an object lives in (what a
+// model's storedVolume holds): id, name, pool (a change of either replaces it) and path.
+func storedVolumeAttributes(nameDesc, poolDesc, pathDesc string, attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	attrs["id"] = idAttribute("The volume's key (for directory pools, its path on the host).")
+	attrs["name"] = objectNameAttribute(nameDesc, "volume name")
+	attrs["pool"] = objectNameAttribute(poolDesc, "pool name")
+	attrs["path"] = keptString(pathDesc)
+	return attrs
+}
+
+// resourceSchema is the schema of a resource without blocks but its timeouts (of the
+// operations ops).
+func resourceSchema(ctx context.Context, desc string, ops timeouts.Opts, attrs map[string]schema.Attribute) schema.Schema {
+	return schema.Schema{MarkdownDescription: desc, Attributes: attrs,
+		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx, ops)}}
 }

@@ -72,10 +72,14 @@ type storedModel[M any] interface {
 	volume() *storedVolume
 }
 
-// blobModel is the model of a stored blob: it knows its kind.
+// blobModel is the model of a stored blob: it knows its kind, builds its content from
+// the plan (itself, which it may complete) and the configuration (only that holds
+// write-only values), and holds the content's digest.
 type blobModel[M any] interface {
 	storedModel[M]
 	kind() blobKind
+	content(config *M) ([]byte, error)
+	digest() *types.String
 }
 
 // deleteStored is the Delete of a resource that lives in one volume.
@@ -85,9 +89,10 @@ func deleteStored[M any, P storedModel[M]](ctx context.Context, c *libvirt.Clien
 	})
 }
 
-// blobResource is the Read, Update and Delete of a stored blob of kind (libvirt_ignition,
-// libvirt_cloudinit_iso), embedded in its resource: the volume is looked at, not its
-// content; every attribute but timeouts replaces it; delete deletes the volume.
+// blobResource is the CRUD of a stored blob of kind (libvirt_ignition,
+// libvirt_cloudinit_iso), embedded in its resource: create stores the content (see
+// blob_create.go); read looks at the volume, not its content; every attribute but
+// timeouts replaces it; delete deletes the volume.
 type blobResource[M any, P blobModel[M]] struct {
 	resourceBase
 }
