@@ -177,10 +177,3 @@ func storedVolumeAttributes(nameDesc, poolDesc, pathDesc string, attrs map[strin
 	attrs["path"] = keptString(pathDesc)
 	return attrs
 }
-
-// resourceSchema is the schema of a resource without blocks but its timeouts (of the
-// operations ops).
-func resourceSchema(ctx context.Context, desc string, ops timeouts.Opts, attrs map[string]schema.Attribute) schema.Schema {
-	return schema.Schema{MarkdownDescription: desc, Attributes: attrs,
-		Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx, ops)}}
-}
