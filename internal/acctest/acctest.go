@@ -186,15 +186,37 @@ func ErrorText(text string) *regexp.Regexp {
 
 // Run is resource.Test against the provider under test (ProtoV6ProviderFactories) with
 // the acceptance pre-check (PreCheck), for a test case that sets neither.
+//
+// A step whose configuration comes from files (ConfigDirectory, ConfigFile) holds a
+// terraform block, and plugin-testing then wants the providers on the steps, not on the
+// case: Run gives them to every step of such a case.
 func Run(t *testing.T, c resource.TestCase) {
 	t.Helper()
-	if c.ProtoV6ProviderFactories == nil {
+	switch {
+	case c.ProtoV6ProviderFactories != nil:
+	case fromFiles(c.Steps):
+		for i := range c.Steps {
+			if c.Steps[i].ProtoV6ProviderFactories == nil {
+				c.Steps[i].ProtoV6ProviderFactories = ProtoV6ProviderFactories
+			}
+		}
+	default:
 		c.ProtoV6ProviderFactories = ProtoV6ProviderFactories
 	}
 	if c.PreCheck == nil {
 		c.PreCheck = PreCheck(t)
 	}
 	resource.Test(t, c)
+}
+
+// fromFiles tells whether any step takes its configuration from files.
+func fromFiles(steps []resource.TestStep) bool {
+	for _, s := range steps {
+		if s.ConfigDirectory != nil || s.ConfigFile != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // RunUnit is resource.UnitTest against the provider under test: for cases that need no
