@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -219,7 +220,8 @@ func TestAccClusterMachine_rollback(t *testing.T) {
 func TestAccClusterMachine_importRecreateRestart(t *testing.T) {
 	e := cmSetup(t)
 	network, pool, image, namespace := e.network, e.pool, e.image, e.namespace
-	const uid = "7b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+	// A uid of its own per run: two runs at once on one host must not meet on it.
+	uid := uuid.NewString()
 	m := cmPartsOf(namespace, "solo")
 	const res = "libvirt_cluster_machine.test"
 	config := func(vcpu int) string {
