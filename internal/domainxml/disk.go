@@ -113,13 +113,22 @@ var diskFamily = family{
 		}
 		for i := range a.Disks {
 			x, y := a.Disks[i], b.Disks[i]
-			if diskSource(x) != diskSource(y) || x.Device != y.Device || x.Bus != y.Bus || x.Target != y.Target ||
+			if diskSource(x) != diskSource(y) || x.Device != y.Device || busOf(x) != busOf(y) ||
+				(x.Target != "" && y.Target != "" && x.Target != y.Target) ||
 				x.BootOrder != y.BootOrder || (x.Format != "" && y.Format != "" && x.Format != y.Format) {
 				return false
 			}
 		}
 		return true
 	},
+}
+
+// busOf is the bus a disk ends up on: the one asked for, else the device's default.
+func busOf(d Disk) string {
+	if d.Bus != "" {
+		return d.Bus
+	}
+	return DefaultBus(d.Device)
 }
 
 // DefaultBus is virtio for a disk and sata for a cdrom.

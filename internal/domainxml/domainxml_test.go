@@ -385,6 +385,9 @@ func FuzzParse(f *testing.F) {
 	f.Add(`<domain><vcpu>1</vcpu></domain>`)
 	f.Add(`<domain><vcpu>1</vcpu><devices><graphics type='vnc'/></devices></domain>`)
 	f.Add(`<domain><metadata><kvmforge:domain xmlns:kvmforge="https://github.com/kvmforge/terraform-provider-libvirt/domain/1"><kvmforge:disk target="" path=""/></kvmforge:domain></metadata></domain>`)
+	// Found by fuzzing: a cdrom with no target, a NIC with no model (Build fills both in).
+	f.Add(`<domain><vcpu>1</vcpu><devices><disk device='cdrom'><source file='/x.iso'/></disk></devices></domain>`)
+	f.Add(`<domain><vcpu>1</vcpu><devices><interface type='bridge'><source bridge='0'/></interface></devices></domain>`)
 	f.Fuzz(func(t *testing.T, in string) {
 		p, err := Parse(in)
 		if err != nil {

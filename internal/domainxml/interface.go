@@ -57,20 +57,28 @@ var interfaceFamily = family{
 			p.Spec.Interfaces = append(p.Spec.Interfaces, n)
 		}
 	},
-	// A MAC libvirt chose matches one left empty.
+	// A MAC libvirt chose matches one left empty; an empty model is the default one.
 	same: func(a, b Spec) bool {
 		if len(a.Interfaces) != len(b.Interfaces) {
 			return false
 		}
 		for i := range a.Interfaces {
 			x, y := a.Interfaces[i], b.Interfaces[i]
-			if x.Network != y.Network || x.Bridge != y.Bridge || x.Model != y.Model ||
+			if x.Network != y.Network || x.Bridge != y.Bridge || modelOf(x) != modelOf(y) ||
 				(x.MAC != "" && y.MAC != "" && !strings.EqualFold(x.MAC, y.MAC)) {
 				return false
 			}
 		}
 		return true
 	},
+}
+
+// modelOf is the model a NIC is built with: the one asked for, else DefaultNIC.
+func modelOf(n Interface) string {
+	if n.Model != "" {
+		return n.Model
+	}
+	return DefaultNIC
 }
 
 func buildInterfaces(existing []libvirtxml.DomainInterface, nics []Interface) []libvirtxml.DomainInterface {
@@ -94,10 +102,7 @@ func buildInterfaces(existing []libvirtxml.DomainInterface, nics []Interface) []
 		} else {
 			x.Source = &libvirtxml.DomainInterfaceSource{Bridge: &libvirtxml.DomainInterfaceSourceBridge{Bridge: n.Bridge}}
 		}
-		model := n.Model
-		if model == "" {
-			model = DefaultNIC
-		}
+		model := modelOf(n)
 		if x.Model == nil || x.Model.Type != model {
 			x.Address = nil // another model may sit on another bus
 		}
