@@ -39,9 +39,19 @@ var (
 	serialPattern = regexp.MustCompile(`^[A-Za-z0-9_.+-]{1,20}$`)
 )
 
-// validateTuning checks one disk's tuning (defaults filled in); name says which disk.
-func validateTuning(dk Disk) error {
-	name := "disk " + dk.Target
+// validateTuning checks one disk's tuning (defaults filled in).
+func validateTuning(dk Disk) error { return dk.ValidateTuning("disk " + dk.Target) }
+
+// ValidateTuning checks dk's tuning against its device, bus and path (empty bus: the
+// device's default); name says which disk in the errors. The plan checks a configuration
+// with it, Build every spec.
+func (dk Disk) ValidateTuning(name string) error {
+	if dk.Device == "" {
+		dk.Device = DeviceDisk
+	}
+	if dk.Bus == "" {
+		dk.Bus = DefaultBus(dk.Device)
+	}
 	t := dk.DiskTuning
 	switch {
 	case t.IO == "native" && t.Cache != "none" && t.Cache != "directsync":
