@@ -86,7 +86,8 @@ func diskTuningAttributes() map[string]schema.Attribute {
 		"queues": positiveInt("Number of virtio queues (virtio bus only). Default: QEMU's (one per vCPU)." + restartNote),
 		"serial": optionalString("Serial number the guest sees (1 to 20 of letters, digits, `_ . + -`)."+restartNote,
 			stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9_.+-]{1,20}$`), "must be 1 to 20 characters of letters, digits, _ . + -")),
-		"wwn": optionalString("World Wide Name the guest sees (scsi and ide buses): 16 hex digits; compared without case."+restartNote,
+		"wwn": optionalString("World Wide Name the guest sees (scsi and ide buses): 16 hex digits, compared without case; "+
+			"read back in lower case (a domain made elsewhere imports that way)."+restartNote,
 			stringvalidator.RegexMatches(regexp.MustCompile(`^(0x)?[0-9A-Fa-f]{16}$`), "must be 16 hex digits, e.g. 5000c50015ea71ad")),
 		"read_only": schema.BoolAttribute{
 			MarkdownDescription: "The guest cannot write the disk. Always true for a cdrom." + restartNote,
@@ -131,7 +132,7 @@ func (m diskTuningModel) toSpec() domainxml.DiskTuning {
 }
 
 // diskTuningFromSpec is the model of what libvirt has (d), reconciled with prior: a wwn
-// keeps the user's case, a false the user wrote stays false (else null).
+// keeps the user's case (else lower case), a false the user wrote stays false (else null).
 func diskTuningFromSpec(d domainxml.Disk, prior *diskTuningModel) diskTuningModel {
 	if prior == nil {
 		prior = &diskTuningModel{}
@@ -141,7 +142,8 @@ func diskTuningFromSpec(d domainxml.Disk, prior *diskTuningModel) diskTuningMode
 		IOThread: optInt(uint64(t.IOThread)), Queues: optInt(uint64(t.Queues)), Serial: optString(t.Serial), WWN: optString(t.WWN),
 		ReadOnly: optBool(t.ReadOnly || d.Device == domainxml.DeviceCDROM, prior.ReadOnly), Shareable: optBool(t.Shareable, prior.Shareable),
 		SGIO: optString(t.SGIO)}
-	if known(prior.WWN) && strings.EqualFold(strings.TrimPrefix(prior.WWN.ValueString(), "0x"), strings.TrimPrefix(t.WWN, "0x")) {
+	m.WWN = optString(strings.ToLower(t.WWN))
+	if known(prior.WWN) && sameWWN(prior.WWN.ValueString(), t.WWN) {
 		m.WWN = prior.WWN
 	}
 	if i := t.IOTune; i != nil {
@@ -154,8 +156,9 @@ func diskTuningFromSpec(d domainxml.Disk, prior *diskTuningModel) diskTuningMode
 	return m
 }
 
-// planDiskReadOnly fills an unset read_only: true for a cdrom, null (not read-only) else.
-func planDiskReadOnly(plan *domainModel) {
+// planDiskTuning fills what libvirt_domain computes: an unset read_only is true for a
+// cdrom and null (not read-only) else.
+func planDiskTuning(plan *domainModel) {
 	for i := range plan.Disks {
 		d := &plan.Disks[i]
 		if d.ReadOnly.IsUnknown() && !d.Device.IsUnknown() {
@@ -165,6 +168,10 @@ func planDiskReadOnly(plan *domainModel) {
 			}
 		}
 	}
+}
+
+func sameWWN(a, b string) bool {
+	return strings.EqualFold(strings.TrimPrefix(a, "0x"), strings.TrimPrefix(b, "0x"))
 }
 
 // validateDiskTuning checks every disk whose values are all known against domainxml's
