@@ -95,7 +95,8 @@ func diskTuningAttributes() map[string]schema.Attribute {
 		},
 		"shareable": schema.BoolAttribute{MarkdownDescription: "Several domains may use the disk at once (no host locking; use `cache = \"none\"`)." + restartNote,
 			Optional: true},
-		"sgio": tuningEnum("For `device = \"lun\"`: `filtered` (default, only safe SCSI commands pass) or `unfiltered`.", "filtered", "unfiltered"),
+		"sgio": tuningEnum("For `device = \"lun\"`: `filtered` (default, only safe SCSI commands pass) or `unfiltered` "+
+			"(libvirt 9.0 and later refuse it for QEMU).", "filtered", "unfiltered"),
 		"iotune": schema.SingleNestedAttribute{
 			MarkdownDescription: "I/O limits (bytes or operations per second; total or per direction, not both). " +
 				"A change of only these applies **live** on a running domain (no restart); a stopped domain's definition is rewritten.",
