@@ -70,7 +70,7 @@ func badInputCases() []badInputCase {
 		{name: "filesystem_relative_source", phase: "plan",
 			bad: dom(fsBlock(attr("source", "srv/share"), attr("target", "share"))), want: `with libvirt_domain.d,.*filesystem\[0\].source must be an absolute path on the host, got: srv/share`},
 		{name: "filesystem_tag_twice", phase: "plan",
-			bad: dom(fsBlock(attr("source", "/srv/a"), attr("target", "t")), fsBlock(attr("source", "/srv/b"), attr("target", "t"), attr("driver", "9p"))),
+			bad:  dom(fsBlock(attr("source", "/srv/a"), attr("target", "t")), fsBlock(attr("source", "/srv/b"), attr("target", "t"), attr("driver", "9p"))),
 			want: `Filesystem target used twice.*with libvirt_domain.d,.*filesystem 0 and filesystem 1 both use the mount tag "t"; give each share its own`},
 		{name: "filesystem_access_virtiofs", phase: "plan",
 			bad:  dom(fsBlock(attr("source", "/srv/a"), attr("target", "t"), attr("access_mode", "mapped"))),
