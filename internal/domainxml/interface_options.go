@@ -16,15 +16,15 @@ import (
 
 // Virtual port types (the XML's type attribute).
 const (
-	VirtualPortOVS  = "openvswitch"
-	VirtualPortQbh  = "802.1Qbh"
-	VirtualPortQbg  = "802.1Qbg"
-	DirectModeVEPA  = "vepa" // libvirt's default direct mode, written back at define
-	LinkStateUp     = "up"
-	LinkStateDown   = "down"
-	xmlYes, xmlNo   = "yes", "no"
-	maxVLANID       = 4095
-	virtioNICModel  = "virtio"
+	VirtualPortOVS = "openvswitch"
+	VirtualPortQbh = "802.1Qbh"
+	VirtualPortQbg = "802.1Qbg"
+	DirectModeVEPA = "vepa" // libvirt's default direct mode, written back at define
+	LinkStateUp    = "up"
+	LinkStateDown  = "down"
+	xmlYes, xmlNo  = "yes", "no"
+	maxVLANID      = 4095
+	virtioNICModel = "virtio"
 )
 
 // Direct is a macvtap NIC on a host link.
@@ -39,7 +39,7 @@ type NICOptions struct {
 	VLAN        *VLAN
 	VirtualPort *VirtualPort
 	MTU         uint
-	Queues      uint // virtio only
+	Queues      uint   // virtio only
 	LinkState   string // empty: absent, which is up
 	Bandwidth   *Bandwidth
 	BootOrder   uint

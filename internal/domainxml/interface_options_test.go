@@ -24,8 +24,8 @@ func nicSpec() Spec {
 			ROM:         &ROM{File: "/srv/pxe.rom"}}},
 		{Network: "default", MAC: "52:54:00:00:00:03", Model: "e1000", NICOptions: NICOptions{
 			PortGroup: "pg1", VirtualPort: &VirtualPort{Type: VirtualPortQbg, InterfaceID: "dfdddc32-c6b0-4853-a54f-a9647e9b2f4c"},
-			Bandwidth: &Bandwidth{Inbound: &BandwidthLimit{Average: 1000, Peak: 2000, Burst: 512}, Outbound: &BandwidthLimit{Average: 100}},
-			Filter:    &Filter{Name: "clean-traffic", Parameters: map[string]string{"IP": "10.0.0.1", "A": "b"}},
+			Bandwidth:           &Bandwidth{Inbound: &BandwidthLimit{Average: 1000, Peak: 2000, Burst: 512}, Outbound: &BandwidthLimit{Average: 100}},
+			Filter:              &Filter{Name: "clean-traffic", Parameters: map[string]string{"IP": "10.0.0.1", "A": "b"}},
 			TrustGuestRXFilters: ptr(false)}},
 		{Bridge: "br1", MAC: "52:54:00:00:00:04", Model: "virtio", NICOptions: NICOptions{
 			VirtualPort: &VirtualPort{Type: VirtualPortQbh, ProfileID: "prof1"}}},
