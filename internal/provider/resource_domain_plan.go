@@ -35,6 +35,8 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	state, _ := priorState[domainModel](ctx, req.State) // one that does not decode plans as a create
 
 	planDiskDefaults(&plan, state)
+	planNICOptions(&plan, state)
+	r.planNICReferences(ctx, &plan, state, &resp.Diagnostics)
 	if plan.CPUModel.IsUnknown() && state != nil && plan.CPUMode.Equal(state.CPUMode) {
 		plan.CPUModel = state.CPUModel // libvirt's model for the mode stays while the mode does
 	}
