@@ -51,7 +51,7 @@ var domainNICs = domainFamily{
 				Attributes: withAttributes(nicOptionAttributes(), map[string]schema.Attribute{
 					"network": optionalString("Name of a libvirt network.", stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("bridge"),
 						path.MatchRelative().AtParent().AtName("direct"))),
-					"bridge":  optionalString("Name of a bridge on the host."),
+					"bridge": optionalString("Name of a bridge on the host."),
 					"mac": schema.StringAttribute{
 						MarkdownDescription: "MAC address, e.g. `52:54:00:12:34:56`. Default: chosen by libvirt and kept.",
 						Optional:            true,
