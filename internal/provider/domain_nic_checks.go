@@ -48,6 +48,12 @@ func validateNICOptions(m *domainModel, d *diag.Diagnostics) {
 					fmt.Sprintf("network_interface %d: virtualport type 802.1Qbg takes no profile_id (only interface_id, its instance id).", i))
 			}
 		}
+		if n.ROM != nil && n.ROM.Bar.IsNull() && n.ROM.File.IsNull() {
+			d.AddAttributeError(at.AtName("rom"), "Empty rom", fmt.Sprintf("network_interface %d: rom needs bar or file.", i))
+		}
+		if n.Bandwidth != nil && n.Bandwidth.Inbound == nil && n.Bandwidth.Outbound == nil {
+			d.AddAttributeError(at.AtName("bandwidth"), "Empty bandwidth", fmt.Sprintf("network_interface %d: bandwidth needs inbound or outbound.", i))
+		}
 		if v := n.VLAN; v != nil && len(v.Tags) == 0 && v.NativeTag.IsNull() {
 			d.AddAttributeError(at.AtName("vlan"), "Empty vlan", fmt.Sprintf("network_interface %d: vlan needs tags or native_tag.", i))
 		}
