@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -27,6 +28,21 @@ func validateNICOptions(m *domainModel, d *diag.Diagnostics) {
 	}
 	for i, n := range m.Interfaces {
 		at := path.Root("network_interface").AtListIndex(i)
+		var sources []string
+		unknown := n.Network.IsUnknown() || n.Bridge.IsUnknown()
+		for src, set := range map[string]bool{"network": !n.Network.IsNull(), "bridge": !n.Bridge.IsNull(), "direct": n.Direct != nil} {
+			if set {
+				sources = append(sources, src)
+			}
+		}
+		if slices.Sort(sources); len(sources) > 1 || len(sources) == 0 && !unknown {
+			has := "none: add one"
+			if len(sources) > 1 {
+				has = strings.Join(sources, " and ") + ": keep one"
+			}
+			d.AddAttributeError(at, "One source per network_interface",
+				fmt.Sprintf("network_interface %d needs exactly one of network, bridge and direct; it has %s.", i, has))
+		}
 		if known(n.BootOrder) {
 			if other, ok := used[n.BootOrder.ValueInt64()]; ok {
 				d.AddAttributeError(at.AtName("boot_order"), "Boot order used twice",

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -49,9 +48,8 @@ var domainNICs = domainFamily{
 			MarkdownDescription: "Network interfaces, in order. Each is on exactly one of a libvirt `network`, a host `bridge` or a host link (`direct`).",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: withAttributes(nicOptionAttributes(), map[string]schema.Attribute{
-					"network": optionalString("Name of a libvirt network.", stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("bridge"),
-						path.MatchRelative().AtParent().AtName("direct"))),
-					"bridge": optionalString("Name of a bridge on the host."),
+					"network": optionalString("Name of a libvirt network."), // exactly one source: validateNICOptions
+					"bridge":  optionalString("Name of a bridge on the host."),
 					"mac": schema.StringAttribute{
 						MarkdownDescription: "MAC address, e.g. `52:54:00:12:34:56`. Default: chosen by libvirt and kept.",
 						Optional:            true,
