@@ -221,3 +221,37 @@ import {
 	}
 	w.run("state", "rm", "libvirt_domain.nic") // the test's cleanup removes the domain
 }
+
+// One booted tiny guest: a virtio NIC with queues = 2 and mtu = 1400 shows two queue
+// pairs and that MTU inside the guest (userspace virtio-net; this host has no vhost-net).
+func TestAccDomainNICOptions_queuesMTUBooted(t *testing.T) {
+	name, disk := acctest.DomainDisk(t, "nicq")
+	config := acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 2), attr("memory_mib", 128),
+		blockHCL("disk", attr("volume_id", disk)),
+		blockHCL("network_interface", attr("network", acctest.Network()), attr("queues", 2), attr("mtu", 1400)))
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config:            config,
+				ConfigStateChecks: acctest.State(domRes, "state", "running", "network_interface.0.queues", 2, "network_interface.0.mtu", 1400),
+				Check: acctest.HostCheck(func() error {
+					acctest.WaitForAgent(t, name)
+					out, err := acctest.GuestExec(t, name, "/bin/sh", "-c",
+						`for n in /sys/class/net/*; do [ -e $n/device ] && echo $(cat $n/mtu) $(ls $n/queues); done; true`)
+					if err != nil {
+						return err
+					}
+					if got := strings.TrimSpace(out); got != "1400 rx-0 rx-1 tx-0 tx-1" {
+						return fmt.Errorf("the guest's NIC shows %q, want mtu 1400 and queues rx-0 rx-1 tx-0 tx-1", got)
+					}
+					return nil
+				}),
+			},
+			{
+				Config:           config,
+				ConfigPlanChecks: acctest.Plans(acctest.NoChange()),
+			},
+		},
+	})
+}
