@@ -335,6 +335,17 @@ func sameNICOptions(a, b NICOptions) bool {
 		equalPtr(a.Filter, b.Filter, func(x, y Filter) bool { return x.Name == y.Name && maps.Equal(x.Parameters, y.Parameters) })
 }
 
+// NICLiveChange is for the live-operation hook: link and bandwidth say whether they
+// differ between old and next (libvirt changes them on a running NIC through
+// UpdateDeviceFlags and SetInterfaceParameters); ok is false when anything else differs
+// too, which needs a restart. Today every difference restarts (Classify).
+func NICLiveChange(old, next Interface) (link, bandwidth, ok bool) {
+	rest := next
+	rest.LinkState, rest.Bandwidth = old.LinkState, old.Bandwidth
+	ok = interfaceFamily.same(Spec{Interfaces: []Interface{old}}, Spec{Interfaces: []Interface{rest}})
+	return linkOf(old.NICOptions) != linkOf(next.NICOptions), !equalPtr(old.Bandwidth, next.Bandwidth, SameBandwidth), ok
+}
+
 // SameBandwidth compares two NICs' limits (unset directions and values are zero).
 func SameBandwidth(a, b Bandwidth) bool {
 	return limitOf(a.Inbound) == limitOf(b.Inbound) && limitOf(a.Outbound) == limitOf(b.Outbound)

@@ -214,3 +214,19 @@ func TestNICOptions_classify(t *testing.T) {
 		}
 	}
 }
+
+func TestNICLiveChange(t *testing.T) {
+	old := nicSpec().Interfaces[2]
+	next := old
+	next.LinkState, next.Bandwidth = LinkStateDown, &Bandwidth{Inbound: &BandwidthLimit{Average: 7}}
+	if link, bw, ok := NICLiveChange(old, next); !link || !bw || !ok {
+		t.Errorf("link and bandwidth only: got link %v bandwidth %v ok %v", link, bw, ok)
+	}
+	next.MTU = 1400
+	if _, _, ok := NICLiveChange(old, next); ok {
+		t.Error("an mtu change is not live")
+	}
+	if link, bw, ok := NICLiveChange(old, old); link || bw || !ok {
+		t.Errorf("no change: got link %v bandwidth %v ok %v", link, bw, ok)
+	}
+}
