@@ -52,7 +52,7 @@ var diskFamily = family{
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
 		d.Devices.Disks = buildDisks(d.Devices.Disks, s.Disks, s.CloudInit)
 		ensureSCSIController(d, s.Disks)
-		anyBootOrder := false
+		anyBootOrder := slices.ContainsFunc(s.Interfaces, func(n Interface) bool { return n.BootOrder > 0 }) // PXE
 		for _, dk := range s.Disks {
 			if dk.BootOrder > 0 {
 				anyBootOrder = true

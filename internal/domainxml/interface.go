@@ -7,23 +7,36 @@ import (
 	"libvirt.org/go/libvirtxml"
 )
 
-// Network interfaces: the `network_interface` blocks (a libvirt network or a host
-// bridge, MAC, model).
+// Network interfaces: the `network_interface` blocks (a libvirt network, a host bridge
+// or a macvtap on a host link; MAC, model; the options in interface_options.go).
 
-// Interface is one NIC on a libvirt network or a host bridge.
+// Interface is one NIC on exactly one of a libvirt network, a host bridge or a host link.
 type Interface struct {
 	Network string
 	Bridge  string
+	Direct  *Direct
 	MAC     string // empty: libvirt chooses
 	Model   string
+	NICOptions
 }
 
 var interfaceFamily = family{
 	name: "network_interface",
 	validate: func(s *Spec) error {
+		bootUsed := map[uint]bool{}
+		for _, d := range s.Disks {
+			bootUsed[d.BootOrder] = true
+		}
 		for i, n := range s.Interfaces {
-			if (n.Network == "") == (n.Bridge == "") {
-				return fmt.Errorf("network_interface %d needs exactly one of network and bridge", i)
+			if n.BootOrder > 0 && bootUsed[n.BootOrder] {
+				return fmt.Errorf("network_interface %d: boot_order %d is already used by another disk or network_interface", i, n.BootOrder)
+			}
+			bootUsed[n.BootOrder] = true
+			if sources := btoi(n.Network != "") + btoi(n.Bridge != "") + btoi(n.Direct != nil); sources != 1 {
+				return fmt.Errorf("network_interface %d needs exactly one of network, bridge and direct", i)
+			}
+			if err := validateNIC(fmt.Sprintf("network_interface %d", i), n); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -51,9 +64,12 @@ var interfaceFamily = family{
 				n.Network = x.Source.Network.Network
 			case x.Source.Bridge != nil:
 				n.Bridge = x.Source.Bridge.Bridge
+			case x.Source.Direct != nil:
+				n.Direct = &Direct{Dev: x.Source.Direct.Dev, Mode: x.Source.Direct.Mode}
 			default:
 				continue // other interface types are not managed
 			}
+			n.NICOptions = parseNICOptions(&x)
 			p.Spec.Interfaces = append(p.Spec.Interfaces, n)
 		}
 	},
@@ -65,7 +81,9 @@ var interfaceFamily = family{
 		for i := range a.Interfaces {
 			x, y := a.Interfaces[i], b.Interfaces[i]
 			if x.Network != y.Network || x.Bridge != y.Bridge || modelOf(x) != modelOf(y) ||
-				(x.MAC != "" && y.MAC != "" && !strings.EqualFold(x.MAC, y.MAC)) {
+				(x.MAC != "" && y.MAC != "" && !strings.EqualFold(x.MAC, y.MAC)) ||
+				!equalPtr(x.Direct, y.Direct, func(a, b Direct) bool { return a.Dev == b.Dev && directModeOf(&a) == directModeOf(&b) }) ||
+				!sameNICOptions(x.NICOptions, y.NICOptions) {
 				return false
 			}
 		}
@@ -97,9 +115,12 @@ func buildInterfaces(existing []libvirtxml.DomainInterface, nics []Interface) []
 		if n.MAC != "" {
 			x.MAC = &libvirtxml.DomainInterfaceMAC{Address: strings.ToLower(n.MAC)}
 		}
-		if n.Network != "" {
+		switch {
+		case n.Network != "":
 			x.Source = &libvirtxml.DomainInterfaceSource{Network: &libvirtxml.DomainInterfaceSourceNetwork{Network: n.Network}}
-		} else {
+		case n.Direct != nil:
+			x.Source = &libvirtxml.DomainInterfaceSource{Direct: &libvirtxml.DomainInterfaceSourceDirect{Dev: n.Direct.Dev, Mode: n.Direct.Mode}}
+		default:
 			x.Source = &libvirtxml.DomainInterfaceSource{Bridge: &libvirtxml.DomainInterfaceSourceBridge{Bridge: n.Bridge}}
 		}
 		model := modelOf(n)
@@ -108,7 +129,15 @@ func buildInterfaces(existing []libvirtxml.DomainInterface, nics []Interface) []
 		}
 		x.Model = &libvirtxml.DomainInterfaceModel{Type: model}
 		x.Target, x.Alias = nil, nil // vnet names are libvirt's
+		buildNICOptions(&x, n.NICOptions)
 		out = append(out, x)
 	}
 	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -32,6 +31,7 @@ type nicModel struct {
 	Model     types.String `tfsdk:"model"`
 	WaitForIP *waitModel   `tfsdk:"wait_for_ip"`
 	Addresses types.List   `tfsdk:"addresses"`
+	nicOptionsModel
 }
 
 type waitModel struct {
@@ -45,10 +45,10 @@ var domainNICs = domainFamily{
 	},
 	blocks: map[string]schema.Block{
 		"network_interface": schema.ListNestedBlock{
-			MarkdownDescription: "Network interfaces, in order. Each is on exactly one of a libvirt `network` or a host `bridge`.",
+			MarkdownDescription: "Network interfaces, in order. Each is on exactly one of a libvirt `network`, a host `bridge` or a host link (`direct`).",
 			NestedObject: schema.NestedBlockObject{
-				Attributes: map[string]schema.Attribute{
-					"network": optionalString("Name of a libvirt network.", stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("bridge"))),
+				Attributes: withAttributes(nicOptionAttributes(), map[string]schema.Attribute{
+					"network": optionalString("Name of a libvirt network."), // exactly one source: validateNICOptions
 					"bridge":  optionalString("Name of a bridge on the host."),
 					"mac": schema.StringAttribute{
 						MarkdownDescription: "MAC address, e.g. `52:54:00:12:34:56`. Default: chosen by libvirt and kept.",
@@ -67,7 +67,7 @@ var domainNICs = domainFamily{
 						Computed:            true,
 						ElementType:         types.StringType,
 					},
-				},
+				}),
 				Blocks: map[string]schema.Block{
 					"wait_for_ip": schema.SingleNestedBlock{
 						MarkdownDescription: "Make create and update wait until this interface has an address (never a refresh).",
@@ -83,8 +83,10 @@ var domainNICs = domainFamily{
 	},
 	toSpec: func(m *domainModel, s *domainxml.Spec) {
 		for _, n := range m.Interfaces {
-			s.Interfaces = append(s.Interfaces, domainxml.Interface{Network: n.Network.ValueString(), Bridge: n.Bridge.ValueString(),
-				MAC: strings.ToLower(n.MAC.ValueString()), Model: n.Model.ValueString()})
+			nic := domainxml.Interface{Network: n.Network.ValueString(), Bridge: n.Bridge.ValueString(),
+				MAC: strings.ToLower(n.MAC.ValueString()), Model: n.Model.ValueString()}
+			nicOptionsSpec(n.nicOptionsModel, &nic)
+			s.Interfaces = append(s.Interfaces, nic)
 		}
 	},
 	// libvirt defines a domain on a network that does not exist (only its start fails):
@@ -101,7 +103,7 @@ var domainNICs = domainFamily{
 				return fmt.Errorf("network_interface %d: %w", i, err)
 			}
 		}
-		return nil
+		return checkNICReferences(ctx, c, s.Interfaces, func(int) bool { return true })
 	},
 	// wait_for_ip, the MAC's case and the last known addresses come from the prior NIC.
 	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
@@ -109,7 +111,9 @@ var domainNICs = domainFamily{
 		for i, n := range s.Interfaces {
 			nm := nicModel{Network: optString(n.Network), Bridge: optString(n.Bridge), MAC: types.StringValue(n.MAC),
 				Model: types.StringValue(n.Model), Addresses: types.ListNull(types.StringType)}
-			if pn := priorNIC(prior, i, n.MAC); pn != nil {
+			pn := priorNIC(prior, i, n.MAC)
+			nm.nicOptionsModel = nicOptionsModelOf(n, pn)
+			if pn != nil {
 				nm.WaitForIP = pn.WaitForIP
 				if known(pn.MAC) && strings.EqualFold(pn.MAC.ValueString(), n.MAC) {
 					nm.MAC = pn.MAC // as the user wrote it (case)
@@ -121,10 +125,12 @@ var domainNICs = domainFamily{
 			m.Interfaces = append(m.Interfaces, nm)
 		}
 	},
+	validate: validateNICOptions,
 	fillUnknowns: func(m *domainModel) {
 		nullIfUnknown(&m.IPAddress)
 		for i := range m.Interfaces {
 			nullIfUnknown(&m.Interfaces[i].MAC)
+			fillNICOptionUnknowns(&m.Interfaces[i])
 			if m.Interfaces[i].Addresses.IsUnknown() {
 				m.Interfaces[i].Addresses = types.ListNull(types.StringType)
 			}

@@ -36,6 +36,8 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 
 	planDiskDefaults(&plan, state)
 	planDiskTuning(&plan)
+	planNICOptions(&plan, state)
+	r.planNICReferences(ctx, &plan, state, &resp.Diagnostics)
 	if plan.CPUModel.IsUnknown() && state != nil && plan.CPUMode.Equal(state.CPUMode) {
 		plan.CPUModel = state.CPUModel // libvirt's model for the mode stays while the mode does
 	}
