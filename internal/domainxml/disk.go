@@ -11,8 +11,8 @@ import (
 // Disks: the `disk` blocks (a volume or a path, disk or cdrom, bus, target, boot order)
 // and the cloud-init seed, attached as a read-only SATA cdrom.
 
-// Disk is one disk or cdrom. Exactly one of VolumeID and Path names the source; Path is
-// always the resolved file (what goes into the XML).
+// Disk is one disk or cdrom. Exactly one of VolumeID, Path and Network names the source;
+// Path is the resolved file (what goes into the XML) unless the disk is on the network.
 type Disk struct {
 	VolumeID  string // user's reference (volume key or pool/name), recorded in metadata
 	Path      string
@@ -21,6 +21,8 @@ type Disk struct {
 	Target    string // vda, sda, ...
 	Format    string // qcow2, raw, ... (driver type); empty: libvirt probes nothing, raw
 	BootOrder uint
+	// Network is the source of a disk QEMU reaches over the network (disk_network.go).
+	Network *NetworkSource
 	DiskTuning
 }
 
@@ -36,8 +38,15 @@ var diskFamily = family{
 	validate: func(s *Spec) error {
 		seen := map[string]bool{}
 		for i, d := range s.Disks {
-			if d.Path == "" {
+			switch {
+			case d.Path == "" && d.Network == nil:
 				return fmt.Errorf("disk %d has no source", i)
+			case d.Path != "" && d.Network != nil:
+				return fmt.Errorf("disk %d has both a path and a network_source: keep one", i)
+			case d.Network != nil:
+				if err := ValidateNetworkSource(fmt.Sprintf("disk %d", i), d.Network); err != nil {
+					return err
+				}
 			}
 			if d.Target != "" && seen[d.Target] {
 				return fmt.Errorf("disk target %s is used twice", d.Target)
@@ -87,7 +96,7 @@ var diskFamily = family{
 			if x.Boot != nil {
 				dk.BootOrder = x.Boot.Order
 			}
-			dk.Path = diskSourcePath(&x)
+			dk.Path, dk.Network = diskSourcePath(&x), parseNetworkSource(&x)
 			if x.Source != nil && x.Source.Volume != nil {
 				dk.VolumeID = x.Source.Volume.Pool + "/" + x.Source.Volume.Volume
 			}
@@ -100,7 +109,7 @@ var diskFamily = family{
 					dk.VolumeID = m.Volume
 				}
 			}
-			if dk.Path == "" && dk.VolumeID == "" && dk.Device == DeviceCDROM {
+			if dk.Path == "" && dk.VolumeID == "" && dk.Network == nil && dk.Device == DeviceCDROM {
 				continue // an empty cdrom tray: nothing to manage
 			}
 			s.Disks = append(s.Disks, dk)
@@ -227,11 +236,15 @@ func withDiskDefaults(s Spec) Spec {
 }
 
 // diskSource is what a disk points at as the user wrote it: the volume reference, else
-// the path. A volume key of a dir pool is its path, so volume_id = "/p/x.qcow2" and
-// path = "/p/x.qcow2" are the same disk (e.g. after importing a domain made elsewhere).
+// the network source, else the path. A volume key of a dir pool is its path, so
+// volume_id = "/p/x.qcow2" and path = "/p/x.qcow2" are the same disk (e.g. after
+// importing a domain made elsewhere).
 func diskSource(d Disk) string {
-	if d.VolumeID != "" {
+	switch {
+	case d.VolumeID != "":
 		return d.VolumeID
+	case d.Network != nil:
+		return d.Network.key()
 	}
 	return d.Path
 }
@@ -295,9 +308,13 @@ func buildDisk(byTarget map[string]libvirtxml.DomainDisk, dk Disk, readonly bool
 	if x.Driver.Type == "" {
 		x.Driver.Type = "raw"
 	}
-	if strings.HasPrefix(dk.Path, "/dev/") {
+	x.Auth = nil // written inside a network <source>
+	switch {
+	case dk.Network != nil:
+		x.Source = networkSourceXML(dk.Network)
+	case strings.HasPrefix(dk.Path, "/dev/"):
 		x.Source = &libvirtxml.DomainDiskSource{Block: &libvirtxml.DomainDiskSourceBlock{Dev: dk.Path}}
-	} else {
+	default:
 		x.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: dk.Path}}
 	}
 	x.BackingStore = nil // libvirt reads the chain from the image itself

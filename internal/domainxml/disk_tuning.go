@@ -62,8 +62,8 @@ func (dk Disk) ValidateTuning(name string) error {
 		return fmt.Errorf("%s: queues applies to the virtio bus only, the disk is on %s", name, dk.Bus)
 	case t.SGIO != "" && dk.Device != DeviceLUN:
 		return fmt.Errorf("%s: sgio applies to device = \"lun\" only", name)
-	case dk.Device == DeviceLUN && (!strings.HasPrefix(dk.Path, "/dev/") || dk.Bus != "scsi"):
-		return fmt.Errorf("%s: device = \"lun\" needs a host block device path (/dev/...) and bus = \"scsi\"", name)
+	case dk.Device == DeviceLUN && ((!strings.HasPrefix(dk.Path, "/dev/") && !isISCSI(dk.Network)) || dk.Bus != "scsi"):
+		return fmt.Errorf("%s: device = \"lun\" needs a host block device path (/dev/...) or an iscsi network_source, and bus = \"scsi\"", name)
 	case t.WWN != "" && !wwnPattern.MatchString(t.WWN):
 		return fmt.Errorf("%s: wwn %q must be 16 hex digits, e.g. 5000c50015ea71ad", name, t.WWN)
 	case t.Serial != "" && !serialPattern.MatchString(t.Serial):

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -25,13 +25,14 @@ type domainDisksModel struct {
 }
 
 type diskModel struct {
-	VolumeID  types.String `tfsdk:"volume_id"`
-	Path      types.String `tfsdk:"path"`
-	Device    types.String `tfsdk:"device"`
-	Bus       types.String `tfsdk:"bus"`
-	Target    types.String `tfsdk:"target"`
-	Format    types.String `tfsdk:"format"`
-	BootOrder types.Int64  `tfsdk:"boot_order"`
+	VolumeID  types.String      `tfsdk:"volume_id"`
+	Path      types.String      `tfsdk:"path"`
+	Device    types.String      `tfsdk:"device"`
+	Bus       types.String      `tfsdk:"bus"`
+	Target    types.String      `tfsdk:"target"`
+	Format    types.String      `tfsdk:"format"`
+	BootOrder types.Int64       `tfsdk:"boot_order"`
+	Network   *diskNetworkModel `tfsdk:"network_source"`
 	diskTuningModel
 }
 
@@ -42,12 +43,13 @@ var domainDisks = domainFamily{
 	},
 	blocks: map[string]schema.Block{
 		"disk": schema.ListNestedBlock{
-			MarkdownDescription: "Disks and cdroms, in order. Each names its source with exactly one of `volume_id` and `path`.",
+			MarkdownDescription: "Disks and cdroms, in order. Each names its source with exactly one of `volume_id`, `path` and `network_source`.",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: withDiskTuning(map[string]schema.Attribute{
-					"volume_id": optionalString("A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`.", stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("path")),
+					"volume_id": optionalString("A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`.",
 						stringvalidator.LengthAtLeast(1)),
-					"path": optionalString("A file or block device on the host.", stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path on the host")),
+					"network_source": networkSourceAttribute,
+					"path":           optionalString("A file or block device on the host.", stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path on the host")),
 					"device": schema.StringAttribute{
 						MarkdownDescription: "`disk` (default), `cdrom` (read-only) or `lun` (SCSI passthrough of a host block device `path`, bus `scsi`).",
 						Optional:            true,
@@ -87,17 +89,21 @@ var domainDisks = domainFamily{
 			s.Disks = append(s.Disks, domainxml.Disk{
 				VolumeID: d.VolumeID.ValueString(), Path: d.Path.ValueString(), Device: d.Device.ValueString(),
 				Bus: d.Bus.ValueString(), Target: d.Target.ValueString(), Format: d.Format.ValueString(),
-				BootOrder: uint(d.BootOrder.ValueInt64()), DiskTuning: d.toSpec(),
+				BootOrder: uint(d.BootOrder.ValueInt64()), DiskTuning: d.toSpec(), Network: d.Network.toSpec(),
 			})
 		}
 		if !m.CloudinitID.IsNull() {
 			s.CloudInit = &domainxml.CloudInit{ID: m.CloudinitID.ValueString()}
 		}
 	},
-	// Every disk source becomes a path and a format; the seed's reference, its path.
+	// Every disk source becomes a path and a format (a network disk is raw unless said);
+	// the seed's reference, its path.
 	resolve: func(ctx context.Context, c *libvirt.Client, s *domainxml.Spec) error {
 		for i := range s.Disks {
 			d := &s.Disks[i]
+			if d.Network != nil {
+				continue
+			}
 			p, format, err := c.DiskSource(ctx, d.VolumeID, d.Path)
 			if err != nil {
 				return fmt.Errorf("disk %d: %w", i, err)
@@ -126,15 +132,17 @@ var domainDisks = domainFamily{
 		m.Disks = nil
 		for i, d := range s.Disks {
 			var priorTuning *diskTuningModel
+			var priorNet *diskNetworkModel
 			if prior != nil && i < len(prior.Disks) {
-				priorTuning = &prior.Disks[i].diskTuningModel
+				priorTuning, priorNet = &prior.Disks[i].diskTuningModel, prior.Disks[i].Network
 			}
 			dm := diskModel{
 				VolumeID: optString(d.VolumeID), Path: types.StringNull(), Device: types.StringValue(d.Device),
 				Bus: types.StringValue(d.Bus), Target: types.StringValue(d.Target), Format: optString(d.Format),
 				BootOrder: types.Int64Null(), diskTuningModel: diskTuningFromSpec(d, priorTuning),
+				Network: diskNetworkFromSpec(d.Network, priorNet),
 			}
-			if d.VolumeID == "" {
+			if d.VolumeID == "" && d.Network == nil {
 				dm.Path = types.StringValue(d.Path)
 			}
 			if d.BootOrder > 0 {
@@ -143,7 +151,10 @@ var domainDisks = domainFamily{
 			m.Disks = append(m.Disks, dm)
 		}
 	},
-	validate: validateDiskTuning,
+	validate: func(m *domainModel, diags *diag.Diagnostics) {
+		validateDiskTuning(m, diags)
+		validateDiskNetworks(m, diags)
+	},
 	fillUnknowns: func(m *domainModel) {
 		for i := range m.Disks {
 			nullIfUnknown(&m.Disks[i].Bus, &m.Disks[i].Target, &m.Disks[i].Format)
