@@ -32,6 +32,7 @@ var families = []family{
 	cpuFamily,
 	diskFamily,
 	interfaceFamily,
+	hostdevFamily,
 	graphicsFamily,
 	agentFamily,
 	ignitionFamily,
