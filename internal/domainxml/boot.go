@@ -14,9 +14,13 @@ import (
 // belongs to (for messages). A device family with boot_order adds its devices here.
 func bootOrders(s *Spec) []deviceBoot {
 	var out []deviceBoot
-	for _, d := range s.Disks {
+	for i, d := range s.Disks {
 		if d.BootOrder > 0 {
-			out = append(out, deviceBoot{"disk " + d.Target, d.BootOrder})
+			name := "disk " + d.Target
+			if d.Target == "" {
+				name = fmt.Sprintf("disk %d", i) // before the defaults are filled in
+			}
+			out = append(out, deviceBoot{name, d.BootOrder})
 		}
 	}
 	for i, h := range s.Hostdevs {

@@ -140,20 +140,12 @@ var hostdevFamily = family{
 	name: "hostdev",
 	validate: func(s *Spec) error {
 		var errs []error
-		seen := map[string]int{}
 		for i, h := range s.Hostdevs {
 			if err := validateHostdev(h); err != nil {
 				errs = append(errs, fmt.Errorf("hostdev %d: %w", i, err))
-				continue
 			}
-			name := HostdevName(h)
-			if j, ok := seen[name]; ok {
-				errs = append(errs, fmt.Errorf("hostdev %d and hostdev %d both pass through %s", j, i, name))
-			}
-			seen[name] = i
 		}
-		errs = append(errs, validateBootOrders(s))
-		return errors.Join(errs...)
+		return errors.Join(append(errs, ValidateHostdevs(*s))...)
 	},
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
 		d.Devices.Hostdevs = buildHostdevs(d.Devices.Hostdevs, s.Hostdevs)
@@ -191,6 +183,25 @@ func sameROM(a, b *HostdevROM) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// ValidateHostdevs checks the hostdevs together: no device twice, no boot order two
+// devices share (disks included). Each hostdev's own fields are the schema's (and
+// validateHostdev's) business; one that is wrong is left out here.
+func ValidateHostdevs(s Spec) error {
+	var errs []error
+	seen := map[string]int{}
+	for i, h := range s.Hostdevs {
+		if validateHostdev(h) != nil {
+			continue
+		}
+		name := HostdevName(h)
+		if j, ok := seen[name]; ok {
+			errs = append(errs, fmt.Errorf("hostdev %d and hostdev %d both pass through %s", j, i, name))
+		}
+		seen[name] = i
+	}
+	return errors.Join(append(errs, validateBootOrders(&s))...)
 }
 
 func validateHostdev(h Hostdev) error {

@@ -33,7 +33,7 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 		"libvirt_snapshot": &snapshotModel{}, "libvirt_snapshot_revert": &snapshotRevertModel{}, "libvirt_volume": &volumeModel{},
 		"libvirt_volume_export": &volumeExportModel{},
 		"data.libvirt_host":     &hostModel{}, "data.libvirt_cluster": &clusterModel{}, "data.libvirt_domain": &domainDataModel{},
-		"data.libvirt_domains": &domainsModel{},
+		"data.libvirt_domains": &domainsModel{}, "data.libvirt_node_devices": &nodeDevicesModel{},
 	}
 	for _, newR := range p.Resources(ctx) {
 		r := newR()
@@ -86,8 +86,8 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 			t.Errorf("data.%s: Configure with an int: %v", md.TypeName, resp.Diagnostics)
 		}
 	}
-	if len(seen) != 17 {
-		t.Errorf("%d resources and data sources, want 17: %v", len(seen), seen)
+	if len(seen) != 18 {
+		t.Errorf("%d resources and data sources, want 18: %v", len(seen), seen)
 	}
 }
 

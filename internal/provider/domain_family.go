@@ -39,6 +39,7 @@ var domainFamilies = []domainFamily{
 	domainPlatform,
 	domainDisks,
 	domainNICs,
+	domainHostdevs,
 	domainGraphics,
 	domainAgent,
 	domainIgnition,
