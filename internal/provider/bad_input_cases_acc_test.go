@@ -178,7 +178,7 @@ func badInputCases() []badInputCase {
 		{name: "snapshot_name", phase: "plan",
 			bad: snapshot(attr("domain_id", "NAME"), attr("name", "before upgrade")), want: `with libvirt_snapshot.s,.*Attribute name must not contain \x27/\x27 or white space, got: before upgrade`},
 		{name: "hostdev_missing_pci", phase: "plan",
-			bad: dom(attr("running", true), blockHCL("hostdev", attr("pci", "0000:7f:1f.7"))), want: `Host device not found with libvirt_domain.d,.*hostdev\[0\].pci.*libvirt_domain NAME: hostdev 0 names pci 0000:7f:1f.7, but host qemu:///system has no such device.*capability = "pci"`},
+			bad: dom(attr("running", true), blockHCL("hostdev", attr("pci", "0000:7f:1f.7"))), want: `Host device not found with libvirt_domain.d,.*pci = "0000:7f:1f.7".*libvirt_domain NAME: hostdev 0 names pci 0000:7f:1f.7, but host qemu:///system has no such device.*capability = "pci"`},
 		{name: "hostdev_missing_usb", phase: "plan",
 			bad: dom(attr("running", true), blockHCL("hostdev", `usb = { vendor = "0x1d6b", product = "0x0002" }`)), want: `Host device not found with libvirt_domain.d,.*hostdev 0 names usb 0x1d6b:0x0002, but host .* has no such device.*capability = "usb_device"`},
 		{name: "hostdev_missing_mdev", phase: "plan",

@@ -247,3 +247,29 @@ import {
 	}
 	w.run("state", "rm", "libvirt_domain.imported") // leave the domain to the test's cleanup
 }
+
+// The plan-time check passes a domain that is to run with a PCI device the host has (it
+// could not start here, without an IOMMU: the plan is all this proves).
+func TestAccDomain_hostdevCheckKnownDevice(t *testing.T) {
+	acctest.RequireAcc(t)
+	acctest.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
+data "libvirt_node_devices" "pci" {
+  capability = "pci"
+}
+
+resource "libvirt_domain" "test" {
+  name       = %q
+  vcpu       = 1
+  memory_mib = 128
+  hostdev {
+    pci = data.libvirt_node_devices.pci.devices[0].pci_address
+  }
+}
+`, acctest.RandomName("hostdev")),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
