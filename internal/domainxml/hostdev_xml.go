@@ -59,7 +59,7 @@ func buildHostdevs(existing []libvirtxml.DomainHostdev, hostdevs []Hostdev) []li
 // writeHostdevSource sets the source of x to h's, keeping what libvirt filled in around
 // it (the PCI driver, mdev display) when the kind stays.
 func writeHostdevSource(x *libvirtxml.DomainHostdev, h Hostdev) {
-	pci, usb, mdev, scsi := x.SubsysPCI, x.SubsysUSB, x.SubsysMDev, x.SubsysSCSI
+	pci, mdev, scsi := x.SubsysPCI, x.SubsysMDev, x.SubsysSCSI
 	*x = libvirtxml.DomainHostdev{Managed: x.Managed, Boot: x.Boot, ROM: x.ROM, ACPI: x.ACPI, Address: x.Address}
 	switch {
 	case h.PCI != "":
@@ -70,11 +70,10 @@ func writeHostdevSource(x *libvirtxml.DomainHostdev, h Hostdev) {
 		pci.Source = &libvirtxml.DomainHostdevSubsysPCISource{Address: &libvirtxml.DomainAddressPCI{Domain: &d, Bus: &b, Slot: &s, Function: &f}}
 		x.SubsysPCI = pci
 	case h.USBVendor != "":
-		usb = &libvirtxml.DomainHostdevSubsysUSB{Source: &libvirtxml.DomainHostdevSubsysUSBSource{
+		x.SubsysUSB = &libvirtxml.DomainHostdevSubsysUSB{Source: &libvirtxml.DomainHostdevSubsysUSBSource{
 			Vendor:  &libvirtxml.DomainHostDevProductVendorID{ID: NormUSBID(h.USBVendor)},
 			Product: &libvirtxml.DomainHostDevProductVendorID{ID: NormUSBID(h.USBProduct)},
 		}}
-		x.SubsysUSB = usb
 	case h.USBAddress != "":
 		b, d, _ := parseUSBAddress(h.USBAddress)
 		x.SubsysUSB = &libvirtxml.DomainHostdevSubsysUSB{Source: &libvirtxml.DomainHostdevSubsysUSBSource{
