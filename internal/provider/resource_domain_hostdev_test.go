@@ -273,3 +273,17 @@ resource "libvirt_domain" "test" {
 		}},
 	})
 }
+
+func TestNodeDevicesDataSource_validation(t *testing.T) {
+	acctest.RunUnit(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock("") + `
+data "libvirt_node_devices" "these" {
+  capability = "gpu"
+}
+`,
+			PlanOnly:    true,
+			ExpectError: acctest.ErrorText("value must be one of"),
+		}},
+	})
+}
