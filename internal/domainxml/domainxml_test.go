@@ -376,6 +376,9 @@ func TestToMiB(t *testing.T) {
 
 // FuzzParse: any XML either fails to parse or yields a Spec that Build accepts (when it
 // validates) and that reads back the same after Build.
+// fuzzSeeds are more FuzzParse seeds, from the families' own tests.
+var fuzzSeeds []string
+
 func FuzzParse(f *testing.F) {
 	f.Add(libvirtFilled)
 	_, text := build(&testing.T{}, nil, sample())
@@ -388,6 +391,9 @@ func FuzzParse(f *testing.F) {
 	// Found by fuzzing: a cdrom with no target, a NIC with no model (Build fills both in).
 	f.Add(`<domain><vcpu>1</vcpu><devices><disk device='cdrom'><source file='/x.iso'/></disk></devices></domain>`)
 	f.Add(`<domain><vcpu>1</vcpu><devices><interface type='bridge'><source bridge='0'/></interface></devices></domain>`)
+	for _, seed := range fuzzSeeds {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, in string) {
 		p, err := Parse(in)
 		if err != nil {
