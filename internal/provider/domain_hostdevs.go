@@ -57,8 +57,9 @@ var domainHostdevs = domainFamily{
 			MarkdownDescription: "Host devices passed through to the guest, in order. Each names its source with exactly one of `pci`, " +
 				"`usb`, `usb_address`, `mdev` and `scsi`. libvirt checks a source only when the domain starts; the plan checks " +
 				"`pci`, `usb` and `mdev` sources against the host's node devices (see the `libvirt_node_devices` data source) " +
-				"whenever the domain is to run, and leaves a define-only domain (`running = false`) unchecked, so that it can be " +
-				"prepared for a device the host does not have yet. " + hostdevChange,
+				"when the domain is to run (a device a running domain already has is not asked about again), and leaves a " +
+				"define-only domain (`running = false`) unchecked, so that it can be prepared for a device the host does not " +
+				"have yet. " + hostdevChange,
 			NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
 				"pci": optionalString("A host PCI device by its address, `0000:03:00.0` (as `lspci -D` and `libvirt_node_devices` write it; "+
 					"the `0000:` domain may be left out). It needs an IOMMU and the vfio-pci driver on the host.",

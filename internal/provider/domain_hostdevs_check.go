@@ -15,16 +15,25 @@ import (
 // checkHostdevs fails the plan for a `pci`, `usb` or `mdev` hostdev the host lacks, naming
 // it: libvirt itself would only say so when the domain starts. A domain that is not to
 // run (running = false) is not checked: libvirt accepts its definition, and it may be
-// prepared for a device the host gets later. One listing of the host's devices serves
-// the whole plan (libvirt.PassthroughDevices); none is made when no hostdev names one.
-// An unreachable host or a failed listing leaves it to libvirt.
-func checkHostdevs(ctx context.Context, c *libvirt.Client, plan *domainModel, d *diag.Diagnostics) {
+// prepared for a device the host gets later. A device a running domain already has is
+// not asked about again (like hostOffers, the host is asked about what changes: an
+// unchanged domain costs no call). One listing of the host's devices serves the whole
+// plan (libvirt.PassthroughDevices). An unreachable host or a failed listing leaves it
+// to libvirt.
+func checkHostdevs(ctx context.Context, c *libvirt.Client, plan, state *domainModel, d *diag.Diagnostics) {
 	if c == nil || (known(plan.Running) && !plan.Running.ValueBool()) {
 		return
 	}
+	had := map[string]bool{}
+	if state != nil && state.Running.ValueBool() {
+		for _, h := range state.Hostdevs {
+			had[domainxml.HostdevName(hostdevSpec(h))] = true
+		}
+	}
 	var check []int
 	for i, h := range plan.Hostdevs {
-		if known(h.PCI) || (h.USB != nil && known(h.USB.Vendor) && known(h.USB.Product)) || known(h.MDev) {
+		if (known(h.PCI) || (h.USB != nil && known(h.USB.Vendor) && known(h.USB.Product)) || known(h.MDev)) &&
+			!had[domainxml.HostdevName(hostdevSpec(h))] {
 			check = append(check, i)
 		}
 	}

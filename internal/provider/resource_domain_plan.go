@@ -60,7 +60,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			hostOffers(info, &plan, state, &resp.Diagnostics)
 		}
 	}
-	checkHostdevs(ctx, r.client, &plan, &resp.Diagnostics) // domain_hostdevs_check.go
+	checkHostdevs(ctx, r.client, &plan, state, &resp.Diagnostics) // domain_hostdevs_check.go
 	if state == nil {
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 	} else if plan.UpdateMethod.IsUnknown() {
