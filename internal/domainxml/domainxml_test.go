@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -376,9 +377,6 @@ func TestToMiB(t *testing.T) {
 
 // FuzzParse: any XML either fails to parse or yields a Spec that Build accepts (when it
 // validates) and that reads back the same after Build.
-// fuzzSeeds are more FuzzParse seeds, from the families' own tests.
-var fuzzSeeds []string
-
 func FuzzParse(f *testing.F) {
 	f.Add(libvirtFilled)
 	_, text := build(&testing.T{}, nil, sample())
@@ -391,8 +389,10 @@ func FuzzParse(f *testing.F) {
 	// Found by fuzzing: a cdrom with no target, a NIC with no model (Build fills both in).
 	f.Add(`<domain><vcpu>1</vcpu><devices><disk device='cdrom'><source file='/x.iso'/></disk></devices></domain>`)
 	f.Add(`<domain><vcpu>1</vcpu><devices><interface type='bridge'><source bridge='0'/></interface></devices></domain>`)
-	for _, seed := range fuzzSeeds {
-		f.Add(seed)
+	for _, fixture := range []string{"testdata/filesystem-libvirt.xml", "testdata/hostdevs_libvirt.xml"} {
+		if b, err := os.ReadFile(fixture); err == nil {
+			f.Add(string(b))
+		}
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		p, err := Parse(in)

@@ -33,6 +33,7 @@ var families = []family{
 	diskFamily,
 	interfaceFamily,
 	hostdevFamily,
+	filesystemFamily,
 	graphicsFamily,
 	agentFamily,
 	ignitionFamily,

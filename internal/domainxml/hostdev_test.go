@@ -188,10 +188,3 @@ func TestHostdev_norm(t *testing.T) {
 		t.Error(got)
 	}
 }
-
-// FuzzParse starts from libvirt's hostdevs too.
-func init() {
-	if text, err := os.ReadFile("testdata/hostdevs_libvirt.xml"); err == nil {
-		fuzzSeeds = append(fuzzSeeds, string(text))
-	}
-}

@@ -11,6 +11,8 @@ type record struct {
 	Disks     []recordDisk     `xml:"disk"`
 	CloudInit *recordCloudInit `xml:"cloudinit"`
 	Ignition  *recordIgnition  `xml:"ignition"`
+	// VirtiofsMemory: the memory backing is the one Build added for virtiofs shares.
+	VirtiofsMemory *struct{} `xml:"virtiofs-memory"`
 }
 
 type recordDisk struct {
@@ -66,7 +68,10 @@ func writeRecord(d *libvirtxml.Domain, s Spec) error {
 	if g := s.Ignition; g != nil {
 		rec.Ignition = &recordIgnition{ID: g.ID, Path: g.Path}
 	}
-	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil {
+	if s.virtiofsMemory {
+		rec.VirtiofsMemory = &struct{}{}
+	}
+	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil {
 		return SetMetadata(d, MetadataNS, "domain", nil)
 	}
 	return SetMetadata(d, MetadataNS, "domain", rec)

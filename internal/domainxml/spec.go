@@ -33,7 +33,7 @@ const (
 
 // Spec is the part of a domain the user controls. Each field but the identity belongs to
 // a family (sizing.go, os.go, cpu.go, disk.go, interface.go, hostdev.go, graphics.go, agent.go,
-// ignition.go).
+// ignition.go, filesystem.go).
 type Spec struct {
 	Name string
 	UUID string // empty: libvirt chooses
@@ -59,6 +59,12 @@ type Spec struct {
 	QemuAgent  bool
 	// Ignition is an Ignition config handed to the guest through QEMU's fw_cfg.
 	Ignition *Ignition
+	// Filesystems are the shared folders (filesystem.go).
+	Filesystems []Filesystem
+
+	// virtiofsMemory: Build gave the domain the shared memory its virtiofs shares need
+	// (the record notes it).
+	virtiofsMemory bool
 }
 
 // Validate checks what the schema cannot, family by family.

@@ -210,6 +210,7 @@ func FuzzRedactURL(f *testing.F) {
 	f.Add("https://alice:hunter2@host:8443/a/b?t=s3cr3t-token#frag")
 	f.Add("http://alice:hunter2@host/%zz?sig=s3cr3t-token")
 	f.Add("file:///x")
+	f.Add("!!!?!!!?") // found by fuzzing: a fault of the check, not of RedactURL
 	f.Fuzz(func(t *testing.T, raw string) {
 		got := RedactURL(raw)
 		if i := strings.IndexByte(raw, '?'); i >= 0 {
@@ -217,7 +218,10 @@ func FuzzRedactURL(f *testing.F) {
 			if j := strings.IndexByte(q, '#'); j >= 0 {
 				q = q[:j]
 			}
-			if len(q) >= 4 && strings.Contains(got, q) && !strings.Contains(raw[:i], q) {
+			// The marker is cut out first: a path ending like the query ("!!!?!!!?") would
+			// otherwise seem to show it ("!!!?REDACTED").
+			shown := strings.ReplaceAll(got, "?REDACTED", "\x00")
+			if len(q) >= 4 && strings.Contains(shown, q) && !strings.Contains(raw[:i], q) {
 				t.Fatalf("RedactURL(%q) = %q shows the query %q", raw, got, q)
 			}
 		}

@@ -31,8 +31,8 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 		"libvirt_dhcp_reservation": &dhcpReservationModel{}, "libvirt_domain": &domainModel{}, "libvirt_domain_power": &domainPowerModel{},
 		"libvirt_ignition": &ignitionModel{}, "libvirt_network": &networkModel{}, "libvirt_pool": &poolModel{},
 		"libvirt_snapshot": &snapshotModel{}, "libvirt_snapshot_revert": &snapshotRevertModel{}, "libvirt_volume": &volumeModel{},
-		"libvirt_volume_export": &volumeExportModel{},
-		"data.libvirt_host":     &hostModel{}, "data.libvirt_cluster": &clusterModel{}, "data.libvirt_domain": &domainDataModel{},
+		"libvirt_volume_export": &volumeExportModel{}, "libvirt_secret": &secretModel{},
+		"data.libvirt_host": &hostModel{}, "data.libvirt_cluster": &clusterModel{}, "data.libvirt_domain": &domainDataModel{},
 		"data.libvirt_domains": &domainsModel{}, "data.libvirt_node_devices": &nodeDevicesModel{},
 	}
 	for _, newR := range p.Resources(ctx) {
@@ -86,8 +86,8 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 			t.Errorf("data.%s: Configure with an int: %v", md.TypeName, resp.Diagnostics)
 		}
 	}
-	if len(seen) != 18 {
-		t.Errorf("%d resources and data sources, want 18: %v", len(seen), seen)
+	if len(seen) != len(models) {
+		t.Errorf("%d resources and data sources, want one for each of the %d models: %v", len(seen), len(models), seen)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"maps"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
@@ -14,7 +16,7 @@ import (
 // family.go): its part of libvirt_domain's schema and model, and the conversion between
 // that model and the family's part of domainxml.Spec. Each lives in a domain_<family>.go
 // file with its model struct, which domainModel embeds; the schema, specFromModel,
-// resolve, fromSpec and fillUnknowns go through domainFamilies. Adding a device family
+// resolve, fromSpec, ValidateConfig and fillUnknowns go through domainFamilies. Adding a device family
 // to libvirt_domain is that file (and its embed and list line) plus the domainxml one.
 type domainFamily struct {
 	attributes map[string]schema.Attribute
@@ -28,6 +30,9 @@ type domainFamily struct {
 	// fromSpec sets the family's part of m from what libvirt has (s), reconciled with
 	// prior so that what the user wrote stays as written.
 	fromSpec func(s domainxml.Spec, prior, m *domainModel)
+	// validate checks the family's part of a configuration what its attributes' own
+	// validators cannot (values that must differ, settings that go together). Optional.
+	validate func(m *domainModel, diags *diag.Diagnostics)
 	// fillUnknowns makes the family's part of a plan storable as state when the domain
 	// could not be read back. Optional.
 	fillUnknowns func(m *domainModel)
@@ -40,6 +45,7 @@ var domainFamilies = []domainFamily{
 	domainDisks,
 	domainNICs,
 	domainHostdevs,
+	domainFilesystems,
 	domainGraphics,
 	domainAgent,
 	domainIgnition,

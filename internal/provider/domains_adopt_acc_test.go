@@ -19,26 +19,10 @@ func TestAccDomainsAdoptHost(t *testing.T) {
 	providerTF := acctest.ProviderBlock("")
 
 	// 1. One domain through -generate-config-out: the generated config plans clean.
-	w := newCLIWork(t, providerTF+fmt.Sprintf(`
-import {
-  to = libvirt_domain.one
-  id = %q
-}
-`, prefix+"one"))
-	if out, code := w.run("plan", "-input=false", "-generate-config-out=generated.tf"); code != 0 {
-		t.Fatalf("plan -generate-config-out (exit %d):\n%s", code, out)
-	}
-	generated, _ := os.ReadFile(w.path("generated.tf"))
-	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
-		t.Fatalf("apply of the generated config (exit %d) did more than import:\n%s\n--- generated.tf:\n%s", code, out, generated)
-	}
-	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
-		t.Fatalf("the plan after importing with the generated config is not empty (exit %d):\n%s\n--- generated.tf:\n%s", code, out, generated)
-	}
-	w.run("state", "rm", "libvirt_domain.one") // leave the domain to the test's cleanup
+	generateConfigPlansClean(t, "libvirt_domain.one", prefix+"one")
 
 	// 2. The whole prefix through for_each over the data source, into a written config.
-	w = newCLIWork(t, providerTF+fmt.Sprintf(`
+	w := newCLIWork(t, providerTF+fmt.Sprintf(`
 data "libvirt_domains" "host" {
   name_prefix = %q
 }
@@ -65,4 +49,30 @@ resource "libvirt_domain" "adopted" {
 		t.Fatalf("plan after the for_each import is not empty (exit %d):\n%s", code, out)
 	}
 	w.run("state", "rm", "libvirt_domain.adopted")
+}
+
+// generateConfigPlansClean imports id into the resource address to with `plan
+// -generate-config-out` (real CLI, real provider binary), applies the generated
+// configuration, which must only import, and fails unless the plan after it is empty. It
+// returns the generated configuration; the object is left to the test's cleanup.
+func generateConfigPlansClean(t *testing.T, to, id string) string {
+	t.Helper()
+	w := newCLIWork(t, acctest.ProviderBlock("")+fmt.Sprintf(`
+import {
+  to = %s
+  id = %q
+}
+`, to, id))
+	if out, code := w.run("plan", "-input=false", "-generate-config-out=generated.tf"); code != 0 {
+		t.Fatalf("plan -generate-config-out (exit %d):\n%s", code, out)
+	}
+	generated, _ := os.ReadFile(w.path("generated.tf"))
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply of the generated config (exit %d) did more than import:\n%s\n--- generated.tf:\n%s", code, out, generated)
+	}
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("the plan after importing with the generated config is not empty (exit %d):\n%s\n--- generated.tf:\n%s", code, out, generated)
+	}
+	w.run("state", "rm", to)
+	return string(generated)
 }

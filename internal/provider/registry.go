@@ -81,6 +81,7 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 		newResource[volumeResource]("volume"),
 		newResource[cloudinitISOResource]("cloudinit_iso"),
 		newResource[dhcpReservationResource]("dhcp_reservation"),
+		newResource[secretResource]("secret"),
 		newResource[networkResource]("network"),
 		newResource[poolResource]("pool"),
 		newResource[clusterMachineResource]("cluster_machine"),

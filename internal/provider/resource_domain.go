@@ -46,6 +46,7 @@ type domainModel struct {
 	domainDisksModel
 	domainNICsModel
 	domainHostdevsModel
+	domainFilesystemsModel
 	domainGraphicsModel
 	domainAgentModel
 	domainIgnitionModel

@@ -193,6 +193,11 @@ func (r *domainResource) ValidateConfig(ctx context.Context, req resource.Valida
 				"wait_for_ip with source = \"agent\" asks the guest agent, but qemu_agent = false leaves the domain without its channel. Set qemu_agent = true or use source = \"lease\".")
 		}
 	}
+	for _, f := range domainFamilies {
+		if f.validate != nil {
+			f.validate(&m, &resp.Diagnostics)
+		}
+	}
 	targets := map[string]int{}
 	for i, d := range m.Disks {
 		if !known(d.Target) {

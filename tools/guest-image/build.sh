@@ -21,7 +21,8 @@ PKGS=(busybox-static syslinux syslinux-common mtools dosfstools cpio genisoimage
 	qemu-guest-agent qemu-utils xz-utils zstd)
 # Kernel modules to load in the guest; their dependencies are added.
 MODULES=(virtio_pci virtio_net virtio_blk virtio_console virtio_scsi virtio_balloon
-	ahci ata_piix sr_mod sd_mod isofs button evdev e1000 e1000e)
+	ahci ata_piix sr_mod sd_mod isofs button evdev e1000 e1000e
+	9pnet_virtio 9p virtiofs)
 CMDLINE="console=tty0 console=ttyS0,115200n8 quiet no_timer_check mitigations=off"
 
 T_START=$EPOCHREALTIME

@@ -1,0 +1,197 @@
+package domainxml
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// Shared folders: a host directory the guest mounts by a tag, through virtiofs
+// (virtiofsd, started by libvirt) or 9p (QEMU's own server).
+const (
+	FSVirtiofs = "virtiofs"
+	FS9p       = "9p"
+	// AccessPassthrough is libvirt's default access mode (the only one virtiofs has).
+	AccessPassthrough = "passthrough"
+	// MaxFSTag is the longest mount tag virtiofs takes (the device's tag field is 36
+	// bytes); 9p allows more, but a tag that fits both keeps a share portable.
+	MaxFSTag = 36
+)
+
+// Filesystem is one shared folder.
+type Filesystem struct {
+	Source     string // host directory, absolute
+	Target     string // mount tag in the guest
+	Driver     string // virtiofs (default) or 9p
+	ReadOnly   bool
+	AccessMode string // 9p: passthrough (default), mapped, squash; virtiofs: none
+}
+
+// driverOf is the share's driver, virtiofs when not given.
+func driverOf(f Filesystem) string {
+	if f.Driver == "" {
+		return FSVirtiofs
+	}
+	return f.Driver
+}
+
+// accessOf is the share's access mode as libvirt reports it.
+func accessOf(f Filesystem) string {
+	if driverOf(f) == FSVirtiofs || f.AccessMode == "" {
+		return AccessPassthrough
+	}
+	return f.AccessMode
+}
+
+var filesystemFamily = family{
+	name: "filesystem",
+	validate: func(s *Spec) error {
+		seen := map[string]bool{}
+		for _, f := range s.Filesystems {
+			switch {
+			case !filepath.IsAbs(f.Source):
+				return fmt.Errorf("filesystem %q: source %q must be an absolute directory on the host", f.Target, f.Source)
+			case f.Target == "" || len(f.Target) > MaxFSTag:
+				return fmt.Errorf("filesystem on %s: target (the mount tag) must be 1 to %d bytes", f.Source, MaxFSTag)
+			case seen[f.Target]:
+				return fmt.Errorf("filesystem target %q is used twice: each share needs its own mount tag", f.Target)
+			case driverOf(f) != FSVirtiofs && driverOf(f) != FS9p:
+				return fmt.Errorf("filesystem %q: driver %q is neither virtiofs nor 9p", f.Target, f.Driver)
+			case driverOf(f) == FSVirtiofs && f.AccessMode != "" && f.AccessMode != AccessPassthrough:
+				return fmt.Errorf("filesystem %q: access_mode is a 9p setting (virtiofs always passes ownership through)", f.Target)
+			}
+			seen[f.Target] = true
+		}
+		return nil
+	},
+	build: func(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error {
+		d.Devices.Filesystems = buildFilesystems(d.Devices.Filesystems, s.Filesystems)
+		s.virtiofsMemory = buildVirtiofsMemory(d, s.Filesystems, base)
+		return nil
+	},
+	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
+		if d.Devices == nil {
+			return
+		}
+		for _, x := range d.Devices.Filesystems {
+			if f, ok := parseFilesystem(x); ok {
+				p.Spec.Filesystems = append(p.Spec.Filesystems, f)
+			}
+		}
+	},
+	// Shares compare in order, by what the guest sees.
+	same: func(a, b Spec) bool {
+		if len(a.Filesystems) != len(b.Filesystems) {
+			return false
+		}
+		for i := range a.Filesystems {
+			x, y := a.Filesystems[i], b.Filesystems[i]
+			if filepath.Clean(x.Source) != filepath.Clean(y.Source) || x.Target != y.Target ||
+				driverOf(x) != driverOf(y) || x.ReadOnly != y.ReadOnly || accessOf(x) != accessOf(y) {
+				return false
+			}
+		}
+		return true
+	},
+}
+
+// managedFilesystem reports whether a <filesystem> is one a Filesystem describes: a host
+// directory (type mount) served by virtiofs or 9p's path driver. Others (ram, block,
+// 9p's handle driver) are kept as they are and never read into the Spec.
+func managedFilesystem(x libvirtxml.DomainFilesystem) bool {
+	if x.Source == nil || x.Source.Mount == nil || x.Source.Mount.Dir == "" || x.Target == nil {
+		return false
+	}
+	return x.Driver == nil || x.Driver.Type == "" || x.Driver.Type == "path" || x.Driver.Type == FSVirtiofs
+}
+
+func parseFilesystem(x libvirtxml.DomainFilesystem) (Filesystem, bool) {
+	if !managedFilesystem(x) {
+		return Filesystem{}, false
+	}
+	f := Filesystem{Source: x.Source.Mount.Dir, Target: x.Target.Dir, Driver: FS9p, ReadOnly: x.ReadOnly != nil}
+	if x.Driver != nil && x.Driver.Type == FSVirtiofs {
+		f.Driver = FSVirtiofs
+	}
+	if x.AccessMode != AccessPassthrough {
+		f.AccessMode = x.AccessMode // libvirt's default reads as none given
+	}
+	return f, true
+}
+
+// buildFilesystems is the shares of fss, after the filesystems this family does not
+// manage; a share whose tag was there keeps its address and what libvirt filled in (the
+// virtiofsd binary, its options).
+func buildFilesystems(existing []libvirtxml.DomainFilesystem, fss []Filesystem) []libvirtxml.DomainFilesystem {
+	byTag := map[string]libvirtxml.DomainFilesystem{}
+	var out []libvirtxml.DomainFilesystem
+	for _, e := range existing {
+		if managedFilesystem(e) {
+			byTag[e.Target.Dir] = e
+		} else {
+			out = append(out, e)
+		}
+	}
+	for _, f := range fss {
+		x, ok := byTag[f.Target]
+		if !ok || driverOf(parseFilesystemOrZero(x)) != driverOf(f) {
+			x = libvirtxml.DomainFilesystem{}
+		}
+		x.Source = &libvirtxml.DomainFilesystemSource{Mount: &libvirtxml.DomainFilesystemSourceMount{Dir: f.Source}}
+		x.Target = &libvirtxml.DomainFilesystemTarget{Dir: f.Target}
+		x.AccessMode = accessOf(f)
+		x.ReadOnly = nil
+		if f.ReadOnly {
+			x.ReadOnly = &libvirtxml.DomainFilesystemReadOnly{}
+		}
+		if driverOf(f) == FSVirtiofs {
+			x.Driver = &libvirtxml.DomainFilesystemDriver{Type: FSVirtiofs}
+		} else {
+			x.Driver, x.Binary = &libvirtxml.DomainFilesystemDriver{Type: "path"}, nil
+		}
+		x.Alias = nil
+		out = append(out, x)
+	}
+	return out
+}
+
+func parseFilesystemOrZero(x libvirtxml.DomainFilesystem) Filesystem {
+	f, _ := parseFilesystem(x)
+	return f
+}
+
+// virtiofsd shares the guest's RAM, so a domain with a virtiofs share needs shared
+// memory. When the definition says nothing of its memory backing, Build gives it the
+// smallest that works (memfd, shared) and notes in the record that it did, so that
+// removing the last virtiofs share takes it away again; a memory backing the user (or
+// another tool) wrote is never touched.
+func buildVirtiofsMemory(d *libvirtxml.Domain, fss []Filesystem, base *libvirtxml.Domain) bool {
+	want := false
+	for _, f := range fss {
+		if driverOf(f) == FSVirtiofs {
+			want = true
+		}
+	}
+	ours := base != nil && readRecord(base).VirtiofsMemory != nil && isVirtiofsMemory(d.MemoryBacking)
+	switch {
+	case want && d.MemoryBacking == nil:
+		d.MemoryBacking = &libvirtxml.DomainMemoryBacking{
+			MemorySource: &libvirtxml.DomainMemorySource{Type: "memfd"},
+			MemoryAccess: &libvirtxml.DomainMemoryAccess{Mode: "shared"},
+		}
+		return true
+	case want:
+		return ours
+	case ours:
+		d.MemoryBacking = nil
+	}
+	return false
+}
+
+// isVirtiofsMemory reports whether m is exactly the backing buildVirtiofsMemory writes.
+func isVirtiofsMemory(m *libvirtxml.DomainMemoryBacking) bool {
+	return m != nil && m.MemorySource != nil && m.MemorySource.Type == "memfd" && m.MemoryAccess != nil &&
+		m.MemoryAccess.Mode == "shared" && m.MemoryHugePages == nil && m.MemoryNosharepages == nil &&
+		m.MemoryLocked == nil && m.MemoryAllocation == nil && m.MemoryDiscard == nil
+}
