@@ -21,6 +21,7 @@ type Disk struct {
 	Target    string // vda, sda, ...
 	Format    string // qcow2, raw, ... (driver type); empty: libvirt probes nothing, raw
 	BootOrder uint
+	DiskTuning
 }
 
 // CloudInit is the seed ISO: the user's reference, its path and the target it sits on.
@@ -42,11 +43,15 @@ var diskFamily = family{
 				return fmt.Errorf("disk target %s is used twice", d.Target)
 			}
 			seen[d.Target] = true
+			if err := validateTuning(d); err != nil {
+				return err
+			}
 		}
 		return nil
 	},
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
 		d.Devices.Disks = buildDisks(d.Devices.Disks, s.Disks, s.CloudInit)
+		ensureSCSIController(d, s.Disks)
 		setBootDevices(d, s) // boot.go: covers every device with a boot order
 		return nil
 	},
@@ -56,10 +61,10 @@ var diskFamily = family{
 		}
 		s := &p.Spec
 		for _, x := range d.Devices.Disks {
-			if x.Device != "" && x.Device != DeviceDisk && x.Device != DeviceCDROM {
-				continue // floppies, luns: not managed
+			if x.Device != "" && x.Device != DeviceDisk && x.Device != DeviceCDROM && x.Device != DeviceLUN {
+				continue // floppies: not managed
 			}
-			dk := Disk{Device: x.Device}
+			dk := Disk{Device: x.Device, DiskTuning: parseTuning(&x)}
 			if dk.Device == "" {
 				dk.Device = DeviceDisk
 			}
@@ -91,26 +96,30 @@ var diskFamily = family{
 			s.Disks = append(s.Disks, dk)
 		}
 	},
-	// Sources compare by the user's reference when there is one (the resolved path may not
-	// be known at plan time); a format or target libvirt filled in matches one left empty.
-	same: func(a, b Spec) bool {
-		if len(a.Disks) != len(b.Disks) || (a.CloudInit == nil) != (b.CloudInit == nil) {
+	same: sameDisks,
+	live: diskLive,
+}
+
+// sameDisks: sources compare by the user's reference when there is one (the resolved path may not
+// be known at plan time); a format or target libvirt filled in matches one left empty.
+func sameDisks(a, b Spec) bool {
+	if len(a.Disks) != len(b.Disks) || (a.CloudInit == nil) != (b.CloudInit == nil) {
+		return false
+	}
+	if a.CloudInit != nil && (a.CloudInit.ID != b.CloudInit.ID ||
+		a.CloudInit.Target != "" && b.CloudInit.Target != "" && a.CloudInit.Target != b.CloudInit.Target) {
+		return false
+	}
+	for i := range a.Disks {
+		x, y := a.Disks[i], b.Disks[i]
+		if diskSource(x) != diskSource(y) || x.Device != y.Device || busOf(x) != busOf(y) ||
+			(x.Target != "" && y.Target != "" && x.Target != y.Target) ||
+			x.BootOrder != y.BootOrder || (x.Format != "" && y.Format != "" && x.Format != y.Format) ||
+			!sameTuning(x, y) || !sameIOTune(x.IOTune, y.IOTune) {
 			return false
 		}
-		if a.CloudInit != nil && (a.CloudInit.ID != b.CloudInit.ID ||
-			a.CloudInit.Target != "" && b.CloudInit.Target != "" && a.CloudInit.Target != b.CloudInit.Target) {
-			return false
-		}
-		for i := range a.Disks {
-			x, y := a.Disks[i], b.Disks[i]
-			if diskSource(x) != diskSource(y) || x.Device != y.Device || busOf(x) != busOf(y) ||
-				(x.Target != "" && y.Target != "" && x.Target != y.Target) ||
-				x.BootOrder != y.BootOrder || (x.Format != "" && y.Format != "" && x.Format != y.Format) {
-				return false
-			}
-		}
-		return true
-	},
+	}
+	return true
 }
 
 // busOf is the bus a disk ends up on: the one asked for, else the device's default.
@@ -121,10 +130,13 @@ func busOf(d Disk) string {
 	return DefaultBus(d.Device)
 }
 
-// DefaultBus is virtio for a disk and sata for a cdrom.
+// DefaultBus is virtio for a disk, sata for a cdrom and scsi for a lun.
 func DefaultBus(device string) string {
-	if device == DeviceCDROM {
+	switch device {
+	case DeviceCDROM:
 		return "sata"
+	case DeviceLUN:
+		return "scsi"
 	}
 	return "virtio"
 }
@@ -280,7 +292,7 @@ func buildDisk(byTarget map[string]libvirtxml.DomainDisk, dk Disk, readonly bool
 	}
 	x.BackingStore = nil // libvirt reads the chain from the image itself
 	x.Target = &libvirtxml.DomainDiskTarget{Dev: dk.Target, Bus: dk.Bus}
-	if readonly || dk.Device == DeviceCDROM {
+	if readonly || readOnly(dk) {
 		x.ReadOnly = &libvirtxml.DomainDiskReadOnly{}
 	} else {
 		x.ReadOnly = nil
@@ -290,5 +302,6 @@ func buildDisk(byTarget map[string]libvirtxml.DomainDisk, dk Disk, readonly bool
 		x.Boot = &libvirtxml.DomainDeviceBoot{Order: dk.BootOrder}
 	}
 	x.Alias = nil
+	buildTuning(&x, dk)
 	return x
 }

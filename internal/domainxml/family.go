@@ -22,6 +22,10 @@ type family struct {
 	// same reports whether a and b want the same of this family: a change it does not
 	// see needs no restart (sizing within the ceilings is Classify's own business).
 	same func(a, b Spec) bool
+	// live, when set, says how a change same sees reaches the running domain: the live
+	// operations that make it, or (why not empty) why it needs a restart. cur is the
+	// inactive definition, nil at plan time. Without it, any change restarts (live.go).
+	live func(old, next Spec, cur *libvirtxml.Domain) (ops []LiveOp, why string)
 }
 
 // families in the order Build writes them: the OS part first (a machine change drops

@@ -11,7 +11,7 @@ import (
 
 func fsSpec(fss ...Filesystem) Spec {
 	return Spec{Name: "fs", Type: "qemu", VCPU: 1, MemoryMiB: 256, Firmware: FirmwareBIOS, Graphics: Graphics{Type: GraphicsNone},
-		Disks: []Disk{{Path: "/p/a.qcow2", Format: "qcow2", Device: DeviceDisk}},
+		Disks:       []Disk{{Path: "/p/a.qcow2", Format: "qcow2", Device: DeviceDisk}},
 		Filesystems: fss}
 }
 

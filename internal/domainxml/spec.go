@@ -81,44 +81,13 @@ type Change string
 
 const (
 	ChangeNone       Change = "none"       // nothing in the definition changes
-	ChangeLive       Change = "live"       // vcpu/memory within headroom: live and persistent, no restart
+	ChangeLive       Change = "live"       // vcpu/memory within headroom, disk iotune: live and persistent, no restart
 	ChangeRestart    Change = "restart"    // definition rewritten, running domain restarted gracefully
 	ChangeDefinition Change = "definition" // definition rewritten, domain not running (or being stopped)
 )
 
-// Classify says how going from old to next reaches the domain, given whether it is
-// running before and is to be running after. Unknown values must already be set so that
-// they compare unequal (the caller marks them).
+// Classify is PlanChange's method alone, for callers that make no live operations
+// (libvirt_clone and libvirt_cluster_machine change only sizing).
 func Classify(old, next Spec, runningBefore, runningAfter bool) Change {
-	structural := !sameStructure(old, next)
-	sizing := old.VCPU != next.VCPU || old.MemoryMiB != next.MemoryMiB
-	switch {
-	case !structural && !sizing:
-		return ChangeNone
-	case !runningBefore || !runningAfter:
-		return ChangeDefinition
-	case structural:
-		return ChangeRestart
-	case next.VCPU < old.VCPU:
-		// Unplugging vCPUs needs the guest's cooperation and may never finish: restart.
-		return ChangeRestart
-	case next.VCPU > maxOr(old.MaxVCPU, old.VCPU) || next.MemoryMiB > maxOr(old.MaxMemoryMiB, old.MemoryMiB):
-		return ChangeRestart
-	default:
-		return ChangeLive
-	}
-}
-
-// sameStructure compares everything but the current vCPUs and memory: the identity, then
-// family by family.
-func sameStructure(a, b Spec) bool {
-	if a.Name != b.Name || !equalFold(a.UUID, b.UUID) || a.Type != b.Type {
-		return false
-	}
-	for _, f := range families {
-		if !f.same(a, b) {
-			return false
-		}
-	}
-	return true
+	return PlanChange(old, next, runningBefore, runningAfter, nil).Change
 }

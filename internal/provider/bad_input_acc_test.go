@@ -75,8 +75,9 @@ package provider_test
 // | 57 | hostdev_mdev_model_alone      | libvirt_domain         | mdev_model without mdev                          | plan     |
 // | 58 | hostdev_twice                 | libvirt_domain         | the same PCI device in two hostdevs              | plan     |
 //
-// 66 cases: 52 fail at plan time, 10 at apply time, 4 at import (rows 1-58 above; the rows of
-// families added since are listed in bad_input_cases_acc_test.go only).
+// The rows of the device families added since (filesystem, disk tuning) are in
+// bad_input_cases_acc_test.go only; count the cases there (75 at this writing: 60 fail at
+// plan time, 11 at apply time, 4 at import).
 //
 // Run it: TF_ACC=1 go test ./internal/provider -run TestAccBadInputCatalogue (inside the
 // test host's network namespace, see tools/testhost.sh).

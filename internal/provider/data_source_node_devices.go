@@ -133,8 +133,8 @@ func nodeDeviceFrom(nd libvirt.NodeDevice) nodeDeviceEntry {
 	e := nodeDeviceEntry{
 		Name: nd.Name, Parent: nd.Parent, Driver: nd.Driver, Capability: nd.Capability,
 		VendorID: nd.VendorID, VendorName: nd.VendorName, ProductID: nd.ProductID, ProductName: nd.ProductName,
-		PCIAddress: nd.PCIAddress, IOMMUGroup: optInt(nd.IOMMUGroup), VirtualFunctions: append([]string{}, nd.VirtualFunctions...),
-		MDevTypes: []mdevTypeEntry{}, USBBus: optInt(nd.USBBus), USBDevice: optInt(nd.USBDevice), MDevUUID: nd.MDevUUID,
+		PCIAddress: nd.PCIAddress, IOMMUGroup: nullableInt(nd.IOMMUGroup), VirtualFunctions: append([]string{}, nd.VirtualFunctions...),
+		MDevTypes: []mdevTypeEntry{}, USBBus: nullableInt(nd.USBBus), USBDevice: nullableInt(nd.USBDevice), MDevUUID: nd.MDevUUID,
 	}
 	for _, t := range nd.MDevTypes {
 		e.MDevTypes = append(e.MDevTypes, mdevTypeEntry{ID: t.ID, Name: t.Name, DeviceAPI: t.DeviceAPI, AvailableInstances: int64(t.AvailableInstances)})
@@ -142,7 +142,7 @@ func nodeDeviceFrom(nd libvirt.NodeDevice) nodeDeviceEntry {
 	return e
 }
 
-func optInt(p *int) types.Int64 {
+func nullableInt(p *int) types.Int64 {
 	if p == nil {
 		return types.Int64Null()
 	}

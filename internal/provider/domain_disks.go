@@ -32,6 +32,7 @@ type diskModel struct {
 	Target    types.String `tfsdk:"target"`
 	Format    types.String `tfsdk:"format"`
 	BootOrder types.Int64  `tfsdk:"boot_order"`
+	diskTuningModel
 }
 
 var domainDisks = domainFamily{
@@ -43,19 +44,19 @@ var domainDisks = domainFamily{
 		"disk": schema.ListNestedBlock{
 			MarkdownDescription: "Disks and cdroms, in order. Each names its source with exactly one of `volume_id` and `path`.",
 			NestedObject: schema.NestedBlockObject{
-				Attributes: map[string]schema.Attribute{
+				Attributes: withDiskTuning(map[string]schema.Attribute{
 					"volume_id": optionalString("A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`.", stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("path")),
 						stringvalidator.LengthAtLeast(1)),
 					"path": optionalString("A file or block device on the host.", stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path on the host")),
 					"device": schema.StringAttribute{
-						MarkdownDescription: "`disk` (default) or `cdrom` (read-only).",
+						MarkdownDescription: "`disk` (default), `cdrom` (read-only) or `lun` (SCSI passthrough of a host block device `path`, bus `scsi`).",
 						Optional:            true,
 						Computed:            true,
 						Default:             stringdefault.StaticString(domainxml.DeviceDisk),
-						Validators:          []validator.String{stringvalidator.OneOf(domainxml.DeviceDisk, domainxml.DeviceCDROM)},
+						Validators:          []validator.String{stringvalidator.OneOf(domainxml.DeviceDisk, domainxml.DeviceCDROM, domainxml.DeviceLUN)},
 					},
 					"bus": schema.StringAttribute{
-						MarkdownDescription: "`virtio` (default for disks), `sata` (default for cdroms), `scsi`, `ide` or `usb`.",
+						MarkdownDescription: "`virtio` (default for disks), `sata` (default for cdroms), `scsi` (default for luns; adds a virtio-scsi controller when the domain has no SCSI controller), `ide` or `usb`.",
 						Optional:            true,
 						Computed:            true,
 						Validators:          []validator.String{stringvalidator.OneOf("virtio", "sata", "scsi", "ide", "usb")},
@@ -77,7 +78,7 @@ var domainDisks = domainFamily{
 						Optional:            true,
 						Validators:          []validator.Int64{int64validator.AtLeast(1)},
 					},
-				},
+				}),
 			},
 		},
 	},
@@ -86,7 +87,7 @@ var domainDisks = domainFamily{
 			s.Disks = append(s.Disks, domainxml.Disk{
 				VolumeID: d.VolumeID.ValueString(), Path: d.Path.ValueString(), Device: d.Device.ValueString(),
 				Bus: d.Bus.ValueString(), Target: d.Target.ValueString(), Format: d.Format.ValueString(),
-				BootOrder: uint(d.BootOrder.ValueInt64()),
+				BootOrder: uint(d.BootOrder.ValueInt64()), DiskTuning: d.toSpec(),
 			})
 		}
 		if !m.CloudinitID.IsNull() {
@@ -117,17 +118,21 @@ var domainDisks = domainFamily{
 	},
 	// A disk named by volume_id keeps that reference (the record in the definition's
 	// metadata says which), never the path it resolved to.
-	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
+	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
 		m.CloudinitID = types.StringNull()
 		if s.CloudInit != nil {
 			m.CloudinitID = types.StringValue(s.CloudInit.ID)
 		}
 		m.Disks = nil
-		for _, d := range s.Disks {
+		for i, d := range s.Disks {
+			var priorTuning *diskTuningModel
+			if prior != nil && i < len(prior.Disks) {
+				priorTuning = &prior.Disks[i].diskTuningModel
+			}
 			dm := diskModel{
 				VolumeID: optString(d.VolumeID), Path: types.StringNull(), Device: types.StringValue(d.Device),
 				Bus: types.StringValue(d.Bus), Target: types.StringValue(d.Target), Format: optString(d.Format),
-				BootOrder: types.Int64Null(),
+				BootOrder: types.Int64Null(), diskTuningModel: diskTuningFromSpec(d, priorTuning),
 			}
 			if d.VolumeID == "" {
 				dm.Path = types.StringValue(d.Path)
@@ -138,9 +143,13 @@ var domainDisks = domainFamily{
 			m.Disks = append(m.Disks, dm)
 		}
 	},
+	validate: validateDiskTuning,
 	fillUnknowns: func(m *domainModel) {
 		for i := range m.Disks {
 			nullIfUnknown(&m.Disks[i].Bus, &m.Disks[i].Target, &m.Disks[i].Format)
+			if m.Disks[i].ReadOnly.IsUnknown() {
+				m.Disks[i].ReadOnly = types.BoolNull()
+			}
 		}
 	},
 }

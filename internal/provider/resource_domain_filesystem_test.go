@@ -18,7 +18,7 @@ import (
 // content. It is removed when the test ends.
 func shareDir(t *testing.T, file, content string) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "tfacc-fs-")
+	dir, err := os.MkdirTemp("", "tfacc-fs-") //nolint:usetesting // t.TempDir sits in a 0700 directory QEMU and virtiofsd cannot enter
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	state, _ := priorState[domainModel](ctx, req.State) // one that does not decode plans as a create
 
 	planDiskDefaults(&plan, state)
+	planDiskTuning(&plan)
 	if plan.CPUModel.IsUnknown() && state != nil && plan.CPUMode.Equal(state.CPUMode) {
 		plan.CPUModel = state.CPUModel // libvirt's model for the mode stays while the mode does
 	}
@@ -66,14 +67,14 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	} else if plan.UpdateMethod.IsUnknown() {
 		before := state.Running.ValueBool()
 		after := plan.Running.IsUnknown() || plan.Running.ValueBool()
-		method := domainxml.Classify(specFromModel(state), specFromModel(&plan), before, after)
-		plan.UpdateMethod = types.StringValue(string(method))
-		if method == domainxml.ChangeRestart {
+		change := domainxml.PlanChange(specFromModel(state), specFromModel(&plan), before, after, nil)
+		plan.UpdateMethod = types.StringValue(string(change.Change))
+		if change.Change == domainxml.ChangeRestart {
 			resp.Diagnostics.AddWarning(
 				fmt.Sprintf("libvirt_domain %s will restart", plan.Name.ValueString()),
-				fmt.Sprintf("The change cannot be applied to the running domain: its definition is rewritten and the domain is "+
+				fmt.Sprintf("The change cannot be applied to the running domain (%s): its definition is rewritten and the domain is "+
 					"shut down gracefully (forced off after shutdown.timeout = %s) and started again. Only vcpu and memory_mib "+
-					"changes within max_vcpu / max_memory_mib apply live.", shutdownTimeout(&plan)))
+					"changes within max_vcpu / max_memory_mib and disk iotune changes apply live.", change.Reason, shutdownTimeout(&plan)))
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

@@ -30,6 +30,8 @@ type DomainAPI interface {
 	SetDomainAutostart(ctx context.Context, id string, on bool) error
 	StartDomain(ctx context.Context, id string) error
 	ShutdownDomain(ctx context.Context, id string, timeout time.Duration) (forced bool, err error)
+	// SetBlockIOTune sets a disk's I/O limits, live and persistent (a LiveSetIOTune).
+	SetBlockIOTune(ctx context.Context, id, target string, t libvirt.BlockIOTune) error
 }
 
 // Change is one update of an existing domain.
@@ -73,7 +75,9 @@ func Apply(ctx context.Context, api DomainAPI, ch Change) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Method: domainxml.Classify(ch.Old, ch.New, st.Active, ch.Running)}
+	cur := parseCurrent(st.XML)
+	plan := domainxml.PlanChange(ch.Old, ch.New, st.Active, ch.Running, cur)
+	res := Result{Method: plan.Change}
 	var errs []error
 	switch res.Method {
 	case domainxml.ChangeRestart, domainxml.ChangeDefinition:
@@ -89,7 +93,12 @@ func Apply(ctx context.Context, api DomainAPI, ch Change) (Result, error) {
 		if ch.Old.MemoryMiB != ch.New.MemoryMiB {
 			mib = ch.New.MemoryMiB
 		}
-		errs = append(errs, api.SetDomainSizing(ctx, ch.ID, vcpu, mib, true))
+		if vcpu > 0 || mib > 0 {
+			errs = append(errs, api.SetDomainSizing(ctx, ch.ID, vcpu, mib, true))
+		}
+		if errors.Join(errs...) == nil {
+			errs = append(errs, liveOps(ctx, api, ch, plan.Ops))
+		}
 	}
 	if ch.Rewrite && (res.Method == domainxml.ChangeNone || res.Method == domainxml.ChangeLive) && errors.Join(errs...) == nil {
 		// Read again: a live change above rewrote the persistent definition too.
@@ -120,6 +129,40 @@ func Apply(ctx context.Context, api DomainAPI, ch Change) (Result, error) {
 		res.Started = err == nil
 	}
 	return res, err
+}
+
+// liveOps makes the live operations in order; the first failure stops the rest (the
+// read-back shows where it stopped) and names the device.
+func liveOps(ctx context.Context, api DomainAPI, ch Change, ops []domainxml.LiveOp) error {
+	for _, op := range ops {
+		var err error
+		switch op.Kind {
+		case domainxml.LiveSetIOTune:
+			var t libvirt.BlockIOTune
+			if op.IOTune != nil {
+				t = libvirt.BlockIOTune(*op.IOTune)
+			}
+			if err = api.SetBlockIOTune(ctx, ch.ID, op.Device, t); err != nil {
+				err = fmt.Errorf("set the iotune of disk %s of running domain %s: %w", op.Device, ch.Name, err)
+			}
+		default:
+			err = fmt.Errorf("domain %s, device %s: live operation %q is not known", ch.Name, op.Device, op.Kind)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseCurrent is the current definition for the live hooks; nil when it does not parse
+// (the hooks cope, and redefine reports the error).
+func parseCurrent(text string) *libvirtxml.Domain {
+	var d libvirtxml.Domain
+	if d.Unmarshal(text) != nil {
+		return nil
+	}
+	return &d
 }
 
 // redefine writes the definition ch wants, made from the current one.

@@ -255,6 +255,15 @@ func (f *fake) SetDomainSizing(_ context.Context, id string, vcpu uint, mib uint
 	return f.record("SetDomainSizing", id, vcpu, mib, live)
 }
 
+// SetBlockIOTune records the typed parameters the client would send, name=value each.
+func (f *fake) SetBlockIOTune(_ context.Context, id, target string, t libvirt.BlockIOTune) error {
+	var params []string
+	for _, p := range t.Params() {
+		params = append(params, fmt.Sprintf("%s=%v", p.Field, p.Value.I))
+	}
+	return f.record("SetBlockIOTune", id, target, strings.Join(params, ","))
+}
+
 func (f *fake) SetDomainAutostart(_ context.Context, id string, on bool) error {
 	return f.record("SetDomainAutostart", id, on)
 }
