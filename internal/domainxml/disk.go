@@ -61,17 +61,7 @@ var diskFamily = family{
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
 		d.Devices.Disks = buildDisks(d.Devices.Disks, s.Disks, s.CloudInit)
 		ensureSCSIController(d, s.Disks)
-		anyBootOrder := slices.ContainsFunc(s.Interfaces, func(n Interface) bool { return n.BootOrder > 0 }) // PXE
-		for _, dk := range s.Disks {
-			if dk.BootOrder > 0 {
-				anyBootOrder = true
-			}
-		}
-		if anyBootOrder {
-			d.OS.BootDevices = nil // per-device boot order excludes <os><boot dev>
-		} else if len(d.OS.BootDevices) == 0 {
-			d.OS.BootDevices = []libvirtxml.DomainBootDevice{{Dev: "hd"}}
-		}
+		setBootDevices(d, s) // boot.go: covers every device with a boot order
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {

@@ -389,8 +389,10 @@ func FuzzParse(f *testing.F) {
 	// Found by fuzzing: a cdrom with no target, a NIC with no model (Build fills both in).
 	f.Add(`<domain><vcpu>1</vcpu><devices><disk device='cdrom'><source file='/x.iso'/></disk></devices></domain>`)
 	f.Add(`<domain><vcpu>1</vcpu><devices><interface type='bridge'><source bridge='0'/></interface></devices></domain>`)
-	if b, err := os.ReadFile("testdata/filesystem-libvirt.xml"); err == nil {
-		f.Add(string(b))
+	for _, fixture := range []string{"testdata/filesystem-libvirt.xml", "testdata/hostdevs_libvirt.xml"} {
+		if b, err := os.ReadFile(fixture); err == nil {
+			f.Add(string(b))
+		}
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		p, err := Parse(in)

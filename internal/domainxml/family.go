@@ -36,6 +36,7 @@ var families = []family{
 	cpuFamily,
 	diskFamily,
 	interfaceFamily,
+	hostdevFamily,
 	filesystemFamily,
 	graphicsFamily,
 	agentFamily,

@@ -101,6 +101,9 @@ func stripAddresses(d *libvirtxml.Domain) {
 	for i := range d.Devices.Interfaces {
 		d.Devices.Interfaces[i].Address = nil
 	}
+	for i := range d.Devices.Hostdevs {
+		d.Devices.Hostdevs[i].Address = nil
+	}
 	for i := range d.Devices.Channels {
 		d.Devices.Channels[i].Address = nil
 	}

@@ -32,7 +32,7 @@ const (
 )
 
 // Spec is the part of a domain the user controls. Each field but the identity belongs to
-// a family (sizing.go, os.go, cpu.go, disk.go, interface.go, graphics.go, agent.go,
+// a family (sizing.go, os.go, cpu.go, disk.go, interface.go, hostdev.go, graphics.go, agent.go,
 // ignition.go, filesystem.go).
 type Spec struct {
 	Name string
@@ -54,6 +54,7 @@ type Spec struct {
 	// CloudInit is the cloud-init seed, attached as a read-only SATA cdrom.
 	CloudInit  *CloudInit
 	Interfaces []Interface
+	Hostdevs   []Hostdev
 	Graphics   Graphics
 	QemuAgent  bool
 	// Ignition is an Ignition config handed to the guest through QEMU's fw_cfg.

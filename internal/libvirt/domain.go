@@ -131,6 +131,7 @@ func (c *Client) DefineDomain(ctx context.Context, name, xml string) (Domain, er
 	if definesUUID(xml) {
 		write = c.writeSettled
 	}
+	xml = vendorFirst(xml) // domain_xml_order.go
 	err := write(ctx, "define domain "+name, func(l *golibvirt.Libvirt) (err error) {
 		d, err = l.DomainDefineXMLFlags(xml, golibvirt.DomainDefineValidate)
 		return err

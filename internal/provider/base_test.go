@@ -33,7 +33,7 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 		"libvirt_snapshot": &snapshotModel{}, "libvirt_snapshot_revert": &snapshotRevertModel{}, "libvirt_volume": &volumeModel{},
 		"libvirt_volume_export": &volumeExportModel{}, "libvirt_secret": &secretModel{},
 		"data.libvirt_host": &hostModel{}, "data.libvirt_cluster": &clusterModel{}, "data.libvirt_domain": &domainDataModel{},
-		"data.libvirt_domains": &domainsModel{},
+		"data.libvirt_domains": &domainsModel{}, "data.libvirt_node_devices": &nodeDevicesModel{},
 	}
 	for _, newR := range p.Resources(ctx) {
 		r := newR()

@@ -44,6 +44,7 @@ var domainFamilies = []domainFamily{
 	domainPlatform,
 	domainDisks,
 	domainNICs,
+	domainHostdevs,
 	domainFilesystems,
 	domainGraphics,
 	domainAgent,

@@ -72,6 +72,7 @@ var (
 	_ datasource.DataSourceWithConfigValidators = (*domainDataSource)(nil)
 
 	_ datasource.DataSourceWithConfigure = (*domainsDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*nodeDevicesDataSource)(nil)
 )
 
 func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -99,6 +100,7 @@ func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.Dat
 		newDataSource[clusterDataSource]("cluster"),
 		newDataSource[domainDataSource]("domain"),
 		newDataSource[domainsDataSource]("domains"),
+		newDataSource[nodeDevicesDataSource]("node_devices"),
 	}
 }
 

@@ -45,6 +45,7 @@ type domainModel struct {
 	domainPlatformModel
 	domainDisksModel
 	domainNICsModel
+	domainHostdevsModel
 	domainFilesystemsModel
 	domainGraphicsModel
 	domainAgentModel

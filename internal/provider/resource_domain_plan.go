@@ -63,6 +63,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			hostOffers(info, &plan, state, &resp.Diagnostics)
 		}
 	}
+	checkHostdevs(ctx, r.client, &plan, state, &resp.Diagnostics) // domain_hostdevs_check.go
 	if state == nil {
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 	} else if plan.UpdateMethod.IsUnknown() {
@@ -179,6 +180,7 @@ func (r *domainResource) ValidateConfig(ctx context.Context, req resource.Valida
 				"to %d or more, or remove it (default: memory_mib, no headroom).",
 				m.Name.ValueString(), m.MaxMemoryMiB.ValueInt64(), m.MemoryMiB.ValueInt64(), m.MemoryMiB.ValueInt64()))
 	}
+	validateHostdevs(&m, &resp.Diagnostics) // domain_hostdevs_check.go
 	for i, n := range m.Interfaces {
 		if n.WaitForIP == nil {
 			continue

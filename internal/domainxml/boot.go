@@ -1,0 +1,65 @@
+package domainxml
+
+import (
+	"fmt"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// Boot order: per-device <boot order='N'/> (disks, NICs, hostdevs) and <os><boot dev='hd'/>
+// exclude each other in libvirt, so the definition has the latter only when no device
+// has a boot order.
+
+// bootOrders are the boot orders the spec's devices ask for, each with the device it
+// belongs to (for messages). A device family with boot_order adds its devices here.
+func bootOrders(s *Spec) []deviceBoot {
+	var out []deviceBoot
+	for i, d := range s.Disks {
+		if d.BootOrder > 0 {
+			name := "disk " + d.Target
+			if d.Target == "" {
+				name = fmt.Sprintf("disk %d", i) // before the defaults are filled in
+			}
+			out = append(out, deviceBoot{name, d.BootOrder})
+		}
+	}
+	for i, n := range s.Interfaces {
+		if n.BootOrder > 0 { // PXE
+			out = append(out, deviceBoot{fmt.Sprintf("network_interface %d", i), n.BootOrder})
+		}
+	}
+	for i, h := range s.Hostdevs {
+		if h.BootOrder > 0 {
+			out = append(out, deviceBoot{fmt.Sprintf("hostdev %d (%s)", i, HostdevName(h)), h.BootOrder})
+		}
+	}
+	return out
+}
+
+type deviceBoot struct {
+	device string
+	order  uint
+}
+
+// setBootDevices drops <os><boot dev> when a device has a boot order, else makes sure
+// there is one (hd).
+func setBootDevices(d *libvirtxml.Domain, s *Spec) {
+	if len(bootOrders(s)) > 0 {
+		d.OS.BootDevices = nil
+	} else if len(d.OS.BootDevices) == 0 {
+		d.OS.BootDevices = []libvirtxml.DomainBootDevice{{Dev: "hd"}}
+	}
+}
+
+// validateBootOrders refuses a boot order two devices share (libvirt's own error does
+// not say which devices).
+func validateBootOrders(s *Spec) error {
+	seen := map[uint]string{}
+	for _, b := range bootOrders(s) {
+		if other, ok := seen[b.order]; ok {
+			return fmt.Errorf("%s and %s both have boot_order %d: give each device its own", other, b.device, b.order)
+		}
+		seen[b.order] = b.device
+	}
+	return nil
+}
