@@ -143,7 +143,7 @@ func checkDiskSources(m *domainModel, i int, d diskModel, diags *diag.Diagnostic
 	var set []string
 	unknown := false
 	for _, s := range []struct {
-		name         string
+		name          string
 		null, unknown bool
 	}{{"volume_id", d.VolumeID.IsNull(), d.VolumeID.IsUnknown()}, {"path", d.Path.IsNull(), d.Path.IsUnknown()},
 		{"network_source", d.Network == nil, false}} {
