@@ -1,10 +1,14 @@
 package acctest
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/google/uuid"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 // SecretLookup finds a secret by UUID.
@@ -27,4 +31,18 @@ func SecretValue(t testing.TB, id string) (value []byte, ok bool, err error) {
 // SetSecretValue changes the value of the secret id behind Terraform's back.
 func SetSecretValue(t testing.TB, id string, value []byte) error {
 	return Client(t).SetSecretValue(Ctx(t), id, value)
+}
+
+// DefineSecret defines a secret of usage type usage for name with UUID id directly in
+// libvirt (behind Terraform's back); it is removed when the test ends.
+func DefineSecret(t testing.TB, id, usage, name string) {
+	t.Helper()
+	if _, err := Client(t).DefineSecret(Ctx(t), libvirt.SecretSpec{UUID: id, UsageType: usage, UsageName: name}, nil); err != nil {
+		t.Fatalf("define secret %s: %v", id, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = Client(t).DeleteSecret(ctx, id)
+	})
 }

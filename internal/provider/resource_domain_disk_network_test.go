@@ -117,3 +117,43 @@ func TestAccDomainDiskNetwork_defineOnly(t *testing.T) {
 		},
 	})
 }
+
+// A domain defined by virsh with network disks (an rbd image whose key is in a secret,
+// auth written beside the source as older tools do; an NBD export; an https cdrom with
+// libvirt's default port) imports through -generate-config-out and plans clean.
+func TestAccDomainDiskNetwork_importDefined(t *testing.T) {
+	acctest.RequireAcc(t)
+	name, secret := acctest.RandomName("netdisk"), uuid.NewString()
+	acctest.DefineSecret(t, secret, "ceph", name)
+	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
+  <name>%s</name>
+  <memory unit='MiB'>128</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64'>hvm</type><boot dev='hd'/></os>
+  <devices>
+    <disk type='network' device='disk'>
+      <driver name='qemu' type='raw'/>
+      <auth username='libvirt'><secret type='ceph' uuid='%s'/></auth>
+      <source protocol='rbd' name='vms/%s'><host name='mon1.example' port='6789'/><host name='mon2.example'/></source>
+      <target dev='vda' bus='virtio'/>
+    </disk>
+    <disk type='network' device='disk'>
+      <driver name='qemu' type='raw'/>
+      <source protocol='nbd' name='exp'><host name='127.0.0.1' port='10810'/></source>
+      <target dev='vdb' bus='virtio'/>
+    </disk>
+    <disk type='network' device='cdrom'>
+      <driver name='qemu' type='raw'/>
+      <source protocol='https' name='/isos/tools.iso'><host name='images.example' port='443'/></source>
+      <target dev='sda' bus='sata'/>
+      <readonly/>
+    </disk>
+  </devices>
+</domain>`, name, secret, name))
+	generated := generateConfigPlansClean(t, "libvirt_domain.test", name)
+	for _, want := range []string{`protocol = "rbd"`, `secret_id = "` + secret + `"`, `port = 10810`, `protocol = "https"`} {
+		if !strings.Contains(generated, want) {
+			t.Errorf("the generated configuration lacks %s:\n%s", want, generated)
+		}
+	}
+}

@@ -243,6 +243,10 @@ func TestAccDomainDiskTuning_importDefined(t *testing.T) {
 	sda := acctest.Overlay(t, name+"-b.qcow2")
 	acctest.DefineDomain(t, diskTuningXML(name, vda, sda))
 	acctest.RemoveDomainAtEnd(t, name) // should a step fail before Terraform tracks it
+	// What -generate-config-out writes for it plans clean too.
+	if generated := generateConfigPlansClean(t, domRes, name); !strings.Contains(generated, "iotune") {
+		t.Errorf("the generated configuration lacks the disk's iotune:\n%s", generated)
+	}
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
