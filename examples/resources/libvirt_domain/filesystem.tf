@@ -7,7 +7,7 @@ resource "libvirt_domain" "dev" {
   memory_mib = 2048
 
   disk {
-    volume_id = libvirt_volume.root.id
+    path = "/var/lib/libvirt/images/dev-1.qcow2"
   }
 
   network_interface {
