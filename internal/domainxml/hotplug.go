@@ -1,7 +1,6 @@
 package domainxml
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -138,30 +137,36 @@ func diskXML(cur *libvirtxml.Domain, d Disk) string {
 	return text
 }
 
-// interfaceLive says how a NIC change reaches the running domain. A NIC without a MAC
-// that is not appended can only be matched by its place, so then nothing may be removed.
+// interfaceLive says how a NIC change reaches the running domain.
 func interfaceLive(old, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
 	inA := map[string]bool{}
 	for _, x := range old.Interfaces {
 		inA[strings.ToLower(x.MAC)] = x.MAC != ""
 	}
 	isNew := func(n Interface) bool { return n.MAC == "" || !inA[strings.ToLower(n.MAC)] }
+	// When every NIC that stays in its place has the same MAC or none (unknown in the
+	// plan, or left to libvirt: same matches it), NICs are matched by place, appended
+	// ones attached; otherwise by MAC.
+	byPlace := len(next.Interfaces) >= len(old.Interfaces)
+	for i := range old.Interfaces {
+		if byPlace && next.Interfaces[i].MAC != "" && !strings.EqualFold(next.Interfaces[i].MAC, old.Interfaces[i].MAC) {
+			byPlace = false
+		}
+	}
 	k := len(next.Interfaces) // next[k:] are appended
-	for k > 0 && isNew(next.Interfaces[k-1]) {
+	if byPlace {
+		k = len(old.Interfaces)
+	}
+	for !byPlace && k > 0 && isNew(next.Interfaces[k-1]) {
 		k--
 	}
-	keptNext := next.Interfaces[:k]
-	byPlace := slices.ContainsFunc(keptNext, func(n Interface) bool { return n.MAC == "" })
 	var kept []Interface
 	var ops []LiveOp
 	if byPlace {
-		if len(old.Interfaces) != k {
-			return nil, "network_interface without a mac: interfaces cannot be removed live"
-		}
 		kept = old.Interfaces
 	} else {
 		inB := map[string]bool{}
-		for _, y := range keptNext {
+		for _, y := range next.Interfaces[:k] {
 			inB[strings.ToLower(y.MAC)] = true
 		}
 		for _, x := range old.Interfaces {
@@ -178,7 +183,7 @@ func interfaceLive(old, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
 	if len(kept) != k {
 		return nil, "network interfaces are reordered or changed"
 	}
-	for i, y := range keptNext {
+	for i, y := range next.Interfaces[:k] {
 		x := kept[i]
 		if y.MAC != "" && !strings.EqualFold(x.MAC, y.MAC) {
 			return nil, "network interfaces are reordered"

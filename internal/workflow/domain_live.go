@@ -75,32 +75,43 @@ func detach(ctx context.Context, api DomainAPI, ch Change, live string, op domai
 	alias, present := domainxml.LiveDeviceAlias(parseCurrent(live), op)
 	if present {
 		err := api.DetachDeviceLive(ctx, ch.ID, alias, op.XML)
-		if err != nil && !libvirt.IsDeviceMissing(err) {
+		switch {
+		case libvirt.IsDeviceMissing(err):
+			// libvirt no longer has it live (the guest let go since we read the XML).
+		case err != nil:
 			return fmt.Errorf("%s: %w", what, err)
-		}
-		timeout := ch.DetachTimeout
-		if timeout <= 0 {
-			timeout = DefaultDetachTimeout
-		}
-		err = poll.Until(ctx, poll.Options{Every: 500 * time.Millisecond, Timeout: timeout}, func(ctx context.Context) (bool, error) {
-			st, err := api.GetDomainStatus(ctx, ch.ID)
-			if err != nil {
-				return false, err
+		default:
+			if err := waitReleased(ctx, api, ch, op); err != nil {
+				return fmt.Errorf("%s: %w", what, err)
 			}
-			_, still := domainxml.LiveDeviceAlias(parseCurrent(st.LiveXML), op)
-			return !still || !st.Active, nil
-		})
-		if errors.Is(err, poll.ErrTimeout) {
-			return fmt.Errorf("%s: the guest did not release it within %s", what, timeout)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	if err := api.DetachDeviceConfig(ctx, ch.ID, op.XML); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+// waitReleased polls the live XML every 500 ms until the device has left it (or the
+// domain stopped). The device-removed event would be quicker, but it is lost on a
+// reconnect; the poll is what is relied on.
+func waitReleased(ctx context.Context, api DomainAPI, ch Change, op domainxml.LiveOp) error {
+	timeout := ch.DetachTimeout
+	if timeout <= 0 {
+		timeout = DefaultDetachTimeout
+	}
+	err := poll.Until(ctx, poll.Options{Every: 500 * time.Millisecond, Timeout: timeout}, func(ctx context.Context) (bool, error) {
+		st, err := api.GetDomainStatus(ctx, ch.ID)
+		if err != nil {
+			return false, err
+		}
+		_, still := domainxml.LiveDeviceAlias(parseCurrent(st.LiveXML), op)
+		return !still || !st.Active, nil
+	})
+	if errors.Is(err, poll.ErrTimeout) {
+		return fmt.Errorf("the guest did not release it within %s", timeout)
+	}
+	return err
 }
 
 func interfaceBandwidth(b domainxml.Bandwidth) libvirt.InterfaceBandwidth {
