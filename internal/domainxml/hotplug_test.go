@@ -33,7 +33,9 @@ func TestPlanChangeHotplug(t *testing.T) {
 	data := Disk{Path: "/pool/data.raw", Device: DeviceDisk, Bus: "virtio", Target: "vdb", Format: "raw"}
 	nic2 := Interface{Network: "default"}
 	withData := mod(func(s *Spec) { s.Disks = append(s.Disks, data) })
-	withNIC2 := mod(func(s *Spec) { s.Interfaces = append(s.Interfaces, Interface{Network: "default", MAC: "52:54:00:aa:00:02"}) })
+	withNIC2 := mod(func(s *Spec) {
+		s.Interfaces = append(s.Interfaces, Interface{Network: "default", MAC: "52:54:00:aa:00:02"})
+	})
 	cases := []struct {
 		name   string
 		old    Spec
