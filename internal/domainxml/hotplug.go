@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -264,4 +265,21 @@ func aliasName(a *libvirtxml.DomainAlias) string {
 		return ""
 	}
 	return a.Name
+}
+
+// WithLiveMACs is s with the MAC of each NIC left to libvirt taken from cur by place,
+// when cur has as many NICs: after a NIC was attached without a MAC, libvirt chose one
+// for the running domain and its definition, and a definition written afterwards from s
+// must keep it (a NIC without a MAC would get another one).
+func WithLiveMACs(s Spec, cur *libvirtxml.Domain) Spec {
+	if cur == nil || cur.Devices == nil || len(cur.Devices.Interfaces) != len(s.Interfaces) {
+		return s
+	}
+	s.Interfaces = slices.Clone(s.Interfaces)
+	for i, x := range cur.Devices.Interfaces {
+		if s.Interfaces[i].MAC == "" && x.MAC != nil {
+			s.Interfaces[i].MAC = strings.ToLower(x.MAC.Address)
+		}
+	}
+	return s
 }

@@ -158,3 +158,22 @@ func TestLiveDeviceAlias(t *testing.T) {
 		t.Error("no live XML: present")
 	}
 }
+
+// TestWithLiveMACs: a NIC left to libvirt takes the MAC the definition now has, by place;
+// a count that differs changes nothing.
+func TestWithLiveMACs(t *testing.T) {
+	s := hotSpec()
+	s.Interfaces = append(s.Interfaces, Interface{Network: "default"})
+	cur := &libvirtxml.Domain{Devices: &libvirtxml.DomainDeviceList{Interfaces: []libvirtxml.DomainInterface{
+		{MAC: &libvirtxml.DomainInterfaceMAC{Address: "52:54:00:AA:00:01"}},
+		{MAC: &libvirtxml.DomainInterfaceMAC{Address: "52:54:00:AA:00:07"}},
+	}}}
+	got := WithLiveMACs(s, cur)
+	if got.Interfaces[0].MAC != "52:54:00:aa:00:01" || got.Interfaces[1].MAC != "52:54:00:aa:00:07" || s.Interfaces[1].MAC != "" {
+		t.Errorf("%+v (input %+v)", got.Interfaces, s.Interfaces)
+	}
+	cur.Devices.Interfaces = cur.Devices.Interfaces[:1]
+	if got := WithLiveMACs(s, cur); got.Interfaces[1].MAC != "" {
+		t.Errorf("count differs: %+v", got.Interfaces)
+	}
+}

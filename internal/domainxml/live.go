@@ -116,11 +116,3 @@ func PlanChange(old, next Spec, runningBefore, runningAfter bool, cur *libvirtxm
 		return Plan{Change: ChangeLive, Ops: ops}
 	}
 }
-
-func withoutIOTune(s Spec) Spec {
-	s.Disks = slices.Clone(s.Disks)
-	for i := range s.Disks {
-		s.Disks[i].IOTune = nil
-	}
-	return s
-}

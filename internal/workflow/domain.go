@@ -108,6 +108,9 @@ func Apply(ctx context.Context, api DomainAPI, ch Change) (Result, error) {
 		// Read again: a live change above rewrote the persistent definition too.
 		cur, err := api.GetDomainStatus(ctx, ch.ID)
 		if err == nil {
+			if res.Method == domainxml.ChangeLive {
+				ch.New = domainxml.WithLiveMACs(ch.New, parseCurrent(cur.XML)) // NICs attached without one
+			}
 			err = redefine(ctx, api, ch, cur.XML)
 		}
 		errs = append(errs, err)
