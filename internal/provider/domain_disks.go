@@ -43,9 +43,9 @@ var domainDisks = domainFamily{
 	},
 	blocks: map[string]schema.Block{
 		"disk": schema.ListNestedBlock{
-			MarkdownDescription: "Disks and cdroms, in order. Each names its source with exactly one of `volume_id`, `path` and `network_source`. "+
-				"On a running domain, disks on the `virtio`, `scsi` or `usb` bus added at the end or removed are hot-plugged (live, no restart; "+
-				"a removal waits up to 30 s for the guest to let the disk go), and a cdrom's new source is inserted live; "+
+			MarkdownDescription: "Disks and cdroms, in order. Each names its source with exactly one of `volume_id`, `path` and `network_source`. " +
+				"On a running domain, disks on the `virtio`, `scsi` or `usb` bus added at the end or removed are hot-plugged (live, no restart; " +
+				"a removal waits up to 30 s for the guest to let the disk go), and a cdrom's new source is inserted live; " +
 				"`sata` and `ide` disks, reordering, and other changes of a disk restart the domain.",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: withDiskTuning(map[string]schema.Attribute{

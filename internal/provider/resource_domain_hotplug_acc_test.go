@@ -30,15 +30,9 @@ func TestAccDomainHotplug_booted(t *testing.T) {
 	// same checks the domain kept its running id and runs the guest command want.
 	same := func(what, cmd, want string) resource.TestCheckFunc {
 		return acctest.HostCheck(func() error {
-			d, err := acctest.InspectDomain(t, name)
+			d, err := acctest.SameRunningDomain(t, name, &id)
 			if err != nil {
 				return err
-			}
-			if id == 0 {
-				id = d.ID
-			}
-			if !d.Active || d.ID != id {
-				return fmt.Errorf("domain %s: active %v, id %d; want it running on, id %d", name, d.Active, d.ID, id)
 			}
 			if cmd == "" {
 				return nil
