@@ -177,3 +177,39 @@ func TestWithLiveMACs(t *testing.T) {
 		t.Errorf("count differs: %+v", got.Interfaces)
 	}
 }
+
+// TestPlanChangeRootPorts: on q35 a virtio disk or a NIC hot-plugs only onto a free
+// pcie-root-port of the current definition; a usb disk needs none.
+func TestPlanChangeRootPorts(t *testing.T) {
+	old := hotSpec()
+	next := hotSpec()
+	next.Disks = append(next.Disks, Disk{Path: "/pool/data.raw", Device: DeviceDisk, Bus: "virtio", Target: "vdb", Format: "raw"})
+	one, two := uint(1), uint(2)
+	port := func(i *uint) libvirtxml.DomainController {
+		return libvirtxml.DomainController{Type: "pci", Model: "pcie-root-port", Index: i}
+	}
+	onBus := func(b uint) *libvirtxml.DomainAddress {
+		return &libvirtxml.DomainAddress{PCI: &libvirtxml.DomainAddressPCI{Bus: &b}}
+	}
+	cur := &libvirtxml.Domain{OS: &libvirtxml.DomainOS{Type: &libvirtxml.DomainOSType{Machine: "pc-q35-7.2", Type: "hvm"}},
+		Devices: &libvirtxml.DomainDeviceList{
+			Controllers: []libvirtxml.DomainController{port(&one), port(&two)},
+			Disks:       []libvirtxml.DomainDisk{{Target: &libvirtxml.DomainDiskTarget{Dev: "vda", Bus: "virtio"}, Address: onBus(1)}},
+		}}
+	if p := PlanChange(old, next, true, true, cur); p.Change != ChangeLive {
+		t.Errorf("one port free: %+v", p)
+	}
+	cur.Devices.Interfaces = []libvirtxml.DomainInterface{{Address: onBus(2)}}
+	if p := PlanChange(old, next, true, true, cur); p.Change != ChangeRestart || !strings.Contains(p.Reason, "no free pcie-root-port") {
+		t.Errorf("none free: %+v", p)
+	}
+	next.Disks[2].Bus, next.Disks[2].Target = "usb", "sdb"
+	if p := PlanChange(old, next, true, true, cur); p.Change != ChangeLive {
+		t.Errorf("usb: %+v", p)
+	}
+	cur.OS.Type.Machine = "pc-i440fx-7.2"
+	next.Disks[2].Bus, next.Disks[2].Target = "virtio", "vdb"
+	if p := PlanChange(old, next, true, true, cur); p.Change != ChangeLive {
+		t.Errorf("i440fx: %+v", p)
+	}
+}

@@ -95,6 +95,9 @@ func PlanChange(old, next Spec, runningBefore, runningAfter bool, cur *libvirtxm
 		}
 		ops = append(ops, fops...)
 	}
+	if structural == "" {
+		structural = noFreeRootPort(cur, pciAttaches(ops)) // hotplug_pci.go
+	}
 	reason = structural
 	sizing := old.VCPU != next.VCPU || old.MemoryMiB != next.MemoryMiB
 	switch {
