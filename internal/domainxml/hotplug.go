@@ -20,12 +20,12 @@ var noHotplugBus = map[string]bool{"sata": true, "ide": true}
 // diskLive says how a disk change reaches the running domain.
 func diskLive(old, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
 	a, b := withDiskDefaults(old), withDiskDefaults(next)
-	if !sameCloudInit(a.CloudInit, b.CloudInit) {
-		return nil, "the cloud-init disk changes"
+	ops, why := cloudInitLive(a.CloudInit, b.CloudInit, cur)
+	if why != "" {
+		return nil, why
 	}
 	inA, inB := targets(a.Disks), targets(b.Disks)
 	var kept []Disk
-	var ops []LiveOp
 	for _, x := range a.Disks {
 		if inB[x.Target] {
 			kept = append(kept, x)
@@ -114,8 +114,22 @@ func hotplugBus(d Disk) string {
 	return ""
 }
 
-func sameCloudInit(a, b *CloudInit) bool {
-	return sameDisks(Spec{CloudInit: a}, Spec{CloudInit: b})
+// cloudInitLive: another seed ISO on the same cdrom is a medium change; adding or
+// removing the seed (a SATA cdrom) or moving it restarts.
+func cloudInitLive(a, b *CloudInit, cur *libvirtxml.Domain) ([]LiveOp, string) {
+	switch {
+	case sameDisks(Spec{CloudInit: a}, Spec{CloudInit: b}):
+		return nil, ""
+	case a == nil || b == nil || a.Target != b.Target:
+		return nil, "the cloud-init disk is added, removed or moved (bus sata has no hot-plug)"
+	}
+	var existing []libvirtxml.DomainDisk
+	if cur != nil && cur.Devices != nil {
+		existing = cur.Devices.Disks
+	}
+	x := buildDisks(existing, nil, b)[0]
+	text, _ := x.Marshal() // a struct built here always marshals
+	return []LiveOp{{Kind: LiveUpdateDevice, Noun: "disk", Device: b.Target, XML: text, Force: true}}, ""
 }
 
 func targets(disks []Disk) map[string]bool {

@@ -39,7 +39,7 @@ type diskModel struct {
 var domainDisks = domainFamily{
 	attributes: map[string]schema.Attribute{
 		"cloudinit_id": optionalString("ID of a `libvirt_cloudinit_iso` (a volume key or `<pool>/<name>`), attached as a read-only SATA cdrom " +
-			"after the disks."),
+			"after the disks. Another ISO is inserted live on a running domain; adding or removing it restarts the domain."),
 	},
 	blocks: map[string]schema.Block{
 		"disk": schema.ListNestedBlock{
