@@ -55,10 +55,28 @@ func diskLive(old, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
 			if y.BootOrder > 0 {
 				return nil, "disk " + y.Target + ": a boot_order needs a restart"
 			}
+			ops = append(ops, scsiControllerFor(cur, y, ops)...)
 			ops = append(ops, LiveOp{Kind: LiveAttach, Noun: "disk", Device: y.Target, XML: diskXML(cur, y)})
 		}
 	}
 	return ops, ""
+}
+
+// scsiControllerFor is the attach of the virtio-scsi controller a SCSI disk needs when the
+// current definition has none (define adds the same one, ensureSCSIController; libvirt
+// would add another model on its own), unless ops attaches it already.
+func scsiControllerFor(cur *libvirtxml.Domain, d Disk, ops []LiveOp) []LiveOp {
+	if busOf(d) != "scsi" || cur == nil || cur.Devices == nil ||
+		slices.ContainsFunc(ops, func(o LiveOp) bool { return o.Noun == "controller" }) {
+		return nil
+	}
+	probe := &libvirtxml.Domain{Devices: &libvirtxml.DomainDeviceList{Controllers: cur.Devices.Controllers}}
+	ensureSCSIController(probe, []Disk{{Bus: "scsi"}})
+	if len(probe.Devices.Controllers) == len(cur.Devices.Controllers) {
+		return nil
+	}
+	text, _ := probe.Devices.Controllers[len(probe.Devices.Controllers)-1].Marshal() // built here: always marshals
+	return []LiveOp{{Kind: LiveAttach, Noun: "controller", Device: "scsi", XML: text}}
 }
 
 // keptDiskLive: a disk that stays changes live only in its iotune and, for a cdrom, its

@@ -218,3 +218,34 @@ func TestPlanChangeRootPorts(t *testing.T) {
 		t.Errorf("i440fx: %+v", p)
 	}
 }
+
+// TestPlanChangeSCSIController: a SCSI disk attached to a domain without a SCSI
+// controller brings the virtio-scsi one define would add, attached first.
+func TestPlanChangeSCSIController(t *testing.T) {
+	old := hotSpec()
+	next := hotSpec()
+	next.Disks = append(next.Disks, Disk{Path: "/pool/a.raw", Device: DeviceDisk, Bus: "scsi", Target: "sdb", Format: "raw"},
+		Disk{Path: "/pool/b.raw", Device: DeviceDisk, Bus: "scsi", Target: "sdc", Format: "raw"})
+	cur, err := Build(nil, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := PlanChange(old, next, true, true, cur)
+	if p.Change != ChangeLive || len(p.Ops) != 3 || p.Ops[0].Noun != "controller" || !strings.Contains(p.Ops[0].XML, `model="virtio-scsi"`) ||
+		p.Ops[1].Device != "sdb" || p.Ops[2].Device != "sdc" {
+		t.Fatalf("%+v", p)
+	}
+	cur, err = Build(nil, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next.Disks = append(next.Disks, Disk{Path: "/pool/c.raw", Device: DeviceDisk, Bus: "scsi", Target: "sdd", Format: "raw"})
+	if p := PlanChange(next, next, true, true, cur); p.Change != ChangeNone {
+		t.Errorf("same: %+v", p)
+	}
+	prev := next
+	prev.Disks = next.Disks[:len(next.Disks)-1]
+	if p := PlanChange(prev, next, true, true, cur); p.Change != ChangeLive || len(p.Ops) != 1 || p.Ops[0].Device != "sdd" {
+		t.Errorf("controller there: %+v", p)
+	}
+}
