@@ -205,3 +205,29 @@ func TestApplyAttachFailure(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestApplyAttachThenRewrite: devices attached live, then the definition rewritten for
+// the disk references (Rewrite), read again: a NIC attached without a MAC keeps the one
+// libvirt chose, and nothing restarts.
+func TestApplyAttachThenRewrite(t *testing.T) {
+	next := hotSpec()
+	next.Disks = append(next.Disks, dataDisk)
+	next.Interfaces = append(next.Interfaces, domainxml.Interface{Network: "default"})
+	f := newFake()
+	f.status = running(true)
+	// What libvirt's definition holds after the attaches (the fake does not apply them).
+	f.status.XML = strings.Replace(baseXML, "</os>", `</os><devices>`+
+		`<interface type="network"><mac address="`+mac1+`"/><source network="default"/><model type="virtio"/></interface>`+
+		`<interface type="network"><mac address="52:54:00:aa:00:77"/><source network="default"/><model type="virtio"/></interface>`+
+		`</devices>`, 1)
+	res, err := Apply(context.Background(), f, Change{ID: "u", Name: "web", Old: hotSpec(), New: next, Running: true, Rewrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.called(), " "); res.Method != domainxml.ChangeLive || got != "GetDomainStatus AttachDevice AttachDevice GetDomainStatus DefineDomain" {
+		t.Errorf("%s, calls %s", res.Method, got)
+	}
+	if !strings.Contains(f.status.XML, `<mac address="52:54:00:aa:00:77">`) {
+		t.Errorf("the rewritten definition lost the MAC libvirt chose:\n%s", f.status.XML)
+	}
+}
