@@ -38,7 +38,10 @@ func TestAccDomainHotplug_booted(t *testing.T) {
 				return nil
 			}
 			acctest.WaitForAgent(t, name)
-			out, err := acctest.GuestExec(t, name, "/bin/sh", "-c", strings.ReplaceAll(cmd, "MAC", macOf(d.Live.Devices.Interfaces)))
+			// The guest takes a moment to see a device plugged in (ACPI under TCG): ask again
+			// for up to 30 s until the answer is the one wanted.
+			script := `for i in $(seq 30); do out=$(` + cmd + `); [ "$out" = "` + want + `" ] && break; sleep 1; done; echo "$out"`
+			out, err := acctest.GuestExec(t, name, "/bin/sh", "-c", strings.ReplaceAll(script, "MAC", macOf(d.Live.Devices.Interfaces)))
 			if err != nil {
 				return err
 			}
@@ -90,7 +93,7 @@ func TestAccDomainHotplug_booted(t *testing.T) {
 			{
 				Config:           config(nic(), nic(attr("link_state", "down"))),
 				ConfigPlanChecks: acctest.Updates(domRes, "live"),
-				Check:            same("link down", `for n in /sys/class/net/*; do grep -qx MAC $n/address && cat $n/carrier; done`, "0"),
+				Check:            same("link down", `for n in /sys/class/net/*; do grep -qx MAC $n/address && ip link set ${n##*/} up && cat $n/carrier; done`, "0"),
 			},
 		},
 	})
