@@ -228,6 +228,23 @@ type DomainLive struct {
 	Inactive *libvirtxml.Domain
 }
 
+// SameRunningDomain is InspectDomain that also fails unless the domain runs with the
+// running id *id: the first call records it (id 0), later ones prove that a live change
+// did not restart the domain.
+func SameRunningDomain(t testing.TB, name string, id *int32) (*DomainLive, error) {
+	d, err := InspectDomain(t, name)
+	if err != nil {
+		return nil, err
+	}
+	if *id == 0 {
+		*id = d.ID
+	}
+	if !d.Active || d.ID != *id {
+		return nil, fmt.Errorf("domain %s: id %d (first %d), active %v: want the same running domain", name, d.ID, *id, d.Active)
+	}
+	return d, nil
+}
+
 // InspectDomain reads a domain's state and both its definitions.
 func InspectDomain(t testing.TB, name string) (*DomainLive, error) {
 	out := &DomainLive{}

@@ -243,7 +243,8 @@ func diskSource(d Disk) string {
 // point at the same file). When they do not, the definition's metadata needs rewriting
 // even though the domain itself does not change.
 func SameDiskRefs(a, b Spec) bool {
-	if len(a.Disks) != len(b.Disks) {
+	if len(a.Disks) != len(b.Disks) || (a.CloudInit == nil) != (b.CloudInit == nil) ||
+		a.CloudInit != nil && a.CloudInit.ID != b.CloudInit.ID { // the seed's reference is recorded too
 		return false
 	}
 	for i := range a.Disks {

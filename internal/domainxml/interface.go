@@ -73,22 +73,25 @@ var interfaceFamily = family{
 			p.Spec.Interfaces = append(p.Spec.Interfaces, n)
 		}
 	},
-	// A MAC libvirt chose matches one left empty; an empty model is the default one.
-	same: func(a, b Spec) bool {
-		if len(a.Interfaces) != len(b.Interfaces) {
+	same: sameInterfaces,
+	live: interfaceLive,
+}
+
+// sameInterfaces: a MAC libvirt chose matches one left empty; an empty model is the default one.
+func sameInterfaces(a, b Spec) bool {
+	if len(a.Interfaces) != len(b.Interfaces) {
+		return false
+	}
+	for i := range a.Interfaces {
+		x, y := a.Interfaces[i], b.Interfaces[i]
+		if x.Network != y.Network || x.Bridge != y.Bridge || modelOf(x) != modelOf(y) ||
+			(x.MAC != "" && y.MAC != "" && !strings.EqualFold(x.MAC, y.MAC)) ||
+			!equalPtr(x.Direct, y.Direct, func(a, b Direct) bool { return a.Dev == b.Dev && directModeOf(&a) == directModeOf(&b) }) ||
+			!sameNICOptions(x.NICOptions, y.NICOptions) {
 			return false
 		}
-		for i := range a.Interfaces {
-			x, y := a.Interfaces[i], b.Interfaces[i]
-			if x.Network != y.Network || x.Bridge != y.Bridge || modelOf(x) != modelOf(y) ||
-				(x.MAC != "" && y.MAC != "" && !strings.EqualFold(x.MAC, y.MAC)) ||
-				!equalPtr(x.Direct, y.Direct, func(a, b Direct) bool { return a.Dev == b.Dev && directModeOf(&a) == directModeOf(&b) }) ||
-				!sameNICOptions(x.NICOptions, y.NICOptions) {
-				return false
-			}
-		}
-		return true
-	},
+	}
+	return true
 }
 
 // modelOf is the model a NIC is built with: the one asked for, else DefaultNIC.

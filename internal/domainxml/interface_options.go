@@ -338,11 +338,11 @@ func sameNICOptions(a, b NICOptions) bool {
 // NICLiveChange is for the live-operation hook: link and bandwidth say whether they
 // differ between old and next (libvirt changes them on a running NIC through
 // UpdateDeviceFlags and SetInterfaceParameters); ok is false when anything else differs
-// too, which needs a restart. Today every difference restarts (Classify).
+// too, which needs a restart.
 func NICLiveChange(old, next Interface) (link, bandwidth, ok bool) {
 	rest := next
 	rest.LinkState, rest.Bandwidth = old.LinkState, old.Bandwidth
-	ok = interfaceFamily.same(Spec{Interfaces: []Interface{old}}, Spec{Interfaces: []Interface{rest}})
+	ok = sameInterfaces(Spec{Interfaces: []Interface{old}}, Spec{Interfaces: []Interface{rest}})
 	return linkOf(old.NICOptions) != linkOf(next.NICOptions), !equalPtr(old.Bandwidth, next.Bandwidth, SameBandwidth), ok
 }
 

@@ -193,21 +193,25 @@ func mustDomain(t *testing.T, text string) *libvirtxml.Domain {
 	return d
 }
 
-// Every NIC option restarts a running domain for now (link_state and bandwidth become live
-// operations later) and only redefines a stopped one.
+// link_state and bandwidth change a running domain live; every other NIC option restarts
+// it; a stopped one is only redefined.
 func TestNICOptions_classify(t *testing.T) {
+	want := map[string]Change{"link_state": ChangeLive, "bandwidth": ChangeLive}
 	for name, change := range map[string]func(*Interface){
 		"link_state": func(n *Interface) { n.LinkState = LinkStateDown },
 		"bandwidth":  func(n *Interface) { n.Bandwidth = &Bandwidth{Outbound: &BandwidthLimit{Average: 5}} },
 		"vlan":       func(n *Interface) { n.VLAN = &VLAN{Tags: []uint{9}} },
 		"direct":     func(n *Interface) { n.Network, n.Direct = "", &Direct{Dev: "eth0"} },
 	} {
+		if want[name] == "" {
+			want[name] = ChangeRestart
+		}
 		old := nicSpec()
 		next := nicSpec()
 		next.Interfaces = append([]Interface(nil), old.Interfaces...)
 		change(&next.Interfaces[2])
-		if got := Classify(old, next, true, true); got != ChangeRestart {
-			t.Errorf("%s on a running domain: %s, want restart", name, got)
+		if got := Classify(old, next, true, true); got != want[name] {
+			t.Errorf("%s on a running domain: %s, want %s", name, got, want[name])
 		}
 		if got := Classify(old, next, false, false); got != ChangeDefinition {
 			t.Errorf("%s on a stopped domain: %s, want definition", name, got)

@@ -14,16 +14,52 @@ import (
 // LiveOpKind names a live operation; each has its DomainAPI call in internal/workflow.
 type LiveOpKind string
 
-// LiveSetIOTune sets a disk's I/O limits (virDomainSetBlockIoTune, live and config).
-const LiveSetIOTune LiveOpKind = "set-iotune"
+const (
+	// LiveSetIOTune sets a disk's I/O limits (virDomainSetBlockIoTune, live and config).
+	LiveSetIOTune LiveOpKind = "set-iotune"
+	// LiveUpdateDevice rewrites a device in place (virDomainUpdateDeviceFlags, live and
+	// config) with XML: a NIC's link state, a cdrom's medium.
+	LiveUpdateDevice LiveOpKind = "update-device"
+	// LiveSetBandwidth sets a NIC's limits (virDomainSetInterfaceParameters, live and
+	// config); Device is its MAC.
+	LiveSetBandwidth LiveOpKind = "set-bandwidth"
+	// LiveAttach plugs the device XML into the running domain and its definition.
+	LiveAttach LiveOpKind = "attach"
+	// LiveDetach unplugs the device (found in the live XML by Noun and Device) and, once
+	// the guest let it go, removes it from the definition.
+	LiveDetach LiveOpKind = "detach"
+)
 
 // LiveOp is one live operation.
 type LiveOp struct {
 	Kind LiveOpKind
-	// Device names the device for the call and for messages (a disk's target).
+	// Noun is the kind of device for messages and lookups: "disk" or "interface".
+	Noun string
+	// Device names the device for the call and for messages (a disk's target, a NIC's
+	// MAC; empty for a NIC attached without a MAC).
 	Device string
 	// IOTune is what LiveSetIOTune sets; nil clears every limit.
 	IOTune *IOTune
+	// Bandwidth is what LiveSetBandwidth sets; unset directions clear.
+	Bandwidth Bandwidth
+	// XML is the device's XML for LiveUpdateDevice, LiveAttach and LiveDetach, built by
+	// the same code as the definition.
+	XML string
+	// Force allows LiveUpdateDevice a second try with the force flag (a cdrom tray the
+	// guest locked).
+	Force bool
+}
+
+// opOrder is the order Apply makes live operations in: detaches free addresses and
+// names first, then attaches, then changes in place.
+func opOrder(k LiveOpKind) int {
+	switch k {
+	case LiveDetach:
+		return 0
+	case LiveAttach:
+		return 1
+	}
+	return 2
 }
 
 // Plan is how a change reaches the domain: the method, the live operations (for
@@ -59,6 +95,9 @@ func PlanChange(old, next Spec, runningBefore, runningAfter bool, cur *libvirtxm
 		}
 		ops = append(ops, fops...)
 	}
+	if structural == "" {
+		structural = noFreeRootPort(cur, pciAttaches(ops)) // hotplug_pci.go
+	}
 	reason = structural
 	sizing := old.VCPU != next.VCPU || old.MemoryMiB != next.MemoryMiB
 	switch {
@@ -76,44 +115,7 @@ func PlanChange(old, next Spec, runningBefore, runningAfter bool, cur *libvirtxm
 	case next.MemoryMiB > maxOr(old.MaxMemoryMiB, old.MemoryMiB):
 		return Plan{Change: ChangeRestart, Reason: "memory_mib goes above max_memory_mib"}
 	default:
+		slices.SortStableFunc(ops, func(a, b LiveOp) int { return opOrder(a.Kind) - opOrder(b.Kind) })
 		return Plan{Change: ChangeLive, Ops: ops}
 	}
-}
-
-// diskLive: a change of only disks' iotune is live, one LiveSetIOTune per disk whose
-// limits change. Removing a group name while limits stay is not (libvirt keeps the old
-// group when none is sent, and an empty name is not a group).
-func diskLive(old, next Spec, _ *libvirtxml.Domain) ([]LiveOp, string) {
-	a, b := withDiskDefaults(old), withDiskDefaults(next)
-	if !sameDisks(withoutIOTune(a), withoutIOTune(b)) {
-		return nil, "disks change beyond their iotune"
-	}
-	var ops []LiveOp
-	for i := range b.Disks {
-		x, y := a.Disks[i], b.Disks[i]
-		if sameIOTune(x.IOTune, y.IOTune) {
-			continue
-		}
-		if y.Device == DeviceCDROM && y.Path == "" {
-			return nil, "disk " + y.Target + ": iotune of an empty cdrom cannot change live"
-		}
-		if x.IOTune != nil && x.IOTune.GroupName != "" && y.IOTune.hasLimit() && y.IOTune.GroupName == "" {
-			return nil, "disk " + y.Target + ": removing iotune group_name needs a restart"
-		}
-		var t *IOTune
-		if y.IOTune.hasLimit() {
-			c := *y.IOTune
-			t = &c
-		}
-		ops = append(ops, LiveOp{Kind: LiveSetIOTune, Device: y.Target, IOTune: t})
-	}
-	return ops, ""
-}
-
-func withoutIOTune(s Spec) Spec {
-	s.Disks = slices.Clone(s.Disks)
-	for i := range s.Disks {
-		s.Disks[i].IOTune = nil
-	}
-	return s
 }

@@ -21,18 +21,18 @@ func TestPlanChange(t *testing.T) {
 	}{
 		{"nothing", tuned(), true, true, ChangeNone, nil, ""},
 		{"iotune live", mod(func(s *Spec) { s.Disks[1].IOTune = limits }), true, true, ChangeLive,
-			[]LiveOp{{Kind: LiveSetIOTune, Device: "sda", IOTune: limits}}, ""},
+			[]LiveOp{{Kind: LiveSetIOTune, Noun: "disk", Device: "sda", IOTune: limits}}, ""},
 		{"iotune removed", mod(func(s *Spec) { s.Disks[0].IOTune = nil }), true, true, ChangeLive,
-			[]LiveOp{{Kind: LiveSetIOTune, Device: "vda"}}, ""},
+			[]LiveOp{{Kind: LiveSetIOTune, Noun: "disk", Device: "vda"}}, ""},
 		{"iotune with sizing", mod(func(s *Spec) { s.Disks[1].IOTune = limits; s.MemoryMiB = 192 }), true, true, ChangeLive,
-			[]LiveOp{{Kind: LiveSetIOTune, Device: "sda", IOTune: limits}}, ""},
+			[]LiveOp{{Kind: LiveSetIOTune, Noun: "disk", Device: "sda", IOTune: limits}}, ""},
 		{"stopped", mod(func(s *Spec) { s.Disks[1].IOTune = limits }), false, false, ChangeDefinition, nil, ""},
 		{"iotune and cache", mod(func(s *Spec) { s.Disks[1].IOTune = limits; s.Disks[0].Cache = "directsync" }), true, true, ChangeRestart, nil,
-			"disks change beyond their iotune"},
+			"disk vda changes beyond its iotune"},
 		{"group removed", mod(func(s *Spec) { s.Disks[0].IOTune.GroupName = "" }), true, true, ChangeRestart, nil, "removing iotune group_name"},
 		{"another family", mod(func(s *Spec) { s.Disks[1].IOTune = limits; s.CPUMode = "host-model" }), true, true, ChangeRestart, nil, "cpu"},
 		{"vcpu up within the ceiling", mod(func(s *Spec) { s.VCPU = 2; s.Disks[1].IOTune = limits }), true, true, ChangeLive,
-			[]LiveOp{{Kind: LiveSetIOTune, Device: "sda", IOTune: limits}}, ""},
+			[]LiveOp{{Kind: LiveSetIOTune, Noun: "disk", Device: "sda", IOTune: limits}}, ""},
 		{"ceiling", mod(func(s *Spec) { s.MaxVCPU = 3 }), true, true, ChangeRestart, nil, "sizing changes"},
 	}
 	for _, c := range cases {

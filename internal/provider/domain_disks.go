@@ -39,11 +39,14 @@ type diskModel struct {
 var domainDisks = domainFamily{
 	attributes: map[string]schema.Attribute{
 		"cloudinit_id": optionalString("ID of a `libvirt_cloudinit_iso` (a volume key or `<pool>/<name>`), attached as a read-only SATA cdrom " +
-			"after the disks."),
+			"after the disks. Another ISO is inserted live on a running domain; adding or removing it restarts the domain."),
 	},
 	blocks: map[string]schema.Block{
 		"disk": schema.ListNestedBlock{
-			MarkdownDescription: "Disks and cdroms, in order. Each names its source with exactly one of `volume_id`, `path` and `network_source`.",
+			MarkdownDescription: "Disks and cdroms, in order. Each names its source with exactly one of `volume_id`, `path` and `network_source`. " +
+				"On a running domain, disks on the `virtio`, `scsi` or `usb` bus added at the end or removed are hot-plugged (live, no restart; " +
+				"a removal waits up to 30 s for the guest to let the disk go), and a cdrom's new source is inserted live; " +
+				"`sata` and `ide` disks, reordering, and other changes of a disk restart the domain.",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: withDiskTuning(map[string]schema.Attribute{
 					"volume_id": optionalString("A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`.",

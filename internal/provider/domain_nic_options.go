@@ -19,8 +19,7 @@ import (
 
 // NIC options: the `network_interface` attributes beyond network/bridge, mac and model
 // (domainxml/interface_options.go has their XML). Every one of them restarts a running
-// domain for now; link_state and bandwidth are kept apart in the spec (LinkState,
-// Bandwidth) so that they can become live operations.
+// domain but link_state and bandwidth, which change live (domainxml/hotplug.go).
 
 // nicOptionsModel is embedded in nicModel.
 type nicOptionsModel struct {
@@ -150,9 +149,9 @@ func nicOptionAttributes() map[string]schema.Attribute {
 		"queues": schema.Int64Attribute{MarkdownDescription: "Number of queue pairs (multiqueue virtio-net; `model = \"virtio\"` only)." + nicRestart,
 			Optional: true, Validators: []validator.Int64{int64validator.Between(1, 256)}},
 		"link_state": optionalString("`up` or `down` (the guest sees no carrier). Default: up."+
-			" A change restarts a running domain for now.", stringvalidator.OneOf(domainxml.LinkStateUp, domainxml.LinkStateDown)),
+			" A change applies live on a running domain (and to its definition), without a restart.", stringvalidator.OneOf(domainxml.LinkStateUp, domainxml.LinkStateDown)),
 		"bandwidth": schema.SingleNestedAttribute{
-			MarkdownDescription: "Traffic shaping of the NIC (libvirt applies it with `tc` when the domain starts). A change restarts a running domain for now.",
+			MarkdownDescription: "Traffic shaping of the NIC (libvirt applies it with `tc`). A change applies live on a running domain (and to its definition), without a restart.",
 			Optional:            true,
 			Attributes:          map[string]schema.Attribute{"inbound": nicLimitAttribute("incoming"), "outbound": nicLimitAttribute("outgoing")},
 		},

@@ -45,7 +45,9 @@ var domainNICs = domainFamily{
 	},
 	blocks: map[string]schema.Block{
 		"network_interface": schema.ListNestedBlock{
-			MarkdownDescription: "Network interfaces, in order. Each is on exactly one of a libvirt `network`, a host `bridge` or a host link (`direct`).",
+			MarkdownDescription: "Network interfaces, in order. Each is on exactly one of a libvirt `network`, a host `bridge` or a host link (`direct`). " +
+				"On a running domain, interfaces added at the end or removed are hot-plugged (live, no restart; a removal waits up to 30 s " +
+				"for the guest to let the NIC go), and `link_state` and `bandwidth` change live; other changes, and reordering, restart the domain.",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: withAttributes(nicOptionAttributes(), map[string]schema.Attribute{
 					"network": optionalString("Name of a libvirt network."), // exactly one source: validateNICOptions

@@ -37,15 +37,9 @@ resource "libvirt_domain" "test" {
 	// persistent definition says, on the domain first seen.
 	limits := func(group string, want map[string]uint64) resource.TestCheckFunc {
 		return acctest.HostCheck(func() error {
-			live, err := acctest.InspectDomain(t, name)
+			live, err := acctest.SameRunningDomain(t, name, &firstID)
 			if err != nil {
 				return err
-			}
-			if firstID == 0 {
-				firstID = live.ID
-			}
-			if !live.Active || live.ID != firstID {
-				return fmt.Errorf("domain id %d (first %d), active %v: want the same running domain", live.ID, firstID, live.Active)
 			}
 			got, err := acctest.GetBlockIOTune(t, name, "vda")
 			if err != nil {

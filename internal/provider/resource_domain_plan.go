@@ -75,8 +75,9 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			resp.Diagnostics.AddWarning(
 				fmt.Sprintf("libvirt_domain %s will restart", plan.Name.ValueString()),
 				fmt.Sprintf("The change cannot be applied to the running domain (%s): its definition is rewritten and the domain is "+
-					"shut down gracefully (forced off after shutdown.timeout = %s) and started again. Only vcpu and memory_mib "+
-					"changes within max_vcpu / max_memory_mib and disk iotune changes apply live.", change.Reason, shutdownTimeout(&plan)))
+					"shut down gracefully (forced off after shutdown.timeout = %s) and started again. Only these apply live: vcpu and "+
+					"memory_mib within max_vcpu / max_memory_mib; disk iotune; a cdrom's source; a network_interface's link_state "+
+					"and bandwidth; disks (virtio, scsi, usb) and network interfaces added at the end or removed.", change.Reason, shutdownTimeout(&plan)))
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

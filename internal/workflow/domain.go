@@ -32,6 +32,7 @@ type DomainAPI interface {
 	ShutdownDomain(ctx context.Context, id string, timeout time.Duration) (forced bool, err error)
 	// SetBlockIOTune sets a disk's I/O limits, live and persistent (a LiveSetIOTune).
 	SetBlockIOTune(ctx context.Context, id, target string, t libvirt.BlockIOTune) error
+	liveDeviceAPI
 }
 
 // Change is one update of an existing domain.
@@ -55,6 +56,9 @@ type Change struct {
 	// changes (libvirt_domain: the same disks referenced another way, recorded in the
 	// definition's metadata). No restart follows from it.
 	Rewrite bool
+	// DetachTimeout is how long the guest may take to let go of a device unplugged live
+	// (0: DefaultDetachTimeout); the context bounds it too.
+	DetachTimeout time.Duration
 }
 
 // Result says how a change reached the domain.
@@ -97,13 +101,16 @@ func Apply(ctx context.Context, api DomainAPI, ch Change) (Result, error) {
 			errs = append(errs, api.SetDomainSizing(ctx, ch.ID, vcpu, mib, true))
 		}
 		if errors.Join(errs...) == nil {
-			errs = append(errs, liveOps(ctx, api, ch, plan.Ops))
+			errs = append(errs, liveOps(ctx, api, ch, st.LiveXML, plan.Ops))
 		}
 	}
 	if ch.Rewrite && (res.Method == domainxml.ChangeNone || res.Method == domainxml.ChangeLive) && errors.Join(errs...) == nil {
 		// Read again: a live change above rewrote the persistent definition too.
 		cur, err := api.GetDomainStatus(ctx, ch.ID)
 		if err == nil {
+			if res.Method == domainxml.ChangeLive {
+				ch.New = domainxml.WithLiveMACs(ch.New, parseCurrent(cur.XML)) // NICs attached without one
+			}
 			err = redefine(ctx, api, ch, cur.XML)
 		}
 		errs = append(errs, err)
@@ -129,30 +136,6 @@ func Apply(ctx context.Context, api DomainAPI, ch Change) (Result, error) {
 		res.Started = err == nil
 	}
 	return res, err
-}
-
-// liveOps makes the live operations in order; the first failure stops the rest (the
-// read-back shows where it stopped) and names the device.
-func liveOps(ctx context.Context, api DomainAPI, ch Change, ops []domainxml.LiveOp) error {
-	for _, op := range ops {
-		var err error
-		switch op.Kind {
-		case domainxml.LiveSetIOTune:
-			var t libvirt.BlockIOTune
-			if op.IOTune != nil {
-				t = libvirt.BlockIOTune(*op.IOTune)
-			}
-			if err = api.SetBlockIOTune(ctx, ch.ID, op.Device, t); err != nil {
-				err = fmt.Errorf("set the iotune of disk %s of running domain %s: %w", op.Device, ch.Name, err)
-			}
-		default:
-			err = fmt.Errorf("domain %s, device %s: live operation %q is not known", ch.Name, op.Device, op.Kind)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // parseCurrent is the current definition for the live hooks; nil when it does not parse

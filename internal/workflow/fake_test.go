@@ -31,6 +31,9 @@ type fake struct {
 
 	status *libvirt.DomainStatus // what GetDomainStatus returns (a copy)
 	forced bool                  // what ShutdownDomain reports
+	// releasedLive is the live XML once a DetachDeviceLive went through (the guest let
+	// the device go); empty: the guest keeps it.
+	releasedLive string
 
 	// The host as a clone or machine test sees it: a source domain, the domains defined
 	// (UUID -> name) and the volumes made (key -> volume), which the rollback must empty.
@@ -262,6 +265,37 @@ func (f *fake) SetBlockIOTune(_ context.Context, id, target string, t libvirt.Bl
 		params = append(params, fmt.Sprintf("%s=%v", p.Field, p.Value.I))
 	}
 	return f.record("SetBlockIOTune", id, target, strings.Join(params, ","))
+}
+
+func (f *fake) UpdateDevice(_ context.Context, id, xml string, force bool) error {
+	return f.record("UpdateDevice", id, force, xml)
+}
+
+// SetInterfaceBandwidth records the typed parameters the client would send.
+func (f *fake) SetInterfaceBandwidth(_ context.Context, id, device string, b libvirt.InterfaceBandwidth) error {
+	var params []string
+	for _, p := range b.Params() {
+		params = append(params, fmt.Sprintf("%s=%v", p.Field, p.Value.I))
+	}
+	return f.record("SetInterfaceBandwidth", id, device, strings.Join(params, ","))
+}
+
+func (f *fake) AttachDevice(_ context.Context, id, xml string) error {
+	return f.record("AttachDevice", id, xml)
+}
+
+func (f *fake) DetachDeviceLive(_ context.Context, id, alias, xml string) error {
+	err := f.record("DetachDeviceLive", id, alias)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err == nil && f.releasedLive != "" && f.status != nil {
+		f.status.LiveXML = f.releasedLive
+	}
+	return err
+}
+
+func (f *fake) DetachDeviceConfig(_ context.Context, id, xml string) error {
+	return f.record("DetachDeviceConfig", id, xml)
 }
 
 func (f *fake) SetDomainAutostart(_ context.Context, id string, on bool) error {
