@@ -33,10 +33,12 @@ const (
 // LiveOp is one live operation.
 type LiveOp struct {
 	Kind LiveOpKind
-	// Noun is the kind of device for messages and lookups: "disk" or "interface".
+	// Noun is the kind of device for messages and lookups: "disk", "interface",
+	// "controller", "hostdev" or "filesystem".
 	Noun string
 	// Device names the device for the call and for messages (a disk's target, a NIC's
-	// MAC; empty for a NIC attached without a MAC).
+	// MAC, empty for a NIC attached without a MAC; a hostdev's HostdevName, a share's
+	// mount tag).
 	Device string
 	// IOTune is what LiveSetIOTune sets; nil clears every limit.
 	IOTune *IOTune
