@@ -14,8 +14,8 @@ import (
 //
 // What libvirt 9.0 can plug (src/qemu/qemu_hotplug.c): qemuDomainAttachHostDevice takes
 // every subsystem hostdev this provider writes (PCI, USB, SCSI, and mdev of each model:
-// vfio-pci and vfio-ccw get an address, vfio-ap none); qemuDomainAttachFSDevice takes
-// virtiofs only ("only virtiofs filesystems can be hotplugged"), so a 9p share restarts.
+// vfio-pci and vfio-ccw get an address, vfio-ap none), and qemuDomainRemoveHostDevice
+// every one of them; for shares see filesystemLive.
 
 // keyedList is a device list hot-plugged by key.
 type keyedList[T any] struct {
@@ -102,65 +102,36 @@ func hostdevXML(cur *libvirtxml.Domain, h Hostdev) string {
 	return text
 }
 
-// filesystemLive says how a shared-folder change reaches the running domain.
+// filesystemLive says how a shared-folder change reaches the running domain: a virtiofs
+// share removed is detached live; a share added restarts. libvirt 9.0 can attach only
+// virtiofs (qemuDomainAttachFSDevice), and even that crashes libvirtd when the domain runs
+// without a cgroup of its own (no systemd or cgroup controllers, as on the test host):
+// qemuVirtioFSSetupCgroup hands a NULL cgroup to virCgroupAddProcess (later libvirt checks
+// for it). A plan cannot tell whether the host has cgroups, and a crashed daemon is worse
+// than a restart. (A live attach would also need the shared memory virtiofsd maps,
+// already in the definition the domain started from.) Detaching (qemuDomainRemoveFSDevice:
+// the chardev, then virtiofsd stopped) touches no cgroup.
 func filesystemLive(old, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
-	noPlug := func(f Filesystem) string {
-		if driverOf(f) == FS9p {
-			return "filesystem " + f.Target + ": 9p shares cannot be hot-plugged"
-		}
-		return ""
-	}
 	l := keyedList[Filesystem]{
 		noun: "filesystem", plural: "filesystems", key: func(f Filesystem) string { return f.Target },
 		same: func(x, y Filesystem) bool {
 			return sameFilesystems(Spec{Filesystems: []Filesystem{x}}, Spec{Filesystems: []Filesystem{y}})
 		},
 		attach: func(f Filesystem) (string, string) {
-			if why := noPlug(f); why != "" {
-				return "", why
+			if driverOf(f) == FS9p {
+				return "", "filesystem " + f.Target + ": 9p shares cannot be hot-plugged"
 			}
-			if !sharedMemory(old, cur) {
-				return "", "filesystem " + f.Target + ": virtiofs needs shared memory, and the domain was started without it"
-			}
-			return filesystemXML(cur, f), ""
+			return "", "filesystem " + f.Target + ": adding a virtiofs share needs a restart (libvirt 9.0's virtiofs hot-plug " +
+				"crashes libvirtd on hosts without cgroups)"
 		},
 		detach: func(f Filesystem) (string, string) {
-			if why := noPlug(f); why != "" {
-				return "", why
+			if driverOf(f) == FS9p {
+				return "", "filesystem " + f.Target + ": 9p shares cannot be hot-plugged"
 			}
 			return filesystemXML(cur, f), ""
 		},
 	}
 	return l.plan(old.Filesystems, next.Filesystems)
-}
-
-// sharedMemory reports whether the running domain has the shared memory virtiofsd needs:
-// cur (its definition) says so, or, at plan time, the domain has a virtiofs share already
-// (it could not have started without). A domain without either restarts, and Build gives
-// it the memory (buildVirtiofsMemory).
-func sharedMemory(old Spec, cur *libvirtxml.Domain) bool {
-	if cur != nil {
-		if m := cur.MemoryBacking; m != nil && m.MemoryAccess != nil && m.MemoryAccess.Mode == "shared" {
-			return true
-		}
-		// With NUMA cells, each cell says (libvirt's own check, qemu_validate.c).
-		cells := 0
-		if cur.CPU != nil && cur.CPU.Numa != nil {
-			for _, c := range cur.CPU.Numa.Cell {
-				if c.MemAccess != "shared" {
-					return false
-				}
-				cells++
-			}
-		}
-		return cells > 0
-	}
-	for _, f := range old.Filesystems {
-		if driverOf(f) == FSVirtiofs {
-			return true
-		}
-	}
-	return false
 }
 
 // filesystemXML is the <filesystem> element the definition would hold for f.
@@ -196,14 +167,8 @@ func liveFilesystemAlias(live *libvirtxml.Domain, device string) (string, bool) 
 }
 
 // pciHotplug reports whether the attach o takes a PCI slot (hotplug_pci.go): a PCI or
-// vfio-pci mdev hostdev, a virtiofs share (vhost-user-fs-pci). USB and SCSI hostdevs sit
-// on their controllers.
+// vfio-pci mdev hostdev. USB and SCSI hostdevs sit on their controllers.
 func pciHotplug(o LiveOp) bool {
-	switch o.Noun {
-	case "filesystem":
-		return true
-	case "hostdev":
-		return strings.HasPrefix(o.Device, "pci ") || (strings.HasPrefix(o.Device, "mdev ") && strings.Contains(o.XML, `model="vfio-pci"`))
-	}
-	return false
+	return o.Noun == "hostdev" &&
+		(strings.HasPrefix(o.Device, "pci ") || (strings.HasPrefix(o.Device, "mdev ") && strings.Contains(o.XML, `model="vfio-pci"`)))
 }

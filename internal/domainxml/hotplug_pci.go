@@ -13,7 +13,7 @@ import (
 // definition tells (cur; at plan time there is none and the attach is assumed to fit).
 
 // pciAttaches counts the attaches that take a PCI slot: virtio disks, NICs, the
-// virtio-scsi controller, PCI hostdevs and virtiofs shares (pciHotplug).
+// virtio-scsi controller and PCI hostdevs (pciHotplug).
 func pciAttaches(ops []LiveOp) int {
 	n := 0
 	for _, o := range ops {
