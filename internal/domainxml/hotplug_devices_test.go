@@ -190,18 +190,26 @@ func TestLiveDeviceAliasHostdevFilesystem(t *testing.T) {
 		Source: &libvirtxml.DomainFilesystemSource{Mount: &libvirtxml.DomainFilesystemSourceMount{Dir: "/srv/data"}},
 		Target: &libvirtxml.DomainFilesystemTarget{Dir: "data"}, Alias: &libvirtxml.DomainAlias{Name: "fs0"},
 	}}
-	for _, c := range []struct {
-		op      LiveOp
-		alias   string
-		present bool
-	}{
+	checkAliases(t, d, []aliasCase{
 		{LiveOp{Noun: "hostdev", Device: "pci 0000:7f:1f.7"}, "hostdev0", true},
 		{LiveOp{Noun: "hostdev", Device: "usb 0x10de:0x1234"}, "hostdev1", true},
 		{LiveOp{Noun: "hostdev", Device: "usb_address 1:5"}, "", true},
 		{LiveOp{Noun: "hostdev", Device: "pci 0000:03:00.0"}, "", false},
 		{LiveOp{Noun: "filesystem", Device: "data"}, "fs0", true},
 		{LiveOp{Noun: "filesystem", Device: "logs"}, "", false},
-	} {
+	})
+}
+
+// aliasCase is a device LiveDeviceAlias looks for and what it should find.
+type aliasCase struct {
+	op      LiveOp
+	alias   string
+	present bool
+}
+
+func checkAliases(t *testing.T, d *libvirtxml.Domain, cases []aliasCase) {
+	t.Helper()
+	for _, c := range cases {
 		if a, ok := LiveDeviceAlias(d, c.op); a != c.alias || ok != c.present {
 			t.Errorf("%s %s: %q %v, want %q %v", c.op.Noun, c.op.Device, a, ok, c.alias, c.present)
 		}
