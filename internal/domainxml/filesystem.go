@@ -170,12 +170,7 @@ func parseFilesystemOrZero(x libvirtxml.DomainFilesystem) Filesystem {
 // removing the last virtiofs share takes it away again; a memory backing the user (or
 // another tool) wrote is never touched.
 func buildVirtiofsMemory(d *libvirtxml.Domain, fss []Filesystem, base *libvirtxml.Domain) bool {
-	want := false
-	for _, f := range fss {
-		if driverOf(f) == FSVirtiofs {
-			want = true
-		}
-	}
+	want := hasVirtiofs(Spec{Filesystems: fss}) // hotplug_devices.go
 	ours := base != nil && readRecord(base).VirtiofsMemory != nil && isVirtiofsMemory(d.MemoryBacking)
 	switch {
 	case want && d.MemoryBacking == nil:

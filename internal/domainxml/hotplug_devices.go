@@ -110,7 +110,8 @@ func hostdevXML(cur *libvirtxml.Domain, h Hostdev) string {
 // for it). A plan cannot tell whether the host has cgroups, and a crashed daemon is worse
 // than a restart. (A live attach would also need the shared memory virtiofsd maps,
 // already in the definition the domain started from.) Detaching (qemuDomainRemoveFSDevice:
-// the chardev, then virtiofsd stopped) touches no cgroup.
+// the chardev, then virtiofsd stopped) touches no cgroup. With the last virtiofs share
+// gone, the shared memory Build added for it leaves the definition (LiveRedefine).
 func filesystemLive(old, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
 	l := keyedList[Filesystem]{
 		noun: "filesystem", plural: "filesystems", key: func(f Filesystem) string { return f.Target },
@@ -131,7 +132,21 @@ func filesystemLive(old, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
 			return filesystemXML(cur, f), ""
 		},
 	}
-	return l.plan(old.Filesystems, next.Filesystems)
+	ops, why := l.plan(old.Filesystems, next.Filesystems)
+	if why == "" && len(ops) > 0 && cur != nil && !hasVirtiofs(next) && readRecord(cur).VirtiofsMemory != nil &&
+		isVirtiofsMemory(cur.MemoryBacking) {
+		ops = append(ops, LiveOp{Kind: LiveRedefine, Noun: "filesystem", Device: "shared memory"})
+	}
+	return ops, why
+}
+
+func hasVirtiofs(s Spec) bool {
+	for _, f := range s.Filesystems {
+		if driverOf(f) == FSVirtiofs {
+			return true
+		}
+	}
+	return false
 }
 
 // filesystemXML is the <filesystem> element the definition would hold for f.

@@ -129,14 +129,19 @@ func TestPlanChangeFilesystems(t *testing.T) {
 	}
 	slot := uint(9)
 	cur.Devices.Filesystems[1].Address = &libvirtxml.DomainAddress{PCI: &libvirtxml.DomainAddressPCI{Slot: &slot}}
+	userMemory := *cur
+	userMemory.Metadata = nil // no record: the memory backing is someone else's
 	none := hotSpec()
 	checkLiveCases(t, []liveCase{
 		{name: "virtiofs removed", old: addLogs, next: hotFSSpec(), want: ChangeLive,
 			ops: []op{{LiveDetach, "logs", `<source dir="/var/log/app">`}}},
 		{name: "virtiofs removed, with the definition", old: addLogs, next: hotFSSpec(), cur: cur, want: ChangeLive,
 			ops: []op{{LiveDetach, "logs", `slot="0x09"`}}},
-		{name: "last virtiofs removed", old: hotFSSpec(), next: none, cur: cur, want: ChangeLive,
-			ops: []op{{LiveDetach, "data", `<target dir="data">`}}},
+		{name: "last virtiofs removed: its shared memory leaves the definition", old: hotFSSpec(), next: none, cur: cur, want: ChangeLive,
+			ops: []op{{LiveDetach, "data", `<target dir="data">`}, {LiveRedefine, "shared memory", ""}}},
+		{name: "last virtiofs removed, the memory backing not the provider's", old: hotFSSpec(), next: none, cur: &userMemory,
+			want: ChangeLive, ops: []op{{LiveDetach, "data", ""}}},
+		{name: "one of two virtiofs removed", old: addLogs, next: hotFSSpec(), cur: cur, want: ChangeLive, ops: []op{{LiveDetach, "logs", ""}}},
 		{name: "both removed", old: addLogs, next: none, want: ChangeLive, ops: []op{{LiveDetach, "data", ""}, {LiveDetach, "logs", ""}}},
 		{name: "virtiofs added", old: hotFSSpec(), next: addLogs, cur: cur, want: ChangeRestart,
 			reason: "filesystem logs: adding a virtiofs share needs a restart (libvirt 9.0's virtiofs hot-plug crashes libvirtd"},

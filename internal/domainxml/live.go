@@ -28,6 +28,10 @@ const (
 	// LiveDetach unplugs the device (found in the live XML by Noun and Device) and, once
 	// the guest let it go, removes it from the definition.
 	LiveDetach LiveOpKind = "detach"
+	// LiveRedefine writes the definition again from the new spec, after the other
+	// operations: what a family added for devices now gone (the shared memory of the last
+	// virtiofs share) leaves the definition the next start uses; the running domain keeps it.
+	LiveRedefine LiveOpKind = "redefine"
 )
 
 // LiveOp is one live operation.
@@ -53,13 +57,15 @@ type LiveOp struct {
 }
 
 // opOrder is the order Apply makes live operations in: detaches free addresses and
-// names first, then attaches, then changes in place.
+// names first, then attaches, then changes in place, then a redefinition.
 func opOrder(k LiveOpKind) int {
 	switch k {
 	case LiveDetach:
 		return 0
 	case LiveAttach:
 		return 1
+	case LiveRedefine:
+		return 3
 	}
 	return 2
 }

@@ -132,3 +132,33 @@ func TestApplyShareAddedRestarts(t *testing.T) {
 		t.Errorf("definition without the share and its shared memory:\n%s", f.status.XML)
 	}
 }
+
+// TestApplyLastShareRemoved: with the last virtiofs share detached, the shared memory the
+// provider gave the domain for it leaves the definition (rewritten after the detach), and
+// nothing restarts.
+func TestApplyLastShareRemoved(t *testing.T) {
+	cur, err := domainxml.Build(nil, withShare())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := cur.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFake()
+	f.status = running(true)
+	f.status.XML = text
+	f.status.LiveXML = liveXML(liveShare)
+	f.releasedLive = liveXML("")
+	res, err := applyLive(t, f, withShare(), hotSpec(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.called(), " "); res.Method != domainxml.ChangeLive ||
+		got != "GetDomainStatus DetachDeviceLive GetDomainStatus DetachDeviceConfig GetDomainStatus DefineDomain" {
+		t.Fatalf("%s, calls %s", res.Method, got)
+	}
+	if strings.Contains(f.status.XML, "memoryBacking") || strings.Contains(f.status.XML, "<filesystem") {
+		t.Errorf("the definition keeps the share or its shared memory:\n%s", f.status.XML)
+	}
+}
