@@ -304,6 +304,19 @@ func StartDomain(t testing.TB, name string) {
 	onDomain(t, "start", name, func(l *golibvirt.Libvirt, d golibvirt.Domain) error { return l.DomainCreate(d) })
 }
 
+// SuspendDomain pauses a running domain's vCPUs, as `virsh suspend` does: the guest
+// answers nothing (no agent, no unplug) until ResumeDomain.
+func SuspendDomain(t testing.TB, name string) {
+	t.Helper()
+	onDomain(t, "suspend", name, func(l *golibvirt.Libvirt, d golibvirt.Domain) error { return l.DomainSuspend(d) })
+}
+
+// ResumeDomain lets a suspended domain run again, as `virsh resume` does.
+func ResumeDomain(t testing.TB, name string) {
+	t.Helper()
+	onDomain(t, "resume", name, func(l *golibvirt.Libvirt, d golibvirt.Domain) error { return l.DomainResume(d) })
+}
+
 // RemoveDomainAtEnd removes the named domain (forced off, with its varstore) when the test
 // ends, if it is still there: for domains a test defines itself.
 func RemoveDomainAtEnd(t testing.TB, name string) {

@@ -32,6 +32,7 @@ type family struct {
 // device addresses), the record of references last.
 var families = []family{
 	sizingFamily,
+	ioThreadsFamily,
 	osFamily,
 	cpuFamily,
 	diskFamily,

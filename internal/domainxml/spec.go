@@ -32,7 +32,7 @@ const (
 )
 
 // Spec is the part of a domain the user controls. Each field but the identity belongs to
-// a family (sizing.go, os.go, cpu.go, disk.go, interface.go, hostdev.go, graphics.go, agent.go,
+// a family (sizing.go, iothreads.go, os.go, cpu.go, disk.go, interface.go, hostdev.go, graphics.go, agent.go,
 // ignition.go, filesystem.go).
 type Spec struct {
 	Name string
@@ -44,6 +44,9 @@ type Spec struct {
 	MemoryMiB uint64
 	// MaxMemoryMiB is the <memory> ceiling; 0: same as MemoryMiB.
 	MaxMemoryMiB uint64
+	// IOThreads is the <iothreads> count; nil: keep what the domain has (resources that
+	// do not manage it, and libvirt_domain before it is known).
+	IOThreads *uint
 
 	Machine  string // empty: libvirt's default for the arch
 	Firmware string // bios (or empty) / uefi

@@ -99,11 +99,12 @@ func diskTuningXML(name, vda, sda string) string {
   <name>%s</name>
   <memory unit='MiB'>128</memory>
   <vcpu>1</vcpu>
+  <iothreads>2</iothreads>
   <os><type arch='x86_64'>hvm</type><boot dev='hd'/></os>
   <features><acpi/><apic/></features>
   <devices>
     <disk type='file' device='disk'>
-      <driver name='qemu' type='qcow2' cache='none' io='native' discard='unmap' detect_zeroes='unmap' queues='2'/>
+      <driver name='qemu' type='qcow2' cache='none' io='native' discard='unmap' detect_zeroes='unmap' queues='2' iothread='2'/>
       <source file='%s'/>
       <target dev='vda' bus='virtio'/>
       <serial>tfacc-vda.1</serial>
@@ -140,9 +141,11 @@ resource "libvirt_domain" "test" {
   memory_mib = 128
   running    = false
   qemu_agent = false
+  iothreads  = 2
   disk {
     path          = %q
     cache         = %q
+    iothread      = 2
     io            = "native"
     discard       = "unmap"
     detect_zeroes = "unmap"
@@ -194,7 +197,10 @@ func TestAccDomainDiskTuning_defineOnly(t *testing.T) {
 				return fmt.Errorf("scsi controllers %+v, want one %s with index 0", scsi, want)
 			}
 			d := live.Inactive.Devices.Disks
-			if len(d) != 3 || d[0].Driver.Cache == "" || d[2].Device != "lun" || d[2].SGIO != "filtered" || d[2].Shareable == nil ||
+			if live.Inactive.IOThreads != 2 {
+				return fmt.Errorf("iothreads %d, want 2", live.Inactive.IOThreads)
+			}
+			if len(d) != 3 || d[0].Driver.Cache == "" || d[0].Driver.IOThread == nil || *d[0].Driver.IOThread != 2 || d[2].Device != "lun" || d[2].SGIO != "filtered" || d[2].Shareable == nil ||
 				d[1].ReadOnly == nil || !strings.EqualFold(d[1].WWN, "5000c50015ea71ad") {
 				return fmt.Errorf("disks as defined: %+v", d)
 			}
@@ -207,7 +213,7 @@ func TestAccDomainDiskTuning_defineOnly(t *testing.T) {
 			{
 				Config:           diskTuningHCL(name, vda, sda, "none"),
 				ConfigPlanChecks: acctest.Plans(),
-				ConfigStateChecks: acctest.State(domRes, "state", "shutoff", "disk.0.cache", "none", "disk.0.read_only", nil,
+				ConfigStateChecks: acctest.State(domRes, "state", "shutoff", "disk.0.cache", "none", "disk.0.read_only", nil, "iothreads", 2, "disk.0.iothread", 2,
 					"disk.1.read_only", true, "disk.1.wwn", "5000c50015ea71ad", "disk.2.device", "lun", "disk.2.bus", "scsi"),
 				Check: scsiController("virtio-scsi"),
 			},

@@ -12,9 +12,9 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
 
-// NIC breadth, define-only: this host has no 8021q, Open vSwitch, sfq/fw/police tc or a
-// macvtap-capable /dev for libvirtd, so direct, vlan, virtualport and bandwidth NICs
-// cannot start here (see PLAN-13 §0). They are defined (running = false), read back
+// NIC breadth, define-only: this host has no 8021q, Open vSwitch or sfq/fw/police tc, so
+// vlan, virtualport and bandwidth NICs cannot start here (a direct/macvtap NIC can, on a
+// veth: resource_domain_macvtap_acc_test.go). They are defined (running = false), read back
 // without drift (libvirt's vepa mode, generated interface ids, the implied trunk),
 // changed, imported, and destroyed.
 

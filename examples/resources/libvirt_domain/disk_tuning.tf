@@ -18,6 +18,7 @@ resource "libvirt_domain" "db" {
   name       = "db-1"
   vcpu       = 2
   memory_mib = 2048
+  iothreads  = 1 # the data disk gets an I/O thread of its own
 
   disk {
     volume_id = libvirt_volume.db_root.id
@@ -30,6 +31,7 @@ resource "libvirt_domain" "db" {
     discard       = "unmap"
     detect_zeroes = "unmap"
     queues        = 2
+    iothread      = 1
     serial        = "db-data"
 
     # Limits: change them and apply again; the running VM keeps going.
