@@ -80,20 +80,23 @@ var filesystemFamily = family{
 			}
 		}
 	},
-	// Shares compare in order, by what the guest sees.
-	same: func(a, b Spec) bool {
-		if len(a.Filesystems) != len(b.Filesystems) {
+	same: sameFilesystems,
+	live: filesystemLive, // hotplug_devices.go
+}
+
+// sameFilesystems: shares compare in order, by what the guest sees.
+func sameFilesystems(a, b Spec) bool {
+	if len(a.Filesystems) != len(b.Filesystems) {
+		return false
+	}
+	for i := range a.Filesystems {
+		x, y := a.Filesystems[i], b.Filesystems[i]
+		if filepath.Clean(x.Source) != filepath.Clean(y.Source) || x.Target != y.Target ||
+			driverOf(x) != driverOf(y) || x.ReadOnly != y.ReadOnly || accessOf(x) != accessOf(y) {
 			return false
 		}
-		for i := range a.Filesystems {
-			x, y := a.Filesystems[i], b.Filesystems[i]
-			if filepath.Clean(x.Source) != filepath.Clean(y.Source) || x.Target != y.Target ||
-				driverOf(x) != driverOf(y) || x.ReadOnly != y.ReadOnly || accessOf(x) != accessOf(y) {
-				return false
-			}
-		}
-		return true
-	},
+	}
+	return true
 }
 
 // managedFilesystem reports whether a <filesystem> is one a Filesystem describes: a host
@@ -167,12 +170,7 @@ func parseFilesystemOrZero(x libvirtxml.DomainFilesystem) Filesystem {
 // removing the last virtiofs share takes it away again; a memory backing the user (or
 // another tool) wrote is never touched.
 func buildVirtiofsMemory(d *libvirtxml.Domain, fss []Filesystem, base *libvirtxml.Domain) bool {
-	want := false
-	for _, f := range fss {
-		if driverOf(f) == FSVirtiofs {
-			want = true
-		}
-	}
+	want := hasVirtiofs(Spec{Filesystems: fss}) // hotplug_devices.go
 	ours := base != nil && readRecord(base).VirtiofsMemory != nil && isVirtiofsMemory(d.MemoryBacking)
 	switch {
 	case want && d.MemoryBacking == nil:

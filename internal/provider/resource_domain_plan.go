@@ -77,7 +77,8 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 				fmt.Sprintf("The change cannot be applied to the running domain (%s): its definition is rewritten and the domain is "+
 					"shut down gracefully (forced off after shutdown.timeout = %s) and started again. Only these apply live: vcpu and "+
 					"memory_mib within max_vcpu / max_memory_mib; disk iotune; a cdrom's source; a network_interface's link_state "+
-					"and bandwidth; disks (virtio, scsi, usb) and network interfaces added at the end or removed.", change.Reason, shutdownTimeout(&plan)))
+					"and bandwidth; disks (virtio, scsi, usb), network interfaces and hostdevs added at the end or removed; virtiofs "+
+					"shares removed.", change.Reason, shutdownTimeout(&plan)))
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
