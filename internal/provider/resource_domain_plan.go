@@ -66,12 +66,14 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	checkHostdevs(ctx, r.client, &plan, state, &resp.Diagnostics) // domain_hostdevs_check.go
 	if state == nil {
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
+		plan.PendingRestart = types.BoolValue(false)
 	} else if plan.UpdateMethod.IsUnknown() {
 		before := state.Running.ValueBool()
 		after := plan.Running.IsUnknown() || plan.Running.ValueBool()
 		change := domainxml.PlanChange(specFromModel(state), specFromModel(&plan), before, after, nil)
 		plan.UpdateMethod = types.StringValue(string(change.Change))
-		if change.Change == domainxml.ChangeRestart {
+		planPendingRestart(&plan, state, change, after, &resp.Diagnostics) // resource_domain_pending.go
+		if change.Change == domainxml.ChangeRestart && plan.RestartOnUpdate.ValueBool() {
 			resp.Diagnostics.AddWarning(
 				fmt.Sprintf("libvirt_domain %s will restart", plan.Name.ValueString()),
 				fmt.Sprintf("The change cannot be applied to the running domain (%s): its definition is rewritten and the domain is "+
