@@ -42,5 +42,6 @@ var families = []family{
 	graphicsFamily,
 	agentFamily,
 	ignitionFamily,
+	deviceXMLFamily, // after every device family: it rebuilds the device list
 	recordFamily,
 }

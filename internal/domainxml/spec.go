@@ -60,6 +60,8 @@ type Spec struct {
 	Hostdevs   []Hostdev
 	Graphics   Graphics
 	QemuAgent  bool
+	// DeviceXML are raw device fragments for what no family models (device_xml.go).
+	DeviceXML []string
 	// Ignition is an Ignition config handed to the guest through QEMU's fw_cfg.
 	Ignition *Ignition
 	// Filesystems are the shared folders (filesystem.go).
