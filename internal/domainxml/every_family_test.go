@@ -48,3 +48,32 @@ func TestEveryFamily_fixturesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// The empty cdrom tray (hdd) a virsh user wrote is not a disk the Spec has, and it
+// survives a rewrite; a spec disk on its target takes its place.
+func TestBuildDisks_keepsEmptyTray(t *testing.T) {
+	d, p := readFixture(t, "testdata/every_family_defaulted_libvirt.xml")
+	for _, dk := range p.Spec.Disks {
+		if dk.Target == "hdd" {
+			t.Fatalf("an empty tray read as a disk: %+v", dk)
+		}
+	}
+	trays := func(x *libvirtxml.Domain) (n int) {
+		for _, dk := range x.Devices.Disks {
+			if dk.Target.Dev == "hdd" && dk.Device == DeviceCDROM && diskSourcePath(&dk) == "" {
+				n++
+			}
+		}
+		return n
+	}
+	built, _ := build(t, d, p.Spec)
+	if trays(built) != 1 || len(built.Devices.Disks) != len(d.Devices.Disks) {
+		t.Fatalf("rewrite: %d empty trays, %d disks of %d", trays(built), len(built.Devices.Disks), len(d.Devices.Disks))
+	}
+	s := p.Spec
+	s.Disks = append(s.Disks, Disk{Path: "/srv/x.iso", Device: DeviceCDROM, Bus: "ide", Target: "hdd", Format: "raw"})
+	built, _ = build(t, d, s)
+	if trays(built) != 0 || len(built.Devices.Disks) != len(d.Devices.Disks) {
+		t.Fatalf("a medium in the tray: %d empty trays left, %d disks of %d", trays(built), len(built.Devices.Disks), len(d.Devices.Disks))
+	}
+}
