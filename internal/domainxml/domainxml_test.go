@@ -390,7 +390,7 @@ func FuzzParse(f *testing.F) {
 	// Found by fuzzing: a cdrom with no target, a NIC with no model (Build fills both in).
 	f.Add(`<domain><vcpu>1</vcpu><devices><disk device='cdrom'><source file='/x.iso'/></disk></devices></domain>`)
 	f.Add(`<domain><vcpu>1</vcpu><devices><interface type='bridge'><source bridge='0'/></interface></devices></domain>`)
-	for _, fixture := range []string{"testdata/filesystem-libvirt.xml", "testdata/hostdevs_libvirt.xml"} {
+	for _, fixture := range append([]string{"testdata/filesystem-libvirt.xml", "testdata/hostdevs_libvirt.xml"}, everyFamilyFixtures...) {
 		if b, err := os.ReadFile(fixture); err == nil {
 			f.Add(string(b))
 		}

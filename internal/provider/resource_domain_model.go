@@ -51,6 +51,9 @@ func (r *domainResource) read(ctx context.Context, id string, prior *domainModel
 	if err != nil {
 		return nil, err
 	}
+	if err := resolveSecretUsages(ctx, r.client, &p.Spec); err != nil {
+		return nil, err
+	}
 	var live *domainxml.Parsed
 	if st.LiveXML != "" {
 		if live, err = domainxml.Parse(st.LiveXML); err != nil {
