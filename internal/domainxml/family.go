@@ -40,6 +40,7 @@ var families = []family{
 	hostdevFamily,
 	filesystemFamily,
 	graphicsFamily,
+	guestDevicesFamily,
 	agentFamily,
 	ignitionFamily,
 	recordFamily,
