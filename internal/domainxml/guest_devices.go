@@ -131,7 +131,9 @@ var guestDevicesFamily = family{
 			p.Spec.GuestDevices = parseGuestDevices(d.Devices)
 		}
 	},
-	same: func(a, b Spec) bool { return reflect.DeepEqual(normalGuest(a.GuestDevices), normalGuest(b.GuestDevices)) },
+	same: func(a, b Spec) bool {
+		return reflect.DeepEqual(normalGuest(a.GuestDevices), normalGuest(b.GuestDevices))
+	},
 }
 
 func validateGuestDevices(g GuestDevices) error {

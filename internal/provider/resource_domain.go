@@ -48,6 +48,7 @@ type domainModel struct {
 	domainHostdevsModel
 	domainFilesystemsModel
 	domainGraphicsModel
+	domainGuestDevicesModel
 	domainAgentModel
 	domainIgnitionModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
