@@ -1,7 +1,6 @@
 package domainxml
 
 import (
-	"os"
 	"reflect"
 	"regexp"
 	"strings"
@@ -29,19 +28,6 @@ func everyGuestDevice() GuestDevices {
 
 func gdSpec(g GuestDevices) Spec {
 	return Spec{Name: "gd-libvirt", Type: "qemu", VCPU: 1, MemoryMiB: 64, Graphics: Graphics{Type: GraphicsVNC}, GuestDevices: g}
-}
-
-func gdFixture(t *testing.T, name string) *libvirtxml.Domain {
-	t.Helper()
-	text, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d libvirtxml.Domain
-	if err := d.Unmarshal(string(text)); err != nil {
-		t.Fatal(err)
-	}
-	return &d
 }
 
 func TestGuestDevices_build(t *testing.T) {
@@ -82,7 +68,7 @@ func TestGuestDevices_unsetWritesNothing(t *testing.T) {
 // What libvirt returns (aliases, addresses, the ps2 inputs, the vsock's assigned cid)
 // reads back as what was asked.
 func TestGuestDevices_parseLibvirtFilled(t *testing.T) {
-	p, err := FromDomain(gdFixture(t, "guest_devices_libvirt.xml"))
+	p, err := FromDomain(domainFixture(t, "guest_devices_libvirt.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +87,7 @@ func TestGuestDevices_parseLibvirtFilled(t *testing.T) {
 
 // Rebuilding the same spec onto libvirt's definition keeps every device's address.
 func TestGuestDevices_rebuildKeepsAddresses(t *testing.T) {
-	base := gdFixture(t, "guest_devices_libvirt.xml")
+	base := domainFixture(t, "guest_devices_libvirt.xml")
 	d, _ := build(t, base, gdSpec(everyGuestDevice()))
 	dev := d.Devices
 	for what, a := range map[string]*libvirtxml.DomainAddress{
@@ -120,7 +106,7 @@ func TestGuestDevices_rebuildKeepsAddresses(t *testing.T) {
 // A definition's devices the spec leaves out stay as they are unless the record says
 // Build wrote them: then they go (libvirt adds back its default memballoon and video).
 func TestGuestDevices_unsetKeepsOrRemoves(t *testing.T) {
-	base := gdFixture(t, "guest_devices_libvirt.xml")
+	base := domainFixture(t, "guest_devices_libvirt.xml")
 	d, _ := build(t, base, gdSpec(GuestDevices{}))
 	p, _ := FromDomain(d)
 	if !reflect.DeepEqual(p.Spec.GuestDevices, parseGuestDevices(base.Devices)) {
@@ -138,7 +124,7 @@ func TestGuestDevices_unsetKeepsOrRemoves(t *testing.T) {
 		t.Errorf("sound:\n%s", text)
 	}
 	// Dropping our inputs keeps libvirt's ps2 ones.
-	withPS2 := gdFixture(t, "guest_devices_libvirt.xml")
+	withPS2 := domainFixture(t, "guest_devices_libvirt.xml")
 	if err := SetMetadata(withPS2, MetadataNS, "domain", &record{GuestDevices: []string{kindInput}}); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +135,7 @@ func TestGuestDevices_unsetKeepsOrRemoves(t *testing.T) {
 }
 
 func TestGuestDevices_defaults(t *testing.T) {
-	g := parseGuestDevices(gdFixture(t, "guest_devices_defaults.xml").Devices)
+	g := parseGuestDevices(domainFixture(t, "guest_devices_defaults.xml").Devices)
 	if g.MemBalloon != nil || len(g.Inputs) != 0 || DefaultMemBalloon(everyGuestDevice().MemBalloon) {
 		t.Errorf("libvirt's own memballoon and inputs must read as none: %+v", g)
 	}
