@@ -14,10 +14,10 @@ import (
 // devices. Each is managed only when the spec names it: a nil one (or no inputs) keeps
 // what the definition has — libvirt's own defaults (the ps2 mouse and keyboard, the
 // virtio memballoon, the video it adds for a graphical console) and whatever another
-// tool wrote. What Build wrote is noted in the record, so that dropping it from the
-// spec takes it away again (libvirt then adds its default back where it has one).
+// tool wrote — unless Drop names its kind: the previous spec had it, so it is taken away
+// (libvirt then adds its default back where it has one).
 
-// Device kinds, as the record names them.
+// Device kinds, as Drop names them.
 const (
 	kindVideo      = "video"
 	kindRNG        = "rng"
@@ -57,6 +57,35 @@ type GuestDevices struct {
 	// Inputs replace every input device when not empty (libvirt adds back the ps2 mouse
 	// and keyboard an x86 guest always has).
 	Inputs []Input
+	// Drop are the kinds to take away although nil here: the domain's previous spec had
+	// them (DroppedGuestDevices). Not part of what a spec wants (same ignores it).
+	Drop []string
+}
+
+// kinds are the device kinds g manages.
+func (g GuestDevices) kinds() []string {
+	var out []string
+	for kind, set := range map[string]bool{kindVideo: g.Video != nil, kindRNG: g.RNG != nil, kindWatchdog: g.Watchdog != nil,
+		kindPanic: g.Panic != nil, kindVSock: g.VSock != nil, kindMemBalloon: g.MemBalloon != nil, kindSound: g.Sound != nil,
+		kindInput: len(g.Inputs) > 0} {
+		if set {
+			out = append(out, kind)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// DroppedGuestDevices are the kinds old manages and next does not: what an update
+// from old to next takes away (next's Drop).
+func DroppedGuestDevices(old, next GuestDevices) []string {
+	var out []string
+	for _, k := range old.kinds() {
+		if !slices.Contains(next.kinds(), k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Video is the guest's (primary) video card. Nil sizes: the model's defaults.
@@ -115,15 +144,18 @@ func DefaultMemBalloon(m *MemBalloon) bool {
 	return m != nil && reflect.DeepEqual(*m, MemBalloon{Model: "virtio"})
 }
 
+// DefaultVideo reports whether v is the video card libvirt adds for a graphical console
+// when a definition has none (x86: cirrus, 16 MiB, one head).
+func DefaultVideo(v *Video) bool {
+	sixteenMiB, one := uint(16384), uint(1)
+	return v != nil && reflect.DeepEqual(*v, Video{Model: "cirrus", VRAMKiB: &sixteenMiB, Heads: &one})
+}
+
 var guestDevicesFamily = family{
 	name:     "guest_devices",
 	validate: func(s *Spec) error { return validateGuestDevices(s.GuestDevices) },
-	build: func(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error {
-		var ours []string
-		if base != nil {
-			ours = readRecord(base).GuestDevices
-		}
-		s.guestDevicesOwned = buildGuestDevices(d.Devices, s.GuestDevices, ours)
+	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
+		buildGuestDevices(d.Devices, s.GuestDevices)
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
@@ -193,9 +225,10 @@ func validateGuestDevices(g GuestDevices) error {
 	return errors.Join(errs...)
 }
 
-// normalGuest fills in the defaults that read back the same: an rng's model and
+// normalGuest leaves out Drop and fills in the defaults that read back the same: an rng's model and
 // backend, a watchdog's action, the inputs as a set (libvirt's ps2 ones included).
 func normalGuest(g GuestDevices) GuestDevices {
+	g.Drop = nil
 	if r := g.RNG; r != nil {
 		c := *r
 		if c.Model == "" {

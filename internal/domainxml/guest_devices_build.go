@@ -7,18 +7,11 @@ import (
 	"libvirt.org/go/libvirtxml"
 )
 
-// buildGuestDevices writes the guest devices g manages into dev and returns their kinds
-// (for the record). A kind g leaves out is kept as the definition has it, unless ours
-// (the record of the current definition) says Build wrote it: then it is taken away.
-// A device of the same model as before keeps its address.
-func buildGuestDevices(dev *libvirtxml.DomainDeviceList, g GuestDevices, ours []string) []string {
-	var owned []string
-	manage := func(kind string, set bool) bool {
-		if set {
-			owned = append(owned, kind)
-		}
-		return set || slices.Contains(ours, kind)
-	}
+// buildGuestDevices writes the guest devices g manages into dev. A kind g leaves out is
+// kept as the definition has it, unless g.Drop names it: then it is taken away. A device
+// of the same model as before keeps its address.
+func buildGuestDevices(dev *libvirtxml.DomainDeviceList, g GuestDevices) {
+	manage := func(kind string, set bool) bool { return set || slices.Contains(g.Drop, kind) }
 	if manage(kindVideo, g.Video != nil) {
 		dev.Videos = buildVideo(dev.Videos, g.Video)
 	}
@@ -49,7 +42,6 @@ func buildGuestDevices(dev *libvirtxml.DomainDeviceList, g GuestDevices, ours []
 	if manage(kindInput, len(g.Inputs) > 0) {
 		dev.Inputs = buildInputs(dev.Inputs, g.Inputs)
 	}
-	return owned
 }
 
 // keepAddress is the address of the first of existing whose model is model.

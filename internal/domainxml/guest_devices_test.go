@@ -40,7 +40,6 @@ func TestGuestDevices_build(t *testing.T) {
 		`<vsock model="virtio"><cid auto="yes"></cid></vsock>`,
 		`<memballoon model="virtio" autodeflate="on" freePageReporting="on"><stats period="10"></stats></memballoon>`,
 		`<sound model="ich9"></sound>`, `<input type="tablet" bus="usb"></input>`, `<input type="keyboard" bus="virtio"></input>`,
-		`<guest-device>video</guest-device>`, `<guest-device>input</guest-device>`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %s in\n%s", want, text)
@@ -52,16 +51,15 @@ func TestGuestDevices_build(t *testing.T) {
 	}
 }
 
-// A fresh definition without guest devices has none of them (libvirt adds its defaults)
-// and no record of them.
+// A fresh definition without guest devices has none of them (libvirt adds its defaults).
 func TestGuestDevices_unsetWritesNothing(t *testing.T) {
 	d, text := build(t, nil, gdSpec(GuestDevices{}))
 	dev := d.Devices
 	if len(dev.Videos)+len(dev.RNGs)+len(dev.Watchdogs)+len(dev.Panics)+len(dev.Sounds)+len(dev.Inputs) > 0 || dev.VSock != nil || dev.MemBalloon != nil {
 		t.Errorf("guest devices written though none asked:\n%s", text)
 	}
-	if strings.Contains(text, "guest-device") {
-		t.Errorf("record names guest devices:\n%s", text)
+	if strings.Contains(text, "<metadata>") {
+		t.Errorf("a metadata record for no devices:\n%s", text)
 	}
 }
 
@@ -103,8 +101,9 @@ func TestGuestDevices_rebuildKeepsAddresses(t *testing.T) {
 	}
 }
 
-// A definition's devices the spec leaves out stay as they are unless the record says
-// Build wrote them: then they go (libvirt adds back its default memballoon and video).
+// A definition's devices the spec leaves out stay as they are unless Drop names them
+// (the previous spec had them): then they go (libvirt adds back its default memballoon
+// and video, and keeps its ps2 inputs).
 func TestGuestDevices_unsetKeepsOrRemoves(t *testing.T) {
 	base := domainFixture(t, "guest_devices_libvirt.xml")
 	d, _ := build(t, base, gdSpec(GuestDevices{}))
@@ -113,24 +112,25 @@ func TestGuestDevices_unsetKeepsOrRemoves(t *testing.T) {
 		t.Errorf("devices another tool wrote changed:\n%+v", p.Spec.GuestDevices)
 	}
 
-	ours, _ := build(t, nil, gdSpec(everyGuestDevice()))
-	d, text := build(t, ours, gdSpec(GuestDevices{Sound: &Sound{Model: "ac97"}}))
-	dev := d.Devices
-	if len(dev.Videos)+len(dev.RNGs)+len(dev.Watchdogs)+len(dev.Panics)+len(dev.Inputs) > 0 || dev.VSock != nil || dev.MemBalloon != nil {
-		t.Errorf("devices Build wrote were kept after the spec dropped them:\n%s", text)
+	old := everyGuestDevice()
+	next := GuestDevices{Sound: &Sound{Model: "ac97"}}
+	next.Drop = DroppedGuestDevices(old, next)
+	if want := []string{kindInput, kindMemBalloon, kindPanic, kindRNG, kindVideo, kindVSock, kindWatchdog}; !reflect.DeepEqual(next.Drop, want) {
+		t.Errorf("dropped %v, want %v", next.Drop, want)
 	}
-	if len(dev.Sounds) != 1 || dev.Sounds[0].Model != "ac97" || !strings.Contains(text, "<guest-device>sound</guest-device>") ||
-		strings.Contains(text, "<guest-device>video</guest-device>") {
+	d, text := build(t, domainFixture(t, "guest_devices_libvirt.xml"), gdSpec(next))
+	dev := d.Devices
+	if len(dev.Videos)+len(dev.RNGs)+len(dev.Watchdogs)+len(dev.Panics) > 0 || dev.VSock != nil || dev.MemBalloon != nil {
+		t.Errorf("dropped devices were kept:\n%s", text)
+	}
+	if len(dev.Inputs) != 2 || !ImplicitInput(Input{dev.Inputs[0].Type, dev.Inputs[0].Bus}) || !ImplicitInput(Input{dev.Inputs[1].Type, dev.Inputs[1].Bus}) {
+		t.Errorf("inputs after dropping ours: %+v", dev.Inputs)
+	}
+	if len(dev.Sounds) != 1 || dev.Sounds[0].Model != "ac97" {
 		t.Errorf("sound:\n%s", text)
 	}
-	// Dropping our inputs keeps libvirt's ps2 ones.
-	withPS2 := domainFixture(t, "guest_devices_libvirt.xml")
-	if err := SetMetadata(withPS2, MetadataNS, "domain", &record{GuestDevices: []string{kindInput}}); err != nil {
-		t.Fatal(err)
-	}
-	d, _ = build(t, withPS2, gdSpec(GuestDevices{}))
-	if len(d.Devices.Inputs) != 2 || !ImplicitInput(Input{d.Devices.Inputs[0].Type, d.Devices.Inputs[0].Bus}) {
-		t.Errorf("inputs after dropping ours: %+v", d.Devices.Inputs)
+	if !guestDevicesFamily.same(gdSpec(GuestDevices{Sound: &Sound{Model: "ac97"}}), gdSpec(next)) {
+		t.Error("Drop is no part of what a spec wants")
 	}
 }
 
@@ -140,7 +140,7 @@ func TestGuestDevices_defaults(t *testing.T) {
 		t.Errorf("libvirt's own memballoon and inputs must read as none: %+v", g)
 	}
 	want := Video{Model: "cirrus", VRAMKiB: uintPtr(16384), Heads: uintPtr(1)}
-	if g.Video == nil || !reflect.DeepEqual(*g.Video, want) {
+	if g.Video == nil || !reflect.DeepEqual(*g.Video, want) || !DefaultVideo(g.Video) || DefaultVideo(everyGuestDevice().Video) {
 		t.Errorf("video %+v", g.Video)
 	}
 }

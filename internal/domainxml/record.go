@@ -13,8 +13,6 @@ type record struct {
 	Ignition  *recordIgnition  `xml:"ignition"`
 	// VirtiofsMemory: the memory backing is the one Build added for virtiofs shares.
 	VirtiofsMemory *struct{} `xml:"virtiofs-memory"`
-	// GuestDevices: the guest device kinds Build wrote (guest_devices.go).
-	GuestDevices []string `xml:"guest-device"`
 }
 
 type recordDisk struct {
@@ -73,8 +71,7 @@ func writeRecord(d *libvirtxml.Domain, s Spec) error {
 	if s.virtiofsMemory {
 		rec.VirtiofsMemory = &struct{}{}
 	}
-	rec.GuestDevices = s.guestDevicesOwned
-	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil && len(rec.GuestDevices) == 0 {
+	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil {
 		return SetMetadata(d, MetadataNS, "domain", nil)
 	}
 	return SetMetadata(d, MetadataNS, "domain", rec)

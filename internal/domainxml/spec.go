@@ -70,8 +70,6 @@ type Spec struct {
 	// virtiofsMemory: Build gave the domain the shared memory its virtiofs shares need
 	// (the record notes it).
 	virtiofsMemory bool
-	// guestDevicesOwned: the guest device kinds Build wrote (the record notes them).
-	guestDevicesOwned []string
 }
 
 // Validate checks what the schema cannot, family by family.

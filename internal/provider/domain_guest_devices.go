@@ -16,7 +16,8 @@ import (
 // domainGuestDevicesModel: video, rng, watchdog, panic, vsock, memballoon, sound and the
 // `input` blocks (domainxml's guest_devices family). A device left out is not managed:
 // the domain keeps what its definition has (libvirt's defaults included) and it is not
-// read into state; one the provider wrote is taken away again when it is dropped.
+// read into state; one in state (configured, or read on import) is taken away when its
+// block is removed (DroppedGuestDevices, in Update).
 type domainGuestDevicesModel struct {
 	Video      *videoModel      `tfsdk:"video"`
 	RNG        *rngModel        `tfsdk:"rng"`
@@ -73,7 +74,7 @@ type inputModel struct {
 
 // unmanagedNote is what leaving a guest device out means.
 const unmanagedNote = " Left out, the domain keeps what its definition has (libvirt's default, or what another tool wrote) and " +
-	"nothing of it shows in state; removing a block the provider wrote takes the device away again."
+	"nothing of it shows in state (an import reads what is not libvirt's default); removing the block takes the device away."
 
 var domainGuestDevices = domainFamily{
 	attributes: map[string]schema.Attribute{
@@ -101,7 +102,8 @@ var domainGuestDevices = domainFamily{
 		"panic": guestDevice("A panic notifier: the guest tells the host it crashed, and `on_crash` applies.", map[string]schema.Attribute{
 			"model": requiredEnum("`isa` (x86's pvpanic), `pvpanic` (PCI), `hyperv`, `pseries` or `s390`.", domainxml.PanicModels...),
 		}),
-		"vsock": guestDevice("A virtio vsock (AF_VSOCK sockets between host and guest), e.g. `{}`.", map[string]schema.Attribute{
+		"vsock": guestDevice("A virtio vsock (AF_VSOCK sockets between host and guest), e.g. `{}`. Starting the domain needs "+
+			"`/dev/vhost-vsock` on the host (the `vhost_vsock` module).", map[string]schema.Attribute{
 			"cid": guestInt("The guest's context id, 3 or more, unique on the host. Left out, libvirt assigns a free one each time "+
 				"the domain starts (not drift).", 3, int64validator.AtMost(4294967294)),
 		}),

@@ -43,6 +43,11 @@ func TestGuestDevicesFromSpec(t *testing.T) {
 	}
 	// Import: everything the definition has but libvirt's own defaults.
 	imp := fromSpec(s, nil)
+	if imp.Video != nil {
+		t.Errorf("import shows libvirt's default video: %+v", imp.Video)
+	}
+	s.GuestDevices.Video.Model = "vga"
+	imp = fromSpec(s, nil)
 	if imp.Video == nil || imp.Video.VRAMKiB.ValueInt64() != 16384 || imp.Watchdog == nil || imp.VSock == nil || len(imp.Inputs) != 1 || imp.MemBalloon != nil {
 		t.Errorf("import: %+v", imp.domainGuestDevicesModel)
 	}

@@ -73,14 +73,17 @@ func guestDevicesToSpec(m *domainModel, s *domainxml.Spec) {
 
 // guestDevicesFromSpec shows the devices the configuration manages (prior has them),
 // or, with no prior configuration (an import), every one the definition has that is not
-// libvirt's own default. Sizes libvirt fills in (a video's vram and heads) stay null
+// libvirt's own default (an update that leaves one out then takes it away). Sizes libvirt fills in (a video's vram and heads) stay null
 // when the configuration left them out.
 func guestDevicesFromSpec(s domainxml.Spec, prior, m *domainModel) {
 	g := s.GuestDevices
 	imported := prior.Name.IsNull()
 	manage := func(priorSet bool) bool { return imported || priorSet }
 	m.domainGuestDevicesModel = domainGuestDevicesModel{}
-	if v := g.Video; v != nil && manage(prior.Video != nil) {
+	// An import leaves out the video libvirt adds for a graphical console (as it does
+	// the plain memballoon and the ps2 inputs): a configuration written for the domain
+	// does not name it.
+	if v := g.Video; v != nil && (prior.Video != nil || imported && !domainxml.DefaultVideo(v)) {
 		vm := &videoModel{Model: types.StringValue(v.Model), VRAMKiB: modelUint(v.VRAMKiB), Heads: modelUint(v.Heads), Accel3D: modelBool(v.Accel3D)}
 		if !imported {
 			vm.VRAMKiB = keepNullInt(prior.Video.VRAMKiB, vm.VRAMKiB)

@@ -159,24 +159,15 @@ func TestAccDomain_guestDevices(t *testing.T) {
 func TestAccDomain_guestDevicesImport(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("guestdev")
-	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
-  <name>%s</name>
-  <memory unit='MiB'>64</memory>
-  <vcpu>1</vcpu>
-  <os><type arch='x86_64'>hvm</type></os>
-  <devices>
-    <graphics type='vnc' port='-1' autoport='yes' listen='127.0.0.1'/>
+	defineVNCDomain(t, name, `    <video><model type='vga'/></video>
     <rng model='virtio'><backend model='random'>/dev/random</backend></rng>
     <watchdog model='i6300esb'/>
     <panic model='isa'/>
     <vsock model='virtio'><cid auto='no' address='7'/></vsock>
     <sound model='ac97'/>
-    <input type='tablet' bus='usb'/>
-  </devices>
-</domain>`, name))
-	acctest.RemoveDomainAtEnd(t, name)
+    <input type='tablet' bus='usb'/>`)
 	generated := strings.Join(strings.Fields(generateConfigPlansClean(t, "libvirt_domain.imported", name)), " ")
-	for _, want := range []string{`model = "cirrus"`, `vram_kib = 16384`, `backend = "/dev/random"`, `action = "reset"`, `cid = 7`,
+	for _, want := range []string{`model = "vga"`, `vram_kib = 16384`, `backend = "/dev/random"`, `action = "reset"`, `cid = 7`,
 		`model = "ac97"`, `type = "tablet"`} {
 		if !strings.Contains(generated, want) {
 			t.Errorf("generated.tf lacks %s:\n%s", want, generated)
@@ -187,4 +178,103 @@ func TestAccDomain_guestDevicesImport(t *testing.T) {
 			t.Errorf("generated.tf has libvirt's own default %s:\n%s", unwanted, generated)
 		}
 	}
+}
+
+// QEMU starts a domain with every guest device but vsock (this host has no
+// /dev/vhost-vsock): the running domain plans clean, and a change restarts it. The
+// domain has no disk (SeaBIOS waits forever), so its shutdown is forced after 2 s.
+func TestAccDomainGuestDevices_started(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("guestdev")
+	config := func(action string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name       = %q
+  type       = "qemu"
+  vcpu       = 1
+  memory_mib = 64
+  qemu_agent = false
+  shutdown   = { timeout = "2s" }
+  video      = { model = "virtio", heads = 2, accel3d = false }
+  rng        = { rate_bytes = 1024, rate_period_ms = 1000 }
+  watchdog   = { model = "i6300esb", action = %q }
+  panic      = { model = "isa" }
+  memballoon = { model = "virtio", stats_period_sec = 10, autodeflate = true, free_page_reporting = true }
+  sound      = { model = "ich9" }
+  input {
+    type = "tablet"
+    bus  = "usb"
+  }
+}
+`, name, action)
+	}
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{Config: config("poweroff"), ConfigPlanChecks: acctest.Plans(), ConfigStateChecks: acctest.State(domRes, "running", true)},
+			{Config: config("poweroff"), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
+			{
+				Config:           config("pause"),
+				ConfigPlanChecks: acctest.Updates(domRes, "restart"),
+				Check: acctest.HostCheck(func() error {
+					d, err := acctest.InspectDomain(t, name)
+					if err != nil {
+						return err
+					}
+					if !d.Active || len(d.Live.Devices.Watchdogs) != 1 || d.Live.Devices.Watchdogs[0].Action != "pause" {
+						return fmt.Errorf("after the restart: active %v, watchdogs %+v", d.Active, d.Live.Devices.Watchdogs)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
+// A virsh-defined domain with a graphical console has libvirt's own video card,
+// memballoon and ps2 inputs: imported into a configuration that names no guest device,
+// it only imports, and plans clean.
+func TestAccDomain_guestDevicesAdoptDefaults(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("guestdev")
+	defineVNCDomain(t, name, "")
+	w := newCLIWork(t, acctest.ProviderBlock("")+fmt.Sprintf(`
+import {
+  to = libvirt_domain.adopted
+  id = %[1]q
+}
+
+resource "libvirt_domain" "adopted" {
+  name       = %[1]q
+  type       = "qemu"
+  vcpu       = 1
+  memory_mib = 64
+  running    = false
+  qemu_agent = false
+}
+`, name))
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("import (exit %d):\n%s", code, out)
+	}
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the import is not empty (exit %d):\n%s", code, out)
+	}
+	w.run("state", "rm", "libvirt_domain.adopted")
+}
+
+// defineVNCDomain defines name as virsh would, a stopped 64 MiB domain with a VNC
+// console and devices (XML), removed at the test's end.
+func defineVNCDomain(t *testing.T, name, devices string) {
+	t.Helper()
+	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
+  <name>%s</name>
+  <memory unit='MiB'>64</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64'>hvm</type></os>
+  <devices>
+    <graphics type='vnc' port='-1' autoport='yes' listen='127.0.0.1'/>
+%s
+  </devices>
+</domain>`, name, devices))
+	acctest.RemoveDomainAtEnd(t, name)
 }
