@@ -38,6 +38,20 @@ func build(t *testing.T, base *libvirtxml.Domain, s Spec) (*libvirtxml.Domain, s
 	return d, text
 }
 
+// domainFixture is testdata/name, a definition as libvirt returns it.
+func domainFixture(t *testing.T, name string) *libvirtxml.Domain {
+	t.Helper()
+	text, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d libvirtxml.Domain
+	if err := d.Unmarshal(string(text)); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
 func TestBuild_defaults(t *testing.T) {
 	_, text := build(t, nil, Spec{Name: "a", Type: "kvm", VCPU: 2, MemoryMiB: 512,
 		Disks:      []Disk{{Path: "/p/a.qcow2", Format: "qcow2"}},

@@ -40,6 +40,7 @@ var families = []family{
 	hostdevFamily,
 	filesystemFamily,
 	graphicsFamily,
+	guestDevicesFamily,
 	agentFamily,
 	ignitionFamily,
 	deviceXMLFamily, // after every device family: it rebuilds the device list

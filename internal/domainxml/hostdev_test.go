@@ -1,7 +1,6 @@
 package domainxml
 
 import (
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -25,16 +24,7 @@ func hostdevSpec() Spec {
 }
 
 func libvirtHostdevs(t *testing.T) *libvirtxml.Domain {
-	t.Helper()
-	text, err := os.ReadFile("testdata/hostdevs_libvirt.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d libvirtxml.Domain
-	if err := d.Unmarshal(string(text)); err != nil {
-		t.Fatal(err)
-	}
-	return &d
+	return domainFixture(t, "hostdevs_libvirt.xml")
 }
 
 func TestHostdev_build(t *testing.T) {

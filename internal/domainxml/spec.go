@@ -66,6 +66,8 @@ type Spec struct {
 	Ignition *Ignition
 	// Filesystems are the shared folders (filesystem.go).
 	Filesystems []Filesystem
+	// GuestDevices: video, rng, watchdog, panic, vsock, memballoon, sound, inputs (guest_devices.go).
+	GuestDevices GuestDevices
 
 	// virtiofsMemory: Build gave the domain the shared memory its virtiofs shares need
 	// (the record notes it).

@@ -47,6 +47,7 @@ var domainFamilies = []domainFamily{
 	domainHostdevs,
 	domainFilesystems,
 	domainGraphics,
+	domainGuestDevices,
 	domainAgent,
 	domainIgnition,
 }

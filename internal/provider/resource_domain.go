@@ -48,6 +48,7 @@ type domainModel struct {
 	domainHostdevsModel
 	domainFilesystemsModel
 	domainGraphicsModel
+	domainGuestDevicesModel
 	domainAgentModel
 	domainIgnitionModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
@@ -198,6 +199,7 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 			return nil, err
 		}
 		oldSpec := specFromModel(state)
+		spec.GuestDevices.Drop = domainxml.DroppedGuestDevices(oldSpec.GuestDevices, spec.GuestDevices) // removed blocks go
 		autostart := plan.Autostart.ValueBool()
 		res, err := workflow.Apply(ctx, r.client, workflow.Change{
 			ID: id, Name: name, Old: oldSpec, New: spec, Running: plan.Running.ValueBool(), Autostart: &autostart,
