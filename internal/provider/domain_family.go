@@ -50,6 +50,7 @@ var domainFamilies = []domainFamily{
 	domainGuestDevices,
 	domainAgent,
 	domainIgnition,
+	domainDeviceXML,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.

@@ -51,6 +51,7 @@ type domainModel struct {
 	domainGuestDevicesModel
 	domainAgentModel
 	domainIgnitionModel
+	domainDeviceXMLModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`
@@ -157,6 +158,9 @@ func (r *domainResource) chooseType(ctx context.Context, plan *domainModel) erro
 // deferred is the run whose restart is pending (restart_on_update = false), 0 for none.
 func (r *domainResource) settled(ctx context.Context, id string, plan *domainModel, deferred int32, err error) (*domainModel, error) {
 	got, rerr := readBack(ctx, func(ctx context.Context) (*domainModel, error) { return r.read(ctx, id, plan, deferred) })
+	if rerr == nil && err == nil {
+		err = checkDeviceXMLKept(plan, got) // domain_device_xml.go
+	}
 	if rerr != nil {
 		got = plan
 		fillUnknowns(got)
