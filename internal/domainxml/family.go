@@ -44,5 +44,6 @@ var families = []family{
 	agentFamily,
 	ignitionFamily,
 	deviceXMLFamily, // after every device family: it rebuilds the device list
+	qemuCommandlineFamily,
 	recordFamily,
 }

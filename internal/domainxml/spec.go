@@ -62,6 +62,8 @@ type Spec struct {
 	QemuAgent  bool
 	// DeviceXML are raw device fragments for what no family models (device_xml.go).
 	DeviceXML []string
+	// QEMU is the QEMU command-line passthrough; nil keeps the definition's (qemu_commandline.go).
+	QEMU *QEMUCommandline
 	// Ignition is an Ignition config handed to the guest through QEMU's fw_cfg.
 	Ignition *Ignition
 	// Filesystems are the shared folders (filesystem.go).

@@ -51,6 +51,7 @@ var domainFamilies = []domainFamily{
 	domainAgent,
 	domainIgnition,
 	domainDeviceXML,
+	domainQEMU,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.

@@ -52,6 +52,7 @@ type domainModel struct {
 	domainAgentModel
 	domainIgnitionModel
 	domainDeviceXMLModel
+	domainQEMUModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`

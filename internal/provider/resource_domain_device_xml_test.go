@@ -82,3 +82,49 @@ func TestAccDomain_deviceXMLImportDefined(t *testing.T) {
 		t.Errorf("the generated configuration took the domain's own device into device_xml:\n%s", generated)
 	}
 }
+
+// qemu_args and qemu_env on a stopped domain: written under <qemu:commandline> in order,
+// plan clean, import back, and go away when removed.
+func TestAccDomain_qemuCommandline(t *testing.T) {
+	name := acctest.RandomName("qemuargs")
+	config := func(extra ...string) string {
+		return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", append([]string{attr("name", name), attr("vcpu", 1),
+			attr("memory_mib", 64), attr("running", false)}, extra...)...)
+	}
+	args := `qemu_args = ["-fw_cfg", "name=opt/com.example/tfacc,string=hello"]`
+	commandline := func(want string) resource.TestCheckFunc {
+		return acctest.HostCheck(func() error {
+			d, err := acctest.InspectDomain(t, name)
+			if err != nil {
+				return err
+			}
+			got := "none"
+			if c := d.Inactive.QEMUCommandline; c != nil {
+				var parts []string
+				for _, a := range c.Args {
+					parts = append(parts, a.Value)
+				}
+				for _, e := range c.Envs {
+					parts = append(parts, e.Name+"="+e.Value)
+				}
+				got = strings.Join(parts, " ")
+			}
+			if got != want {
+				return fmt.Errorf("qemu command line %q, want %q", got, want)
+			}
+			return nil
+		})
+	}
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config:           config(args, `qemu_env = { TFACC = "1" }`),
+				ConfigPlanChecks: acctest.Plans(),
+				Check:            commandline("-fw_cfg name=opt/com.example/tfacc,string=hello TFACC=1"),
+			},
+			{ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name, ImportStateVerifyIgnore: []string{"timeouts"}},
+			{Config: config(), ConfigPlanChecks: acctest.Updates(domRes, "definition"), Check: commandline("none")},
+		},
+	})
+}

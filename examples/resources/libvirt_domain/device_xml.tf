@@ -17,3 +17,15 @@ resource "libvirt_domain" "shm_peer" {
     "<hub type=\"usb\"/>",
   ]
 }
+
+# qemu_args / qemu_env: straight to QEMU, for what libvirt cannot express (libvirt marks
+# the domain tainted). Here a fw_cfg blob the guest reads from
+# /sys/firmware/qemu_fw_cfg/by_name/opt/com.example/role/raw.
+resource "libvirt_domain" "tagged" {
+  name       = "tagged-1"
+  vcpu       = 1
+  memory_mib = 512
+
+  qemu_args = ["-fw_cfg", "name=opt/com.example/role,string=worker"]
+  qemu_env  = { QEMU_AUDIO_DRV = "none" }
+}

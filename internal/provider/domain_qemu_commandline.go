@@ -1,0 +1,70 @@
+package provider
+
+import (
+	"context"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+)
+
+// qemu_args / qemu_env: QEMU command-line passthrough (domainxml/qemu_commandline.go).
+
+type domainQEMUModel struct {
+	QEMUArgs types.List `tfsdk:"qemu_args"`
+	QEMUEnv  types.Map  `tfsdk:"qemu_env"`
+}
+
+const qemuPassthroughNote = " Passed to QEMU as they are (`<qemu:commandline>`): libvirt neither checks them nor knows what they " +
+	"do, and marks the domain tainted (`custom-argv`). Use it for what libvirt cannot express. A change restarts a running domain."
+
+var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+var domainQEMU = domainFamily{
+	attributes: map[string]schema.Attribute{
+		"qemu_args": schema.ListAttribute{
+			MarkdownDescription: "Extra QEMU command-line arguments, in order, e.g. `[\"-fw_cfg\", \"name=opt/com.example/x,string=1\"]`." +
+				qemuPassthroughNote,
+			Optional:    true,
+			ElementType: types.StringType,
+			Validators:  []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+		},
+		"qemu_env": schema.MapAttribute{
+			MarkdownDescription: "Environment variables for the QEMU process (name → value)." + qemuPassthroughNote,
+			Optional:            true,
+			ElementType:         types.StringType,
+			Validators: []validator.Map{mapvalidator.SizeAtLeast(1), mapvalidator.KeysAre(stringvalidator.RegexMatches(
+				envNamePattern, "must be an environment variable name: letters, digits and _, not starting with a digit"))},
+		},
+	},
+	toSpec: func(m *domainModel, s *domainxml.Spec) {
+		q := &domainxml.QEMUCommandline{Args: knownStrings(m.QEMUArgs)}
+		if known(m.QEMUEnv) {
+			q.Env = map[string]string{}
+			for k, v := range m.QEMUEnv.Elements() {
+				if sv, ok := v.(types.String); ok && known(sv) {
+					q.Env[k] = sv.ValueString()
+				}
+			}
+		}
+		s.QEMU = q // libvirt_domain manages the whole command line: none set removes it
+	},
+	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
+		m.QEMUArgs, m.QEMUEnv = types.ListNull(types.StringType), types.MapNull(types.StringType)
+		if s.QEMU == nil {
+			return
+		}
+		if len(s.QEMU.Args) > 0 {
+			m.QEMUArgs = stringList(s.QEMU.Args)
+		}
+		if len(s.QEMU.Env) > 0 {
+			m.QEMUEnv, _ = types.MapValueFrom(context.Background(), types.StringType, s.QEMU.Env) // strings always convert
+		}
+	},
+}
