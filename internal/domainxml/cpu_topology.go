@@ -42,16 +42,29 @@ func (t CPUTopology) vcpus() uint { return t.Sockets * t.dies() * t.Cores * t.Th
 
 // validateCPUParts checks the topology, features and NUMA cells of s against its sizing.
 func validateCPUParts(s *Spec) error {
-	maxV := s.EffectiveMaxVCPU()
+	return errors.Join(validateTopology(s), validateFeatures(s), validateNUMA(s, s.EffectiveMaxVCPU()))
+}
+
+// validateTopology: the topology holds exactly the domain's vCPUs (max_vcpu).
+func validateTopology(s *Spec) error {
+	t, maxV := s.CPUTopology, s.EffectiveMaxVCPU()
+	switch {
+	case t == nil:
+	case t.Sockets == 0 || t.Cores == 0 || t.Threads == 0:
+		return fmt.Errorf("cpu_topology: sockets, cores and threads must each be at least 1")
+	case t.vcpus() != maxV:
+		return fmt.Errorf("cpu_topology: sockets × dies × cores × threads = %d × %d × %d × %d = %d, but the domain has %d vCPUs "+
+			"(max_vcpu, or vcpu when max_vcpu is unset): make the product %d", t.Sockets, t.dies(), t.Cores, t.Threads, t.vcpus(), maxV, maxV)
+	}
+	return nil
+}
+
+// validateFeatures: feature names as libvirt's CPU map spells them, policies libvirt's.
+func validateFeatures(s *Spec) error {
 	var errs []error
-	if t := s.CPUTopology; t != nil {
-		switch {
-		case t.Sockets == 0 || t.Cores == 0 || t.Threads == 0:
-			errs = append(errs, fmt.Errorf("cpu_topology: sockets, cores and threads must each be at least 1"))
-		case t.vcpus() != maxV:
-			errs = append(errs, fmt.Errorf("cpu_topology: sockets × dies × cores × threads = %d × %d × %d × %d = %d, but the domain has %d vCPUs "+
-				"(max_vcpu, or vcpu when max_vcpu is unset): make the product %d", t.Sockets, t.dies(), t.Cores, t.Threads, t.vcpus(), maxV, maxV))
-		}
+	if len(s.CPUFeatures) > 0 && (s.CPUMode == "" || (s.CPUMode == "custom" && s.CPUModel == "")) {
+		errs = append(errs, fmt.Errorf("cpu_features change a CPU model, and the domain names none: set cpu_mode = \"host-model\" "+
+			"or \"host-passthrough\", or cpu_mode = \"custom\" with cpu_model"))
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.CPUFeatures)) {
 		policy := s.CPUFeatures[name]
@@ -62,8 +75,33 @@ func validateCPUParts(s *Spec) error {
 			errs = append(errs, fmt.Errorf("cpu_features: feature %q has policy %q; use one of require, disable, optional, force, forbid", name, policy))
 		}
 	}
-	errs = append(errs, validateNUMA(s, maxV))
 	return errors.Join(errs...)
+}
+
+// PlatformError is a plan-time error of one platform attribute.
+type PlatformError struct {
+	Attribute string
+	Err       error
+}
+
+// ValidatePlatform checks cpu_topology, cpu_features, numa_cell, cpu_pinning,
+// emulator_pinning and memory_backing of s, naming the attribute of each error: what
+// the provider reports at plan time (Build checks the same).
+func ValidatePlatform(s Spec) []PlatformError {
+	var out []PlatformError
+	for _, v := range []struct {
+		attr string
+		err  error
+	}{
+		{"cpu_topology", validateTopology(&s)}, {"cpu_features", validateFeatures(&s)},
+		{"numa_cell", validateNUMA(&s, s.EffectiveMaxVCPU())}, {"cpu_pinning", pinningFamily.validate(&s)},
+		{"memory_backing", validateMemoryBacking(&s)},
+	} {
+		if v.err != nil {
+			out = append(out, PlatformError{v.attr, v.err})
+		}
+	}
+	return out
 }
 
 // validateNUMA: cell ids unique, every vCPU 0..max_vcpu-1 in exactly one cell, and the
@@ -203,3 +241,10 @@ func sameCPUParts(a, b Spec) bool {
 		return x.ID == y.ID && SameCPUSet(x.CPUs, y.CPUs) && x.MemoryMiB == y.MemoryMiB && x.MemAccess == y.MemAccess
 	})
 }
+
+// SameCPUParts, SamePinning and SameMemoryBacking say whether a and b want the same
+// topology, features and cells; pins; memory backing: the provider keeps what the user
+// wrote while it reads back the same ("0,1" as "0-1", dies = 1, virtiofs' memfd).
+func SameCPUParts(a, b Spec) bool      { return sameCPUParts(a, b) }
+func SamePinning(a, b Spec) bool       { return pinningFamily.same(a, b) }
+func SameMemoryBacking(a, b Spec) bool { return memoryBackingFamily.same(a, b) }

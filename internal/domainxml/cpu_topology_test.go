@@ -9,6 +9,7 @@ func cpuSpec() Spec {
 	s := fsSpec()
 	s.VCPU, s.MemoryMiB = 2, 256
 	s.CPUTopology = &CPUTopology{Sockets: 1, Cores: 2, Threads: 1}
+	s.CPUMode, s.CPUModel = "custom", "qemu64"
 	s.CPUFeatures = map[string]string{"vmx": "disable", "sse4.2": "require"}
 	s.NUMACells = []NUMACell{{ID: 0, CPUs: "0", MemoryMiB: 128}, {ID: 1, CPUs: "1", MemoryMiB: 128, MemAccess: "shared"}}
 	s.CPUPinning = map[uint]string{0: "0", 1: "0,1"}
@@ -55,7 +56,6 @@ func TestCPUParts_roundTripAndLibvirtFilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.Spec.CPUMode, p.Spec.CPUModel = "", "" // libvirt's default model, not this test's
 		if c := PlanChange(s, p.Spec, true, true, nil); c.Change != ChangeNone {
 			t.Errorf("%s XML reads back as a change (%s): %+v", name, c.Reason, p.Spec)
 		}
@@ -83,6 +83,7 @@ func TestCPUParts_validate(t *testing.T) {
 		"vCPU 0 is already in numa_cell 0":          func(s *Spec) { s.NUMACells[1].CPUs = "0-1" },
 		"names vCPU 2, but the domain's vCPUs":      func(s *Spec) { s.NUMACells[1].CPUs = "1-2" },
 		"add up to 192, but the domain has 256 MiB": func(s *Spec) { s.NUMACells[1].MemoryMiB = 64 },
+		"and the domain names none: set cpu_mode":   func(s *Spec) { s.CPUMode, s.CPUModel = "", "" },
 		"id 0 is used twice":                        func(s *Spec) { s.NUMACells[1].ID = 0 },
 		`numa_cell 0: cpus: cpuset "x"`:             func(s *Spec) { s.NUMACells[0].CPUs = "x" },
 		"cpu_pinning: vCPU 2 does not exist":        func(s *Spec) { s.CPUPinning[2] = "0" },

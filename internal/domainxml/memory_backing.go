@@ -48,7 +48,11 @@ var memoryBackingFamily = family{
 			s.virtiofsMemory = buildVirtiofsMemory(d, s.Filesystems, base)
 			return nil
 		}
-		d.MemoryBacking = memoryBackingXML(d.MemoryBacking, effectiveBacking(*s))
+		old := d.MemoryBacking
+		d.MemoryBacking = nil
+		if m := effectiveBacking(*s); m != nil {
+			d.MemoryBacking = memoryBackingXML(old, m)
+		}
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
@@ -136,6 +140,9 @@ func effectiveBacking(s Spec) *MemoryBacking {
 	if virtiofs {
 		m.Source = maxOrString(m.Source, MemorySourceMemfd)
 		m.Access = maxOrString(m.Access, MemoryAccessShared)
+	}
+	if m == (MemoryBacking{}) {
+		return nil // an empty memory_backing: libvirt drops the empty element
 	}
 	return &m
 }
