@@ -76,11 +76,33 @@ func checkPlatformXML(t *testing.T, name string) resource.TestCheckFunc {
 }
 
 // Every CPU and memory setting on a stopped domain: the definition has them, the second
-// plan is empty (libvirt's "0-1" and KiB cells are no drift), the import matches, and
-// removing them all rewrites the definition without them.
+// plan is empty (libvirt's "0-1" and KiB cells are no drift), the import matches; with a
+// virtiofs share, memory_backing = { locked = true } is locked memfd shared memory and
+// plans clean, and without it the share's own memory stays; removing everything
+// rewrites the definition without any of it.
 func TestAccDomainCPU_defineOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, disk := acctest.DomainDisk(t, "cpu")
+	plain := func(lines ...string) string {
+		return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", append([]string{attr("name", name), attr("vcpu", 2),
+			attr("memory_mib", 256), attr("running", false), attr("qemu_agent", false), blockHCL("disk", attr("path", disk))}, lines...)...)
+	}
+	share := fsBlock(attr("source", shareDir(t, "f", "x")), attr("target", "share"))
+	// backing checks the memfd shared memory a virtiofs share has, locked or not.
+	backing := func(locked bool) resource.TestCheckFunc {
+		return acctest.HostCheck(func() error {
+			d, err := acctest.InspectDomain(t, name)
+			if err != nil {
+				return err
+			}
+			mb := d.Inactive.MemoryBacking
+			if mb == nil || mb.MemorySource == nil || mb.MemorySource.Type != "memfd" || mb.MemoryAccess == nil || mb.MemoryAccess.Mode != "shared" ||
+				(mb.MemoryLocked != nil) != locked {
+				return fmt.Errorf("memory backing %+v, want memfd shared memory, locked %t", mb, locked)
+			}
+			return nil
+		})
+	}
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
@@ -99,8 +121,19 @@ func TestAccDomainCPU_defineOnly(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"timeouts", "cpu_pinning.1"}, // "0-1" as libvirt stores it
 			},
 			{
-				Config: acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 2),
-					attr("memory_mib", 256), attr("running", false), attr("qemu_agent", false), blockHCL("disk", attr("path", disk))),
+				// With a virtiofs share, memory_backing's source and access default to memfd and
+				// shared, which reads back as no change.
+				Config:           plain(`memory_backing = { locked = true }`, share),
+				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
+				Check:            backing(true),
+			},
+			{
+				Config:           plain(share),
+				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
+				Check:            backing(false),
+			},
+			{
+				Config:           plain(),
 				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
 				Check: acctest.HostCheck(func() error {
 					d, err := acctest.InspectDomain(t, name)
