@@ -13,7 +13,8 @@ import (
 
 // cpuPlatformHCL is a stopped domain with every CPU and memory setting: topology, feature
 // policies, two NUMA cells, pins written as "0,1" (libvirt stores "0-1") and a
-// file-backed, locked memory backing (no huge pages here: the test host reserves none).
+// file-backed, locked memory backing of 2 MiB huge pages (defined only: the test host
+// reserves no huge pages, so it could not start).
 func cpuPlatformHCL(name, disk string) string {
 	return acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_domain" "test" {
@@ -43,6 +44,8 @@ resource "libvirt_domain" "test" {
   cpu_pinning      = { "0" = "0", "1" = "0,1" }
   emulator_pinning = "1"
   memory_backing = {
+    hugepages         = true
+    hugepage_size_kib = 2048
     source       = "file"
     access       = "shared"
     locked       = true
@@ -68,7 +71,7 @@ func checkPlatformXML(t *testing.T, name string) resource.TestCheckFunc {
 			return fmt.Errorf("cpu features/numa %+v %+v", c.Features, c.Numa)
 		case tune == nil || len(tune.VCPUPin) != 2 || !domainxml.SameCPUSet(tune.VCPUPin[1].CPUSet, "0-1") || tune.EmulatorPin == nil:
 			return fmt.Errorf("cputune %+v", tune)
-		case mb == nil || mb.MemorySource == nil || mb.MemorySource.Type != "file" || mb.MemoryLocked == nil || mb.MemoryDiscard == nil || mb.MemoryNosharepages == nil:
+		case mb == nil || mb.MemoryHugePages == nil || len(mb.MemoryHugePages.Hugepages) != 1 || mb.MemoryHugePages.Hugepages[0].Size != 2048 || mb.MemorySource == nil || mb.MemorySource.Type != "file" || mb.MemoryLocked == nil || mb.MemoryDiscard == nil || mb.MemoryNosharepages == nil:
 			return fmt.Errorf("memory backing %+v", mb)
 		}
 		return nil
@@ -110,7 +113,7 @@ func TestAccDomainCPU_defineOnly(t *testing.T) {
 				Config:           cpuPlatformHCL(name, disk),
 				ConfigPlanChecks: acctest.Plans(),
 				ConfigStateChecks: acctest.State(domRes, "state", "shutoff", "cpu_topology.dies", 1, "emulator_pinning", "1",
-					"numa_cell.1.memory_mib", 128, "memory_backing.source", "file", "memory_backing.hugepages", false),
+					"numa_cell.1.memory_mib", 128, "memory_backing.source", "file", "memory_backing.hugepages", true, "memory_backing.hugepage_size_kib", 2048),
 				Check: checkPlatformXML(t, name),
 			},
 			{
