@@ -223,8 +223,9 @@ func validatePlatform(m *domainModel, diags *diag.Diagnostics) {
 			return
 		}
 	}
-	if m.MaxVCPU.IsUnknown() || m.MaxMemoryMiB.IsUnknown() || m.CPUFeatures.IsUnknown() || m.CPUPinning.IsUnknown() || m.EmulatorPinning.IsUnknown() {
-		return
+	if m.MaxVCPU.IsUnknown() || m.MaxMemoryMiB.IsUnknown() || m.CPUFeatures.IsUnknown() || m.CPUPinning.IsUnknown() ||
+		m.EmulatorPinning.IsUnknown() || m.CPUMode.IsUnknown() || m.CPUModel.IsUnknown() || platformUnknown(m) {
+		return // a value known only at apply: Build checks the same rules then
 	}
 	var s domainxml.Spec
 	for _, toSpec := range []func(*domainModel, *domainxml.Spec){domainSizing.toSpec, domainPlatform.toSpec, cpuToSpec, memoryToSpec, domainFilesystems.toSpec} {
@@ -234,4 +235,27 @@ func validatePlatform(m *domainModel, diags *diag.Diagnostics) {
 		diags.AddAttributeError(path.Root(e.Attribute), "Invalid "+e.Attribute,
 			fmt.Sprintf("libvirt_domain %s: %s.", m.Name.ValueString(), e.Err))
 	}
+}
+
+// platformUnknown reports whether a value the platform rules read is not known yet.
+func platformUnknown(m *domainModel) bool {
+	var vs []attr.Value
+	if t := m.CPUTopology; t != nil {
+		vs = append(vs, t.Sockets, t.Dies, t.Cores, t.Threads)
+	}
+	for _, c := range m.NUMACells {
+		vs = append(vs, c.ID, c.CPUs, c.MemoryMiB, c.MemoryAccess)
+	}
+	if b := m.MemoryBacking; b != nil {
+		vs = append(vs, b.HugePages, b.HugePageSizeKiB, b.Source, b.Access)
+	}
+	for _, f := range m.Filesystems {
+		vs = append(vs, f.Driver, f.Target)
+	}
+	for _, v := range vs {
+		if v.IsUnknown() {
+			return true
+		}
+	}
+	return false
 }

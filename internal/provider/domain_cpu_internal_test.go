@@ -1,9 +1,11 @@
 package provider
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
@@ -60,5 +62,24 @@ func TestMemoryFromSpec(t *testing.T) {
 	domainMemory.fromSpec(domainxml.Spec{Filesystems: fss}, &domainModel{}, m)
 	if m.MemoryBacking != nil {
 		t.Errorf("virtiofs' own memory is no memory_backing: %+v", m.MemoryBacking)
+	}
+}
+
+// TestValidatePlatformUnknown: a cell size known only at apply is not an error at plan;
+// a known wrong one is, at the attribute.
+func TestValidatePlatformUnknown(t *testing.T) {
+	m := &domainModel{}
+	m.VCPU, m.MemoryMiB, m.MaxVCPU, m.MaxMemoryMiB = types.Int64Value(1), types.Int64Value(256), types.Int64Null(), types.Int64Null()
+	m.CPUFeatures, m.CPUPinning = types.MapNull(types.StringType), types.MapNull(types.StringType)
+	m.NUMACells = []numaCellModel{{ID: types.Int64Value(0), CPUs: types.StringValue("0"), MemoryMiB: types.Int64Unknown()}}
+	var diags diag.Diagnostics
+	validatePlatform(m, &diags)
+	if diags.HasError() {
+		t.Errorf("unknown memory_mib: %v", diags)
+	}
+	m.NUMACells[0].MemoryMiB = types.Int64Value(128)
+	validatePlatform(m, &diags)
+	if !diags.HasError() || !strings.Contains(diags.Errors()[0].Detail(), "add up to 128, but the domain has 256 MiB") {
+		t.Errorf("known wrong memory_mib: %v", diags)
 	}
 }
