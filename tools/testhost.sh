@@ -478,7 +478,7 @@ libvirtd_inner() {
   # passes TAP_FARM_SIZE fails its macvtap test with a message saying so.
   mkdir -p "$DEVTMPFS"
   mount -t devtmpfs kvmforge-devtmpfs "$DEVTMPFS"
-  seq -f "$DEVTMPFS/tap%g" 1 "$TAP_FARM_SIZE" | xargs ln -s -t "$DEV_COPY"
+  seq -f "$DEVTMPFS/tap%g" 1 "$TAP_FARM_SIZE" | xargs ln -sf -t "$DEV_COPY" # -f: a tap node cp copied (a macvtap NIC up now) becomes a link too
   mount --move "$DEV_COPY" /dev
   [[ ! -e /dev/kvm ]] || die "/dev/kvm is still visible in libvirtd's mount namespace"
   exec libvirtd -d --listen -f "$LIBVIRTD_CONF" --pid-file "$LIBVIRTD_PIDFILE"

@@ -317,6 +317,18 @@ func ResumeDomain(t testing.TB, name string) {
 	onDomain(t, "resume", name, func(l *golibvirt.Libvirt, d golibvirt.Domain) error { return l.DomainResume(d) })
 }
 
+// RestartDomain powers a running domain off and starts it again (`virsh destroy` and
+// `virsh start`): a new run, with a new domain id.
+func RestartDomain(t testing.TB, name string) {
+	t.Helper()
+	onDomain(t, "restart", name, func(l *golibvirt.Libvirt, d golibvirt.Domain) error {
+		if err := l.DomainDestroy(d); err != nil {
+			return err
+		}
+		return l.DomainCreate(d)
+	})
+}
+
 // RemoveDomainAtEnd removes the named domain (forced off, with its varstore) when the test
 // ends, if it is still there: for domains a test defines itself.
 func RemoveDomainAtEnd(t testing.TB, name string) {

@@ -70,8 +70,8 @@ var diskFamily = family{
 		}
 		s := &p.Spec
 		for _, x := range d.Devices.Disks {
-			if x.Device != "" && x.Device != DeviceDisk && x.Device != DeviceCDROM && x.Device != DeviceLUN {
-				continue // floppies: not managed
+			if unmanagedDisk(x) {
+				continue // floppies and empty cdrom trays: not managed (kept by buildDisks)
 			}
 			dk := Disk{Device: x.Device, DiskTuning: parseTuning(&x)}
 			if dk.Device == "" {
@@ -98,9 +98,6 @@ var diskFamily = family{
 				if m.Target == dk.Target && m.Path == dk.Path && dk.Path != "" {
 					dk.VolumeID = m.Volume
 				}
-			}
-			if dk.Path == "" && dk.VolumeID == "" && dk.Network == nil && dk.Device == DeviceCDROM {
-				continue // an empty cdrom tray: nothing to manage
 			}
 			s.Disks = append(s.Disks, dk)
 		}
@@ -268,6 +265,10 @@ func diskSourcePath(d *libvirtxml.DomainDisk) string {
 	return ""
 }
 
+// buildDisks is the disks of the spec (and the seed), after the ones this family does not
+// manage and no spec disk replaces: floppies and empty cdrom trays (parse skips them, so
+// a domain defined with one, as virsh users do, would lose the drive on its first
+// rewrite).
 func buildDisks(existing []libvirtxml.DomainDisk, disks []Disk, ci *CloudInit) []libvirtxml.DomainDisk {
 	byTarget := map[string]libvirtxml.DomainDisk{}
 	for _, e := range existing {
@@ -275,7 +276,19 @@ func buildDisks(existing []libvirtxml.DomainDisk, disks []Disk, ci *CloudInit) [
 			byTarget[e.Target.Dev] = e
 		}
 	}
+	wanted := map[string]bool{}
+	for _, dk := range disks {
+		wanted[dk.Target] = true
+	}
+	if ci != nil {
+		wanted[ci.Target] = true
+	}
 	var out []libvirtxml.DomainDisk
+	for _, e := range existing {
+		if e.Target != nil && !wanted[e.Target.Dev] && unmanagedDisk(e) {
+			out = append(out, e)
+		}
+	}
 	for _, dk := range disks {
 		out = append(out, buildDisk(byTarget, dk, false))
 	}
@@ -283,6 +296,14 @@ func buildDisks(existing []libvirtxml.DomainDisk, disks []Disk, ci *CloudInit) [
 		out = append(out, buildDisk(byTarget, Disk{Path: ci.Path, Device: DeviceCDROM, Bus: "sata", Target: ci.Target, Format: "raw"}, true))
 	}
 	return out
+}
+
+// unmanagedDisk reports whether parse skips x: a floppy, or a cdrom with no medium.
+func unmanagedDisk(x libvirtxml.DomainDisk) bool {
+	if x.Device != "" && x.Device != DeviceDisk && x.Device != DeviceCDROM && x.Device != DeviceLUN {
+		return true
+	}
+	return x.Device == DeviceCDROM && diskSourcePath(&x) == "" && (x.Source == nil || x.Source.Network == nil && x.Source.Volume == nil)
 }
 
 func buildDisk(byTarget map[string]libvirtxml.DomainDisk, dk Disk, readonly bool) libvirtxml.DomainDisk {

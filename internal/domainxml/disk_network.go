@@ -43,6 +43,10 @@ type NetworkHost struct {
 type DiskAuth struct {
 	Username string
 	SecretID string
+	// SecretUsage is the secret's usage name when the definition names it that way
+	// (<secret type='ceph' usage='client.libvirt secret'/>, as virsh users often write
+	// it) instead of by UUID; the provider resolves it to SecretID when it reads.
+	SecretUsage string
 }
 
 // DefaultPort is the port a protocol's server listens on when none is given (libvirt
@@ -51,9 +55,9 @@ func DefaultPort(protocol string) uint {
 	return map[string]uint{ProtocolRBD: 6789, ProtocolISCSI: 3260, ProtocolNBD: 10809, ProtocolHTTP: 80, ProtocolHTTPS: 443}[protocol]
 }
 
-// secretTypeFor is the usage type of the secret a protocol's auth names; "" for a
+// SecretTypeFor is the usage type of the secret a protocol's auth names; "" for a
 // protocol that takes none.
-func secretTypeFor(protocol string) string {
+func SecretTypeFor(protocol string) string {
 	switch protocol {
 	case ProtocolRBD:
 		return "ceph"
@@ -66,7 +70,7 @@ func secretTypeFor(protocol string) string {
 // ValidateNetworkSource checks a network disk's source; what names the disk.
 func ValidateNetworkSource(what string, n *NetworkSource) error {
 	switch {
-	case secretTypeFor(n.Protocol) == "" && n.Protocol != ProtocolNBD && n.Protocol != ProtocolHTTP && n.Protocol != ProtocolHTTPS:
+	case SecretTypeFor(n.Protocol) == "" && n.Protocol != ProtocolNBD && n.Protocol != ProtocolHTTP && n.Protocol != ProtocolHTTPS:
 		return fmt.Errorf("%s: network_source protocol %q is not one of %s", what, n.Protocol, strings.Join(NetworkProtocols, ", "))
 	case len(n.Hosts) == 0:
 		return fmt.Errorf("%s: network_source needs at least one host", what)
@@ -74,9 +78,9 @@ func ValidateNetworkSource(what string, n *NetworkSource) error {
 		return fmt.Errorf("%s: only rbd takes more than one host (%s takes one)", what, n.Protocol)
 	case n.Name == "" && n.Protocol != ProtocolNBD:
 		return fmt.Errorf("%s: network_source needs the name of the %s image", what, n.Protocol)
-	case n.Auth != nil && secretTypeFor(n.Protocol) == "":
+	case n.Auth != nil && SecretTypeFor(n.Protocol) == "":
 		return fmt.Errorf("%s: %s disks take no auth in libvirt (only rbd and iscsi do)", what, n.Protocol)
-	case n.Auth != nil && (n.Auth.Username == "" || n.Auth.SecretID == ""):
+	case n.Auth != nil && (n.Auth.Username == "" || n.Auth.SecretID == "" && n.Auth.SecretUsage == ""):
 		return fmt.Errorf("%s: auth needs both username and secret_id", what)
 	}
 	for _, h := range n.Hosts {
@@ -99,7 +103,10 @@ func networkSourceXML(n *NetworkSource) *libvirtxml.DomainDiskSource {
 	}
 	if a := n.Auth; a != nil {
 		x.Auth = &libvirtxml.DomainDiskAuth{Username: a.Username,
-			Secret: &libvirtxml.DomainDiskSecret{Type: secretTypeFor(n.Protocol), UUID: a.SecretID}}
+			Secret: &libvirtxml.DomainDiskSecret{Type: SecretTypeFor(n.Protocol), UUID: a.SecretID}}
+		if a.SecretID == "" {
+			x.Auth.Secret.Usage = a.SecretUsage
+		}
 	}
 	return &libvirtxml.DomainDiskSource{Network: x}
 }
@@ -124,6 +131,9 @@ func parseNetworkSource(d *libvirtxml.DomainDisk) *NetworkSource {
 		n.Auth = &DiskAuth{Username: auth.Username}
 		if auth.Secret != nil {
 			n.Auth.SecretID = strings.ToLower(auth.Secret.UUID)
+			if n.Auth.SecretID == "" {
+				n.Auth.SecretUsage = auth.Secret.Usage
+			}
 		}
 	}
 	return n
@@ -136,7 +146,11 @@ func (n *NetworkSource) key() string {
 	var b strings.Builder
 	b.WriteString(n.Protocol + "://")
 	if a := n.Auth; a != nil {
-		b.WriteString(a.Username + ":" + strings.ToLower(a.SecretID) + "@")
+		secret := strings.ToLower(a.SecretID)
+		if secret == "" {
+			secret = "usage=" + a.SecretUsage
+		}
+		b.WriteString(a.Username + ":" + secret + "@")
 	}
 	for i, h := range n.Hosts {
 		if i > 0 {

@@ -74,3 +74,33 @@ func TestNetworkDisk_validate(t *testing.T) {
 		t.Errorf("path and network_source: %v", err)
 	}
 }
+
+// A virsh user names the rbd secret by its usage; libvirt keeps that (and the <auth>
+// beside <source>, where it was written). It reads as SecretUsage, for the provider to
+// resolve to the secret's UUID, and a rebuild that was not given the UUID keeps the usage.
+func TestNetworkDisk_secretByUsage(t *testing.T) {
+	d, p := readFixture(t, "testdata/every_family_defaulted_libvirt.xml")
+	var rbd *NetworkSource
+	for _, dk := range p.Spec.Disks {
+		if dk.Network != nil && dk.Network.Protocol == ProtocolRBD {
+			rbd = dk.Network
+		}
+	}
+	want := DiskAuth{Username: "libvirt", SecretUsage: "client.libvirt secret"}
+	if rbd == nil || rbd.Auth == nil || *rbd.Auth != want {
+		t.Fatalf("rbd disk read as %+v", rbd)
+	}
+	if err := ValidateNetworkSource("rbd", rbd); err != nil {
+		t.Fatal(err)
+	}
+	_, text := build(t, d, p.Spec)
+	if !strings.Contains(text, `<secret type="ceph" usage="client.libvirt secret">`) {
+		t.Fatalf("the usage is lost on a rebuild:\n%s", text)
+	}
+	resolved := *rbd
+	resolved.Auth = &DiskAuth{Username: "libvirt", SecretID: "0b8e7f2c-1d3a-4b5c-9e6f-7a8b9c0d1e2f", SecretUsage: want.SecretUsage}
+	_, text = build(t, d, netSpec(Disk{Network: &resolved, Device: DeviceDisk, Format: "raw"}))
+	if !strings.Contains(text, `<secret type="ceph" uuid="0b8e7f2c-1d3a-4b5c-9e6f-7a8b9c0d1e2f">`) || strings.Contains(text, "usage=") {
+		t.Fatalf("a resolved secret is written by UUID alone:\n%s", text)
+	}
+}

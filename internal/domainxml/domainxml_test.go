@@ -38,6 +38,20 @@ func build(t *testing.T, base *libvirtxml.Domain, s Spec) (*libvirtxml.Domain, s
 	return d, text
 }
 
+// domainFixture is testdata/name, a definition as libvirt returns it.
+func domainFixture(t *testing.T, name string) *libvirtxml.Domain {
+	t.Helper()
+	text, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d libvirtxml.Domain
+	if err := d.Unmarshal(string(text)); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
 func TestBuild_defaults(t *testing.T) {
 	_, text := build(t, nil, Spec{Name: "a", Type: "kvm", VCPU: 2, MemoryMiB: 512,
 		Disks:      []Disk{{Path: "/p/a.qcow2", Format: "qcow2"}},
@@ -390,7 +404,7 @@ func FuzzParse(f *testing.F) {
 	// Found by fuzzing: a cdrom with no target, a NIC with no model (Build fills both in).
 	f.Add(`<domain><vcpu>1</vcpu><devices><disk device='cdrom'><source file='/x.iso'/></disk></devices></domain>`)
 	f.Add(`<domain><vcpu>1</vcpu><devices><interface type='bridge'><source bridge='0'/></interface></devices></domain>`)
-	for _, fixture := range []string{"testdata/filesystem-libvirt.xml", "testdata/hostdevs_libvirt.xml"} {
+	for _, fixture := range append([]string{"testdata/filesystem-libvirt.xml", "testdata/hostdevs_libvirt.xml"}, everyFamilyFixtures...) {
 		if b, err := os.ReadFile(fixture); err == nil {
 			f.Add(string(b))
 		}

@@ -42,7 +42,9 @@ var families = []family{
 	filesystemFamily,
 	memoryBackingFamily,
 	graphicsFamily,
+	guestDevicesFamily,
 	agentFamily,
 	ignitionFamily,
+	deviceXMLFamily, // after every device family: it rebuilds the device list
 	recordFamily,
 }

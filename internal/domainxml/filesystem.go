@@ -80,20 +80,23 @@ var filesystemFamily = family{
 			}
 		}
 	},
-	// Shares compare in order, by what the guest sees.
-	same: func(a, b Spec) bool {
-		if len(a.Filesystems) != len(b.Filesystems) {
+	same: sameFilesystems,
+	live: filesystemLive, // hotplug_devices.go
+}
+
+// sameFilesystems: shares compare in order, by what the guest sees.
+func sameFilesystems(a, b Spec) bool {
+	if len(a.Filesystems) != len(b.Filesystems) {
+		return false
+	}
+	for i := range a.Filesystems {
+		x, y := a.Filesystems[i], b.Filesystems[i]
+		if filepath.Clean(x.Source) != filepath.Clean(y.Source) || x.Target != y.Target ||
+			driverOf(x) != driverOf(y) || x.ReadOnly != y.ReadOnly || accessOf(x) != accessOf(y) {
 			return false
 		}
-		for i := range a.Filesystems {
-			x, y := a.Filesystems[i], b.Filesystems[i]
-			if filepath.Clean(x.Source) != filepath.Clean(y.Source) || x.Target != y.Target ||
-				driverOf(x) != driverOf(y) || x.ReadOnly != y.ReadOnly || accessOf(x) != accessOf(y) {
-				return false
-			}
-		}
-		return true
-	},
+	}
+	return true
 }
 
 // managedFilesystem reports whether a <filesystem> is one a Filesystem describes: a host

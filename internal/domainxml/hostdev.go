@@ -161,21 +161,24 @@ var hostdevFamily = family{
 			}
 		}
 	},
-	// Sources compare as the host writes them (hex case, a left-out PCI domain); an
-	// mdev model left empty is vfio-pci.
-	same: func(a, b Spec) bool {
-		if len(a.Hostdevs) != len(b.Hostdevs) {
+	same: sameHostdevs,
+	live: hostdevLive, // hotplug_devices.go
+}
+
+// sameHostdevs: sources compare as the host writes them (hex case, a left-out PCI
+// domain); an mdev model left empty is vfio-pci.
+func sameHostdevs(a, b Spec) bool {
+	if len(a.Hostdevs) != len(b.Hostdevs) {
+		return false
+	}
+	for i := range a.Hostdevs {
+		x, y := a.Hostdevs[i], b.Hostdevs[i]
+		if HostdevName(x) != HostdevName(y) || x.Managed != y.Managed || x.BootOrder != y.BootOrder ||
+			(x.MDev != "" && mdevModelOf(x) != mdevModelOf(y)) || !sameROM(x.ROM, y.ROM) {
 			return false
 		}
-		for i := range a.Hostdevs {
-			x, y := a.Hostdevs[i], b.Hostdevs[i]
-			if HostdevName(x) != HostdevName(y) || x.Managed != y.Managed || x.BootOrder != y.BootOrder ||
-				(x.MDev != "" && mdevModelOf(x) != mdevModelOf(y)) || !sameROM(x.ROM, y.ROM) {
-				return false
-			}
-		}
-		return true
-	},
+	}
+	return true
 }
 
 func sameROM(a, b *HostdevROM) bool {

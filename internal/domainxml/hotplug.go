@@ -288,6 +288,10 @@ func LiveDeviceAlias(live *libvirtxml.Domain, op LiveOp) (alias string, present 
 				return aliasName(n.Alias), true
 			}
 		}
+	case "hostdev":
+		return liveHostdevAlias(live, op.Device) // hotplug_devices.go
+	case "filesystem":
+		return liveFilesystemAlias(live, op.Device)
 	}
 	return "", false
 }

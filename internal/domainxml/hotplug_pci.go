@@ -12,12 +12,12 @@ import (
 // adds no spare ports, so with none free the attach would fail. Only the current
 // definition tells (cur; at plan time there is none and the attach is assumed to fit).
 
-// pciAttaches counts the attaches that take a PCI slot: virtio disks, NICs and the
-// virtio-scsi controller.
+// pciAttaches counts the attaches that take a PCI slot: virtio disks, NICs, the
+// virtio-scsi controller and PCI hostdevs (pciHotplug).
 func pciAttaches(ops []LiveOp) int {
 	n := 0
 	for _, o := range ops {
-		if o.Kind == LiveAttach && (o.Noun == "interface" || o.Noun == "controller" || strings.Contains(o.XML, `bus="virtio"`)) {
+		if o.Kind == LiveAttach && (o.Noun == "interface" || o.Noun == "controller" || strings.Contains(o.XML, `bus="virtio"`) || pciHotplug(o)) {
 			n++
 		}
 	}

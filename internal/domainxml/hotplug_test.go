@@ -145,20 +145,12 @@ func TestLiveDeviceAlias(t *testing.T) {
 	if err := d.Unmarshal(live); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		op      LiveOp
-		alias   string
-		present bool
-	}{
+	checkAliases(t, &d, []aliasCase{ // hotplug_devices_test.go
 		{LiveOp{Noun: "disk", Device: "vdb"}, "virtio-disk1", true},
 		{LiveOp{Noun: "interface", Device: "52:54:00:aa:00:02"}, "net1", true},
 		{LiveOp{Noun: "disk", Device: "vdc"}, "", false},
 		{LiveOp{Noun: "interface", Device: "52:54:00:aa:00:09"}, "", false},
-	} {
-		if a, ok := LiveDeviceAlias(&d, c.op); a != c.alias || ok != c.present {
-			t.Errorf("%s %s: %q %v, want %q %v", c.op.Noun, c.op.Device, a, ok, c.alias, c.present)
-		}
-	}
+	})
 	if _, ok := LiveDeviceAlias(nil, LiveOp{Noun: "disk", Device: "vdb"}); ok {
 		t.Error("no live XML: present")
 	}

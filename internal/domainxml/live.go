@@ -28,15 +28,21 @@ const (
 	// LiveDetach unplugs the device (found in the live XML by Noun and Device) and, once
 	// the guest let it go, removes it from the definition.
 	LiveDetach LiveOpKind = "detach"
+	// LiveRedefine writes the definition again from the new spec, after the other
+	// operations: what a family added for devices now gone (the shared memory of the last
+	// virtiofs share) leaves the definition the next start uses; the running domain keeps it.
+	LiveRedefine LiveOpKind = "redefine"
 )
 
 // LiveOp is one live operation.
 type LiveOp struct {
 	Kind LiveOpKind
-	// Noun is the kind of device for messages and lookups: "disk" or "interface".
+	// Noun is the kind of device for messages and lookups: "disk", "interface",
+	// "controller", "hostdev" or "filesystem".
 	Noun string
 	// Device names the device for the call and for messages (a disk's target, a NIC's
-	// MAC; empty for a NIC attached without a MAC).
+	// MAC, empty for a NIC attached without a MAC; a hostdev's HostdevName, a share's
+	// mount tag).
 	Device string
 	// IOTune is what LiveSetIOTune sets; nil clears every limit.
 	IOTune *IOTune
@@ -54,13 +60,15 @@ type LiveOp struct {
 }
 
 // opOrder is the order Apply makes live operations in: detaches free addresses and
-// names first, then attaches, then changes in place.
+// names first, then attaches, then changes in place, then a redefinition.
 func opOrder(k LiveOpKind) int {
 	switch k {
 	case LiveDetach:
 		return 0
 	case LiveAttach:
 		return 1
+	case LiveRedefine:
+		return 3
 	}
 	return 2
 }

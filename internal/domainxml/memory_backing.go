@@ -83,6 +83,15 @@ var memoryBackingFamily = family{
 		x, y := effectiveBacking(a), effectiveBacking(b)
 		return (x == nil) == (y == nil) && (x == nil || *x == *y)
 	},
+	// Without memory_backing on either side the change is only the memory virtiofs shares
+	// imply: the filesystem family says how that goes (its live removal of the last share
+	// rewrites the definition without it). Any other change restarts.
+	live: func(old, next Spec, _ *libvirtxml.Domain) ([]LiveOp, string) {
+		if old.MemoryBacking == nil && next.MemoryBacking == nil {
+			return nil, ""
+		}
+		return nil, "memory_backing changes"
+	},
 }
 
 func validateMemoryBacking(s *Spec) error {

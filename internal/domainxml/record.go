@@ -13,6 +13,8 @@ type record struct {
 	Ignition  *recordIgnition  `xml:"ignition"`
 	// VirtiofsMemory: the memory backing is the one Build added for virtiofs shares.
 	VirtiofsMemory *struct{} `xml:"virtiofs-memory"`
+	// DeviceXML: the device_xml fragments as the user wrote them (device_xml.go).
+	DeviceXML []string `xml:"device-xml"`
 }
 
 type recordDisk struct {
@@ -71,7 +73,8 @@ func writeRecord(d *libvirtxml.Domain, s Spec) error {
 	if s.virtiofsMemory {
 		rec.VirtiofsMemory = &struct{}{}
 	}
-	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil {
+	rec.DeviceXML = s.DeviceXML
+	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil && len(rec.DeviceXML) == 0 {
 		return SetMetadata(d, MetadataNS, "domain", nil)
 	}
 	return SetMetadata(d, MetadataNS, "domain", rec)

@@ -71,10 +71,14 @@ type Spec struct {
 	Hostdevs   []Hostdev
 	Graphics   Graphics
 	QemuAgent  bool
+	// DeviceXML are raw device fragments for what no family models (device_xml.go).
+	DeviceXML []string
 	// Ignition is an Ignition config handed to the guest through QEMU's fw_cfg.
 	Ignition *Ignition
 	// Filesystems are the shared folders (filesystem.go).
 	Filesystems []Filesystem
+	// GuestDevices: video, rng, watchdog, panic, vsock, memballoon, sound, inputs (guest_devices.go).
+	GuestDevices GuestDevices
 
 	// virtiofsMemory: Build gave the domain the shared memory its virtiofs shares need
 	// (the record notes it).

@@ -28,7 +28,10 @@ func (c *Client) UpdateDevice(ctx context.Context, id, xml string, force bool) e
 }
 
 // AttachDevice plugs the device XML into a running domain and its persistent definition.
+// A USB hostdev's ids go in the order libvirt's schema wants, as in a define
+// (domain_xml_order.go); so they do in both detaches.
 func (c *Client) AttachDevice(ctx context.Context, id, xml string) error {
+	xml = vendorFirst(xml)
 	return c.onDomain(ctx, "attach a device to", id, func(l *golibvirt.Libvirt, d Domain) error {
 		return l.DomainAttachDeviceFlags(d, xml, uint32(liveAndConfig))
 	})
@@ -39,6 +42,7 @@ func (c *Client) AttachDevice(ctx context.Context, id, xml string) error {
 // or after its own short wait; the device is gone when the live XML no longer has it.
 // A device libvirt no longer has returns an error IsDeviceMissing reports.
 func (c *Client) DetachDeviceLive(ctx context.Context, id, alias, xml string) error {
+	xml = vendorFirst(xml)
 	return c.onDomain(ctx, "detach a device from", id, func(l *golibvirt.Libvirt, d Domain) error {
 		if alias != "" {
 			err := l.DomainDetachDeviceAlias(d, alias, uint32(golibvirt.DomainDeviceModifyLive))
@@ -53,6 +57,7 @@ func (c *Client) DetachDeviceLive(ctx context.Context, id, alias, xml string) er
 // DetachDeviceConfig removes the device from the persistent definition; one it no longer
 // has is not an error.
 func (c *Client) DetachDeviceConfig(ctx context.Context, id, xml string) error {
+	xml = vendorFirst(xml)
 	err := c.onDomain(ctx, "detach a device from the definition of", id, func(l *golibvirt.Libvirt, d Domain) error {
 		return l.DomainDetachDeviceFlags(d, xml, uint32(golibvirt.DomainDeviceModifyConfig))
 	})

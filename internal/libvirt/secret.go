@@ -185,3 +185,22 @@ func (c *Client) DeleteSecret(ctx context.Context, id string) error {
 		return l.SecretUndefine(sec)
 	})
 }
+
+// SecretByUsage is the UUID of the secret of usageType (SecretCeph, SecretISCSI, ...)
+// named usage: a disk's <auth> may name its secret that way. A missing one is
+// ErrNotFound.
+func (c *Client) SecretByUsage(ctx context.Context, usageType, usage string) (string, error) {
+	types := map[string]golibvirt.SecretUsageType{SecretVolume: golibvirt.SecretUsageTypeVolume, SecretCeph: golibvirt.SecretUsageTypeCeph,
+		SecretISCSI: golibvirt.SecretUsageTypeIscsi, SecretTLS: golibvirt.SecretUsageTypeTLS, SecretVTPM: golibvirt.SecretUsageTypeVtpm}
+	t, ok := types[usageType]
+	if !ok {
+		return "", fmt.Errorf("secret usage type %q is not one of %s", usageType, strings.Join(SecretUsageTypes, ", "))
+	}
+	var id string
+	err := c.Read(ctx, "find "+usageType+" secret "+usage, func(l *golibvirt.Libvirt) error {
+		s, err := l.SecretLookupByUsage(int32(t), usage)
+		id = uuid.UUID(s.UUID).String()
+		return err
+	})
+	return id, err
+}

@@ -90,7 +90,7 @@ func (d *domainDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 			if id == "" {
 				id = m.UUID.ValueString()
 			}
-			got, err := (&domainResource{resourceBase: resourceBase{client: d.client}}).read(ctx, id, nil)
+			got, err := (&domainResource{resourceBase: resourceBase{client: d.client}}).read(ctx, id, nil, 0)
 			if errors.Is(err, libvirt.ErrNotFound) {
 				return nil, fmt.Errorf("no domain named or with UUID %s exists on %s", id, d.client.URI())
 			}

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 // A disk's network_source: an image QEMU reaches over the network itself.
@@ -61,7 +64,8 @@ var networkSourceAttribute = schema.SingleNestedAttribute{
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
 				"username": schema.StringAttribute{MarkdownDescription: "The user (e.g. `libvirt` for Ceph's client.libvirt).", Required: true},
-				"secret_id": schema.StringAttribute{MarkdownDescription: "The secret's UUID, e.g. `libvirt_secret.ceph.id`.", Required: true,
+				"secret_id": schema.StringAttribute{MarkdownDescription: "The secret's UUID, e.g. `libvirt_secret.ceph.id`. " +
+					"A definition that names its secret by usage (as virsh users may write it) reads, and imports, as that secret's UUID.", Required: true,
 					Validators: []validator.String{stringvalidator.RegexMatches(uuidRegexp, "must be a libvirt secret's UUID")}},
 			},
 		},
@@ -106,6 +110,28 @@ func diskNetworkFromSpec(n *domainxml.NetworkSource, prior *diskNetworkModel) *d
 		}
 	}
 	return m
+}
+
+// resolveSecretUsages gives every network disk whose <auth> names its secret by usage
+// (as virsh users write it) that secret's UUID, which is what secret_id holds: without
+// it an imported domain would read as secret_id "", which no configuration may write.
+// A secret the host lacks stays unresolved (the domain could not start either).
+func resolveSecretUsages(ctx context.Context, c *libvirt.Client, s *domainxml.Spec) error {
+	for _, d := range s.Disks {
+		n := d.Network
+		if n == nil || n.Auth == nil || n.Auth.SecretID != "" || n.Auth.SecretUsage == "" || domainxml.SecretTypeFor(n.Protocol) == "" {
+			continue
+		}
+		id, err := c.SecretByUsage(ctx, domainxml.SecretTypeFor(n.Protocol), n.Auth.SecretUsage)
+		switch {
+		case errors.Is(err, libvirt.ErrNotFound):
+		case err != nil:
+			return err
+		default:
+			n.Auth.SecretID = id
+		}
+	}
+	return nil
 }
 
 // validateDiskNetworks checks every known network_source at plan time: auth only where

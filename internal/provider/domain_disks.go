@@ -133,7 +133,7 @@ var domainDisks = domainFamily{
 			m.CloudinitID = types.StringValue(s.CloudInit.ID)
 		}
 		m.Disks = nil
-		for i, d := range s.Disks {
+		for i, d := range inPriorOrder(s.Disks, prior) {
 			var priorTuning *diskTuningModel
 			var priorNet *diskNetworkModel
 			if prior != nil && i < len(prior.Disks) {
@@ -166,4 +166,47 @@ var domainDisks = domainFamily{
 			}
 		}
 	},
+}
+
+// inPriorOrder is disks in the order prior has their targets: libvirt keeps the disks of
+// one bus sorted by target as it parses a definition (vdb before vdc whatever the order
+// written), so a configuration that lists them otherwise (or one generated from a
+// definition libvirt sorted differently, as when a disk's bus was left out) would read
+// back reordered after every write. A prior disk whose target is not known yet (left to
+// the provider) takes the next disk prior does not name, in libvirt's order; disks
+// beyond prior's follow.
+func inPriorOrder(disks []domainxml.Disk, prior *domainModel) []domainxml.Disk {
+	if prior == nil {
+		return disks
+	}
+	slot := make([]int, len(prior.Disks))
+	used := make([]bool, len(disks))
+	for i, p := range prior.Disks {
+		slot[i] = -1
+		for j, d := range disks {
+			if known(p.Target) && !used[j] && d.Target == p.Target.ValueString() {
+				slot[i], used[j] = j, true
+				break
+			}
+		}
+	}
+	var rest []int
+	for j := range disks {
+		if !used[j] {
+			rest = append(rest, j)
+		}
+	}
+	out := make([]domainxml.Disk, 0, len(disks))
+	for _, j := range slot {
+		if j < 0 && len(rest) > 0 {
+			j, rest = rest[0], rest[1:]
+		}
+		if j >= 0 {
+			out = append(out, disks[j])
+		}
+	}
+	for _, j := range rest {
+		out = append(out, disks[j])
+	}
+	return out
 }

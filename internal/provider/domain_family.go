@@ -49,6 +49,7 @@ var domainFamilies = []domainFamily{
 	domainHostdevs,
 	domainFilesystems,
 	domainGraphics,
+	domainGuestDevices,
 	domainAgent,
 	domainIgnition,
 }

@@ -36,7 +36,11 @@ var domainFilesystems = domainFamily{
 				"`mount -t virtiofs <target> /mnt` or `mount -t 9p -o trans=virtio,version=9p2000.L <target> /mnt`. " +
 				"A virtiofs share needs the guest's memory shared with virtiofsd: without `memory_backing`, the provider gives the " +
 				"domain `memfd` shared memory, and takes it away again with the last virtiofs share. " +
-				"Adding, removing or changing a share rewrites the definition; a running domain is restarted.",
+				"On a running domain, a virtiofs share removed is detached live and from the definition " +
+				"(`update_method = \"live\"`; the guest should unmount it first; with the last one, the shared memory leaves " +
+				"the definition, the running guest keeps it until it stops). Adding a share restarts the domain: QEMU " +
+				"cannot hot-plug 9p, and libvirt 9.0's virtiofs hot-plug crashes libvirtd on hosts without cgroups. Changing, " +
+				"reordering or removing a 9p share rewrites the definition and restarts a running domain too.",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: map[string]schema.Attribute{
 					"source": schema.StringAttribute{

@@ -49,7 +49,11 @@ type hostdevROMConf struct {
 	File types.String `tfsdk:"file"`
 }
 
-const hostdevChange = "Adding, removing or changing a hostdev rewrites the definition; a running domain is restarted."
+const hostdevChange = "On a running domain, a hostdev added at the end (without `boot_order`) is attached live and one " +
+	"removed is detached live (waiting up to 30 s for the guest to let it go), both also in the definition " +
+	"(`update_method = \"live\"`; on q35 a PCI device needs a free " +
+	"pcie-root-port); changing a hostdev, reordering them, adding one in front or with a `boot_order` rewrites the definition " +
+	"and restarts the domain. A stopped domain's definition is rewritten."
 
 var domainHostdevs = domainFamily{
 	blocks: map[string]schema.Block{

@@ -321,8 +321,14 @@ func keepPriorDefaults(m, p *nicOptionsModel) {
 }
 
 // planNICOptions carries a virtual port's generated interface_id over from state while
-// the NIC keeps its virtual port type.
+// the NIC keeps its virtual port type. An 802.1Qbh port has none (libvirt generates
+// none), so its interface_id is planned as null, not as known after apply.
 func planNICOptions(plan, state *domainModel) {
+	for i := range plan.Interfaces {
+		if p := plan.Interfaces[i].VirtualPort; p != nil && p.InterfaceID.IsUnknown() && p.Type.Equal(types.StringValue(domainxml.VirtualPortQbh)) {
+			p.InterfaceID = types.StringNull()
+		}
+	}
 	if state == nil {
 		return
 	}

@@ -10,7 +10,7 @@ import (
 // plan does, and returns the ip_address it found. Acceptance tests time it.
 func RefreshDomainForTest(ctx context.Context, c *libvirt.Client, id string) (string, error) {
 	r := &domainResource{resourceBase: resourceBase{client: c}}
-	m, err := r.read(ctx, id, nil)
+	m, err := r.read(ctx, id, nil, 0)
 	if err != nil {
 		return "", err
 	}

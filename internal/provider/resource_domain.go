@@ -50,12 +50,16 @@ type domainModel struct {
 	domainHostdevsModel
 	domainFilesystemsModel
 	domainGraphicsModel
+	domainGuestDevicesModel
 	domainAgentModel
 	domainIgnitionModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`
 	UpdateMethod types.String   `tfsdk:"update_method"`
+	// restart_on_update and pending_restart: resource_domain_pending.go.
+	RestartOnUpdate types.Bool `tfsdk:"restart_on_update"`
+	PendingRestart  types.Bool `tfsdk:"pending_restart"`
 }
 
 type shutdownModel struct {
@@ -111,7 +115,7 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 			// is replaced by the next apply.
 			tflog.Warn(ctx, "the define's outcome is unknown; tracking the domain by its UUID", map[string]any{"name": name, "uuid": plan.UUID.ValueString()})
 			plan.ID = plan.UUID
-			return r.settled(ctx, plan.UUID.ValueString(), plan, err)
+			return r.settled(ctx, plan.UUID.ValueString(), plan, 0, err)
 		case err != nil:
 			return nil, err
 		}
@@ -120,7 +124,7 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		// From here on the domain exists: whatever fails, it goes into state with the error.
 		if plan.Autostart.ValueBool() {
 			if err := r.client.SetDomainAutostart(ctx, id, true); err != nil {
-				return r.settled(ctx, id, plan, err)
+				return r.settled(ctx, id, plan, 0, err)
 			}
 		}
 		if plan.Running.ValueBool() {
@@ -129,7 +133,7 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 				err = r.waitForIPs(ctx, id, plan)
 			}
 		}
-		return r.settled(ctx, id, plan, err)
+		return r.settled(ctx, id, plan, 0, err)
 	})
 }
 
@@ -152,8 +156,9 @@ func (r *domainResource) chooseType(ctx context.Context, plan *domainModel) erro
 // settled is what state holds after a create or update: the domain read back, or, when
 // it cannot be read, what is known of it (so that it stays tracked); err is returned
 // joined with the read's failure.
-func (r *domainResource) settled(ctx context.Context, id string, plan *domainModel, err error) (*domainModel, error) {
-	got, rerr := readBack(ctx, func(ctx context.Context) (*domainModel, error) { return r.read(ctx, id, plan) })
+// deferred is the run whose restart is pending (restart_on_update = false), 0 for none.
+func (r *domainResource) settled(ctx context.Context, id string, plan *domainModel, deferred int32, err error) (*domainModel, error) {
+	got, rerr := readBack(ctx, func(ctx context.Context) (*domainModel, error) { return r.read(ctx, id, plan, deferred) })
 	if rerr != nil {
 		got = plan
 		fillUnknowns(got)
@@ -165,8 +170,13 @@ func (r *domainResource) settled(ctx context.Context, id string, plan *domainMod
 }
 
 func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	was := deferredRun(ctx, req.Private)
 	refresh(ctx, req, resp, time.Minute, domainWhat, func(ctx context.Context, m *domainModel) (*domainModel, error) {
-		return r.read(ctx, m.ID.ValueString(), m)
+		got, err := r.read(ctx, m.ID.ValueString(), m, was)
+		if got != nil && !got.PendingRestart.ValueBool() {
+			keepDeferredRun(ctx, resp.Private, was, 0, &resp.Diagnostics) // restarted (or stopped) since
+		}
+		return got, err
 	})
 }
 
@@ -191,10 +201,11 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 			return nil, err
 		}
 		oldSpec := specFromModel(state)
+		spec.GuestDevices.Drop = domainxml.DroppedGuestDevices(oldSpec.GuestDevices, spec.GuestDevices) // removed blocks go
 		autostart := plan.Autostart.ValueBool()
 		res, err := workflow.Apply(ctx, r.client, workflow.Change{
 			ID: id, Name: name, Old: oldSpec, New: spec, Running: plan.Running.ValueBool(), Autostart: &autostart,
-			ShutdownTimeout: shutdownTimeout(plan),
+			ShutdownTimeout: shutdownTimeout(plan), DeferRestart: !plan.RestartOnUpdate.ValueBool(),
 			// Same disks, written another way (volume_id for a path): the references are
 			// recorded in the definition's metadata; nothing in the running domain changes.
 			Rewrite: !domainxml.SameDiskRefs(oldSpec, specFromModel(plan)),
@@ -209,7 +220,17 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 		if err == nil && plan.Running.ValueBool() {
 			err = r.waitForIPs(ctx, id, plan)
 		}
-		return r.settled(ctx, id, plan, err)
+		was := deferredRun(ctx, req.Private)
+		deferred := was
+		if res.Deferred {
+			deferred = res.RunID
+		}
+		got, err := r.settled(ctx, id, plan, deferred, err)
+		if got != nil && !got.PendingRestart.ValueBool() {
+			deferred = 0
+		}
+		keepDeferredRun(ctx, resp.Private, was, deferred, &resp.Diagnostics)
+		return got, err
 	})
 }
 

@@ -41,13 +41,17 @@ func (r *domainResource) resolve(ctx context.Context, m *domainModel) (domainxml
 // read builds the model from libvirt: the persistent definition for what the user
 // controls, the live one for ports and the agent, one quick look for addresses. prior
 // (state, or the plan after create/update) supplies what libvirt does not store.
-func (r *domainResource) read(ctx context.Context, id string, prior *domainModel) (*domainModel, error) {
+// deferred is the run whose restart was left pending (0: none; resource_domain_pending.go).
+func (r *domainResource) read(ctx context.Context, id string, prior *domainModel, deferred int32) (*domainModel, error) {
 	st, err := r.client.GetDomainStatus(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	p, err := domainxml.Parse(st.XML)
 	if err != nil {
+		return nil, err
+	}
+	if err := resolveSecretUsages(ctx, r.client, &p.Spec); err != nil {
 		return nil, err
 	}
 	var live *domainxml.Parsed
@@ -60,6 +64,7 @@ func (r *domainResource) read(ctx context.Context, id string, prior *domainModel
 	m.State = types.StringValue(st.State)
 	m.Running = types.BoolValue(st.Active)
 	m.Autostart = types.BoolValue(st.Autostart)
+	m.PendingRestart = types.BoolValue(st.Active && deferred != 0 && st.Domain.ID == deferred)
 	m.ConsoleURL = types.StringValue("")
 	if live != nil && live.GraphicsPort > 0 {
 		m.ConsoleURL = types.StringValue(consoleURL(r.client.URI(), live.Spec.Graphics, live.GraphicsPort))
@@ -90,6 +95,10 @@ func fromSpec(s domainxml.Spec, prior *domainModel) *domainModel {
 	m := &domainModel{
 		ID: types.StringValue(s.UUID), Name: types.StringValue(s.Name), UUID: types.StringValue(s.UUID), Type: types.StringValue(s.Type),
 		Shutdown: prior.Shutdown, UpdateMethod: prior.UpdateMethod, withTimeouts: prior.withTimeouts,
+		RestartOnUpdate: prior.RestartOnUpdate,
+	}
+	if !known(m.RestartOnUpdate) {
+		m.RestartOnUpdate = types.BoolValue(true) // the default (an import, a state from before the attribute)
 	}
 	if known(prior.UUID) && strings.EqualFold(prior.UUID.ValueString(), s.UUID) {
 		m.UUID = prior.UUID // as the user wrote it (libvirt prints lower case)
@@ -112,6 +121,9 @@ func fromSpec(s domainxml.Spec, prior *domainModel) *domainModel {
 // fillUnknowns makes a plan storable as state when the domain could not be read back.
 func fillUnknowns(m *domainModel) {
 	nullIfUnknown(&m.ID, &m.UUID, &m.Type, &m.State, &m.ConsoleURL, &m.UpdateMethod)
+	if m.PendingRestart.IsUnknown() {
+		m.PendingRestart = types.BoolNull()
+	}
 	for _, f := range domainFamilies {
 		if f.fillUnknowns != nil {
 			f.fillUnknowns(m)

@@ -66,18 +66,21 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	checkHostdevs(ctx, r.client, &plan, state, &resp.Diagnostics) // domain_hostdevs_check.go
 	if state == nil {
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
+		plan.PendingRestart = types.BoolValue(false)
 	} else if plan.UpdateMethod.IsUnknown() {
 		before := state.Running.ValueBool()
 		after := plan.Running.IsUnknown() || plan.Running.ValueBool()
 		change := domainxml.PlanChange(specFromModel(state), specFromModel(&plan), before, after, nil)
 		plan.UpdateMethod = types.StringValue(string(change.Change))
-		if change.Change == domainxml.ChangeRestart {
+		planPendingRestart(&plan, state, change, after, &resp.Diagnostics) // resource_domain_pending.go
+		if change.Change == domainxml.ChangeRestart && plan.RestartOnUpdate.ValueBool() {
 			resp.Diagnostics.AddWarning(
 				fmt.Sprintf("libvirt_domain %s will restart", plan.Name.ValueString()),
 				fmt.Sprintf("The change cannot be applied to the running domain (%s): its definition is rewritten and the domain is "+
 					"shut down gracefully (forced off after shutdown.timeout = %s) and started again. Only these apply live: vcpu and "+
 					"memory_mib within max_vcpu / max_memory_mib; disk iotune; a cdrom's source; a network_interface's link_state "+
-					"and bandwidth; disks (virtio, scsi, usb) and network interfaces added at the end or removed.", change.Reason, shutdownTimeout(&plan)))
+					"and bandwidth; disks (virtio, scsi, usb), network interfaces and hostdevs added at the end or removed; virtiofs "+
+					"shares removed.", change.Reason, shutdownTimeout(&plan)))
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

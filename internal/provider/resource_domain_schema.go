@@ -26,7 +26,8 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		MarkdownDescription: "A libvirt domain (virtual machine). Defaults are what users expect of a cloud VM: virtio disks and NICs, " +
 			"a serial console, the QEMU guest-agent channel and VNC on 127.0.0.1. `vcpu` and `memory_mib` changes within the " +
 			"`max_vcpu` / `max_memory_mib` headroom of a running domain apply live, without a restart, as do disk `iotune`, a cdrom's " +
-			"source, a NIC's `link_state` and `bandwidth`, vCPU and emulator pins added or changed, and disks and NICs added at the end or removed (hot-plug); other changes rewrite " +
+			"source, a NIC's `link_state` and `bandwidth`, vCPU and emulator pins added or changed, disks, NICs and hostdevs added at the end or removed, and virtiofs shares " +
+			"removed (hot-plug); other changes rewrite " +
 			"the definition and, when the domain runs, restart it gracefully. The plan says which in `update_method` (and a warning " +
 			"names a restart). Values libvirt fills in or rewrites (MACs, machine type expansion, CPU model, device addresses, " +
 			"vnet names, loader and nvram paths) never show as drift. A refresh never waits for addresses: it takes one quick " +
@@ -85,6 +86,12 @@ func domainCoreAttributes() map[string]schema.Attribute {
 		"console_url": computedString("URL of the graphical console of the running domain, e.g. `vnc://127.0.0.1:5900` (empty when not running or no graphics)."),
 		"update_method": computedString("How the last update was applied, and in a plan how the pending one will be: `none` (nothing in the " +
 			"domain changes), `live` (vcpu/memory within headroom, applied live and persistently, no restart), `restart` " +
-			"(definition rewritten, running domain restarted gracefully) or `definition` (definition rewritten, domain not running)."),
+			"(definition rewritten, running domain restarted gracefully) or `definition` (definition rewritten only: the domain is not " +
+			"running, or `restart_on_update = false` left the restart to you)."),
+		"restart_on_update": optionalBool("Whether a change that the running domain cannot take live restarts it (gracefully, see "+
+			"`shutdown`). `false`: such a change only rewrites the definition; the domain keeps running as it is, `update_method` "+
+			"says `definition`, and `pending_restart` is true until the domain is next stopped and started. Default `true`.", true),
+		"pending_restart": computedBool("True while the running domain still runs an older definition because `restart_on_update = " +
+			"false` left a restart to you; false again once it has been stopped and started (by Terraform or outside it)."),
 	}
 }

@@ -60,6 +60,9 @@ type Change struct {
 	// DetachTimeout is how long the guest may take to let go of a device unplugged live
 	// (0: DefaultDetachTimeout); the context bounds it too.
 	DetachTimeout time.Duration
+	// DeferRestart leaves a running domain running when the change needs a restart: only
+	// the definition is rewritten (libvirt_domain's restart_on_update = false).
+	DeferRestart bool
 }
 
 // Result says how a change reached the domain.
@@ -67,6 +70,10 @@ type Result struct {
 	Method  domainxml.Change // none, live, restart or definition
 	Forced  bool             // the shutdown for the restart had to force the domain off
 	Started bool             // the domain was started (the caller may wait for its addresses)
+	// Deferred: the change needed a restart that DeferRestart left to the user; the domain
+	// still runs its old definition, in the run RunID (libvirt's domain id, new on every start).
+	Deferred bool
+	RunID    int32
 }
 
 // Apply takes a domain from ch.Old to ch.New, the one path every VM-shaped resource's
@@ -88,6 +95,9 @@ func Apply(ctx context.Context, api DomainAPI, ch Change) (Result, error) {
 	case domainxml.ChangeRestart, domainxml.ChangeDefinition:
 		if err := redefine(ctx, api, ch, st.XML); err != nil {
 			return res, err
+		}
+		if res.Method == domainxml.ChangeRestart && ch.DeferRestart {
+			res.Method, res.Deferred, res.RunID = domainxml.ChangeDefinition, true, st.Domain.ID
 		}
 	case domainxml.ChangeLive:
 		var vcpu uint

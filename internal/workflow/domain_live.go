@@ -24,7 +24,7 @@ type liveDeviceAPI interface {
 }
 
 // liveOps makes the live operations in order (domainxml sorts them: detaches, attaches,
-// changes in place); the first failure stops the rest (the read-back shows where it
+// changes in place, a redefinition); the first failure stops the rest (the read-back shows where it
 // stopped) and names the device. live is the running domain's XML, for the aliases.
 func liveOps(ctx context.Context, api DomainAPI, ch Change, live string, ops []domainxml.LiveOp) error {
 	for _, op := range ops {
@@ -58,6 +58,16 @@ func liveOps(ctx context.Context, api DomainAPI, ch Change, live string, ops []d
 			err = detach(ctx, api, ch, live, op)
 		case domainxml.LivePinVCPU, domainxml.LivePinEmulator:
 			err = pin(ctx, api, ch, op)
+		case domainxml.LiveRedefine:
+			if ch.Rewrite {
+				continue // Apply writes the definition after the live operations anyway
+			}
+			var st *libvirt.DomainStatus
+			if st, err = api.GetDomainStatus(ctx, ch.ID); err == nil {
+				// The definition now has what the operations above did (NICs with libvirt's MACs).
+				ch.New = domainxml.WithLiveMACs(ch.New, parseCurrent(st.XML))
+				err = redefine(ctx, api, ch, st.XML)
+			}
 		default:
 			err = fmt.Errorf("domain %s, device %s: live operation %q is not known", ch.Name, op.Device, op.Kind)
 		}

@@ -49,6 +49,10 @@ func TestApply(t *testing.T) {
 			"GetDomainStatus SetDomainSizing", false, false},
 		{"restart", true, Change{Old: spec(1, 256), New: withMachine, Running: true}, domainxml.ChangeRestart,
 			"GetDomainStatus DefineDomain ShutdownDomain StartDomain", true, false},
+		{"restart deferred", true, Change{Old: spec(1, 256), New: withMachine, Running: true, DeferRestart: true}, domainxml.ChangeDefinition,
+			"GetDomainStatus DefineDomain", false, false},
+		{"deferring needs no restart when live", true, Change{Old: spec(1, 256), New: spec(2, 384), Running: true, DeferRestart: true},
+			domainxml.ChangeLive, "GetDomainStatus SetDomainSizing", false, false},
 		{"stopped: definition only", false, Change{Old: spec(1, 256), New: spec(2, 384), Running: false}, domainxml.ChangeDefinition,
 			"GetDomainStatus DefineDomain", false, false},
 		{"start", false, Change{Old: spec(1, 256), New: spec(1, 256), Running: true}, domainxml.ChangeNone,
@@ -72,6 +76,9 @@ func TestApply(t *testing.T) {
 			res, err := Apply(context.Background(), f, c.ch)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Deferred != (c.name == "restart deferred") {
+				t.Errorf("%s: deferred %v", c.name, res.Deferred)
 			}
 			if res.Method != c.want || res.Started != c.started || strings.Join(f.called(), " ") != c.calls {
 				t.Errorf("%s: method %s started %t calls %v; want %s %t %s", c.name, res.Method, res.Started, f.calls, c.want, c.started, c.calls)

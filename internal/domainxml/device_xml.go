@@ -1,0 +1,158 @@
+package domainxml
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// device_xml: raw device fragments for devices the schema does not model (a <shmem>, an
+// <iommu>, a <redirdev>, a controller of a model the provider never writes, ...). Each
+// is one element that belongs under <devices>. The fragments as the user wrote them are
+// kept in the record; a fragment is present when some device of the definition has
+// everything it says (its attributes, text and children, recursively), so what libvirt
+// fills in — addresses, aliases, indexes, defaults — is no change. Build takes out the
+// devices of the fragments the record lists and appends the new ones. Any change
+// restarts a running domain.
+
+// familyElements are the device elements a family owns: a fragment may not write them
+// (the family would take it away or read it as its own).
+var familyElements = map[string]string{
+	"disk": "disk", "interface": "network_interface", "hostdev": "hostdev", "filesystem": "filesystem",
+	"graphics": "graphics", "channel": "qemu_agent (and the consoles to come)",
+}
+
+var deviceXMLFamily = family{
+	name: "device_xml",
+	validate: func(s *Spec) error {
+		for i, f := range s.DeviceXML {
+			if _, err := ParseDeviceFragment(f); err != nil {
+				return fmt.Errorf("device_xml[%d]: %w", i, err)
+			}
+		}
+		return nil
+	},
+	build: buildDeviceXML,
+	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
+		if len(rec.DeviceXML) == 0 || d.Devices == nil {
+			return
+		}
+		devices, err := devicesNode(d.Devices)
+		if err != nil {
+			return
+		}
+		for _, f := range rec.DeviceXML {
+			n, err := ParseDeviceFragment(f)
+			if err == nil && devices.take(n) {
+				p.Spec.DeviceXML = append(p.Spec.DeviceXML, f)
+			}
+		}
+	},
+	same: func(a, b Spec) bool { return slices.Equal(a.DeviceXML, b.DeviceXML) },
+}
+
+// ParseDeviceFragment checks that text is one device element libvirt knows under
+// <devices> and that no family owns, and returns it as a node.
+func ParseDeviceFragment(text string) (*xmlNode, error) {
+	n, err := parseNode(text)
+	if err != nil {
+		return nil, fmt.Errorf("not one XML element: %w", err)
+	}
+	name := n.XMLName.Local
+	if owner, ok := familyElements[name]; ok {
+		return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
+	}
+	// libvirtxml knows every device element libvirt has: one it does not read is not a device.
+	probe, err := nodesToDevices([]xmlNode{*n})
+	if err != nil {
+		return nil, fmt.Errorf("<%s> does not parse as a device: %w", name, err)
+	}
+	if back, err := devicesNode(probe); err != nil || len(back.Nodes) != 1 {
+		return nil, fmt.Errorf("<%s> is not a device element libvirt knows under <devices>", name)
+	}
+	return n, nil
+}
+
+func buildDeviceXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error {
+	var old []string
+	if base != nil {
+		old = readRecord(base).DeviceXML
+	}
+	if len(old) == 0 && len(s.DeviceXML) == 0 {
+		return nil
+	}
+	devices, err := devicesNode(d.Devices)
+	if err != nil {
+		return err
+	}
+	for _, f := range old {
+		if n, err := ParseDeviceFragment(f); err == nil {
+			devices.take(n) // what the last apply added goes; a device made elsewhere stays
+		}
+	}
+	for _, f := range s.DeviceXML {
+		n, err := ParseDeviceFragment(f)
+		if err != nil {
+			return err
+		}
+		devices.Nodes = append(devices.Nodes, *n)
+	}
+	list, err := nodesToDevices(devices.Nodes)
+	if err != nil {
+		return fmt.Errorf("device_xml: %w", err)
+	}
+	d.Devices = list
+	return nil
+}
+
+// devicesNode is a device list as one <devices> node, through libvirtxml's own writer.
+func devicesNode(list *libvirtxml.DomainDeviceList) (*xmlNode, error) {
+	if list == nil {
+		list = &libvirtxml.DomainDeviceList{}
+	}
+	text, err := (&libvirtxml.Domain{Devices: list}).Marshal()
+	if err != nil {
+		return nil, err
+	}
+	dom, err := parseNode(text)
+	if err != nil {
+		return nil, err
+	}
+	for i := range dom.Nodes {
+		if dom.Nodes[i].XMLName.Local == "devices" {
+			return &dom.Nodes[i], nil
+		}
+	}
+	return &xmlNode{}, nil
+}
+
+// nodesToDevices reads device nodes back through libvirtxml's reader.
+func nodesToDevices(nodes []xmlNode) (*libvirtxml.DomainDeviceList, error) {
+	var b strings.Builder
+	b.WriteString("<domain>")
+	if err := writeNode(&b, xmlNode{XMLName: xmlName("devices"), Nodes: nodes}); err != nil {
+		return nil, err
+	}
+	b.WriteString("</domain>")
+	var dom libvirtxml.Domain
+	if err := dom.Unmarshal(b.String()); err != nil {
+		return nil, err
+	}
+	if dom.Devices == nil {
+		return &libvirtxml.DomainDeviceList{}, nil
+	}
+	return dom.Devices, nil
+}
+
+// take removes the first child of n that has all of want, and says whether there was one.
+func (n *xmlNode) take(want *xmlNode) bool {
+	for i := range n.Nodes {
+		if n.Nodes[i].has(want) {
+			n.Nodes = slices.Delete(n.Nodes, i, i+1)
+			return true
+		}
+	}
+	return false
+}

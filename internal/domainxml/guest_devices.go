@@ -1,0 +1,257 @@
+package domainxml
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// Guest devices: video, rng, watchdog, panic, vsock, memballoon, sound and input
+// devices. Each is managed only when the spec names it: a nil one (or no inputs) keeps
+// what the definition has — libvirt's own defaults (the ps2 mouse and keyboard, the
+// virtio memballoon, the video it adds for a graphical console) and whatever another
+// tool wrote — unless Drop names its kind: the previous spec had it, so it is taken away
+// (libvirt then adds its default back where it has one).
+
+// Device kinds, as Drop names them.
+const (
+	kindVideo      = "video"
+	kindRNG        = "rng"
+	kindWatchdog   = "watchdog"
+	kindPanic      = "panic"
+	kindVSock      = "vsock"
+	kindMemBalloon = "memballoon"
+	kindSound      = "sound"
+	kindInput      = "input"
+)
+
+// Enumerations libvirt 9 accepts (the provider's validators use the same lists).
+var (
+	VideoModels      = []string{"virtio", "qxl", "vga", "cirrus", "bochs", "ramfb", "none"}
+	RNGModels        = []string{"virtio", "virtio-transitional", "virtio-non-transitional"}
+	WatchdogModels   = []string{"i6300esb", "ib700", "diag288", "itco"}
+	WatchdogActions  = []string{"reset", "shutdown", "poweroff", "pause", "none", "dump", "inject-nmi"}
+	PanicModels      = []string{"isa", "pvpanic", "hyperv", "pseries", "s390"}
+	MemBalloonModels = []string{"virtio", "virtio-transitional", "virtio-non-transitional", "xen", "none"}
+	SoundModels      = []string{"ich6", "ich7", "ich9", "ac97", "es1370", "sb16", "pcspk", "usb"}
+	InputTypes       = []string{"tablet", "mouse", "keyboard"}
+	InputBuses       = []string{"usb", "virtio", "ps2"}
+)
+
+// DefaultRNGBackend is the host source of an rng device when none is given.
+const DefaultRNGBackend = "/dev/urandom"
+
+// GuestDevices are the guest devices the user manages; nil: keep the definition's.
+type GuestDevices struct {
+	Video      *Video
+	RNG        *RNG
+	Watchdog   *Watchdog
+	Panic      *Panic
+	VSock      *VSock
+	MemBalloon *MemBalloon
+	Sound      *Sound
+	// Inputs replace every input device when not empty (libvirt adds back the ps2 mouse
+	// and keyboard an x86 guest always has).
+	Inputs []Input
+	// Drop are the kinds to take away although nil here: the domain's previous spec had
+	// them (DroppedGuestDevices). Not part of what a spec wants (same ignores it).
+	Drop []string
+}
+
+// kinds are the device kinds g manages.
+func (g GuestDevices) kinds() []string {
+	var out []string
+	for kind, set := range map[string]bool{kindVideo: g.Video != nil, kindRNG: g.RNG != nil, kindWatchdog: g.Watchdog != nil,
+		kindPanic: g.Panic != nil, kindVSock: g.VSock != nil, kindMemBalloon: g.MemBalloon != nil, kindSound: g.Sound != nil,
+		kindInput: len(g.Inputs) > 0} {
+		if set {
+			out = append(out, kind)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// DroppedGuestDevices are the kinds old manages and next does not: what an update
+// from old to next takes away (next's Drop).
+func DroppedGuestDevices(old, next GuestDevices) []string {
+	var out []string
+	for _, k := range old.kinds() {
+		if !slices.Contains(next.kinds(), k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Video is the guest's (primary) video card. Nil sizes: the model's defaults.
+type Video struct {
+	Model   string
+	VRAMKiB *uint
+	Heads   *uint
+	Accel3D *bool
+}
+
+// RNG is a virtio random number generator fed from a host device.
+type RNG struct {
+	Model        string // empty: virtio
+	Backend      string // empty: /dev/urandom
+	RateBytes    *uint
+	RatePeriodMS *uint
+}
+
+// Watchdog is a watchdog timer and what happens when it fires (empty: reset).
+type Watchdog struct {
+	Model  string
+	Action string
+}
+
+// Panic is a pvpanic-style device (empty model: libvirt's, isa on x86).
+type Panic struct{ Model string }
+
+// VSock is a virtio vsock; CID nil: libvirt assigns one at start.
+type VSock struct{ CID *uint }
+
+// MemBalloon is the memory balloon.
+type MemBalloon struct {
+	Model             string
+	StatsPeriodSec    *uint
+	AutoDeflate       *bool
+	FreePageReporting *bool
+}
+
+// Sound is a sound card.
+type Sound struct{ Model string }
+
+// Input is a tablet, mouse or keyboard on a bus.
+type Input struct {
+	Type string
+	Bus  string
+}
+
+// ImplicitInput reports whether in is one libvirt gives every x86 guest by itself.
+func ImplicitInput(in Input) bool {
+	return in.Bus == "ps2" && (in.Type == "mouse" || in.Type == "keyboard")
+}
+
+// DefaultMemBalloon reports whether m is the memballoon libvirt adds when a definition
+// has none.
+func DefaultMemBalloon(m *MemBalloon) bool {
+	return m != nil && reflect.DeepEqual(*m, MemBalloon{Model: "virtio"})
+}
+
+// DefaultVideo reports whether v is the video card libvirt adds for a graphical console
+// when a definition has none (x86: cirrus, 16 MiB, one head).
+func DefaultVideo(v *Video) bool {
+	sixteenMiB, one := uint(16384), uint(1)
+	return v != nil && reflect.DeepEqual(*v, Video{Model: "cirrus", VRAMKiB: &sixteenMiB, Heads: &one})
+}
+
+var guestDevicesFamily = family{
+	name:     "guest_devices",
+	validate: func(s *Spec) error { return validateGuestDevices(s.GuestDevices) },
+	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
+		buildGuestDevices(d.Devices, s.GuestDevices)
+		return nil
+	},
+	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
+		if d.Devices != nil {
+			p.Spec.GuestDevices = parseGuestDevices(d.Devices)
+		}
+	},
+	same: func(a, b Spec) bool {
+		return reflect.DeepEqual(normalGuest(a.GuestDevices), normalGuest(b.GuestDevices))
+	},
+}
+
+func validateGuestDevices(g GuestDevices) error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	oneOf := func(what, v string, allowed []string) {
+		if v != "" && !slices.Contains(allowed, v) {
+			bad("%s %q is not one of %v", what, v, allowed)
+		}
+	}
+	if v := g.Video; v != nil {
+		oneOf("video: model", v.Model, VideoModels)
+		if v.Accel3D != nil && *v.Accel3D && v.Model != "virtio" {
+			bad("video: accel3d needs model = \"virtio\" (virtio-gpu), not %q", v.Model)
+		}
+		if v.Model == "none" && (v.VRAMKiB != nil || v.Heads != nil || v.Accel3D != nil) {
+			bad("video: model \"none\" has no vram_kib, heads or accel3d")
+		}
+	}
+	if r := g.RNG; r != nil {
+		oneOf("rng: model", r.Model, RNGModels)
+		if r.RatePeriodMS != nil && r.RateBytes == nil {
+			bad("rng: rate_period_ms needs rate_bytes (the bytes allowed per period)")
+		}
+	}
+	if w := g.Watchdog; w != nil {
+		oneOf("watchdog: model", w.Model, WatchdogModels)
+		oneOf("watchdog: action", w.Action, WatchdogActions)
+	}
+	if p := g.Panic; p != nil {
+		oneOf("panic: model", p.Model, PanicModels)
+	}
+	if v := g.VSock; v != nil && v.CID != nil && *v.CID < 3 {
+		bad("vsock: cid %d is reserved (0-2 are the hypervisor and host); use 3 or more, or leave it out", *v.CID)
+	}
+	if m := g.MemBalloon; m != nil {
+		oneOf("memballoon: model", m.Model, MemBalloonModels)
+		if m.Model == "none" && (m.StatsPeriodSec != nil || m.AutoDeflate != nil || m.FreePageReporting != nil) {
+			bad("memballoon: model \"none\" has no stats_period_sec, autodeflate or free_page_reporting")
+		}
+	}
+	if s := g.Sound; s != nil {
+		oneOf("sound: model", s.Model, SoundModels)
+	}
+	seen := map[Input]bool{}
+	for _, in := range g.Inputs {
+		oneOf("input: type", in.Type, InputTypes)
+		oneOf("input: bus", in.Bus, InputBuses)
+		if in.Type == "tablet" && in.Bus == "ps2" {
+			bad("input: a tablet cannot be on the ps2 bus (use usb or virtio)")
+		}
+		if seen[in] {
+			bad("input %s on %s is declared twice", in.Type, in.Bus)
+		}
+		seen[in] = true
+	}
+	return errors.Join(errs...)
+}
+
+// normalGuest leaves out Drop and fills in the defaults that read back the same: an rng's model and
+// backend, a watchdog's action, the inputs as a set (libvirt's ps2 ones included).
+func normalGuest(g GuestDevices) GuestDevices {
+	g.Drop = nil
+	if r := g.RNG; r != nil {
+		c := *r
+		if c.Model == "" {
+			c.Model = "virtio"
+		}
+		if c.Backend == "" {
+			c.Backend = DefaultRNGBackend
+		}
+		g.RNG = &c
+	}
+	if w := g.Watchdog; w != nil && w.Action == "" {
+		g.Watchdog = &Watchdog{Model: w.Model, Action: "reset"}
+	}
+	if len(g.Inputs) == 0 {
+		g.Inputs = nil
+	} else {
+		g.Inputs = slices.Clone(g.Inputs)
+		slices.SortFunc(g.Inputs, func(a, b Input) int {
+			if a.Type != b.Type {
+				return cmp.Compare(a.Type, b.Type)
+			}
+			return cmp.Compare(a.Bus, b.Bus)
+		})
+	}
+	return g
+}

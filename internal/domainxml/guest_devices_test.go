@@ -1,0 +1,198 @@
+package domainxml
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+func boolPtr(b bool) *bool { return &b }
+
+// everyGuestDevice is what the configuration behind testdata/guest_devices_libvirt.xml
+// asks for.
+func everyGuestDevice() GuestDevices {
+	return GuestDevices{
+		Video:      &Video{Model: "virtio", Heads: uintPtr(2), Accel3D: boolPtr(false)},
+		RNG:        &RNG{RateBytes: uintPtr(1024), RatePeriodMS: uintPtr(1000)},
+		Watchdog:   &Watchdog{Model: "i6300esb", Action: "poweroff"},
+		Panic:      &Panic{Model: "isa"},
+		VSock:      &VSock{},
+		MemBalloon: &MemBalloon{Model: "virtio", StatsPeriodSec: uintPtr(10), AutoDeflate: boolPtr(true), FreePageReporting: boolPtr(true)},
+		Sound:      &Sound{Model: "ich9"},
+		Inputs:     []Input{{Type: "tablet", Bus: "usb"}, {Type: "keyboard", Bus: "virtio"}},
+	}
+}
+
+func gdSpec(g GuestDevices) Spec {
+	return Spec{Name: "gd-libvirt", Type: "qemu", VCPU: 1, MemoryMiB: 64, Graphics: Graphics{Type: GraphicsVNC}, GuestDevices: g}
+}
+
+func TestGuestDevices_build(t *testing.T) {
+	_, text := build(t, nil, gdSpec(everyGuestDevice()))
+	text = regexp.MustCompile(`>\s+<`).ReplaceAllString(text, "><")
+	for _, want := range []string{
+		`<model type="virtio" heads="2"><acceleration accel3d="no"></acceleration></model>`,
+		`<rng model="virtio"><rate bytes="1024" period="1000"></rate><backend model="random">/dev/urandom</backend></rng>`,
+		`<watchdog model="i6300esb" action="poweroff"></watchdog>`, `<panic model="isa"></panic>`,
+		`<vsock model="virtio"><cid auto="yes"></cid></vsock>`,
+		`<memballoon model="virtio" autodeflate="on" freePageReporting="on"><stats period="10"></stats></memballoon>`,
+		`<sound model="ich9"></sound>`, `<input type="tablet" bus="usb"></input>`, `<input type="keyboard" bus="virtio"></input>`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %s in\n%s", want, text)
+		}
+	}
+	_, text = build(t, nil, gdSpec(GuestDevices{VSock: &VSock{CID: uintPtr(42)}}))
+	if !strings.Contains(text, `<cid auto="no" address="42"></cid>`) {
+		t.Errorf("fixed cid:\n%s", text)
+	}
+}
+
+// A fresh definition without guest devices has none of them (libvirt adds its defaults).
+func TestGuestDevices_unsetWritesNothing(t *testing.T) {
+	d, text := build(t, nil, gdSpec(GuestDevices{}))
+	dev := d.Devices
+	if len(dev.Videos)+len(dev.RNGs)+len(dev.Watchdogs)+len(dev.Panics)+len(dev.Sounds)+len(dev.Inputs) > 0 || dev.VSock != nil || dev.MemBalloon != nil {
+		t.Errorf("guest devices written though none asked:\n%s", text)
+	}
+	if strings.Contains(text, "<metadata>") {
+		t.Errorf("a metadata record for no devices:\n%s", text)
+	}
+}
+
+// What libvirt returns (aliases, addresses, the ps2 inputs, the vsock's assigned cid)
+// reads back as what was asked.
+func TestGuestDevices_parseLibvirtFilled(t *testing.T) {
+	p, err := FromDomain(domainFixture(t, "guest_devices_libvirt.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Spec.GuestDevices
+	want := everyGuestDevice()
+	if !guestDevicesFamily.same(gdSpec(want), gdSpec(got)) {
+		t.Errorf("parsed\n%+v\nwant\n%+v", normalGuest(got), normalGuest(want))
+	}
+	if got.VSock == nil || got.VSock.CID != nil {
+		t.Errorf("an auto cid libvirt assigned must read as auto: %+v", got.VSock)
+	}
+	if got.RNG.Backend != DefaultRNGBackend || got.RNG.Model != "virtio" {
+		t.Errorf("rng %+v", got.RNG)
+	}
+}
+
+// Rebuilding the same spec onto libvirt's definition keeps every device's address.
+func TestGuestDevices_rebuildKeepsAddresses(t *testing.T) {
+	base := domainFixture(t, "guest_devices_libvirt.xml")
+	d, _ := build(t, base, gdSpec(everyGuestDevice()))
+	dev := d.Devices
+	for what, a := range map[string]*libvirtxml.DomainAddress{
+		"video": dev.Videos[0].Address, "rng": dev.RNGs[0].Address, "sound": dev.Sounds[0].Address,
+		"memballoon": dev.MemBalloon.Address, "vsock": dev.VSock.Address, "tablet": dev.Inputs[0].Address,
+	} {
+		if a == nil {
+			t.Errorf("%s lost its address", what)
+		}
+	}
+	if dev.Videos[0].Alias != nil {
+		t.Error("video kept libvirt's alias")
+	}
+}
+
+// A definition's devices the spec leaves out stay as they are unless Drop names them
+// (the previous spec had them): then they go (libvirt adds back its default memballoon
+// and video, and keeps its ps2 inputs).
+func TestGuestDevices_unsetKeepsOrRemoves(t *testing.T) {
+	base := domainFixture(t, "guest_devices_libvirt.xml")
+	d, _ := build(t, base, gdSpec(GuestDevices{}))
+	p, _ := FromDomain(d)
+	if !reflect.DeepEqual(p.Spec.GuestDevices, parseGuestDevices(base.Devices)) {
+		t.Errorf("devices another tool wrote changed:\n%+v", p.Spec.GuestDevices)
+	}
+
+	old := everyGuestDevice()
+	next := GuestDevices{Sound: &Sound{Model: "ac97"}}
+	next.Drop = DroppedGuestDevices(old, next)
+	if want := []string{kindInput, kindMemBalloon, kindPanic, kindRNG, kindVideo, kindVSock, kindWatchdog}; !reflect.DeepEqual(next.Drop, want) {
+		t.Errorf("dropped %v, want %v", next.Drop, want)
+	}
+	d, text := build(t, domainFixture(t, "guest_devices_libvirt.xml"), gdSpec(next))
+	dev := d.Devices
+	if len(dev.Videos)+len(dev.RNGs)+len(dev.Watchdogs)+len(dev.Panics) > 0 || dev.VSock != nil || dev.MemBalloon != nil {
+		t.Errorf("dropped devices were kept:\n%s", text)
+	}
+	if len(dev.Inputs) != 2 || !ImplicitInput(Input{dev.Inputs[0].Type, dev.Inputs[0].Bus}) || !ImplicitInput(Input{dev.Inputs[1].Type, dev.Inputs[1].Bus}) {
+		t.Errorf("inputs after dropping ours: %+v", dev.Inputs)
+	}
+	if len(dev.Sounds) != 1 || dev.Sounds[0].Model != "ac97" {
+		t.Errorf("sound:\n%s", text)
+	}
+	if !guestDevicesFamily.same(gdSpec(GuestDevices{Sound: &Sound{Model: "ac97"}}), gdSpec(next)) {
+		t.Error("Drop is no part of what a spec wants")
+	}
+}
+
+func TestGuestDevices_defaults(t *testing.T) {
+	g := parseGuestDevices(domainFixture(t, "guest_devices_defaults.xml").Devices)
+	if g.MemBalloon != nil || len(g.Inputs) != 0 || DefaultMemBalloon(everyGuestDevice().MemBalloon) {
+		t.Errorf("libvirt's own memballoon and inputs must read as none: %+v", g)
+	}
+	want := Video{Model: "cirrus", VRAMKiB: uintPtr(16384), Heads: uintPtr(1)}
+	if g.Video == nil || !reflect.DeepEqual(*g.Video, want) || !DefaultVideo(g.Video) || DefaultVideo(everyGuestDevice().Video) {
+		t.Errorf("video %+v", g.Video)
+	}
+}
+
+func TestGuestDevices_same(t *testing.T) {
+	a := gdSpec(everyGuestDevice())
+	b := gdSpec(everyGuestDevice())
+	b.GuestDevices.RNG = &RNG{Model: "virtio", Backend: DefaultRNGBackend, RateBytes: uintPtr(1024), RatePeriodMS: uintPtr(1000)}
+	b.GuestDevices.Inputs = []Input{{Type: "keyboard", Bus: "virtio"}, {Type: "tablet", Bus: "usb"}}
+	if !guestDevicesFamily.same(a, b) {
+		t.Error("defaults written out and input order must not be a change")
+	}
+	w := gdSpec(GuestDevices{Watchdog: &Watchdog{Model: "ib700"}})
+	if !guestDevicesFamily.same(w, gdSpec(GuestDevices{Watchdog: &Watchdog{Model: "ib700", Action: "reset"}})) {
+		t.Error("watchdog action reset is libvirt's default")
+	}
+	for name, change := range map[string]func(*GuestDevices){
+		"video heads":   func(g *GuestDevices) { g.Video.Heads = uintPtr(1) },
+		"rng removed":   func(g *GuestDevices) { g.RNG = nil },
+		"cid fixed":     func(g *GuestDevices) { g.VSock = &VSock{CID: uintPtr(9)} },
+		"stats period":  func(g *GuestDevices) { g.MemBalloon.StatsPeriodSec = uintPtr(5) },
+		"input dropped": func(g *GuestDevices) { g.Inputs = g.Inputs[:1] },
+	} {
+		c := gdSpec(everyGuestDevice())
+		change(&c.GuestDevices)
+		if guestDevicesFamily.same(a, c) {
+			t.Errorf("%s: not seen as a change", name)
+		}
+	}
+}
+
+func TestGuestDevices_validate(t *testing.T) {
+	for _, tc := range []struct {
+		g    GuestDevices
+		want string
+	}{
+		{GuestDevices{Video: &Video{Model: "qxl", Accel3D: boolPtr(true)}}, "accel3d needs model = \"virtio\""},
+		{GuestDevices{Video: &Video{Model: "none", Heads: uintPtr(1)}}, "model \"none\" has no"},
+		{GuestDevices{Video: &Video{Model: "matrox"}}, "video: model \"matrox\""},
+		{GuestDevices{RNG: &RNG{RatePeriodMS: uintPtr(100)}}, "rate_period_ms needs rate_bytes"},
+		{GuestDevices{Watchdog: &Watchdog{Model: "i6300esb", Action: "explode"}}, "watchdog: action"},
+		{GuestDevices{VSock: &VSock{CID: uintPtr(2)}}, "vsock: cid 2 is reserved"},
+		{GuestDevices{MemBalloon: &MemBalloon{Model: "none", StatsPeriodSec: uintPtr(5)}}, "memballoon: model \"none\""},
+		{GuestDevices{Inputs: []Input{{"tablet", "ps2"}}}, "tablet cannot be on the ps2 bus"},
+		{GuestDevices{Inputs: []Input{{"mouse", "usb"}, {"mouse", "usb"}}}, "declared twice"},
+	} {
+		err := gdSpec(tc.g).Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want %q", tc.g, err, tc.want)
+		}
+	}
+	if err := gdSpec(everyGuestDevice()).Validate(); err != nil {
+		t.Error(err)
+	}
+}

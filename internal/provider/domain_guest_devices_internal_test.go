@@ -1,0 +1,54 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+)
+
+// What libvirt has of guest devices reads into state only where the configuration
+// manages it (or on import); libvirt's defaults and filled-in sizes never show as drift.
+func TestGuestDevicesFromSpec(t *testing.T) {
+	heads, vram := uint(1), uint(16384)
+	s := domainxml.Spec{Name: "gd", GuestDevices: domainxml.GuestDevices{
+		Video:    &domainxml.Video{Model: "cirrus", VRAMKiB: &vram, Heads: &heads},
+		Watchdog: &domainxml.Watchdog{Model: "i6300esb", Action: "reset"},
+		VSock:    &domainxml.VSock{},
+		Inputs:   []domainxml.Input{{Type: "tablet", Bus: "usb"}},
+	}}
+	// Not managed: nothing shows, although the definition has it.
+	prior := &domainModel{Name: types.StringValue("gd")}
+	m := fromSpec(s, prior)
+	if m.Video != nil || m.Watchdog != nil || m.VSock != nil || m.Inputs != nil || m.MemBalloon != nil {
+		t.Errorf("unmanaged devices in state: %+v", m.domainGuestDevicesModel)
+	}
+	// Managed: libvirt's sizes stay null as the configuration left them; a declared ps2
+	// mouse and the plain virtio memballoon (both read as none) come back.
+	prior.Video = &videoModel{Model: types.StringValue("cirrus"), VRAMKiB: types.Int64Null(), Heads: types.Int64Value(1)}
+	prior.MemBalloon = &memballoonModel{Model: types.StringValue("virtio")}
+	prior.VSock = &vsockModel{CID: types.Int64Null()}
+	prior.Inputs = []inputModel{{Type: types.StringValue("tablet"), Bus: types.StringValue("usb")},
+		{Type: types.StringValue("mouse"), Bus: types.StringValue("ps2")}}
+	m = fromSpec(s, prior)
+	if m.Video == nil || !m.Video.VRAMKiB.IsNull() || m.Video.Heads.ValueInt64() != 1 {
+		t.Errorf("video %+v", m.Video)
+	}
+	if m.MemBalloon == nil || m.MemBalloon.Model.ValueString() != "virtio" || m.VSock == nil || !m.VSock.CID.IsNull() || len(m.Inputs) != 2 {
+		t.Errorf("managed: %+v", m.domainGuestDevicesModel)
+	}
+	if c := domainxml.Classify(specFromModel(prior), specFromModel(m), true, true); c != domainxml.ChangeNone {
+		t.Errorf("read-back classifies as %s", c)
+	}
+	// Import: everything the definition has but libvirt's own defaults.
+	imp := fromSpec(s, nil)
+	if imp.Video != nil {
+		t.Errorf("import shows libvirt's default video: %+v", imp.Video)
+	}
+	s.GuestDevices.Video.Model = "vga"
+	imp = fromSpec(s, nil)
+	if imp.Video == nil || imp.Video.VRAMKiB.ValueInt64() != 16384 || imp.Watchdog == nil || imp.VSock == nil || len(imp.Inputs) != 1 || imp.MemBalloon != nil {
+		t.Errorf("import: %+v", imp.domainGuestDevicesModel)
+	}
+}

@@ -1,0 +1,280 @@
+package provider_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+// everyGuestDevice is the guest devices of the first step of TestAccDomain_guestDevices.
+const everyGuestDevice = `
+  video      = { model = "virtio", heads = 2, accel3d = false }
+  rng        = { rate_bytes = 1024, rate_period_ms = 1000 }
+  watchdog   = { model = "i6300esb", action = "poweroff" }
+  panic      = { model = "isa" }
+  vsock      = {}
+  memballoon = { model = "virtio", stats_period_sec = 10, autodeflate = true, free_page_reporting = true }
+  sound      = { model = "ich9" }
+  input {
+    type = "tablet"
+    bus  = "usb"
+  }
+  input {
+    type = "keyboard"
+    bus  = "virtio"
+  }
+  input {
+    type = "mouse"
+    bus  = "ps2"
+  }`
+
+// changedGuestDevices: another video, a fixed vsock cid, the default watchdog action,
+// a memballoon libvirt would add anyway; no rng, sound or inputs.
+const changedGuestDevices = `
+  video      = { model = "qxl" }
+  watchdog   = { model = "ib700" }
+  panic      = { model = "isa" }
+  vsock      = { cid = 42 }
+  memballoon = { model = "virtio" }`
+
+func guestDevicesConfig(name, devices string) string {
+	return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name = %q
+  %s
+%s
+}
+`, name, idleDomain, devices)
+}
+
+// guestDevices checks the inactive definition of name with check.
+func guestDevices(t *testing.T, name string, check func(d *libvirtxml.DomainDeviceList) error) resource.TestCheckFunc {
+	return acctest.HostCheck(func() error {
+		d, err := acctest.InspectDomain(t, name)
+		if err != nil {
+			return err
+		}
+		return check(d.Inactive.Devices)
+	})
+}
+
+func inputsOf(d *libvirtxml.DomainDeviceList) string {
+	var s []string
+	for _, in := range d.Inputs {
+		s = append(s, in.Type+"/"+in.Bus)
+	}
+	slices.Sort(s) // the inputs are a set
+	return strings.Join(s, " ")
+}
+
+// A domain with every guest device: what libvirt stores, an empty second plan, a change
+// and a removal that rewrite the definition (the domain is not running), and libvirt's
+// own memballoon and ps2 inputs, which come back on their own, never showing as drift.
+func TestAccDomain_guestDevices(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("guestdev")
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config:           guestDevicesConfig(name, everyGuestDevice),
+				ConfigPlanChecks: acctest.Plans(),
+				Check: guestDevices(t, name, func(d *libvirtxml.DomainDeviceList) error {
+					switch v := d.Videos; {
+					case len(v) != 1 || v[0].Model.Type != "virtio" || v[0].Model.Heads != 2 || v[0].Model.Accel == nil || v[0].Model.Accel.Accel3D != "no":
+						return fmt.Errorf("video: %+v", v)
+					case len(d.RNGs) != 1 || d.RNGs[0].Rate == nil || d.RNGs[0].Rate.Bytes != 1024 || d.RNGs[0].Rate.Period != 1000 ||
+						d.RNGs[0].Backend.Random == nil || d.RNGs[0].Backend.Random.Device != "/dev/urandom":
+						return fmt.Errorf("rng: %+v", d.RNGs)
+					case len(d.Watchdogs) != 1 || d.Watchdogs[0].Model != "i6300esb" || d.Watchdogs[0].Action != "poweroff":
+						return fmt.Errorf("watchdog: %+v", d.Watchdogs)
+					case len(d.Panics) != 1 || d.Panics[0].Model != "isa":
+						return fmt.Errorf("panic: %+v", d.Panics)
+					case d.VSock == nil || d.VSock.CID == nil || d.VSock.CID.Auto != "yes":
+						return fmt.Errorf("vsock: %+v", d.VSock)
+					case d.MemBalloon == nil || d.MemBalloon.AutoDeflate != "on" || d.MemBalloon.FreePageReporting != "on" ||
+						d.MemBalloon.Stats == nil || d.MemBalloon.Stats.Period != 10:
+						return fmt.Errorf("memballoon: %+v", d.MemBalloon)
+					case len(d.Sounds) != 1 || d.Sounds[0].Model != "ich9":
+						return fmt.Errorf("sound: %+v", d.Sounds)
+					case inputsOf(d) != "keyboard/ps2 keyboard/virtio mouse/ps2 tablet/usb":
+						return fmt.Errorf("inputs: %s", inputsOf(d))
+					}
+					return nil
+				}),
+				ConfigStateChecks: acctest.State(domRes, "video.vram_kib", nil, "rng.backend", "/dev/urandom", "rng.model", "virtio",
+					"vsock.cid", nil, "input", knownvalue.SetSizeExact(3)),
+			},
+			{Config: guestDevicesConfig(name, everyGuestDevice), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
+			{
+				Config:           guestDevicesConfig(name, changedGuestDevices),
+				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
+				Check: guestDevices(t, name, func(d *libvirtxml.DomainDeviceList) error {
+					switch {
+					case len(d.Videos) != 1 || d.Videos[0].Model.Type != "qxl":
+						return fmt.Errorf("video: %+v", d.Videos)
+					case len(d.RNGs)+len(d.Sounds) != 0:
+						return fmt.Errorf("rng and sound were not removed: %+v %+v", d.RNGs, d.Sounds)
+					case d.VSock == nil || d.VSock.CID == nil || d.VSock.CID.Address != "42":
+						return fmt.Errorf("vsock: %+v", d.VSock)
+					case len(d.Watchdogs) != 1 || d.Watchdogs[0].Model != "ib700" || d.Watchdogs[0].Action != "reset":
+						return fmt.Errorf("watchdog: %+v", d.Watchdogs)
+					case d.MemBalloon == nil || d.MemBalloon.Model != "virtio" || d.MemBalloon.Stats != nil:
+						return fmt.Errorf("memballoon: %+v", d.MemBalloon)
+					case inputsOf(d) != "keyboard/ps2 mouse/ps2":
+						return fmt.Errorf("inputs: %s", inputsOf(d))
+					}
+					return nil
+				}),
+				ConfigStateChecks: acctest.State(domRes, "watchdog.action", "reset", "video.vram_kib", nil, "video.heads", nil),
+			},
+			{Config: guestDevicesConfig(name, changedGuestDevices), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
+			{
+				// Dropping them all takes away what the provider wrote; libvirt puts its
+				// default memballoon back.
+				Config:           guestDevicesConfig(name, ""),
+				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
+				Check: guestDevices(t, name, func(d *libvirtxml.DomainDeviceList) error {
+					if len(d.Videos)+len(d.Watchdogs)+len(d.Panics) != 0 || d.VSock != nil || d.MemBalloon == nil || d.MemBalloon.Model != "virtio" {
+						return fmt.Errorf("devices left: video %+v watchdog %+v panic %+v vsock %+v memballoon %+v", d.Videos, d.Watchdogs, d.Panics, d.VSock, d.MemBalloon)
+					}
+					return nil
+				}),
+			},
+			{Config: guestDevicesConfig(name, ""), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
+		},
+	})
+}
+
+// A domain defined by virsh with guest devices (and libvirt's own default devices)
+// imports with a generated configuration that plans clean and names the devices, but not
+// libvirt's own memballoon and ps2 inputs.
+func TestAccDomain_guestDevicesImport(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("guestdev")
+	defineVNCDomain(t, name, `    <video><model type='vga'/></video>
+    <rng model='virtio'><backend model='random'>/dev/random</backend></rng>
+    <watchdog model='i6300esb'/>
+    <panic model='isa'/>
+    <vsock model='virtio'><cid auto='no' address='7'/></vsock>
+    <sound model='ac97'/>
+    <input type='tablet' bus='usb'/>`)
+	generated := strings.Join(strings.Fields(generateConfigPlansClean(t, "libvirt_domain.imported", name)), " ")
+	for _, want := range []string{`model = "vga"`, `vram_kib = 16384`, `backend = "/dev/random"`, `action = "reset"`, `cid = 7`,
+		`model = "ac97"`, `type = "tablet"`} {
+		if !strings.Contains(generated, want) {
+			t.Errorf("generated.tf lacks %s:\n%s", want, generated)
+		}
+	}
+	for _, unwanted := range []string{"memballoon = {", `bus = "ps2"`} {
+		if strings.Contains(generated, unwanted) {
+			t.Errorf("generated.tf has libvirt's own default %s:\n%s", unwanted, generated)
+		}
+	}
+}
+
+// QEMU starts a domain with every guest device but vsock (this host has no
+// /dev/vhost-vsock): the running domain plans clean, and a change restarts it. The
+// domain has no disk (SeaBIOS waits forever), so its shutdown is forced after 2 s.
+func TestAccDomainGuestDevices_started(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("guestdev")
+	config := func(action string) string {
+		return acctest.ProviderBlock("") + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name       = %q
+  type       = "qemu"
+  vcpu       = 1
+  memory_mib = 64
+  qemu_agent = false
+  shutdown   = { timeout = "2s" }
+  video      = { model = "virtio", heads = 2, accel3d = false }
+  rng        = { rate_bytes = 1024, rate_period_ms = 1000 }
+  watchdog   = { model = "i6300esb", action = %q }
+  panic      = { model = "isa" }
+  memballoon = { model = "virtio", stats_period_sec = 10, autodeflate = true, free_page_reporting = true }
+  sound      = { model = "ich9" }
+  input {
+    type = "tablet"
+    bus  = "usb"
+  }
+}
+`, name, action)
+	}
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{Config: config("poweroff"), ConfigPlanChecks: acctest.Plans(), ConfigStateChecks: acctest.State(domRes, "running", true)},
+			{Config: config("poweroff"), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
+			{
+				Config:           config("pause"),
+				ConfigPlanChecks: acctest.Updates(domRes, "restart"),
+				Check: acctest.HostCheck(func() error {
+					d, err := acctest.InspectDomain(t, name)
+					if err != nil {
+						return err
+					}
+					if !d.Active || len(d.Live.Devices.Watchdogs) != 1 || d.Live.Devices.Watchdogs[0].Action != "pause" {
+						return fmt.Errorf("after the restart: active %v, watchdogs %+v", d.Active, d.Live.Devices.Watchdogs)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
+// A virsh-defined domain with a graphical console has libvirt's own video card,
+// memballoon and ps2 inputs: imported into a configuration that names no guest device,
+// it only imports, and plans clean.
+func TestAccDomain_guestDevicesAdoptDefaults(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("guestdev")
+	defineVNCDomain(t, name, "")
+	w := newCLIWork(t, acctest.ProviderBlock("")+fmt.Sprintf(`
+import {
+  to = libvirt_domain.adopted
+  id = %[1]q
+}
+
+resource "libvirt_domain" "adopted" {
+  name       = %[1]q
+  type       = "qemu"
+  vcpu       = 1
+  memory_mib = 64
+  running    = false
+  qemu_agent = false
+}
+`, name))
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("import (exit %d):\n%s", code, out)
+	}
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the import is not empty (exit %d):\n%s", code, out)
+	}
+	w.run("state", "rm", "libvirt_domain.adopted")
+}
+
+// defineVNCDomain defines name as virsh would, a stopped 64 MiB domain with a VNC
+// console and devices (XML), removed at the test's end.
+func defineVNCDomain(t *testing.T, name, devices string) {
+	t.Helper()
+	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
+  <name>%s</name>
+  <memory unit='MiB'>64</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64'>hvm</type></os>
+  <devices>
+    <graphics type='vnc' port='-1' autoport='yes' listen='127.0.0.1'/>
+%s
+  </devices>
+</domain>`, name, devices))
+	acctest.RemoveDomainAtEnd(t, name)
+}
