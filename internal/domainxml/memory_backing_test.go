@@ -36,3 +36,20 @@ func TestMemoryBacking_virtiofsDefaults(t *testing.T) {
 		t.Errorf("hugepages read back as %+v", p.Spec.MemoryBacking)
 	}
 }
+
+// Removing the last virtiofs share of a running domain stays live (the filesystem family
+// detaches it): the memory it implied is no memory_backing change; a memory_backing
+// that loses virtiofs' memfd shared memory restarts.
+func TestMemoryBacking_liveWithVirtiofsRemoved(t *testing.T) {
+	old := fsSpec(Filesystem{Source: "/srv/a", Target: "a"})
+	cur, _ := build(t, nil, old)
+	if p := PlanChange(old, fsSpec(), true, true, cur); p.Change != ChangeLive {
+		t.Errorf("virtiofs share removed: %+v", p)
+	}
+	old.MemoryBacking = &MemoryBacking{Locked: true}
+	next := fsSpec()
+	next.MemoryBacking = &MemoryBacking{Locked: true}
+	if p := PlanChange(old, next, true, true, cur); p.Change != ChangeRestart || p.Reason != "memory_backing changes" {
+		t.Errorf("with memory_backing: %+v", p)
+	}
+}
