@@ -2,11 +2,13 @@ package domainxml
 
 import "libvirt.org/go/libvirtxml"
 
-// CPU: cpu_mode (host-passthrough, host-model, custom) and, for custom, cpu_model.
+// CPU: cpu_mode (host-passthrough, host-model, custom) and, for custom, cpu_model, and
+// the rest of <cpu> (cpu_topology.go: topology, features, NUMA cells). This family is the
+// one writer of <cpu>. No change of it reaches a running domain live.
 
 var cpuFamily = family{
 	name:     "cpu",
-	validate: func(*Spec) error { return nil },
+	validate: validateCPUParts,
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
 		switch s.CPUMode {
 		case "":
@@ -21,6 +23,7 @@ var cpuFamily = family{
 				d.CPU = &libvirtxml.DomainCPU{Mode: s.CPUMode}
 			}
 		}
+		buildCPUParts(d, s)
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
@@ -35,6 +38,9 @@ var cpuFamily = family{
 		if s.CPUMode == "custom" && d.CPU.Model != nil {
 			s.CPUModel = d.CPU.Model.Value
 		}
+		parseCPUParts(d.CPU, s, d.ID != nil)
 	},
-	same: func(a, b Spec) bool { return a.CPUMode == b.CPUMode && a.CPUModel == b.CPUModel },
+	same: func(a, b Spec) bool {
+		return a.CPUMode == b.CPUMode && a.CPUModel == b.CPUModel && sameCPUParts(a, b)
+	},
 }

@@ -65,9 +65,9 @@ var filesystemFamily = family{
 		}
 		return nil
 	},
-	build: func(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error {
+	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
+		// The shared memory virtiofs needs is memory_backing.go's to write.
 		d.Devices.Filesystems = buildFilesystems(d.Devices.Filesystems, s.Filesystems)
-		s.virtiofsMemory = buildVirtiofsMemory(d, s.Filesystems, base)
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
@@ -162,34 +162,4 @@ func buildFilesystems(existing []libvirtxml.DomainFilesystem, fss []Filesystem) 
 func parseFilesystemOrZero(x libvirtxml.DomainFilesystem) Filesystem {
 	f, _ := parseFilesystem(x)
 	return f
-}
-
-// virtiofsd shares the guest's RAM, so a domain with a virtiofs share needs shared
-// memory. When the definition says nothing of its memory backing, Build gives it the
-// smallest that works (memfd, shared) and notes in the record that it did, so that
-// removing the last virtiofs share takes it away again; a memory backing the user (or
-// another tool) wrote is never touched.
-func buildVirtiofsMemory(d *libvirtxml.Domain, fss []Filesystem, base *libvirtxml.Domain) bool {
-	want := hasVirtiofs(Spec{Filesystems: fss}) // hotplug_devices.go
-	ours := base != nil && readRecord(base).VirtiofsMemory != nil && isVirtiofsMemory(d.MemoryBacking)
-	switch {
-	case want && d.MemoryBacking == nil:
-		d.MemoryBacking = &libvirtxml.DomainMemoryBacking{
-			MemorySource: &libvirtxml.DomainMemorySource{Type: "memfd"},
-			MemoryAccess: &libvirtxml.DomainMemoryAccess{Mode: "shared"},
-		}
-		return true
-	case want:
-		return ours
-	case ours:
-		d.MemoryBacking = nil
-	}
-	return false
-}
-
-// isVirtiofsMemory reports whether m is exactly the backing buildVirtiofsMemory writes.
-func isVirtiofsMemory(m *libvirtxml.DomainMemoryBacking) bool {
-	return m != nil && m.MemorySource != nil && m.MemorySource.Type == "memfd" && m.MemoryAccess != nil &&
-		m.MemoryAccess.Mode == "shared" && m.MemoryHugePages == nil && m.MemoryNosharepages == nil &&
-		m.MemoryLocked == nil && m.MemoryAllocation == nil && m.MemoryDiscard == nil
 }

@@ -51,6 +51,9 @@ type LiveOp struct {
 	// XML is the device's XML for LiveUpdateDevice, LiveAttach and LiveDetach, built by
 	// the same code as the definition.
 	XML string
+	// VCPU and CPUSet are what LivePinVCPU and LivePinEmulator pin (pinning.go).
+	VCPU   uint
+	CPUSet string
 	// Force allows LiveUpdateDevice a second try with the force flag (a cdrom tray the
 	// guest locked).
 	Force bool

@@ -32,7 +32,7 @@ const (
 )
 
 // Spec is the part of a domain the user controls. Each field but the identity belongs to
-// a family (sizing.go, iothreads.go, os.go, cpu.go, disk.go, interface.go, hostdev.go, graphics.go, agent.go,
+// a family (sizing.go, iothreads.go, os.go, cpu.go, pinning.go, memory_backing.go, disk.go, interface.go, hostdev.go, graphics.go, agent.go,
 // ignition.go, filesystem.go).
 type Spec struct {
 	Name string
@@ -52,6 +52,17 @@ type Spec struct {
 	Firmware string // bios (or empty) / uefi
 	CPUMode  string // host-passthrough, host-model, custom; empty: libvirt's default
 	CPUModel string // for custom
+	// CPUTopology, CPUFeatures (feature → policy) and NUMACells are the rest of <cpu>
+	// (cpu_topology.go); unset, the definition has none.
+	CPUTopology *CPUTopology
+	CPUFeatures map[string]string
+	NUMACells   []NUMACell
+	// CPUPinning (vCPU → host cpuset) and EmulatorPinning are <cputune>'s pins (pinning.go).
+	CPUPinning      map[uint]string
+	EmulatorPinning string
+	// MemoryBacking is <memoryBacking> (memory_backing.go); nil: none, or the shared
+	// memory virtiofs shares need.
+	MemoryBacking *MemoryBacking
 
 	Disks []Disk
 	// CloudInit is the cloud-init seed, attached as a read-only SATA cdrom.

@@ -42,6 +42,8 @@ type domainFamily struct {
 var domainFamilies = []domainFamily{
 	domainSizing,
 	domainPlatform,
+	domainCPU,
+	domainMemory,
 	domainDisks,
 	domainNICs,
 	domainHostdevs,

@@ -34,8 +34,8 @@ var domainFilesystems = domainFamily{
 		"filesystem": schema.ListNestedBlock{
 			MarkdownDescription: "Host directories shared with the guest, which mounts each by its tag: " +
 				"`mount -t virtiofs <target> /mnt` or `mount -t 9p -o trans=virtio,version=9p2000.L <target> /mnt`. " +
-				"A virtiofs share needs the guest's memory shared with virtiofsd: when the domain has no memory backing of its " +
-				"own, the provider gives it `memfd` shared memory, and takes it away again with the last virtiofs share. " +
+				"A virtiofs share needs the guest's memory shared with virtiofsd: without `memory_backing`, the provider gives the " +
+				"domain `memfd` shared memory, and takes it away again with the last virtiofs share. " +
 				"On a running domain, a virtiofs share removed is detached live and from the definition " +
 				"(`update_method = \"live\"`; the guest should unmount it first; with the last one, the shared memory leaves " +
 				"the definition, the running guest keeps it until it stops). Adding a share restarts the domain: QEMU " +

@@ -43,6 +43,8 @@ type domainModel struct {
 	Running   types.Bool   `tfsdk:"running"`
 	domainSizingModel
 	domainPlatformModel
+	domainCPUModel
+	domainMemoryModel
 	domainDisksModel
 	domainNICsModel
 	domainHostdevsModel

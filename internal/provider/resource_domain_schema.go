@@ -26,7 +26,7 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		MarkdownDescription: "A libvirt domain (virtual machine). Defaults are what users expect of a cloud VM: virtio disks and NICs, " +
 			"a serial console, the QEMU guest-agent channel and VNC on 127.0.0.1. `vcpu` and `memory_mib` changes within the " +
 			"`max_vcpu` / `max_memory_mib` headroom of a running domain apply live, without a restart, as do disk `iotune`, a cdrom's " +
-			"source, a NIC's `link_state` and `bandwidth`, disks, NICs and hostdevs added at the end or removed, and virtiofs shares " +
+			"source, a NIC's `link_state` and `bandwidth`, vCPU and emulator pins added or changed, disks, NICs and hostdevs added at the end or removed, and virtiofs shares " +
 			"removed (hot-plug); other changes rewrite " +
 			"the definition and, when the domain runs, restart it gracefully. The plan says which in `update_method` (and a warning " +
 			"names a restart). Values libvirt fills in or rewrites (MACs, machine type expansion, CPU model, device addresses, " +

@@ -33,6 +33,7 @@ type DomainAPI interface {
 	// SetBlockIOTune sets a disk's I/O limits, live and persistent (a LiveSetIOTune).
 	SetBlockIOTune(ctx context.Context, id, target string, t libvirt.BlockIOTune) error
 	liveDeviceAPI
+	pinningAPI
 }
 
 // Change is one update of an existing domain.

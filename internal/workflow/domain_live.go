@@ -56,6 +56,8 @@ func liveOps(ctx context.Context, api DomainAPI, ch Change, live string, ops []d
 			}
 		case domainxml.LiveDetach:
 			err = detach(ctx, api, ch, live, op)
+		case domainxml.LivePinVCPU, domainxml.LivePinEmulator:
+			err = pin(ctx, api, ch, op)
 		case domainxml.LiveRedefine:
 			if ch.Rewrite {
 				continue // Apply writes the definition after the live operations anyway
