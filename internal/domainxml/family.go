@@ -42,5 +42,7 @@ var families = []family{
 	graphicsFamily,
 	agentFamily,
 	ignitionFamily,
+	describeFamily,
+	lifecycleFamily,
 	recordFamily,
 }

@@ -13,6 +13,8 @@ type record struct {
 	Ignition  *recordIgnition  `xml:"ignition"`
 	// VirtiofsMemory: the memory backing is the one Build added for virtiofs shares.
 	VirtiofsMemory *struct{} `xml:"virtiofs-memory"`
+	// Tags are libvirt_domain's tags (describe.go).
+	Tags []recordTag `xml:"tag"`
 }
 
 type recordDisk struct {
@@ -56,7 +58,7 @@ func readRecord(d *libvirtxml.Domain) *record {
 // writeRecord writes the record for s (none when s references nothing), keeping other
 // applications' elements.
 func writeRecord(d *libvirtxml.Domain, s Spec) error {
-	rec := record{}
+	rec := record{Tags: recordTags(s, readRecord(d).Tags)}
 	for _, dk := range s.Disks {
 		if dk.VolumeID != "" {
 			rec.Disks = append(rec.Disks, recordDisk{Target: dk.Target, Volume: dk.VolumeID, Path: dk.Path})
@@ -71,7 +73,7 @@ func writeRecord(d *libvirtxml.Domain, s Spec) error {
 	if s.virtiofsMemory {
 		rec.VirtiofsMemory = &struct{}{}
 	}
-	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil {
+	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil && len(rec.Tags) == 0 {
 		return SetMetadata(d, MetadataNS, "domain", nil)
 	}
 	return SetMetadata(d, MetadataNS, "domain", rec)

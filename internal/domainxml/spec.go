@@ -65,6 +65,10 @@ type Spec struct {
 	// Filesystems are the shared folders (filesystem.go).
 	Filesystems []Filesystem
 
+	// Describe and Lifecycle are only libvirt_domain's (describe.go, lifecycle.go).
+	Describe  Describe
+	Lifecycle Lifecycle
+
 	// virtiofsMemory: Build gave the domain the shared memory its virtiofs shares need
 	// (the record notes it).
 	virtiofsMemory bool

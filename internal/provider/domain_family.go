@@ -49,6 +49,7 @@ var domainFamilies = []domainFamily{
 	domainGraphics,
 	domainAgent,
 	domainIgnition,
+	domainDescribe,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.

@@ -50,6 +50,7 @@ type domainModel struct {
 	domainGraphicsModel
 	domainAgentModel
 	domainIgnitionModel
+	domainDescribeModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`
