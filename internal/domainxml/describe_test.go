@@ -65,14 +65,14 @@ func TestDescribeFixture(t *testing.T) {
 func TestDescribeBuild(t *testing.T) {
 	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128,
 		Describe:  Describe{Title: strp("db"), Description: strp("a <b> & c"), Tags: map[string]string{"b": "2", "a": "1"}},
-		Lifecycle: Lifecycle{OnPoweroff: "destroy", OnReboot: "rename-restart", OnCrash: "coredump-destroy"}}
+		Lifecycle: Lifecycle{OnPoweroff: "destroy", OnReboot: "destroy", OnCrash: "coredump-destroy"}}
 	d, err := Build(nil, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	text, _ := d.Marshal()
 	for _, want := range []string{"<title>db</title>", "<description>a &lt;b&gt; &amp; c</description>",
-		`<tag name="a" value="1"></tag><tag name="b" value="2"></tag>`, "<on_reboot>rename-restart</on_reboot>",
+		`<tag name="a" value="1"></tag><tag name="b" value="2"></tag>`, "<on_reboot>destroy</on_reboot>",
 		"<on_crash>coredump-destroy</on_crash>"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %s in\n%s", want, text)
@@ -143,6 +143,7 @@ func TestLifecycleValidate(t *testing.T) {
 		{Lifecycle{OnPoweroff: "preserve"}, "on_poweroff"},
 		{Lifecycle{OnReboot: "coredump-destroy"}, "on_reboot"},
 		{Lifecycle{OnCrash: "explode"}, "on_crash"},
+		{Lifecycle{OnCrash: "rename-restart"}, "on_crash"},
 	} {
 		err := lifecycleFamily.validate(&Spec{Lifecycle: c.l})
 		if (err != nil) != (c.bad != "") || (err != nil && !strings.Contains(err.Error(), c.bad)) {

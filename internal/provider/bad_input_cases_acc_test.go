@@ -273,5 +273,11 @@ func badInputCases() []badInputCase {
 			bad: dom(blockHCL("hostdev", attr("pci", "0000:03:00.0"), attr("mdev_model", "vfio-pci"))), want: `Invalid Attribute Combination with libvirt_domain.d,.*hostdev\[0\].mdev.*must be specified when.*mdev_model`},
 		{name: "hostdev_twice", phase: "plan",
 			bad: dom(blockHCL("hostdev", attr("pci", "03:00.0")), blockHCL("hostdev", attr("pci", "0000:03:00.0"))), want: `Invalid hostdev with libvirt_domain.d,.*libvirt_domain NAME: hostdev 0 and hostdev 1 both pass through pci 0000:03:00.0`},
+		{name: "on_poweroff_preserve", phase: "plan",
+			bad: dom(attr("on_poweroff", "preserve")), want: `with libvirt_domain.d,.*on_poweroff value must be one of: \["destroy" "restart"\], got: "preserve"`},
+		{name: "on_crash_rename_restart", phase: "plan",
+			bad: dom(attr("on_crash", "rename-restart")), want: `with libvirt_domain.d,.*on_crash value must be one of:.*"coredump-restart"\], got: "rename-restart"`},
+		{name: "title_two_lines", phase: "plan",
+			bad: dom(attr("title", "a\nb")), want: `with libvirt_domain.d,.*title must be a single line \(libvirt refuses a title with a newline\)`},
 	}
 }

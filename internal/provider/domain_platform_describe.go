@@ -94,7 +94,8 @@ func keptValue(desc string, validators ...validator.String) schema.StringAttribu
 
 func lifecycleAttribute(when, def string, actions []string) schema.StringAttribute {
 	return keptValue("What libvirt does when "+when+": one of `"+joinBackticked(actions)+"`. Default: what the domain has "+
-		"(libvirt writes `"+def+"` for a domain made here). A change rewrites the definition and restarts a running domain.",
+		"(libvirt writes `"+def+"` for a domain made here). libvirt's QEMU driver refuses `rename-restart`, and `preserve` but for "+
+		"`on_crash`. A change rewrites the definition and restarts a running domain.",
 		stringvalidator.OneOf(actions...))
 }
 
