@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"encoding/xml"
 	"maps"
 	"slices"
 
@@ -97,4 +98,18 @@ func recordTags(s Spec, keep []recordTag) []recordTag {
 type recordTag struct {
 	Name  string `xml:"name,attr"`
 	Value string `xml:"value,attr"`
+}
+
+// RecordTags are the tags in a record element as libvirt's virDomainGetMetadata returns
+// it (nil when there are none or it does not parse).
+func RecordTags(element string) map[string]string {
+	var rec record
+	if xml.Unmarshal([]byte(element), &rec) != nil || len(rec.Tags) == 0 {
+		return nil
+	}
+	tags := map[string]string{}
+	for _, t := range rec.Tags {
+		tags[t.Name] = t.Value
+	}
+	return tags
 }

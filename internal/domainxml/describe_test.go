@@ -151,3 +151,13 @@ func TestLifecycleValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestRecordTags(t *testing.T) {
+	got := RecordTags(`<domain xmlns="` + MetadataNS + `"><disk target="vda" volume="v"/><tag name="env" value="prod"/></domain>`)
+	if !maps.Equal(got, map[string]string{"env": "prod"}) {
+		t.Errorf("tags %v", got)
+	}
+	if RecordTags("<domain") != nil || RecordTags(`<domain xmlns="x"/>`) != nil {
+		t.Error("no tags expected")
+	}
+}

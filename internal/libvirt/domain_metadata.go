@@ -27,3 +27,28 @@ func (c *Client) SetDomainMetadata(ctx context.Context, id, what, value string) 
 		return l.DomainSetMetadata(d, int32(typ), v, nil, nil, golibvirt.DomainAffectLive|golibvirt.DomainAffectConfig)
 	})
 }
+
+// DomainMetadata is, by domain UUID, the <metadata> element of namespace ns of every
+// persistent domain's definition that has one (libvirt_domains lists the tags in it).
+func (c *Client) DomainMetadata(ctx context.Context, ns string) (map[string]string, error) {
+	out := map[string]string{}
+	err := c.Read(ctx, "read the metadata of the domains", func(l *golibvirt.Libvirt) error {
+		clear(out)
+		doms, _, err := l.ConnectListAllDomains(1, golibvirt.ConnectListDomainsPersistent)
+		if err != nil {
+			return err
+		}
+		for _, d := range doms {
+			text, err := l.DomainGetMetadata(d, int32(golibvirt.DomainMetadataElement), golibvirt.OptString{ns}, golibvirt.DomainAffectConfig)
+			switch {
+			case err == nil:
+				out[UUIDString(d)] = text
+			case HasCode(classify("", "", err), golibvirt.ErrNoDomainMetadata), HasCode(classify("", "", err), golibvirt.ErrNoDomain):
+			default:
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}

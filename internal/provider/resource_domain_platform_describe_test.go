@@ -55,10 +55,17 @@ func TestAccDomainDescribe_defineOnly(t *testing.T) {
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
-				Config:           describeHCL(name, false),
+				// libvirt_domains lists the tags.
+				Config: describeHCL(name, false) + fmt.Sprintf(`
+data "libvirt_domains" "d" {
+  name_prefix = %q
+  depends_on  = [libvirt_domain.test]
+}
+`, name),
 				ConfigPlanChecks: acctest.Plans(),
-				ConfigStateChecks: acctest.State(domRes, "title", "web front", "description", "the front end\nof the shop",
+				ConfigStateChecks: append(acctest.State(domRes, "title", "web front", "description", "the front end\nof the shop",
 					"tags.env", "prod", "tags.team", "web", "on_reboot", "destroy", "on_crash", "coredump-destroy"),
+					acctest.State("data.libvirt_domains.d", "domains.0.tags.team", "web")...),
 				Check: titleIs(t, name, "web front", nil),
 			},
 			{ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name, ImportStateVerifyIgnore: []string{"timeouts", "shutdown"}},
