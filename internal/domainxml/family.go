@@ -44,5 +44,6 @@ var families = []family{
 	ignitionFamily,
 	describeFamily,
 	lifecycleFamily,
+	featuresFamily,
 	recordFamily,
 }

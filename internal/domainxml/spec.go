@@ -68,6 +68,7 @@ type Spec struct {
 	// Describe and Lifecycle are only libvirt_domain's (describe.go, lifecycle.go).
 	Describe  Describe
 	Lifecycle Lifecycle
+	Features  *Features // features.go; nil keeps the domain's
 
 	// virtiofsMemory: Build gave the domain the shared memory its virtiofs shares need
 	// (the record notes it).

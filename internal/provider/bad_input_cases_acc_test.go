@@ -277,6 +277,8 @@ func badInputCases() []badInputCase {
 			bad: dom(attr("on_poweroff", "preserve")), want: `with libvirt_domain.d,.*on_poweroff value must be one of: \["destroy" "restart"\], got: "preserve"`},
 		{name: "on_crash_rename_restart", phase: "plan",
 			bad: dom(attr("on_crash", "rename-restart")), want: `with libvirt_domain.d,.*on_crash value must be one of:.*"coredump-restart"\], got: "rename-restart"`},
+		{name: "features_hyperv_unknown", phase: "plan",
+			bad: dom(`features = { hyperv = ["relaxed", "spinlock"] }`), want: `with libvirt_domain.d,.*features.hyperv\[Value\("spinlock"\)\] value must be one of:.*"spinlocks"`},
 		{name: "title_two_lines", phase: "plan",
 			bad: dom(attr("title", "a\nb")), want: `with libvirt_domain.d,.*title must be a single line \(libvirt refuses a title with a newline\)`},
 	}

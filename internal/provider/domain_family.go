@@ -50,6 +50,7 @@ var domainFamilies = []domainFamily{
 	domainAgent,
 	domainIgnition,
 	domainDescribe,
+	domainFeatures,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.

@@ -51,6 +51,7 @@ type domainModel struct {
 	domainAgentModel
 	domainIgnitionModel
 	domainDescribeModel
+	domainFeaturesModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`

@@ -18,6 +18,12 @@ resource "libvirt_domain" "db" {
   on_reboot   = "restart"
   on_crash    = "preserve"
 
+  # Features left out keep what the domain has (acpi and apic for a domain made here).
+  features = {
+    smm    = true
+    hyperv = ["relaxed", "vapic", "spinlocks"]
+  }
+
   disk {
     path = "/var/lib/libvirt/images/db-1.qcow2"
   }
