@@ -117,7 +117,9 @@ var featuresFamily = family{
 		if x == nil {
 			x = DefaultFeatures()
 		}
-		same := func(have, want *bool) bool { return want == nil || (have != nil && *have == *want) || (have == nil && !*want) }
+		same := func(have, want *bool) bool {
+			return want == nil || (have != nil && *have == *want) || (have == nil && !*want)
+		}
 		return same(x.ACPI, y.ACPI) && same(x.APIC, y.APIC) && same(x.PAE, y.PAE) && same(x.SMM, y.SMM) &&
 			same(x.HAP, y.HAP) && same(x.KVMHidden, y.KVMHidden) &&
 			(y.HyperV == nil || slices.Equal(sortedHyperV(x.HyperV), sortedHyperV(y.HyperV)))
