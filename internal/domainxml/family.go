@@ -39,6 +39,7 @@ var families = []family{
 	interfaceFamily,
 	hostdevFamily,
 	filesystemFamily,
+	bootOSFamily,
 	graphicsFamily,
 	agentFamily,
 	ignitionFamily,

@@ -69,6 +69,7 @@ type Spec struct {
 	Describe  Describe
 	Lifecycle Lifecycle
 	Features  *Features // features.go; nil keeps the domain's
+	Boot      BootOS    // boot_os.go
 
 	// virtiofsMemory: Build gave the domain the shared memory its virtiofs shares need
 	// (the record notes it).

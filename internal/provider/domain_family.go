@@ -51,6 +51,7 @@ var domainFamilies = []domainFamily{
 	domainIgnition,
 	domainDescribe,
 	domainFeatures,
+	domainBoot,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.

@@ -52,6 +52,7 @@ type domainModel struct {
 	domainIgnitionModel
 	domainDescribeModel
 	domainFeaturesModel
+	domainBootModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`
