@@ -280,7 +280,7 @@ func badInputCases() []badInputCase {
 		{name: "features_hyperv_unknown", phase: "plan",
 			bad: dom(`features = { hyperv = ["relaxed", "spinlock"] }`), want: `with libvirt_domain.d,.*features.hyperv\[Value\("spinlock"\)\] value must be one of:.*"spinlocks"`},
 		{name: "boot_devices_with_boot_order", phase: "plan",
-			bad: dom(`boot_devices = ["hd"]`, blockHCL("disk", attr("path", "/var/lib/libvirt/images/x.qcow2"), attr("boot_order", 1))),
+			bad:  dom(`boot_devices = ["hd"]`, blockHCL("disk", attr("path", "/var/lib/libvirt/images/x.qcow2"), attr("boot_order", 1))),
 			want: `boot_devices with boot_order with libvirt_domain.d,.*boot_devices and the boot_order of \[disk 0\] exclude each other`},
 		{name: "title_two_lines", phase: "plan",
 			bad: dom(attr("title", "a\nb")), want: `with libvirt_domain.d,.*title must be a single line \(libvirt refuses a title with a newline\)`},

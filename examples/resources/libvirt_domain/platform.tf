@@ -18,6 +18,11 @@ resource "libvirt_domain" "db" {
   on_reboot   = "restart"
   on_crash    = "preserve"
 
+  # Try the network (PXE) first, then the disk; show the firmware's boot menu.
+  # (Not with boot_order on a disk or NIC: one or the other.)
+  boot_devices = ["network", "hd"]
+  boot_menu    = true
+
   # Features left out keep what the domain has (acpi and apic for a domain made here).
   features = {
     smm    = true
