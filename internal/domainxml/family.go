@@ -40,6 +40,7 @@ var families = []family{
 	hostdevFamily,
 	filesystemFamily,
 	bootOSFamily,
+	kernelFamily,
 	graphicsFamily,
 	agentFamily,
 	ignitionFamily,

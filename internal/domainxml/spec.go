@@ -70,6 +70,7 @@ type Spec struct {
 	Lifecycle Lifecycle
 	Features  *Features // features.go; nil keeps the domain's
 	Boot      BootOS    // boot_os.go
+	Kernel    *Kernel   // boot_kernel.go; nil keeps the domain's, an empty one removes it
 
 	// virtiofsMemory: Build gave the domain the shared memory its virtiofs shares need
 	// (the record notes it).

@@ -282,6 +282,8 @@ func badInputCases() []badInputCase {
 		{name: "boot_devices_with_boot_order", phase: "plan",
 			bad:  dom(`boot_devices = ["hd"]`, blockHCL("disk", attr("path", "/var/lib/libvirt/images/x.qcow2"), attr("boot_order", 1))),
 			want: `boot_devices with boot_order with libvirt_domain.d,.*boot_devices and the boot_order of \[disk 0\] exclude each other`},
+		{name: "kernel_relative_path", phase: "plan",
+			bad: dom(`kernel = { path = "boot/vmlinuz" }`), want: `with libvirt_domain.d,.*kernel.path must be an absolute path on the host, got: boot/vmlinuz`},
 		{name: "title_two_lines", phase: "plan",
 			bad: dom(attr("title", "a\nb")), want: `with libvirt_domain.d,.*title must be a single line \(libvirt refuses a title with a newline\)`},
 	}

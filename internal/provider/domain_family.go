@@ -52,6 +52,7 @@ var domainFamilies = []domainFamily{
 	domainDescribe,
 	domainFeatures,
 	domainBoot,
+	domainKernel,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.

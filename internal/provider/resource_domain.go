@@ -53,6 +53,7 @@ type domainModel struct {
 	domainDescribeModel
 	domainFeaturesModel
 	domainBootModel
+	domainKernelModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`

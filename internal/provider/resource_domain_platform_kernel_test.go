@@ -1,0 +1,74 @@
+package provider_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+// kernelFiles are the tiny guest's own uncompressed kernel, initramfs and command line
+// (tools/guest-image/build.sh writes them beside tiny.qcow2, readable by all).
+func kernelFiles(t *testing.T) (kernel, initrd, cmdline string) {
+	t.Helper()
+	img, err := filepath.EvalSymlinks(acctest.GuestImage(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(img)
+	b, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+	if err != nil {
+		t.Fatalf("the guest image has no cmdline (rebuild it with `make image`): %v", err)
+	}
+	return filepath.Join(dir, "vmlinux"), filepath.Join(dir, "initrd.img"), strings.TrimSpace(string(b))
+}
+
+// Direct kernel boot of the test guest's own kernel and initramfs, with no disk, to a
+// DHCP lease: the guest runs with the command line given (a marker read through the
+// agent in /proc/cmdline), the second plan is empty, and the import matches.
+func TestAccDomainKernel_bootedNoDisk(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("kboot")
+	kernel, initrd, cmdline := kernelFiles(t)
+	cmdline += " kvmforge.kboot=" + name
+	config := acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 256),
+		`graphics = { type = "none" }`,
+		fmt.Sprintf("kernel = {\n    path    = %q\n    initrd  = %q\n    cmdline = %q\n  }", kernel, initrd, cmdline),
+		fmt.Sprintf("network_interface {\n    network = %q\n    wait_for_ip {\n      source  = \"lease\"\n      timeout = \"5m\"\n    }\n  }", acctest.Network()))
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(domRes, "state", "running", "kernel.path", kernel, "kernel.initrd", initrd,
+					"kernel.cmdline", cmdline, "kernel.dtb", nil, "network_interface.0.addresses.0", acctest.NotNull),
+				Check: acctest.HostCheck(func() error {
+					d, err := acctest.InspectDomain(t, name)
+					if err != nil {
+						return err
+					}
+					if len(d.Inactive.Devices.Disks) != 0 || d.Inactive.OS.Kernel != kernel {
+						return fmt.Errorf("want a diskless domain booting %s, got disks %d kernel %q", kernel, len(d.Inactive.Devices.Disks), d.Inactive.OS.Kernel)
+					}
+					acctest.WaitForAgent(t, name)
+					out, err := acctest.GuestExec(t, name, "/bin/cat", "/proc/cmdline")
+					if err != nil {
+						return err
+					}
+					if !strings.Contains(out, "kvmforge.kboot="+name) {
+						return fmt.Errorf("the guest's /proc/cmdline is %q, want the marker kvmforge.kboot=%s", out, name)
+					}
+					return nil
+				}),
+			},
+			{ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name,
+				ImportStateVerifyIgnore: []string{"timeouts", "update_method", "network_interface.0.wait_for_ip"}},
+		},
+	})
+}
