@@ -72,3 +72,48 @@ func TestAccDomainKernel_bootedNoDisk(t *testing.T) {
 		},
 	})
 }
+
+// Define-only: a virsh-defined domain with a kernel, initrd, command line and dtb
+// imports, and what -generate-config-out writes for it plans clean; then removing the
+// kernel from the configuration takes it out of the definition.
+func TestAccDomainKernel_importDefined(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("kboot")
+	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
+  <name>%s</name>
+  <memory unit='MiB'>64</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64'>hvm</type><kernel>/var/lib/libvirt/boot/vmlinuz</kernel><initrd>/var/lib/libvirt/boot/initrd.img</initrd>
+    <cmdline>console=ttyS0 root=/dev/vda</cmdline><dtb>/var/lib/libvirt/boot/x.dtb</dtb></os>
+</domain>`, name))
+	acctest.RemoveDomainAtEnd(t, name)
+	if generated := generateConfigPlansClean(t, domRes, name); !strings.Contains(generated, "console=ttyS0 root=/dev/vda") {
+		t.Errorf("generated configuration lacks the kernel:\n%s", generated)
+	}
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config: acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 64),
+					attr("running", false), `kernel = { path = "/var/lib/libvirt/boot/vmlinuz", initrd = "/var/lib/libvirt/boot/initrd.img", cmdline = "console=ttyS0 root=/dev/vda", dtb = "/var/lib/libvirt/boot/x.dtb" }`),
+				ImportState: true, ImportStateId: name, ResourceName: domRes, ImportStatePersist: true,
+			},
+			{
+				Config: acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 64),
+					attr("running", false)),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: acctest.State(domRes, "kernel", nil),
+				Check: acctest.HostCheck(func() error {
+					d, err := acctest.InspectDomain(t, name)
+					if err != nil {
+						return err
+					}
+					if d.Inactive.OS.Kernel != "" || d.Inactive.OS.Initrd != "" || d.Inactive.OS.Cmdline != "" {
+						return fmt.Errorf("kernel still defined: %+v", d.Inactive.OS)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
