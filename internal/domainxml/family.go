@@ -44,6 +44,7 @@ var families = []family{
 	graphicsFamily,
 	agentFamily,
 	ignitionFamily,
+	smbiosFamily,
 	describeFamily,
 	lifecycleFamily,
 	featuresFamily,
