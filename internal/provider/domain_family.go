@@ -53,6 +53,7 @@ var domainFamilies = []domainFamily{
 	domainFeatures,
 	domainBoot,
 	domainKernel,
+	domainSMBIOS,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.

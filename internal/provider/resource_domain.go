@@ -54,6 +54,7 @@ type domainModel struct {
 	domainFeaturesModel
 	domainBootModel
 	domainKernelModel
+	domainSMBIOSModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
@@ -39,6 +41,8 @@ func TestAccDomainKernel_bootedNoDisk(t *testing.T) {
 	config := acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 256),
 		`graphics = { type = "none" }`,
 		fmt.Sprintf("kernel = {\n    path    = %q\n    initrd  = %q\n    cmdline = %q\n  }", kernel, initrd, cmdline),
+		`smbios = { system = { product = "KF Appliance", manufacturer = "kvmforge" } }`,
+		`fw_cfg = { "opt/com.kvmforge/role" = "appliance" }`,
 		fmt.Sprintf("network_interface {\n    network = %q\n    wait_for_ip {\n      source  = \"lease\"\n      timeout = \"5m\"\n    }\n  }", acctest.Network()))
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
@@ -47,7 +51,7 @@ func TestAccDomainKernel_bootedNoDisk(t *testing.T) {
 				Config:           config,
 				ConfigPlanChecks: acctest.Plans(),
 				ConfigStateChecks: acctest.State(domRes, "state", "running", "kernel.path", kernel, "kernel.initrd", initrd,
-					"kernel.cmdline", cmdline, "kernel.dtb", nil, "network_interface.0.addresses.0", acctest.NotNull),
+					"kernel.cmdline", cmdline, "kernel.dtb", nil, "smbios.mode", "sysinfo", "fw_cfg", knownvalue.MapExact(map[string]knownvalue.Check{"opt/com.kvmforge/role": knownvalue.StringExact("appliance")}), "network_interface.0.addresses.0", acctest.NotNull),
 				Check: acctest.HostCheck(func() error {
 					d, err := acctest.InspectDomain(t, name)
 					if err != nil {
@@ -63,6 +67,34 @@ func TestAccDomainKernel_bootedNoDisk(t *testing.T) {
 					}
 					if !strings.Contains(out, "kvmforge.kboot="+name) {
 						return fmt.Errorf("the guest's /proc/cmdline is %q, want the marker kvmforge.kboot=%s", out, name)
+					}
+					// SMBIOS read inside the guest. The fw_cfg entry is read inside the guest when its
+					// kernel has qemu_fw_cfg (the tiny guest's initramfs lacks the module today), else
+					// checked in the running domain's definition (what QEMU was given).
+					out, err = acctest.GuestExec(t, name, "/bin/sh", "-c", `cat /sys/class/dmi/id/product_name; modprobe qemu_fw_cfg 2>/dev/null; `+
+						`cat /sys/firmware/qemu_fw_cfg/by_name/opt/com.kvmforge/role/raw 2>/dev/null || echo no-fw-cfg-sysfs`)
+					if err != nil {
+						return err
+					}
+					lines := strings.Split(strings.TrimSpace(out), "\n")
+					if len(lines) < 2 || lines[0] != "KF Appliance" {
+						return fmt.Errorf("the guest's /sys/class/dmi/id/product_name is %q, want \"KF Appliance\"", out)
+					}
+					switch lines[1] {
+					case "appliance":
+					case "no-fw-cfg-sysfs":
+						t.Log("the guest kernel has no qemu_fw_cfg: fw_cfg checked in the live definition only")
+						found := false
+						for _, si := range d.Live.SysInfo {
+							for _, e := range fwEntries(si.FWCfg) {
+								found = found || (e.Name == "opt/com.kvmforge/role" && e.Value == "appliance")
+							}
+						}
+						if !found {
+							return fmt.Errorf("the running domain has no fw_cfg entry opt/com.kvmforge/role: %+v", d.Live.SysInfo)
+						}
+					default:
+						return fmt.Errorf("the guest reads the fw_cfg entry as %q, want \"appliance\"", lines[1])
 					}
 					return nil
 				}),
@@ -116,4 +148,11 @@ func TestAccDomainKernel_importDefined(t *testing.T) {
 			},
 		},
 	})
+}
+
+func fwEntries(f *libvirtxml.DomainSysInfoFWCfg) []libvirtxml.DomainSysInfoEntry {
+	if f == nil {
+		return nil
+	}
+	return f.Entry
 }
