@@ -284,6 +284,8 @@ func badInputCases() []badInputCase {
 			want: `boot_devices with boot_order with libvirt_domain.d,.*boot_devices and the boot_order of \[disk 0\] exclude each other`},
 		{name: "kernel_relative_path", phase: "plan",
 			bad: dom(`kernel = { path = "boot/vmlinuz" }`), want: `with libvirt_domain.d,.*kernel.path must be an absolute path on the host, got: boot/vmlinuz`},
+		{name: "fw_cfg_name_outside_opt", phase: "plan",
+			bad: dom(`fw_cfg = { "etc/role" = "db" }`), want: `with libvirt_domain.d,.*fw_cfg.*must start with opt/ and be at most 55 characters`},
 		{name: "title_two_lines", phase: "plan",
 			bad: dom(attr("title", "a\nb")), want: `with libvirt_domain.d,.*title must be a single line \(libvirt refuses a title with a newline\)`},
 	}

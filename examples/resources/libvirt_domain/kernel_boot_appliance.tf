@@ -12,6 +12,18 @@ resource "libvirt_domain" "appliance" {
     cmdline = "console=ttyS0,115200n8 quiet"
   }
 
+  # What the appliance reads about itself: /sys/class/dmi/id/product_name, and
+  # /sys/firmware/qemu_fw_cfg/by_name/opt/com.example/role/raw (kernel module qemu_fw_cfg).
+  smbios = {
+    system = {
+      manufacturer = "Example Corp"
+      product      = "Edge Appliance"
+    }
+  }
+  fw_cfg = {
+    "opt/com.example/role" = "edge-router"
+  }
+
   graphics = { type = "none" }
 
   network_interface {
