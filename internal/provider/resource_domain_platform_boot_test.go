@@ -60,15 +60,5 @@ func TestAccDomainBoot_defineOnly(t *testing.T) {
 // -generate-config-out writes for it plans clean.
 func TestAccDomainBoot_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
-	name := acctest.RandomName("boot")
-	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
-  <name>%s</name>
-  <memory unit='MiB'>64</memory>
-  <vcpu>1</vcpu>
-  <os><type arch='x86_64'>hvm</type><boot dev='cdrom'/><boot dev='hd'/><bootmenu enable='yes' timeout='3000'/></os>
-</domain>`, name))
-	acctest.RemoveDomainAtEnd(t, name)
-	if generated := generateConfigPlansClean(t, domRes, name); !strings.Contains(generated, `"cdrom", "hd"`) {
-		t.Errorf("generated configuration lacks boot_devices:\n%s", generated)
-	}
+	virshDefinedPlansClean(t, "boot", `  <os><type arch='x86_64'>hvm</type><boot dev='cdrom'/><boot dev='hd'/><bootmenu enable='yes' timeout='3000'/></os>`, `"cdrom", "hd"`)
 }

@@ -110,24 +110,28 @@ func TestAccDomainDescribe_titleLive(t *testing.T) {
 // lifecycle actions imports, and what -generate-config-out writes for it plans clean.
 func TestAccDomainDescribe_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
-	name := acctest.RandomName("desc")
-	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
-  <name>%s</name>
-  <title>imported</title>
+	virshDefinedPlansClean(t, "desc", `  <title>imported</title>
   <description>two
 lines</description>
   <metadata><domain xmlns="https://github.com/kvmforge/terraform-provider-libvirt/domain/1"><tag name="env" value="prod"/></domain></metadata>
-  <memory unit='MiB'>64</memory>
-  <vcpu>1</vcpu>
   <os><type arch='x86_64'>hvm</type></os>
   <on_poweroff>restart</on_poweroff>
-  <on_crash>coredump-restart</on_crash>
-</domain>`, name))
+  <on_crash>coredump-restart</on_crash>`, `"imported"`, `coredump-restart`, `env = "prod"`)
+}
+
+// virshDefinedPlansClean defines a 1-vCPU, 64 MiB qemu domain by XML (body: the elements
+// after <vcpu>), checks that what -generate-config-out writes for it plans clean and
+// has each of wants, and returns its name (removed when the test ends).
+func virshDefinedPlansClean(t *testing.T, prefix, body string, wants ...string) string {
+	t.Helper()
+	name := acctest.RandomName(prefix)
+	acctest.DefineDomain(t, fmt.Sprintf("<domain type='qemu'>\n  <name>%s</name>\n  <memory unit='MiB'>64</memory>\n  <vcpu>1</vcpu>\n%s\n</domain>", name, body))
 	acctest.RemoveDomainAtEnd(t, name)
 	generated := generateConfigPlansClean(t, domRes, name)
-	for _, want := range []string{`"imported"`, `coredump-restart`, `env = "prod"`} {
+	for _, want := range wants {
 		if !strings.Contains(generated, want) {
 			t.Errorf("generated configuration lacks %s:\n%s", want, generated)
 		}
 	}
+	return name
 }

@@ -110,18 +110,8 @@ func TestAccDomainKernel_bootedNoDisk(t *testing.T) {
 // kernel from the configuration takes it out of the definition.
 func TestAccDomainKernel_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
-	name := acctest.RandomName("kboot")
-	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
-  <name>%s</name>
-  <memory unit='MiB'>64</memory>
-  <vcpu>1</vcpu>
-  <os><type arch='x86_64'>hvm</type><kernel>/var/lib/libvirt/boot/vmlinuz</kernel><initrd>/var/lib/libvirt/boot/initrd.img</initrd>
-    <cmdline>console=ttyS0 root=/dev/vda</cmdline><dtb>/var/lib/libvirt/boot/x.dtb</dtb></os>
-</domain>`, name))
-	acctest.RemoveDomainAtEnd(t, name)
-	if generated := generateConfigPlansClean(t, domRes, name); !strings.Contains(generated, "console=ttyS0 root=/dev/vda") {
-		t.Errorf("generated configuration lacks the kernel:\n%s", generated)
-	}
+	name := virshDefinedPlansClean(t, "kboot", `  <os><type arch='x86_64'>hvm</type><kernel>/var/lib/libvirt/boot/vmlinuz</kernel><initrd>/var/lib/libvirt/boot/initrd.img</initrd>
+    <cmdline>console=ttyS0 root=/dev/vda</cmdline><dtb>/var/lib/libvirt/boot/x.dtb</dtb></os>`, "console=ttyS0 root=/dev/vda")
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{

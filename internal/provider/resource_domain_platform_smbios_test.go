@@ -1,8 +1,6 @@
 package provider_test
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -13,12 +11,7 @@ import (
 // for it plans clean.
 func TestAccDomainSMBIOS_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
-	name := acctest.RandomName("smbios")
-	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
-  <name>%s</name>
-  <memory unit='MiB'>64</memory>
-  <vcpu>1</vcpu>
-  <sysinfo type='smbios'>
+	virshDefinedPlansClean(t, "smbios", `  <sysinfo type='smbios'>
     <bios><entry name='vendor'>kvmforge</entry></bios>
     <system><entry name='manufacturer'>kvmforge</entry><entry name='product'>Appliance</entry></system>
     <baseBoard><entry name='serial'>42</entry></baseBoard>
@@ -26,13 +19,5 @@ func TestAccDomainSMBIOS_importDefined(t *testing.T) {
   <sysinfo type='fwcfg'>
     <entry name='opt/com.example/role'>db</entry>
   </sysinfo>
-  <os><type arch='x86_64'>hvm</type><smbios mode='sysinfo'/></os>
-</domain>`, name))
-	acctest.RemoveDomainAtEnd(t, name)
-	generated := generateConfigPlansClean(t, domRes, name)
-	for _, want := range []string{`"Appliance"`, `"opt/com.example/role"`, `serial = "42"`} {
-		if !strings.Contains(generated, want) {
-			t.Errorf("generated configuration lacks %s:\n%s", want, generated)
-		}
-	}
+  <os><type arch='x86_64'>hvm</type><smbios mode='sysinfo'/></os>`, `"Appliance"`, `"opt/com.example/role"`, `serial = "42"`)
 }
