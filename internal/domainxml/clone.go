@@ -318,7 +318,7 @@ func DeriveClone(src *libvirtxml.Domain, s CloneSpec) (*libvirtxml.Domain, error
 		}
 		d.Devices.Channels[i].Alias = nil
 	}
-	d.SysInfo = stripSMBIOSUUID(buildSysInfo(d.SysInfo, nil))
+	d.SysInfo = stripSMBIOSUUID(buildSysInfo(d.SysInfo, nil, nil))
 
 	// Metadata: libvirt_domain's (disk references, the seed) and the clone's own.
 	var spec Spec

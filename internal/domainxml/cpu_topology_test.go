@@ -56,7 +56,7 @@ func TestCPUParts_roundTripAndLibvirtFilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := PlanChange(s, p.Spec, true, true, nil); c.Change != ChangeNone {
+		if c := PlanChange(p.Spec, s, true, true, nil); c.Change != ChangeNone { // what the domain has, then what is wanted
 			t.Errorf("%s XML reads back as a change (%s): %+v", name, c.Reason, p.Spec)
 		}
 	}

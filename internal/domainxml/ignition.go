@@ -20,7 +20,7 @@ var ignitionFamily = family{
 	name:     "ignition",
 	validate: func(*Spec) error { return nil },
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
-		d.SysInfo = buildSysInfo(d.SysInfo, s.Ignition)
+		d.SysInfo = buildSysInfo(d.SysInfo, s.Ignition, s.FWCfg) // the one writer of fw_cfg entries (smbios.go: fw_cfg)
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
@@ -45,8 +45,9 @@ var ignitionFamily = family{
 }
 
 // buildSysInfo sets or removes the Ignition fw_cfg entry, keeping every other sysinfo
-// (SMBIOS, other fw_cfg entries).
-func buildSysInfo(existing []libvirtxml.DomainSysInfo, ign *Ignition) []libvirtxml.DomainSysInfo {
+// (SMBIOS, other fw_cfg entries). user, when not nil, replaces the other fw_cfg entries
+// (libvirt_domain's fw_cfg, in name order).
+func buildSysInfo(existing []libvirtxml.DomainSysInfo, ign *Ignition, user map[string]string) []libvirtxml.DomainSysInfo {
 	var out []libvirtxml.DomainSysInfo
 	placed := false
 	for _, si := range existing {
@@ -56,22 +57,27 @@ func buildSysInfo(existing []libvirtxml.DomainSysInfo, ign *Ignition) []libvirtx
 		}
 		var entries []libvirtxml.DomainSysInfoEntry
 		for _, e := range si.FWCfg.Entry {
-			if e.Name != IgnitionFWCfgName {
+			if e.Name != IgnitionFWCfgName && (user == nil || e.File != "") {
 				entries = append(entries, e)
 			}
 		}
+		if !placed {
+			entries = append(entries, userFWCfg(user)...)
+		}
 		if ign != nil && !placed {
 			entries = append(entries, libvirtxml.DomainSysInfoEntry{Name: IgnitionFWCfgName, File: ign.Path})
-			placed = true
 		}
+		placed = placed || ign != nil || len(user) > 0
 		if len(entries) > 0 {
 			out = append(out, libvirtxml.DomainSysInfo{FWCfg: &libvirtxml.DomainSysInfoFWCfg{Entry: entries}})
 		}
 	}
-	if ign != nil && !placed {
-		out = append(out, libvirtxml.DomainSysInfo{FWCfg: &libvirtxml.DomainSysInfoFWCfg{
-			Entry: []libvirtxml.DomainSysInfoEntry{{Name: IgnitionFWCfgName, File: ign.Path}},
-		}})
+	if !placed && (ign != nil || len(user) > 0) {
+		entries := userFWCfg(user)
+		if ign != nil {
+			entries = append(entries, libvirtxml.DomainSysInfoEntry{Name: IgnitionFWCfgName, File: ign.Path})
+		}
+		out = append(out, libvirtxml.DomainSysInfo{FWCfg: &libvirtxml.DomainSysInfoFWCfg{Entry: entries}})
 	}
 	return out
 }

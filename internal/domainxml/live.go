@@ -28,6 +28,9 @@ const (
 	// LiveDetach unplugs the device (found in the live XML by Noun and Device) and, once
 	// the guest let it go, removes it from the definition.
 	LiveDetach LiveOpKind = "detach"
+	// LiveSetMetadata sets the domain's title or description (Noun) to XML, live and in
+	// the definition (virDomainSetMetadata); empty removes it.
+	LiveSetMetadata LiveOpKind = "set-metadata"
 	// LiveRedefine writes the definition again from the new spec, after the other
 	// operations: what a family added for devices now gone (the shared memory of the last
 	// virtiofs share) leaves the definition the next start uses; the running domain keeps it.

@@ -15,6 +15,8 @@ type record struct {
 	VirtiofsMemory *struct{} `xml:"virtiofs-memory"`
 	// DeviceXML: the device_xml fragments as the user wrote them (device_xml.go).
 	DeviceXML []string `xml:"device-xml"`
+	// Tags are libvirt_domain's tags (describe.go).
+	Tags []recordTag `xml:"tag"`
 }
 
 type recordDisk struct {
@@ -58,7 +60,7 @@ func readRecord(d *libvirtxml.Domain) *record {
 // writeRecord writes the record for s (none when s references nothing), keeping other
 // applications' elements.
 func writeRecord(d *libvirtxml.Domain, s Spec) error {
-	rec := record{}
+	rec := record{Tags: recordTags(s, readRecord(d).Tags)}
 	for _, dk := range s.Disks {
 		if dk.VolumeID != "" {
 			rec.Disks = append(rec.Disks, recordDisk{Target: dk.Target, Volume: dk.VolumeID, Path: dk.Path})
@@ -74,7 +76,8 @@ func writeRecord(d *libvirtxml.Domain, s Spec) error {
 		rec.VirtiofsMemory = &struct{}{}
 	}
 	rec.DeviceXML = s.DeviceXML
-	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil && len(rec.DeviceXML) == 0 {
+	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil && len(rec.Tags) == 0 &&
+		len(rec.DeviceXML) == 0 {
 		return SetMetadata(d, MetadataNS, "domain", nil)
 	}
 	return SetMetadata(d, MetadataNS, "domain", rec)

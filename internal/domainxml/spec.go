@@ -82,6 +82,15 @@ type Spec struct {
 	// GuestDevices: video, rng, watchdog, panic, vsock, memballoon, sound, inputs (guest_devices.go).
 	GuestDevices GuestDevices
 
+	// Describe and Lifecycle are only libvirt_domain's (describe.go, lifecycle.go).
+	Describe  Describe
+	Lifecycle Lifecycle
+	Features  *Features         // features.go; nil keeps the domain's
+	Boot      BootOS            // boot_os.go
+	Kernel    *Kernel           // boot_kernel.go; nil keeps the domain's, an empty one removes it
+	SMBIOS    *SMBIOS           // smbios.go; nil keeps the domain's
+	FWCfg     map[string]string // smbios.go (written by ignition.go); nil keeps the domain's
+
 	// virtiofsMemory: Build gave the domain the shared memory its virtiofs shares need
 	// (the record notes it).
 	virtiofsMemory bool

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 )
 
 type domainsDataSource struct {
@@ -29,11 +31,12 @@ type domainsModel struct {
 }
 
 type domainsEntry struct {
-	Name       string `tfsdk:"name"`
-	UUID       string `tfsdk:"uuid"`
-	State      string `tfsdk:"state"`
-	Persistent bool   `tfsdk:"persistent"`
-	Autostart  bool   `tfsdk:"autostart"`
+	Name       string    `tfsdk:"name"`
+	UUID       string    `tfsdk:"uuid"`
+	State      string    `tfsdk:"state"`
+	Persistent bool      `tfsdk:"persistent"`
+	Autostart  bool      `tfsdk:"autostart"`
+	Tags       types.Map `tfsdk:"tags"`
 }
 
 var domainStates = []string{"running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended", "nostate"}
@@ -67,6 +70,8 @@ func (d *domainsDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 				"state":      dataString("State as virsh prints it, e.g. `running`, `shutoff`."),
 				"persistent": dataBool("False for transient domains (they cannot be imported as `libvirt_domain`)."),
 				"autostart":  dataBool("Whether libvirt starts it with the host."),
+				"tags": schema.MapAttribute{MarkdownDescription: "The `tags` of a `libvirt_domain` (kept in the provider's " +
+					"`<metadata>` record of the definition); empty for other domains.", Computed: true, ElementType: types.StringType},
 			}},
 		},
 	})
@@ -77,6 +82,10 @@ func (d *domainsDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		func(*domainsModel) string { return "the domains of " + d.client.URI().String() },
 		func(ctx context.Context, m *domainsModel, _ *diag.Diagnostics) (*domainsModel, error) {
 			all, err := d.client.ListDomains(ctx)
+			if err != nil {
+				return nil, err
+			}
+			records, err := d.client.DomainMetadata(ctx, domainxml.MetadataNS)
 			if err != nil {
 				return nil, err
 			}
@@ -91,7 +100,8 @@ func (d *domainsDataSource) Read(ctx context.Context, req datasource.ReadRequest
 				if !strings.HasPrefix(dom.Name, prefix) || (len(want) > 0 && !want[dom.State]) {
 					continue
 				}
-				m.Domains = append(m.Domains, domainsEntry{Name: dom.Name, UUID: dom.UUID, State: dom.State, Persistent: dom.Persistent, Autostart: dom.Autostart})
+				m.Domains = append(m.Domains, domainsEntry{Name: dom.Name, UUID: dom.UUID, State: dom.State, Persistent: dom.Persistent, Autostart: dom.Autostart,
+					Tags: stringMap(domainxml.RecordTags(records[dom.UUID]))})
 				names = append(names, types.StringValue(dom.Name))
 			}
 			m.Names = types.ListValueMust(types.StringType, append([]attr.Value{}, names...))

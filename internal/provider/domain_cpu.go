@@ -122,12 +122,12 @@ func cpuToSpec(m *domainModel, s *domainxml.Spec) {
 		s.CPUTopology = &domainxml.CPUTopology{Sockets: uint(t.Sockets.ValueInt64()), Dies: uint(t.Dies.ValueInt64()),
 			Cores: uint(t.Cores.ValueInt64()), Threads: uint(t.Threads.ValueInt64())}
 	}
-	s.CPUFeatures = stringMap(m.CPUFeatures)
+	s.CPUFeatures = mapOfStrings(m.CPUFeatures)
 	for _, c := range m.NUMACells {
 		s.NUMACells = append(s.NUMACells, domainxml.NUMACell{ID: uint(c.ID.ValueInt64()), CPUs: c.CPUs.ValueString(),
 			MemoryMiB: uint64(c.MemoryMiB.ValueInt64()), MemAccess: c.MemoryAccess.ValueString()})
 	}
-	if pins := stringMap(m.CPUPinning); pins != nil {
+	if pins := mapOfStrings(m.CPUPinning); pins != nil {
 		s.CPUPinning = map[uint]string{}
 		for k, v := range pins {
 			n, err := strconv.ParseUint(k, 10, 32)
@@ -182,8 +182,8 @@ func knownMap(v types.Map) types.Map {
 
 func int64Of(v uint) types.Int64 { return types.Int64Value(int64(v)) }
 
-// stringMap is a known map of strings as a Go map (nil: null, unknown or empty).
-func stringMap(v types.Map) map[string]string {
+// mapOfStrings is a known map of strings as a Go map (nil: null, unknown or empty).
+func mapOfStrings(v types.Map) map[string]string {
 	if !known(v) || len(v.Elements()) == 0 {
 		return nil
 	}

@@ -54,6 +54,11 @@ var domainFamilies = []domainFamily{
 	domainIgnition,
 	domainDeviceXML,
 	domainQEMU,
+	domainDescribe,
+	domainFeatures,
+	domainBoot,
+	domainKernel,
+	domainSMBIOS,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -44,16 +43,8 @@ var domainQEMU = domainFamily{
 		},
 	},
 	toSpec: func(m *domainModel, s *domainxml.Spec) {
-		q := &domainxml.QEMUCommandline{Args: knownStrings(m.QEMUArgs)}
-		if known(m.QEMUEnv) {
-			q.Env = map[string]string{}
-			for k, v := range m.QEMUEnv.Elements() {
-				if sv, ok := v.(types.String); ok && known(sv) {
-					q.Env[k] = sv.ValueString()
-				}
-			}
-		}
-		s.QEMU = q // libvirt_domain manages the whole command line: none set removes it
+		// libvirt_domain manages the whole command line: none set removes it.
+		s.QEMU = &domainxml.QEMUCommandline{Args: knownStrings(m.QEMUArgs), Env: mapOfStrings(m.QEMUEnv)}
 	},
 	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
 		m.QEMUArgs, m.QEMUEnv = types.ListNull(types.StringType), types.MapNull(types.StringType)
@@ -64,7 +55,7 @@ var domainQEMU = domainFamily{
 			m.QEMUArgs = stringList(s.QEMU.Args)
 		}
 		if len(s.QEMU.Env) > 0 {
-			m.QEMUEnv, _ = types.MapValueFrom(context.Background(), types.StringType, s.QEMU.Env) // strings always convert
+			m.QEMUEnv = stringMap(s.QEMU.Env)
 		}
 	},
 }

@@ -55,6 +55,11 @@ type domainModel struct {
 	domainIgnitionModel
 	domainDeviceXMLModel
 	domainQEMUModel
+	domainDescribeModel
+	domainFeaturesModel
+	domainBootModel
+	domainKernelModel
+	domainSMBIOSModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`

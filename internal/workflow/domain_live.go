@@ -21,6 +21,7 @@ type liveDeviceAPI interface {
 	AttachDevice(ctx context.Context, id, xml string) error
 	DetachDeviceLive(ctx context.Context, id, alias, xml string) error
 	DetachDeviceConfig(ctx context.Context, id, xml string) error
+	SetDomainMetadata(ctx context.Context, id, what, value string) error
 }
 
 // liveOps makes the live operations in order (domainxml sorts them: detaches, attaches,
@@ -46,6 +47,10 @@ func liveOps(ctx context.Context, api DomainAPI, ch Change, live string, ops []d
 		case domainxml.LiveSetBandwidth:
 			if err = api.SetInterfaceBandwidth(ctx, ch.ID, op.Device, interfaceBandwidth(op.Bandwidth)); err != nil {
 				err = fmt.Errorf("set the bandwidth of interface %s of running domain %s: %w", op.Device, ch.Name, err)
+			}
+		case domainxml.LiveSetMetadata:
+			if err = api.SetDomainMetadata(ctx, ch.ID, op.Noun, op.XML); err != nil {
+				err = fmt.Errorf("set the %s of running domain %s: %w", op.Noun, ch.Name, err)
 			}
 		case domainxml.LiveAttach:
 			if op.Device == "" {

@@ -271,6 +271,10 @@ func (f *fake) UpdateDevice(_ context.Context, id, xml string, force bool) error
 	return f.record("UpdateDevice", id, force, xml)
 }
 
+func (f *fake) SetDomainMetadata(_ context.Context, id, what, value string) error {
+	return f.record("SetDomainMetadata", id, what, value)
+}
+
 // SetInterfaceBandwidth records the typed parameters the client would send.
 func (f *fake) SetInterfaceBandwidth(_ context.Context, id, device string, b libvirt.InterfaceBandwidth) error {
 	var params []string

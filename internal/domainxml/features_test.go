@@ -1,0 +1,91 @@
+package domainxml
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+func boolp(b bool) *bool { return &b }
+
+// TestFeaturesFixture: what libvirt 9.0 returned for a virsh-defined domain with every
+// managed feature reads back as such; merged onto it, a spec that keeps them (nil) or
+// turns a few off keeps what it does not name (vendor_id, vmport).
+func TestFeaturesFixture(t *testing.T) {
+	text, err := os.ReadFile("testdata/features_libvirt.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var base libvirtxml.Domain
+	if err := base.Unmarshal(string(text)); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := FromDomain(&base)
+	f := p.Spec.Features
+	if f == nil || !*f.ACPI || !*f.APIC || !*f.PAE || !*f.HAP || !*f.SMM || !*f.KVMHidden ||
+		!slices.Equal(f.HyperV, []string{"relaxed", "vapic", "spinlocks"}) {
+		t.Fatalf("features %+v", f)
+	}
+	if !featuresFamily.same(p.Spec, Spec{}) {
+		t.Error("a spec that keeps the features differs")
+	}
+	spec := p.Spec
+	spec.Features = &Features{PAE: boolp(false), KVMHidden: boolp(false), HyperV: []string{"relaxed", "synic"}}
+	d, err := Build(&base, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := d.Marshal()
+	for _, want := range []string{"<acpi>", "<smm state=\"on\">", "<vmport state=\"off\">", `<vendor_id state="on" value="kvmforge">`,
+		`<relaxed state="on">`, `<synic state="on">`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %s in\n%s", want, out)
+		}
+	}
+	for _, gone := range []string{"<pae>", "<kvm>", "vapic", "spinlocks"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("%s still there:\n%s", gone, out)
+		}
+	}
+	again, _ := FromDomain(d)
+	if !featuresFamily.same(again.Spec, spec) {
+		t.Errorf("round trip: %+v", again.Spec.Features)
+	}
+}
+
+// TestFeaturesBuild: unset keeps a fresh definition's acpi/apic exactly (nil reads
+// back as nil); spinlocks gets its retries; an empty hyperv list removes <hyperv>; a
+// change restarts a running domain and hyperv order does not matter.
+func TestFeaturesBuild(t *testing.T) {
+	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128}
+	d, _ := Build(nil, s)
+	if p, _ := FromDomain(d); p.Spec.Features != nil {
+		t.Errorf("fresh definition reads as %+v, want nil", p.Spec.Features)
+	}
+	s.Features = &Features{SMM: boolp(true), KVMHidden: boolp(true), HyperV: []string{"spinlocks", "relaxed"}}
+	d, _ = Build(nil, s)
+	if h := d.Features.HyperV; h == nil || h.Spinlocks == nil || h.Spinlocks.Retries != SpinlockRetries || h.Relaxed == nil ||
+		d.Features.SMM == nil || d.Features.KVM == nil || d.Features.ACPI == nil {
+		t.Fatalf("features %+v", d.Features)
+	}
+	p, _ := FromDomain(d)
+	if !featuresFamily.same(p.Spec, s) {
+		t.Errorf("round trip %+v", p.Spec.Features)
+	}
+	s2 := s
+	s2.Features = &Features{HyperV: []string{"relaxed", "spinlocks"}}
+	if !featuresFamily.same(p.Spec, s2) {
+		t.Error("hyperv in another order differs")
+	}
+	s2.Features = &Features{HyperV: []string{}, KVMHidden: boolp(false)}
+	if pl := PlanChange(s, s2, true, true, nil); pl.Change != ChangeRestart {
+		t.Errorf("features change on a running domain: %s", pl.Change)
+	}
+	d, _ = Build(d, s2)
+	if d.Features.HyperV != nil || d.Features.KVM != nil || d.Features.SMM == nil {
+		t.Errorf("after turning hyperv and kvm_hidden off: %+v", d.Features)
+	}
+}

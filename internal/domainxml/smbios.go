@@ -1,0 +1,139 @@
+package domainxml
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// SMBIOS and fw_cfg: strings the guest reads from its firmware tables
+// (/sys/class/dmi/id/product_name) and named QEMU fw_cfg entries
+// (/sys/firmware/qemu_fw_cfg/by_name/opt/...). SMBIOS is <sysinfo type="smbios"> with
+// <os><smbios mode>; fw_cfg entries go into the one <sysinfo type="fwcfg"> beside the
+// Ignition entry, written by buildSysInfo (ignition.go). A change restarts a running domain.
+
+// SMBIOS is the SMBIOS sysinfo; nil keeps the domain's.
+type SMBIOS struct {
+	// Mode is <os><smbios mode>: sysinfo (the tables below), host or emulate; empty: none.
+	Mode                    string
+	BIOS, System, BaseBoard map[string]string
+}
+
+// SMBIOSModes are the values of smbios.mode.
+var SMBIOSModes = []string{"sysinfo", "host", "emulate"}
+
+var smbiosFamily = family{
+	name: "smbios",
+	validate: func(s *Spec) error {
+		for _, k := range slices.Sorted(maps.Keys(s.FWCfg)) {
+			if !strings.HasPrefix(k, "opt/") || len(k) > 55 {
+				return fmt.Errorf("fw_cfg entry %q: names must start with opt/ and be at most 55 characters (QEMU's rule)", k)
+			}
+			if k == IgnitionFWCfgName && s.Ignition != nil {
+				return fmt.Errorf("fw_cfg entry %q is the Ignition config's: set it with ignition_id or leave it out of fw_cfg", k)
+			}
+		}
+		return nil
+	},
+	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
+		m := s.SMBIOS
+		if m == nil {
+			return nil
+		}
+		var out []libvirtxml.DomainSysInfo
+		for _, si := range d.SysInfo {
+			if si.SMBIOS == nil {
+				out = append(out, si)
+			}
+		}
+		if len(m.BIOS)+len(m.System)+len(m.BaseBoard) > 0 {
+			t := &libvirtxml.DomainSysInfoSMBIOS{}
+			if len(m.BIOS) > 0 {
+				t.BIOS = &libvirtxml.DomainSysInfoBIOS{Entry: sysEntries(m.BIOS)}
+			}
+			if len(m.System) > 0 {
+				t.System = &libvirtxml.DomainSysInfoSystem{Entry: sysEntries(m.System)}
+			}
+			if len(m.BaseBoard) > 0 {
+				t.BaseBoard = []libvirtxml.DomainSysInfoBaseBoard{{Entry: sysEntries(m.BaseBoard)}}
+			}
+			out = append([]libvirtxml.DomainSysInfo{{SMBIOS: t}}, out...)
+		}
+		d.SysInfo = out
+		d.OS.SMBios = nil
+		if m.Mode != "" {
+			d.OS.SMBios = &libvirtxml.DomainSMBios{Mode: m.Mode}
+		}
+		return nil
+	},
+	// Nothing there reads as nil (specs that never set it round-trip).
+	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
+		m := SMBIOS{}
+		if d.OS != nil && d.OS.SMBios != nil {
+			m.Mode = d.OS.SMBios.Mode
+		}
+		for _, si := range d.SysInfo {
+			if t := si.SMBIOS; t != nil {
+				if t.BIOS != nil {
+					m.BIOS = entryMap(t.BIOS.Entry)
+				}
+				if t.System != nil {
+					m.System = entryMap(t.System.Entry)
+				}
+				if len(t.BaseBoard) > 0 {
+					m.BaseBoard = entryMap(t.BaseBoard[0].Entry)
+				}
+			}
+			if f := si.FWCfg; f != nil {
+				for _, e := range f.Entry {
+					if e.Name != IgnitionFWCfgName && e.File == "" {
+						if p.Spec.FWCfg == nil {
+							p.Spec.FWCfg = map[string]string{}
+						}
+						p.Spec.FWCfg[e.Name] = e.Value
+					}
+				}
+			}
+		}
+		if m.Mode != "" || len(m.BIOS)+len(m.System)+len(m.BaseBoard) > 0 {
+			p.Spec.SMBIOS = &m
+		}
+	},
+	same: func(a, b Spec) bool {
+		fw := b.FWCfg == nil || maps.Equal(a.FWCfg, b.FWCfg)
+		if b.SMBIOS == nil {
+			return fw
+		}
+		x := SMBIOS{}
+		if a.SMBIOS != nil {
+			x = *a.SMBIOS
+		}
+		y := *b.SMBIOS
+		return fw && x.Mode == y.Mode && maps.Equal(x.BIOS, y.BIOS) && maps.Equal(x.System, y.System) && maps.Equal(x.BaseBoard, y.BaseBoard)
+	},
+}
+
+func sysEntries(m map[string]string) []libvirtxml.DomainSysInfoEntry {
+	var out []libvirtxml.DomainSysInfoEntry
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, libvirtxml.DomainSysInfoEntry{Name: k, Value: m[k]})
+	}
+	return out
+}
+
+func entryMap(es []libvirtxml.DomainSysInfoEntry) map[string]string {
+	if len(es) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, e := range es {
+		out[e.Name] = e.Value
+	}
+	return out
+}
+
+// userFWCfg are libvirt_domain's fw_cfg entries, in name order (buildSysInfo).
+func userFWCfg(m map[string]string) []libvirtxml.DomainSysInfoEntry { return sysEntries(m) }

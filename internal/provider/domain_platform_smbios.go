@@ -1,0 +1,113 @@
+package provider
+
+import (
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+)
+
+// fwCfgName is QEMU's rule for user fw_cfg names.
+var fwCfgName = regexp.MustCompile(`^opt/.{1,51}$`)
+
+// domainSMBIOSModel: smbios and fw_cfg (domainxml's smbios family). Unset: none.
+type domainSMBIOSModel struct {
+	SMBIOS *smbiosModel `tfsdk:"smbios"`
+	FWCfg  types.Map    `tfsdk:"fw_cfg"`
+}
+
+type smbiosModel struct {
+	Mode      types.String `tfsdk:"mode"`
+	BIOS      types.Map    `tfsdk:"bios"`
+	System    types.Map    `tfsdk:"system"`
+	BaseBoard types.Map    `tfsdk:"base_board"`
+}
+
+func smbiosTable(desc string) schema.MapAttribute {
+	return schema.MapAttribute{MarkdownDescription: desc, ElementType: types.StringType, Optional: true,
+		Validators: []validator.Map{mapvalidator.SizeAtLeast(1)}}
+}
+
+var domainSMBIOS = domainFamily{
+	attributes: map[string]schema.Attribute{
+		"smbios": schema.SingleNestedAttribute{
+			MarkdownDescription: "SMBIOS strings the guest reads from its firmware tables (`/sys/class/dmi/id/...`). A change " +
+				"rewrites the definition and restarts a running domain.",
+			Optional: true,
+			Attributes: map[string]schema.Attribute{
+				"mode": schema.StringAttribute{
+					MarkdownDescription: "`sysinfo` (the tables here; the default when a table is set), `host` (the host's own) or `emulate`.",
+					Optional:            true, Computed: true,
+					Validators:    []validator.String{stringvalidator.OneOf(domainxml.SMBIOSModes...)},
+					PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				},
+				"bios":       smbiosTable("BIOS strings by libvirt's name: `vendor`, `version`, `date`, `release`."),
+				"system":     smbiosTable("System strings: `manufacturer`, `product`, `version`, `serial`, `uuid`, `sku`, `family`."),
+				"base_board": smbiosTable("Base board strings: `manufacturer`, `product`, `version`, `serial`, `asset`, `location`."),
+			},
+		},
+		"fw_cfg": schema.MapAttribute{
+			MarkdownDescription: "QEMU fw_cfg entries, name → value, that the guest reads at `/sys/firmware/qemu_fw_cfg/by_name/<name>/raw`. " +
+				"Names start with `opt/` (e.g. `opt/com.example/role`); the Ignition entry is `ignition_id`'s. A change rewrites the " +
+				"definition and restarts a running domain.",
+			ElementType: types.StringType, Optional: true,
+			Validators: []validator.Map{mapvalidator.SizeAtLeast(1), mapvalidator.KeysAre(stringvalidator.RegexMatches(fwCfgName,
+				"must start with opt/ and be at most 55 characters, e.g. opt/com.example/role"))},
+		},
+	},
+	toSpec: func(m *domainModel, s *domainxml.Spec) {
+		s.SMBIOS, s.FWCfg = &domainxml.SMBIOS{}, map[string]string{} // unset: none
+		if known(m.FWCfg) {
+			s.FWCfg = mapStrings(m.FWCfg)
+		}
+		if t := m.SMBIOS; t != nil {
+			s.SMBIOS = &domainxml.SMBIOS{Mode: knownString(t.Mode), BIOS: mapStrings(t.BIOS), System: mapStrings(t.System), BaseBoard: mapStrings(t.BaseBoard)}
+			if s.SMBIOS.Mode == "" && len(s.SMBIOS.BIOS)+len(s.SMBIOS.System)+len(s.SMBIOS.BaseBoard) > 0 {
+				s.SMBIOS.Mode = "sysinfo"
+			}
+		}
+	},
+	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
+		m.FWCfg = types.MapNull(types.StringType)
+		if len(s.FWCfg) > 0 {
+			m.FWCfg = stringMap(s.FWCfg)
+		}
+		m.SMBIOS = nil
+		if t := s.SMBIOS; t != nil {
+			m.SMBIOS = &smbiosModel{Mode: types.StringValue(t.Mode), BIOS: optMap(t.BIOS), System: optMap(t.System), BaseBoard: optMap(t.BaseBoard)}
+		}
+	},
+	fillUnknowns: func(m *domainModel) {
+		if m.SMBIOS != nil && m.SMBIOS.Mode.IsUnknown() {
+			m.SMBIOS.Mode = types.StringValue("sysinfo")
+		}
+	},
+}
+
+func mapStrings(m types.Map) map[string]string {
+	if !known(m) {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range m.Elements() {
+		if s, ok := v.(types.String); ok {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
+}
+
+// optMap is a map value, null when empty.
+func optMap(m map[string]string) types.Map {
+	if len(m) == 0 {
+		return types.MapNull(types.StringType)
+	}
+	return stringMap(m)
+}
