@@ -75,7 +75,8 @@ readonly DEFINE_LIMIT_MS=10000
 # pool on a loop device). On this kind of machine policy-rc.d keeps packages from starting
 # their daemons; the tests start their own.
 readonly PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils dnsmasq-base
-  ovmf iproute2 openssl procps openssh-server genisoimage lvm2)
+  ovmf iproute2 openssl procps openssh-server genisoimage lvm2
+  swtpm swtpm-tools qemu-system-arm qemu-efi-aarch64)
 
 SELF=$(readlink -f "${BASH_SOURCE[0]}")
 readonly SELF

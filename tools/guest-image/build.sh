@@ -22,7 +22,7 @@ PKGS=(busybox-static syslinux syslinux-common mtools dosfstools cpio genisoimage
 # Kernel modules to load in the guest; their dependencies are added.
 MODULES=(virtio_pci virtio_net virtio_blk virtio_console virtio_scsi virtio_balloon
 	ahci ata_piix sr_mod sd_mod isofs button evdev e1000 e1000e
-	9pnet_virtio 9p virtiofs)
+	9pnet_virtio 9p virtiofs qemu_fw_cfg tpm_crb tpm_tis)
 CMDLINE="console=tty0 console=ttyS0,115200n8 quiet no_timer_check mitigations=off"
 
 T_START=$EPOCHREALTIME
