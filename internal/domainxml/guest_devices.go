@@ -166,6 +166,7 @@ var guestDevicesFamily = family{
 	same: func(a, b Spec) bool {
 		return reflect.DeepEqual(normalGuest(a.GuestDevices), normalGuest(b.GuestDevices))
 	},
+	live: guestDevicesLive, // memballoon_live.go
 }
 
 func validateGuestDevices(g GuestDevices) error {

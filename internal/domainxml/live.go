@@ -57,6 +57,8 @@ type LiveOp struct {
 	// VCPU and CPUSet are what LivePinVCPU and LivePinEmulator pin (pinning.go).
 	VCPU   uint
 	CPUSet string
+	// Seconds is what LiveSetMemStatsPeriod sets (memballoon_live.go).
+	Seconds uint
 	// Force allows LiveUpdateDevice a second try with the force flag (a cdrom tray the
 	// guest locked).
 	Force bool

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"math"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -111,7 +112,8 @@ var domainGuestDevices = domainFamily{
 			"`{ model = \"none\" }` removes it.", map[string]schema.Attribute{
 			"model": requiredEnum("`virtio`, `virtio-transitional`, `virtio-non-transitional`, `xen` or `none`.", domainxml.MemBalloonModels...),
 			"stats_period_sec": schema.Int64Attribute{MarkdownDescription: "How often the guest reports memory statistics, in seconds " +
-				"(0: never). Default: never." + restartNote, Optional: true, Validators: []validator.Int64{int64validator.AtLeast(0)}},
+				"(0: never). Default: never. A change of this alone applies live on a running domain (no restart).", Optional: true,
+				Validators: []validator.Int64{int64validator.Between(0, math.MaxInt32)}},
 			"autodeflate": schema.BoolAttribute{MarkdownDescription: "Deflate the balloon when the guest runs out of memory." + restartNote,
 				Optional: true},
 			"free_page_reporting": schema.BoolAttribute{MarkdownDescription: "The guest hands pages it frees back to the host." + restartNote,

@@ -18,8 +18,9 @@ import (
 func TestAccDomainCPU_numaBooted(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, disk := acctest.DomainDisk(t, "numa")
-	config := func(pin0, pin1, emulator string) string {
+	config := func(pin0, pin1, emulator string, balloon ...string) string {
 		return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 2), attr("memory_mib", 256),
+			strings.Join(balloon, ""),
 			`graphics = { type = "none" }`, blockHCL("disk", attr("volume_id", disk)),
 			"cpu_topology = { sockets = 1, cores = 2, threads = 1 }",
 			blockHCL("numa_cell", attr("id", 0), attr("cpus", "0"), attr("memory_mib", 128)),
@@ -29,11 +30,15 @@ func TestAccDomainCPU_numaBooted(t *testing.T) {
 	var id int32
 	// pins checks the running domain's vCPU and emulator pins (what virsh vcpupin and
 	// emulatorpin show) and that it is the domain first started.
-	pins := func(pin0, pin1, emulator string) resource.TestCheckFunc {
+	// pins also checks the balloon's statistics period, live and persistent (0: none).
+	pins := func(pin0, pin1, emulator string, statsSec uint) resource.TestCheckFunc {
 		return acctest.HostCheck(func() error {
 			d, err := acctest.SameRunningDomain(t, name, &id)
 			if err != nil {
 				return err
+			}
+			if got := balloonPeriod(d.Inactive); got != statsSec || (statsSec != 0 && balloonPeriod(d.Live) != statsSec) {
+				return fmt.Errorf("memballoon stats period of %s: persistent %d live %d, want %d", name, got, balloonPeriod(d.Live), statsSec)
 			}
 			for what, tune := range map[string]*libvirtxml.DomainCPUTune{"live": d.Live.CPUTune, "persistent": d.Inactive.CPUTune} {
 				got := map[uint]string{}
@@ -54,9 +59,9 @@ func TestAccDomainCPU_numaBooted(t *testing.T) {
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
-				Config:           config("0", "1", "0"),
+				Config:           config("0", "1", "0", balloon10),
 				ConfigPlanChecks: acctest.Plans(),
-				Check: resource.ComposeTestCheckFunc(pins("0", "1", "0"), acctest.HostCheck(func() error {
+				Check: resource.ComposeTestCheckFunc(pins("0", "1", "0", 10), acctest.HostCheck(func() error {
 					acctest.WaitForAgent(t, name)
 					out, err := acctest.GuestExec(t, name, "/bin/sh", "-c", "nproc; ls -d /sys/devices/system/node/node*")
 					if err != nil {
@@ -69,10 +74,27 @@ func TestAccDomainCPU_numaBooted(t *testing.T) {
 				})),
 			},
 			{
+				// New pins and a new statistics period: live, the same running domain.
+				Config:           config("1", "0,1", "0-1", strings.Replace(balloon10, "10", "5", 1)),
+				ConfigPlanChecks: acctest.Updates(domRes, "live"),
+				Check:            pins("1", "0-1", "0-1", 5),
+			},
+			{
+				// Without memballoon the statistics stop live and the definition has none.
 				Config:           config("1", "0,1", "0-1"),
 				ConfigPlanChecks: acctest.Updates(domRes, "live"),
-				Check:            pins("1", "0-1", "0-1"),
+				Check:            pins("1", "0-1", "0-1", 0),
 			},
 		},
 	})
+}
+
+const balloon10 = `memballoon = { model = "virtio", stats_period_sec = 10 }`
+
+// balloonPeriod is d's memory-statistics period in seconds (0: none).
+func balloonPeriod(d *libvirtxml.Domain) uint {
+	if d == nil || d.Devices == nil || d.Devices.MemBalloon == nil || d.Devices.MemBalloon.Stats == nil {
+		return 0
+	}
+	return d.Devices.MemBalloon.Stats.Period
 }

@@ -63,6 +63,10 @@ func liveOps(ctx context.Context, api DomainAPI, ch Change, live string, ops []d
 			err = detach(ctx, api, ch, live, op)
 		case domainxml.LivePinVCPU, domainxml.LivePinEmulator:
 			err = pin(ctx, api, ch, op)
+		case domainxml.LiveSetMemStatsPeriod:
+			if err = api.SetMemoryStatsPeriod(ctx, ch.ID, op.Seconds); err != nil {
+				err = fmt.Errorf("set the memballoon stats_period_sec of running domain %s: %w", ch.Name, err)
+			}
 		case domainxml.LiveRedefine:
 			if ch.Rewrite {
 				continue // Apply writes the definition after the live operations anyway

@@ -7,10 +7,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 )
 
-// pinningAPI is what live pinning asks of libvirt (internal/libvirt/domain_pinning.go).
+// pinningAPI is what live pinning and the balloon's statistics period ask of libvirt
+// (internal/libvirt/domain_pinning.go, domain_balloon.go).
 type pinningAPI interface {
 	PinVCPU(ctx context.Context, id string, vcpu uint, cpumap []byte) error
 	PinEmulator(ctx context.Context, id string, cpumap []byte) error
+	// SetMemoryStatsPeriod makes a LiveSetMemStatsPeriod (internal/libvirt/domain_balloon.go).
+	SetMemoryStatsPeriod(ctx context.Context, id string, sec uint) error
 }
 
 // pin makes a LivePinVCPU or LivePinEmulator: live and in the definition at once.
