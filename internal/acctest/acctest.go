@@ -187,10 +187,28 @@ func ErrorText(text string) *regexp.Regexp {
 // Run is resource.Test against the provider under test (ProtoV6ProviderFactories) with
 // the acceptance pre-check (PreCheck), for a test case that sets neither.
 //
+// The test runs in parallel with the other acceptance tests (t.Parallel; make testacc
+// sets how many at once): most of an acceptance test's time is the CLI and libvirt
+// waiting, and every test names its objects at random. A test that disturbs the others
+// (stops libvirtd, bounds wall-clock time, sets environment variables) calls RunSerial.
+// Go runs every serial test first, alone, then the parallel ones together.
+//
 // A step whose configuration comes from files (ConfigDirectory, ConfigFile) holds a
 // terraform block, and plugin-testing then wants the providers on the steps, not on the
 // case: Run gives them to every step of such a case.
 func Run(t *testing.T, c resource.TestCase) {
+	t.Helper()
+	if _, again := parallelTests.LoadOrStore(t, true); !again {
+		t.Parallel() // once per test: a test may run several cases
+	}
+	RunSerial(t, c)
+}
+
+// parallelTests are the tests Run has made parallel.
+var parallelTests sync.Map
+
+// RunSerial is Run for a test that must not run beside others.
+func RunSerial(t *testing.T, c resource.TestCase) {
 	t.Helper()
 	switch {
 	case c.ProtoV6ProviderFactories != nil:

@@ -163,7 +163,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 			} else {
 				frozen.PlanOnly = true
 			}
-			acctest.Run(t, resource.TestCase{
+			acctest.RunSerial(t, resource.TestCase{
 				CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"network " + net: acctest.NetworkLookup(net)}),
 				Steps: []resource.TestStep{
 					{Config: cfg(c.before)},

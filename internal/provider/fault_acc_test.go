@@ -322,7 +322,7 @@ resource "libvirt_domain" "vm" {
 			return fmt.Errorf("the answer to the %s was never lost: the test proved nothing", what)
 		}
 	}
-	acctest.Run(t, resource.TestCase{
+	acctest.RunSerial(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
 			"domain " + prefix + "vm":         acctest.DomainLookup(prefix + "vm"),
 			"volume " + prefix + "disk.qcow2": acctest.VolumeLookup(acctest.Pool(), prefix+"disk.qcow2"),

@@ -16,7 +16,7 @@ import (
 func TestAccProvider_reconnectsAfterDrop(t *testing.T) {
 	config := acctest.ProviderBlock("") + `data "libvirt_host" "this" {}`
 	dropped := 0
-	acctest.Run(t, resource.TestCase{
+	acctest.RunSerial(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
@@ -45,7 +45,7 @@ func TestAccProvider_ssh(t *testing.T) {
 		return providerAt(sshd.URI(), fmt.Sprintf("ssh {\n    private_key = <<-EOT\n%sEOT\n    known_hosts = %q\n  }", sshd.ClientKeyPEM, knownHosts)) +
 			`data "libvirt_host" "this" {}`
 	}
-	acctest.Run(t, resource.TestCase{
+	acctest.RunSerial(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config: sshConfig(sshd.KnownHostsLine),
@@ -66,7 +66,7 @@ func TestAccProvider_ssh(t *testing.T) {
 
 func TestAccProvider_tcp(t *testing.T) {
 	uri := acctest.Env("LIBVIRT_TEST_TCP_URI", "qemu+tcp://127.0.0.1/system")
-	acctest.Run(t, resource.TestCase{
+	acctest.RunSerial(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config:            providerAt(uri) + `data "libvirt_host" "this" {}`,
 			ConfigStateChecks: acctest.State("data.libvirt_host.this", "uri", uri),
