@@ -105,7 +105,9 @@ var domainGraphics = domainFamily{
 				"password": schema.StringAttribute{
 					MarkdownDescription: "Password of the VNC / SPICE console (kept in the state; see `graphics_password_wo` for one " +
 						"that is not). Read back from libvirt, so a password changed outside Terraform (`virsh`) shows as a change. " +
-						"A change applies to a running domain live (no restart). Conflicts with `graphics_password_wo`.",
+						"A change applies to a running domain live (no restart). Conflicts with `graphics_password_wo`. An imported " +
+						"domain's password is in the state, but `-generate-config-out` writes sensitive values as `null`: put the " +
+						"password (or `graphics_password_wo`) into the generated configuration, or the plan removes it.",
 					Optional: true, Sensitive: true,
 					Validators: []validator.String{stringvalidator.LengthBetween(1, 1024)},
 				},
