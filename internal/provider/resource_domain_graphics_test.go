@@ -62,7 +62,7 @@ func TestAccDomainGraphics_fixedDefineOnly(t *testing.T) {
 	})
 }
 
-// A running domain with autoport plans clean (the definition keeps port -1 while the live
+// A running domain with autoport (and websocket -1) plans clean (the definition keeps port -1 while the live
 // port is libvirt's, shown by console_url); a password change is made live (same domain
 // id, the running domain has the new one), and so is the write-only form, which the state
 // never holds, on each bump of its version.
@@ -71,14 +71,16 @@ func TestAccDomainGraphics_passwordLive(t *testing.T) {
 	name := acctest.RandomName("gfx")
 	id := new(int32)
 	same := acctest.HostCheck(func() error { _, err := acctest.SameRunningDomain(t, name, id); return err })
+	// websocket and keymap too: QEMU compares them when the password changes.
+	vnc := func(more string) string { return `{ type = "vnc", websocket = -1, keymap = "en-us", ` + more + ` }` }
 	wo := func(password string, version int) string {
-		return graphicsHCL(name, true, `{ type = "vnc" }`, attr("graphics_password_wo", password), attr("graphics_password_wo_version", version))
+		return graphicsHCL(name, true, vnc(""), attr("graphics_password_wo", password), attr("graphics_password_wo_version", version))
 	}
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
-				Config:            graphicsHCL(name, true, `{ type = "vnc", password = "one" }`),
+				Config:            graphicsHCL(name, true, vnc(`password = "one"`)),
 				ConfigPlanChecks:  acctest.Plans(),
 				ConfigStateChecks: acctest.State(domRes, "graphics.port", -1, "graphics.autoport", true, "state", "running"),
 				Check: resource.ComposeTestCheckFunc(same, passwordIs(t, name, true, "one"),
@@ -94,7 +96,7 @@ func TestAccDomainGraphics_passwordLive(t *testing.T) {
 					})),
 			},
 			{
-				Config:            graphicsHCL(name, true, `{ type = "vnc", password = "two" }`),
+				Config:            graphicsHCL(name, true, vnc(`password = "two"`)),
 				ConfigPlanChecks:  acctest.Updates(domRes, "live"),
 				ConfigStateChecks: acctest.State(domRes, "graphics.password", "two"),
 				Check:             resource.ComposeTestCheckFunc(same, passwordIs(t, name, true, "two"), passwordIs(t, name, false, "two")),
