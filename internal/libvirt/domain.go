@@ -99,7 +99,9 @@ func (c *Client) GetDomainStatus(ctx context.Context, id string) (*DomainStatus,
 			return err
 		}
 		st.Autostart = auto != 0
-		if st.XML, err = l.DomainGetXMLDesc(d, golibvirt.DomainXMLInactive); err != nil {
+		// Secure: with the console passwords, so that a redefinition keeps them and a
+		// password changed outside Terraform reads back (callers never log it unredacted).
+		if st.XML, err = l.DomainGetXMLDesc(d, golibvirt.DomainXMLInactive|golibvirt.DomainXMLSecure); err != nil {
 			return err
 		}
 		if st.Active {

@@ -4,78 +4,15 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
-// The small families of libvirt_domain: the graphical console, the guest-agent channel
-// and the Ignition config.
-
-type domainGraphicsModel struct {
-	Graphics *graphicsModel `tfsdk:"graphics"`
-}
-
-type graphicsModel struct {
-	Type   types.String `tfsdk:"type"`
-	Listen types.String `tfsdk:"listen"`
-}
-
-var graphicsAttrTypes = map[string]attr.Type{"type": types.StringType, "listen": types.StringType}
-
-var domainGraphics = domainFamily{
-	attributes: map[string]schema.Attribute{
-		"graphics": schema.SingleNestedAttribute{
-			MarkdownDescription: "Graphical console. Default `{ type = \"vnc\", listen = \"127.0.0.1\" }`; the port is chosen by libvirt " +
-				"(see `console_url`).",
-			Optional: true,
-			Computed: true,
-			Default: objectdefault.StaticValue(types.ObjectValueMust(graphicsAttrTypes, map[string]attr.Value{
-				"type": types.StringValue(domainxml.GraphicsVNC), "listen": types.StringValue(domainxml.DefaultListen)})),
-			Attributes: map[string]schema.Attribute{
-				"type": schema.StringAttribute{
-					MarkdownDescription: "`vnc` (default), `spice` or `none`.",
-					Optional:            true,
-					Computed:            true,
-					Default:             stringdefault.StaticString(domainxml.GraphicsVNC),
-					Validators:          []validator.String{stringvalidator.OneOf(domainxml.GraphicsVNC, domainxml.GraphicsSpice, domainxml.GraphicsNone)},
-				},
-				"listen": schema.StringAttribute{
-					MarkdownDescription: "Address the console listens on. Default `127.0.0.1`.",
-					Optional:            true,
-					Computed:            true,
-					Default:             stringdefault.StaticString(domainxml.DefaultListen),
-					Validators:          []validator.String{validators.IP()},
-				},
-			},
-		},
-	},
-	toSpec: func(m *domainModel, s *domainxml.Spec) {
-		if m.Graphics != nil {
-			s.Graphics = domainxml.Graphics{Type: m.Graphics.Type.ValueString(), Listen: m.Graphics.Listen.ValueString()}
-		}
-	},
-	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
-		m.Graphics = &graphicsModel{Type: types.StringValue(s.Graphics.Type), Listen: types.StringValue(s.Graphics.Listen)}
-		if s.Graphics.Type == domainxml.GraphicsNone {
-			// Without a console there is nothing to listen on and libvirt stores no address:
-			// keep what the configuration said, or (import) the schema's default, so that a
-			// config that leaves listen out — a generated one too — plans clean.
-			m.Graphics.Listen = types.StringValue(domainxml.DefaultListen)
-			if prior.Graphics != nil && known(prior.Graphics.Listen) {
-				m.Graphics.Listen = prior.Graphics.Listen
-			}
-		}
-	},
-}
+// The small families of libvirt_domain: the guest-agent channel and the Ignition config
+// (the graphical console is domain_graphics.go).
 
 type domainAgentModel struct {
 	QemuAgent types.Bool `tfsdk:"qemu_agent"`

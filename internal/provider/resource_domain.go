@@ -86,7 +86,7 @@ var (
 func domainWhat(m *domainModel) string { return "libvirt domain " + nameOr(m.Name, m.ID.ValueString()) }
 
 func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan *domainModel, _ *diag.Diagnostics) (*domainModel, error) {
+	create(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan *domainModel, diags *diag.Diagnostics) (*domainModel, error) {
 		name := plan.Name.ValueString()
 		if err := r.chooseType(ctx, plan); err != nil {
 			return nil, err
@@ -102,6 +102,9 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		if err != nil {
 			return nil, err
 		}
+		if diags.Append(passwordWO(ctx, req.Config, plan, nil, &spec)...); diags.HasError() {
+			return nil, errors.New("read graphics_password_wo from the configuration")
+		}
 		dom, err := domainxml.Build(nil, spec)
 		if err != nil {
 			return nil, fmt.Errorf("build domain XML: %w", err)
@@ -110,7 +113,7 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		if err != nil {
 			return nil, fmt.Errorf("build domain XML: %w", err)
 		}
-		tflog.Debug(ctx, "defining domain", map[string]any{"name": name, "xml": text})
+		tflog.Debug(ctx, "defining domain", map[string]any{"name": name, "xml": domainxml.LogXML(dom)})
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 		d, err := r.client.DefineDomain(ctx, name, text)
 		switch {
@@ -200,7 +203,7 @@ func nameOr(n types.String, id string) string {
 // Update takes the domain to the plan through workflow.Apply (live, restart, or the
 // definition only, as the plan's update_method said), then waits for its addresses.
 func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	update(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan, state *domainModel, _ *diag.Diagnostics) (*domainModel, error) {
+	update(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan, state *domainModel, diags *diag.Diagnostics) (*domainModel, error) {
 		id, name := state.ID.ValueString(), plan.Name.ValueString()
 		plan.ID = state.ID
 		if plan.Type.IsUnknown() {
@@ -209,6 +212,9 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 		spec, err := r.resolve(ctx, plan)
 		if err != nil {
 			return nil, err
+		}
+		if diags.Append(passwordWO(ctx, req.Config, plan, state, &spec)...); diags.HasError() {
+			return nil, errors.New("read graphics_password_wo from the configuration")
 		}
 		oldSpec := specFromModel(state)
 		spec.GuestDevices.Drop = domainxml.DroppedGuestDevices(oldSpec.GuestDevices, spec.GuestDevices) // removed blocks go

@@ -80,7 +80,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 					"shut down gracefully (forced off after shutdown.timeout = %s) and started again. Only these apply live: vcpu and "+
 					"memory_mib within max_vcpu / max_memory_mib; disk iotune; a cdrom's source; a network_interface's link_state "+
 					"and bandwidth; disks (virtio, scsi, usb), network interfaces and hostdevs added at the end or removed; virtiofs "+
-					"shares removed.", change.Reason, shutdownTimeout(&plan)))
+					"shares removed; the graphics password.", change.Reason, shutdownTimeout(&plan)))
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

@@ -231,7 +231,7 @@ func clone(ctx context.Context, api CloneAPI, req CloneRequest, rb *cloneRollbac
 	if err != nil {
 		return res, fmt.Errorf("build the clone's XML: %w", err)
 	}
-	req.Log.log("defining clone", map[string]any{"name": name, "xml": text})
+	req.Log.log("defining clone", map[string]any{"name": name, "xml": domainxml.LogXML(dom)})
 	// The define names the clone's UUID: it is re-sent after a lost answer, and what it may
 	// have made is known by that UUID, so the rollback looks for it whatever the outcome.
 	rb.domain = spec.UUID
