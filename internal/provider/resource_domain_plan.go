@@ -52,11 +52,12 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		}
 	}
 
-	// What only the host can say: the domain type, machine type and firmware it offers.
+	// What only the host can say: the arch, emulator, domain type, machine type and firmware it offers.
 	// Asked on create and when one of them changes; an unreachable host leaves it to apply.
 	if r.client != nil && (state == nil || !plan.Type.Equal(state.Type) || !plan.Machine.Equal(state.Machine) ||
-		!plan.Firmware.Equal(state.Firmware)) {
+		!plan.Firmware.Equal(state.Firmware) || !plan.Arch.Equal(state.Arch) || !plan.Emulator.Equal(state.Emulator)) {
 		if info, err := r.client.HostInfo(ctx); err == nil {
+			info = r.planArch(ctx, req.Config, info, &plan, state, &resp.Diagnostics) // domain_platform_arch.go: for the domain's arch
 			if state == nil && plan.Type.IsUnknown() && info.DefaultDomainType != "" {
 				plan.Type = types.StringValue(info.DefaultDomainType)
 			}
