@@ -35,7 +35,7 @@ var domainArch = domainFamily{
 				"the domain's. A domain of an ARM arch made here gets what it needs to start under emulation: machine `virt`, " +
 				"CPU `cortex-a57` (`host-passthrough` under `kvm`), no `apic`, and `acpi` only with `firmware = \"uefi\"` " +
 				"(libvirt allows ACPI on aarch64 only with UEFI); `firmware = \"bios\"` there means no firmware at all " +
-				"(direct `kernel` boot), and the guest has no input devices unless `input` blocks add them.",
+				"(direct `kernel` boot), and the guest has no input devices (nor a USB controller) unless `input` blocks add them (`bus = \"virtio\"`).",
 			Optional: true, Computed: true,
 			Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z0-9_]+$`),
 				"must be an architecture name as libvirt spells it, e.g. x86_64, aarch64, armv7l")},
