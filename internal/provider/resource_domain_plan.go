@@ -118,7 +118,7 @@ func hostOffers(info *libvirt.HostInfo, plan, state *domainModel, d *diag.Diagno
 		plan.Firmware.ValueString() == domainxml.FirmwareUEFI && info.DefaultDomainType != "" && !slices.Contains(info.FirmwareTypes, "efi") {
 		d.AddAttributeError(path.Root("firmware"), "UEFI firmware not offered by the host",
 			fmt.Sprintf("libvirt_domain %s: firmware = \"uefi\", but host %s offers no UEFI firmware for %s %s domains "+
-				"(install OVMF, e.g. the Debian package ovmf). Use firmware = \"bios\" or install it.",
+				"(install UEFI firmware: Debian ovmf for x86_64, qemu-efi-aarch64 for aarch64). Use firmware = \"bios\" or install it.",
 				name, info.Hostname, info.Arch, info.DefaultDomainType))
 	}
 }

@@ -47,7 +47,8 @@ func TestAccDomainArch_aarch64Started(t *testing.T) {
 
 // Import: an aarch64 domain defined by virsh (as the lead smoke-tested it) plans clean
 // after -generate-config-out, which names its arch and emulator; an x86 define-only
-// domain that sets emulator (and arch) explicitly plans clean too.
+// domain that sets emulator (and arch) explicitly plans clean too, and a new arch
+// replaces it with one that has the new arch's emulator, machine and CPU.
 func TestAccDomainArch_importAndEmulator(t *testing.T) {
 	acctest.RequireAcc(t)
 	virshDefinedPlansClean(t, "arch", `  <os><type arch='aarch64' machine='virt'>hvm</type></os>
@@ -72,6 +73,12 @@ func TestAccDomainArch_importAndEmulator(t *testing.T) {
 				}
 				return nil
 			}),
+		}, {
+			// A new arch replaces the domain; the replacement gets the new arch's emulator and machine.
+			Config: acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 64),
+				attr("running", false), attr("arch", "aarch64")),
+			ConfigPlanChecks:  acctest.Plans(acctest.Planned(domRes, acctest.DestroyBeforeCreate)),
+			ConfigStateChecks: acctest.State(domRes, "arch", "aarch64", "emulator", "/usr/bin/qemu-system-aarch64", "machine", "virt-7.2", "cpu_model", "cortex-a57"),
 		}},
 	})
 }
