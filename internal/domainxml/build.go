@@ -19,7 +19,7 @@ func Build(base *libvirtxml.Domain, s Spec) (*libvirtxml.Domain, error) {
 	}
 	var d *libvirtxml.Domain
 	if base == nil {
-		d = fresh()
+		d = fresh(&s)
 	} else {
 		var err error
 		if d, err = clone(base); err != nil {
@@ -45,15 +45,13 @@ func Build(base *libvirtxml.Domain, s Spec) (*libvirtxml.Domain, error) {
 // Marshal is Build's result as XML text.
 func Marshal(d *libvirtxml.Domain) (string, error) { return d.Marshal() }
 
-// fresh is what a new definition starts from: ACPI (the power button, for graceful
-// shutdowns) and APIC, and a pty serial console.
-func fresh() *libvirtxml.Domain {
+// fresh is what a new definition starts from: the arch's features (x86: ACPI, the
+// power button for graceful shutdowns, and APIC; arch.go) and CPU, and a pty serial console.
+func fresh(s *Spec) *libvirtxml.Domain {
 	port0 := uint(0)
 	return &libvirtxml.Domain{
-		Features: &libvirtxml.DomainFeatureList{
-			ACPI: &libvirtxml.DomainFeature{},
-			APIC: &libvirtxml.DomainFeatureAPIC{},
-		},
+		Features: defaultFeatures(s),
+		CPU:      DefaultCPU(s.Arch, s.Type),
 		Devices: &libvirtxml.DomainDeviceList{
 			Serials: []libvirtxml.DomainSerial{{
 				Source: &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}},

@@ -218,6 +218,7 @@ func TestParse_ignoresLibvirtFilled(t *testing.T) {
 	}
 	want := sample()
 	want.Firmware, want.Machine, want.CPUMode, want.CPUModel = FirmwareUEFI, "pc-q35-7.2", "custom", "qemu64"
+	want.Arch, want.Emulator = ArchX86_64, "/usr/bin/qemu-system-x86_64"
 	want.Disks[0].Target, want.Disks[0].Bus, want.Disks[0].Device = "vda", "virtio", DeviceDisk
 	want.Disks[1].Target, want.Disks[1].Bus, want.Disks[1].Device = "vdb", "virtio", DeviceDisk
 	want.Disks[2].Target, want.Disks[2].Bus, want.Disks[2].Format = "sda", "sata", "raw"

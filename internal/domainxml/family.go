@@ -34,6 +34,7 @@ var families = []family{
 	sizingFamily,
 	ioThreadsFamily,
 	osFamily,
+	archFamily,
 	cpuFamily,
 	pinningFamily,
 	diskFamily,

@@ -81,7 +81,7 @@ func SameMachine(user, libvirt string) bool {
 	if user == "" || libvirt == "" || user == libvirt {
 		return true
 	}
-	alias := map[string]string{"q35": "pc-q35-", "pc": "pc-i440fx-"}
+	alias := map[string]string{"q35": "pc-q35-", "pc": "pc-i440fx-", "virt": "virt-"}
 	if p, ok := alias[user]; ok && strings.HasPrefix(libvirt, p) {
 		return true
 	}

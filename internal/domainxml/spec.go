@@ -48,7 +48,11 @@ type Spec struct {
 	// do not manage it, and libvirt_domain before it is known).
 	IOThreads *uint
 
-	Machine  string // empty: libvirt's default for the arch
+	Machine string // empty: libvirt's default for the arch (virt on ARM: arch.go)
+	// Arch and Emulator (arch.go): the guest architecture and QEMU binary; empty keeps the
+	// definition's (a fresh one: the host's arch, libvirt's emulator for it).
+	Arch     string
+	Emulator string
 	Firmware string // bios (or empty) / uefi
 	CPUMode  string // host-passthrough, host-model, custom; empty: libvirt's default
 	CPUModel string // for custom

@@ -24,10 +24,13 @@ type HostInfo struct {
 }
 
 // HostInfo reads the host's capabilities and, for its default domain type, its domain
-// capabilities (firmware).
+// capabilities (firmware), at most once per capsTTL (host_caps.go).
 func (c *Client) HostInfo(ctx context.Context) (*HostInfo, error) {
+	return hostCache.get(c, capsTTL, func() (*HostInfo, error) { return c.hostInfo(ctx) })
+}
+
+func (c *Client) hostInfo(ctx context.Context) (*HostInfo, error) {
 	info := &HostInfo{}
-	var capsXML, domCapsXML string
 	err := c.Read(ctx, "read host capabilities", func(l *golibvirt.Libvirt) error {
 		var err error
 		if info.Hostname, err = l.ConnectGetHostname(); err != nil {
@@ -46,59 +49,29 @@ func (c *Client) HostInfo(ctx context.Context) (*HostInfo, error) {
 			return err
 		}
 		info.HypervisorVersion = formatVersion(hv)
-		capsXML, err = l.ConnectGetCapabilities()
-		return err
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	var caps libvirtxml.Caps
-	if err := caps.Unmarshal(capsXML); err != nil {
-		return nil, fmt.Errorf("parse host capabilities: %w", err)
+	caps, err := c.Capabilities(ctx)
+	if err != nil {
+		return nil, err
 	}
-	info.Arch, info.DomainTypes = archAndDomainTypes(&caps)
-	info.Machines = machines(&caps, info.Arch)
+	info.Arch = caps.HostArch
+	if g, ok := caps.Guest(info.Arch); ok {
+		info.DomainTypes, info.Machines = g.DomainTypes, g.Machines
+	}
 	info.DefaultDomainType = DefaultDomainType(info.DomainTypes)
 	if info.DefaultDomainType == "" {
 		return info, nil // e.g. the test driver: no hvm guests, no firmware to report
 	}
-
-	err = c.Read(ctx, "read domain capabilities", func(l *golibvirt.Libvirt) error {
-		var err error
-		domCapsXML, err = l.ConnectGetDomainCapabilities(nil, golibvirt.OptString{info.Arch}, nil, golibvirt.OptString{info.DefaultDomainType}, 0)
-		return err
-	})
+	dc, err := c.DomainCapabilities(ctx, "", info.Arch, "", info.DefaultDomainType)
 	if err != nil {
 		return nil, err
 	}
-	var dc libvirtxml.DomainCaps
-	if err := dc.Unmarshal(domCapsXML); err != nil {
-		return nil, fmt.Errorf("parse domain capabilities: %w", err)
-	}
-	info.FirmwareTypes, info.FirmwarePaths = firmware(&dc)
+	info.FirmwareTypes, info.FirmwarePaths = dc.FirmwareTypes, dc.FirmwarePaths
 	return info, nil
-}
-
-// archAndDomainTypes: the host CPU's architecture and the domain types offered for
-// hvm guests of that architecture.
-func archAndDomainTypes(caps *libvirtxml.Caps) (string, []string) {
-	arch := ""
-	if caps.Host.CPU != nil {
-		arch = caps.Host.CPU.Arch
-	}
-	var types []string
-	for _, g := range caps.Guests {
-		if g.OSType != "hvm" || (arch != "" && g.Arch.Name != arch) {
-			continue
-		}
-		for _, d := range g.Arch.Domains {
-			if !slices.Contains(types, d.Type) {
-				types = append(types, d.Type)
-			}
-		}
-	}
-	slices.Sort(types)
-	return arch, types
 }
 
 // machines lists the machine types (names and canonical names) offered for hvm guests of arch.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
@@ -122,15 +121,7 @@ func (c *Client) ListNodeDevices(ctx context.Context, capabilities ...string) ([
 // passthroughCache keeps one listing of the devices a hostdev can name per client for a
 // short while: a plan checks every libvirt_domain with hostdevs against the host, and
 // that should cost one listing per plan, not one per resource.
-var passthroughCache struct {
-	sync.Mutex
-	byClient map[*Client]passthroughEntry
-}
-
-type passthroughEntry struct {
-	at   time.Time
-	devs []NodeDevice
-}
+var passthroughCache ttlCache[*Client, []NodeDevice]
 
 // passthroughTTL is about one plan's length.
 const passthroughTTL = 20 * time.Second
@@ -138,23 +129,9 @@ const passthroughTTL = 20 * time.Second
 // PassthroughDevices are the host's PCI, USB and mediated devices (what a hostdev can
 // name), from a listing at most passthroughTTL old.
 func (c *Client) PassthroughDevices(ctx context.Context) ([]NodeDevice, error) {
-	passthroughCache.Lock()
-	e, ok := passthroughCache.byClient[c]
-	passthroughCache.Unlock()
-	if ok && time.Since(e.at) < passthroughTTL {
-		return e.devs, nil
-	}
-	devs, err := c.ListNodeDevices(ctx, "pci", "usb_device", "mdev")
-	if err != nil {
-		return nil, err
-	}
-	passthroughCache.Lock()
-	if passthroughCache.byClient == nil {
-		passthroughCache.byClient = map[*Client]passthroughEntry{}
-	}
-	passthroughCache.byClient[c] = passthroughEntry{at: time.Now(), devs: devs}
-	passthroughCache.Unlock()
-	return devs, nil
+	return passthroughCache.get(c, passthroughTTL, func() ([]NodeDevice, error) {
+		return c.ListNodeDevices(ctx, "pci", "usb_device", "mdev")
+	})
 }
 
 // ParseNodeDevice reads one node device's XML (virsh nodedev-dumpxml).

@@ -42,6 +42,7 @@ type domainFamily struct {
 var domainFamilies = []domainFamily{
 	domainSizing,
 	domainPlatform,
+	domainArch,
 	domainCPU,
 	domainMemory,
 	domainDisks,

@@ -23,8 +23,8 @@ type domainPlatformModel struct {
 var domainPlatform = domainFamily{
 	attributes: map[string]schema.Attribute{
 		"machine": schema.StringAttribute{
-			MarkdownDescription: "Machine type, e.g. `q35` or `pc`. Default: libvirt's default for the architecture. libvirt expands " +
-				"aliases (`q35` becomes `pc-q35-7.2`); that is not drift.",
+			MarkdownDescription: "Machine type, e.g. `q35` or `pc`. Default: libvirt's default for the architecture (`virt` for ARM `arch`). libvirt expands " +
+				"aliases (`q35` becomes `pc-q35-7.2`, `virt` `virt-7.2`); that is not drift.",
 			Optional:      true,
 			Computed:      true,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},

@@ -46,8 +46,8 @@ func featureBool(desc string) schema.BoolAttribute {
 var domainFeatures = domainFamily{
 	attributes: map[string]schema.Attribute{
 		"features": schema.SingleNestedAttribute{
-			MarkdownDescription: "Hypervisor features (`<features>`). A domain made here has `acpi` and `apic` (the power button " +
-				"graceful shutdowns use); an attribute left unset keeps what the domain has, and features this schema does not " +
+			MarkdownDescription: "Hypervisor features (`<features>`). An x86 domain made here has `acpi` and `apic` (the power button " +
+				"graceful shutdowns use; an ARM one neither, but `acpi` with UEFI: see `arch`); an attribute left unset keeps what the domain has, and features this schema does not " +
 				"name are kept. A change restarts a running domain.",
 			Optional: true, Computed: true,
 			PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},

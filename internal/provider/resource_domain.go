@@ -43,6 +43,7 @@ type domainModel struct {
 	Running   types.Bool   `tfsdk:"running"`
 	domainSizingModel
 	domainPlatformModel
+	domainArchModel
 	domainCPUModel
 	domainMemoryModel
 	domainDisksModel

@@ -52,11 +52,12 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		}
 	}
 
-	// What only the host can say: the domain type, machine type and firmware it offers.
+	// What only the host can say: the arch, emulator, domain type, machine type and firmware it offers.
 	// Asked on create and when one of them changes; an unreachable host leaves it to apply.
 	if r.client != nil && (state == nil || !plan.Type.Equal(state.Type) || !plan.Machine.Equal(state.Machine) ||
-		!plan.Firmware.Equal(state.Firmware)) {
+		!plan.Firmware.Equal(state.Firmware) || !plan.Arch.Equal(state.Arch) || !plan.Emulator.Equal(state.Emulator)) {
 		if info, err := r.client.HostInfo(ctx); err == nil {
+			info = r.planArch(ctx, req.Config, info, &plan, state, &resp.Diagnostics) // domain_platform_arch.go: for the domain's arch
 			if state == nil && plan.Type.IsUnknown() && info.DefaultDomainType != "" {
 				plan.Type = types.StringValue(info.DefaultDomainType)
 			}
@@ -117,7 +118,7 @@ func hostOffers(info *libvirt.HostInfo, plan, state *domainModel, d *diag.Diagno
 		plan.Firmware.ValueString() == domainxml.FirmwareUEFI && info.DefaultDomainType != "" && !slices.Contains(info.FirmwareTypes, "efi") {
 		d.AddAttributeError(path.Root("firmware"), "UEFI firmware not offered by the host",
 			fmt.Sprintf("libvirt_domain %s: firmware = \"uefi\", but host %s offers no UEFI firmware for %s %s domains "+
-				"(install OVMF, e.g. the Debian package ovmf). Use firmware = \"bios\" or install it.",
+				"(install UEFI firmware: Debian ovmf for x86_64, qemu-efi-aarch64 for aarch64). Use firmware = \"bios\" or install it.",
 				name, info.Hostname, info.Arch, info.DefaultDomainType))
 	}
 }
