@@ -92,7 +92,7 @@ func DefaultSerials(ss []Chardev) bool {
 
 var chardevFamily = family{
 	name:     "chardev",
-	validate: func(s *Spec) error { return validateChardevs(s.Chardevs, s.QemuAgent) },
+	validate: func(s *Spec) error { return ValidateChardevs(s.Chardevs, s.QemuAgent) },
 	build:    buildChardevs,
 	parse:    parseChardevs,
 	same: func(a, b Spec) bool {
@@ -118,7 +118,8 @@ func (c Chardevs) normal() Chardevs {
 	return n
 }
 
-func validateChardevs(c Chardevs, agent bool) error {
+// ValidateChardevs checks c (agent: qemu_agent is on), naming the block and what to fix.
+func ValidateChardevs(c Chardevs, agent bool) error {
 	var errs []error
 	check := func(kind string, list []Chardev, targets []string) {
 		for i, d := range list {

@@ -51,6 +51,7 @@ var domainFamilies = []domainFamily{
 	domainGraphics,
 	domainGuestDevices,
 	domainAgent,
+	domainChardevs,
 	domainIgnition,
 	domainDeviceXML,
 	domainQEMU,
