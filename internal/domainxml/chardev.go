@@ -142,10 +142,10 @@ func ValidateChardevs(c Chardevs, agent bool) error {
 		}
 	}
 	for i, d := range c.Channels {
-		switch {
-		case d.TargetName == "":
+		switch d.TargetName {
+		case "":
 			errs = append(errs, fmt.Errorf("channel[%d]: target_name is required (the virtio-serial port name the guest sees, e.g. org.example.port.0)", i))
-		case d.TargetName == AgentChannel:
+		case AgentChannel:
 			// The agent family owns every channel of that name (it reads one as qemu_agent = true).
 			errs = append(errs, fmt.Errorf("channel[%d]: target_name %s is the guest-agent channel, which qemu_agent = true (%v here) adds itself: "+
 				"remove this channel block and use qemu_agent", i, AgentChannel, agent))

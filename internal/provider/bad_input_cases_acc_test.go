@@ -108,7 +108,7 @@ func badInputCases() []badInputCase {
 		{name: "console_unix_no_path", phase: "plan",
 			bad: dom(blockHCL("console", attr("type", "unix"))), want: `console\[0\]: type unix needs path \(absolute\)`},
 		{name: "channel_agent_name", phase: "plan",
-			bad: dom(blockHCL("channel", attr("type", "unix"), attr("path", "/tmp/a.sock"), attr("target_name", "org.qemu.guest_agent.0"))),
+			bad:  dom(blockHCL("channel", attr("type", "unix"), attr("path", "/tmp/a.sock"), attr("target_name", "org.qemu.guest_agent.0"))),
 			want: `channel\[0\]: target_name org.qemu.guest_agent.0 is the guest-agent channel, which qemu_agent = true \(true here\) adds itself: remove this channel block and use qemu_agent`},
 		{name: "video_accel3d_qxl", phase: "plan",
 			bad: dom(attr("video", hcl(`{ model = "qxl", accel3d = true }`))), want: `accel3d needs a virtio video.*with libvirt_domain.d,.*video: model "qxl" has no 3D acceleration; set model = "virtio"`},
