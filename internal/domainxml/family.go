@@ -47,6 +47,7 @@ var families = []family{
 	graphicsFamily,
 	guestDevicesFamily,
 	agentFamily,
+	chardevFamily, // after agentFamily: it keeps the agent channel that family wrote
 	ignitionFamily,
 	smbiosFamily,
 	describeFamily,

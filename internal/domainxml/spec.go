@@ -75,6 +75,8 @@ type Spec struct {
 	Hostdevs   []Hostdev
 	Graphics   Graphics
 	QemuAgent  bool
+	// Chardevs are the serial ports, consoles and channels beside the agent's (chardev.go).
+	Chardevs Chardevs
 	// DeviceXML are raw device fragments for what no family models (device_xml.go).
 	DeviceXML []string
 	// QEMU is the QEMU command-line passthrough; nil keeps the definition's (qemu_commandline.go).

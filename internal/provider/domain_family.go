@@ -52,6 +52,7 @@ var domainFamilies = []domainFamily{
 	domainGraphics,
 	domainGuestDevices,
 	domainAgent,
+	domainChardevs,
 	domainIgnition,
 	domainDeviceXML,
 	domainQEMU,

@@ -52,6 +52,7 @@ type domainModel struct {
 	domainFilesystemsModel
 	domainGraphicsModel
 	domainGuestDevicesModel
+	domainChardevModel
 	domainAgentModel
 	domainIgnitionModel
 	domainDeviceXMLModel
@@ -219,6 +220,7 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}
 		oldSpec := specFromModel(state)
 		spec.GuestDevices.Drop = domainxml.DroppedGuestDevices(oldSpec.GuestDevices, spec.GuestDevices) // removed blocks go
+		spec.Chardevs.Drop = domainxml.DroppedChardevs(oldSpec.Chardevs, spec.Chardevs)                 // back to the default
 		autostart := plan.Autostart.ValueBool()
 		res, err := workflow.Apply(ctx, r.client, workflow.Change{
 			ID: id, Name: name, Old: oldSpec, New: spec, Running: plan.Running.ValueBool(), Autostart: &autostart,

@@ -1,0 +1,203 @@
+package domainxml
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+)
+
+// Character devices: the serial ports, the consoles and the channels (serial, console
+// and channel blocks). Each kind is managed only when the spec has devices of it: left
+// out, the definition keeps what it has — for a fresh one the default pty serial port and
+// the console libvirt makes mirror it, and the guest-agent channel (agent.go) — unless
+// Drop names the kind: the previous spec had it, so it goes back to that default (the
+// pty serial; no further consoles; no channels but the agent's).
+//
+// libvirt keeps a console with target type serial as an alias of serial port 0 (on x86
+// it adds one whenever there is an isa serial): that console is not one of Consoles, it
+// follows the serials. Consoles are the further ones (virtio).
+
+// Chardev kinds, as Drop names them.
+const (
+	KindSerial  = "serial"
+	KindConsole = "console"
+	KindChannel = "channel"
+)
+
+// Enumerations libvirt 9 accepts (the provider's validators use the same lists).
+var (
+	ChardevTypes       = []string{"pty", "tcp", "unix", "file", "null", "spicevmc"}
+	ChardevModes       = []string{"bind", "connect"}
+	SerialTargetTypes  = []string{"isa-serial", "usb-serial", "pci-serial", "spapr-vio-serial", "system-serial", "sclp-serial", "isa-debug"}
+	ConsoleTargetTypes = []string{"virtio", "sclp", "sclplm"}
+	ChannelTargetTypes = []string{"virtio"}
+)
+
+// Chardev is one serial port, console or channel: its host side (Type and what the type
+// needs), its log file and its guest side (TargetType, and a channel's TargetName).
+type Chardev struct {
+	Type       string // pty, tcp, unix, file, null, spicevmc
+	Path       string // unix, file
+	Host       string // tcp
+	Port       uint   // tcp
+	Mode       string // tcp, unix: bind or connect (empty for unix: bind)
+	LogFile    string
+	TargetType string // empty: libvirt's (isa-serial on x86) for a serial, virtio otherwise
+	TargetName string // a virtio channel's port name
+}
+
+// Chardevs are the character devices the user manages; a nil kind keeps the definition's.
+type Chardevs struct {
+	Serials  []Chardev
+	Consoles []Chardev
+	Channels []Chardev
+	// Drop are the kinds to take back to the default although nil here: the domain's
+	// previous spec had them (DroppedChardevs). Not part of what a spec wants.
+	Drop []string
+}
+
+func (c Chardevs) kinds() []string {
+	var out []string
+	if len(c.Serials) > 0 {
+		out = append(out, KindSerial)
+	}
+	if len(c.Consoles) > 0 {
+		out = append(out, KindConsole)
+	}
+	if len(c.Channels) > 0 {
+		out = append(out, KindChannel)
+	}
+	return out
+}
+
+// DroppedChardevs are the kinds old manages and next does not: what an update from old
+// to next takes back to the default (next's Drop).
+func DroppedChardevs(old, next Chardevs) []string {
+	var out []string
+	for _, k := range old.kinds() {
+		if !slices.Contains(next.kinds(), k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// DefaultSerials says ss is what a fresh definition has: one pty serial port, no log,
+// libvirt's target. Parse reads it as no serials (a spec that leaves serials out).
+func DefaultSerials(ss []Chardev) bool {
+	return len(ss) == 1 && ss[0] == Chardev{Type: "pty", TargetType: ss[0].TargetType} &&
+		(ss[0].TargetType == "" || ss[0].TargetType == "isa-serial")
+}
+
+var chardevFamily = family{
+	name:     "chardev",
+	validate: func(s *Spec) error { return ValidateChardevs(s.Chardevs, s.QemuAgent) },
+	build:    buildChardevs,
+	parse:    parseChardevs,
+	same: func(a, b Spec) bool {
+		x, y := a.Chardevs.normal(), b.Chardevs.normal()
+		return slices.Equal(x.Serials, y.Serials) && slices.Equal(x.Consoles, y.Consoles) && slices.Equal(x.Channels, y.Channels)
+	},
+}
+
+// normal is c as same compares it: no serials and the default pty one alike (what a
+// fresh definition gets), a unix socket's mode spelled out.
+func (c Chardevs) normal() Chardevs {
+	n := Chardevs{Serials: slices.Clone(c.Serials), Consoles: slices.Clone(c.Consoles), Channels: slices.Clone(c.Channels)}
+	if len(n.Serials) == 0 || DefaultSerials(n.Serials) {
+		n.Serials = nil
+	}
+	for _, l := range [][]Chardev{n.Serials, n.Consoles, n.Channels} {
+		for i := range l {
+			if l[i].Type == "unix" && l[i].Mode == "" {
+				l[i].Mode = "bind"
+			}
+		}
+	}
+	return n
+}
+
+// ValidateChardevs checks c (agent: qemu_agent is on), naming the block and what to fix.
+func ValidateChardevs(c Chardevs, agent bool) error {
+	var errs []error
+	check := func(kind string, list []Chardev, targets []string) {
+		for i, d := range list {
+			if err := validateChardev(d, targets); err != nil {
+				errs = append(errs, fmt.Errorf("%s[%d]: %w", kind, i, err))
+			}
+		}
+	}
+	check(KindSerial, c.Serials, SerialTargetTypes)
+	check(KindConsole, c.Consoles, ConsoleTargetTypes)
+	check(KindChannel, c.Channels, ChannelTargetTypes)
+	for i, d := range c.Serials {
+		if d.TargetName != "" {
+			errs = append(errs, fmt.Errorf("serial[%d]: target_name is for channels; remove it", i))
+		}
+	}
+	for i, d := range c.Consoles {
+		if d.TargetName != "" {
+			errs = append(errs, fmt.Errorf("console[%d]: target_name is for channels; remove it", i))
+		}
+	}
+	for i, d := range c.Channels {
+		switch d.TargetName {
+		case "":
+			errs = append(errs, fmt.Errorf("channel[%d]: target_name is required (the virtio-serial port name the guest sees, e.g. org.example.port.0)", i))
+		case AgentChannel:
+			// The agent family owns every channel of that name (it reads one as qemu_agent = true).
+			errs = append(errs, fmt.Errorf("channel[%d]: target_name %s is the guest-agent channel, which qemu_agent = true (%v here) adds itself: "+
+				"remove this channel block and use qemu_agent", i, AgentChannel, agent))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func validateChardev(d Chardev, targets []string) error {
+	var errs []error
+	need := func(what string, set bool) {
+		if !set {
+			errs = append(errs, fmt.Errorf("type %s needs %s", d.Type, what))
+		}
+	}
+	none := func(what string, set bool) {
+		if set {
+			errs = append(errs, fmt.Errorf("type %s takes no %s; remove it", d.Type, what))
+		}
+	}
+	switch d.Type {
+	case "tcp":
+		need("host", d.Host != "")
+		need("port (1 to 65535)", d.Port > 0 && d.Port < 65536)
+		need(`mode ("bind" to listen, "connect" to dial)`, d.Mode != "")
+		none("path", d.Path != "")
+	case "unix", "file":
+		need("path (absolute)", d.Path != "")
+		if d.Path != "" && !path.IsAbs(d.Path) {
+			errs = append(errs, fmt.Errorf("path %q must be absolute", d.Path))
+		}
+		none("host", d.Host != "")
+		none("port", d.Port != 0)
+		if d.Type == "file" {
+			none("mode", d.Mode != "")
+		}
+	case "pty", "null", "spicevmc":
+		none("path", d.Path != "")
+		none("host", d.Host != "")
+		none("port", d.Port != 0)
+		none("mode", d.Mode != "")
+	default:
+		errs = append(errs, fmt.Errorf("type %q must be one of %v", d.Type, ChardevTypes))
+	}
+	if d.Mode != "" && !slices.Contains(ChardevModes, d.Mode) {
+		errs = append(errs, fmt.Errorf(`mode %q must be "bind" or "connect"`, d.Mode))
+	}
+	if d.LogFile != "" && !path.IsAbs(d.LogFile) {
+		errs = append(errs, fmt.Errorf("log_file %q must be an absolute path", d.LogFile))
+	}
+	if d.TargetType != "" && !slices.Contains(targets, d.TargetType) {
+		errs = append(errs, fmt.Errorf("target_type %q must be one of %v", d.TargetType, targets))
+	}
+	return errors.Join(errs...)
+}
