@@ -45,13 +45,15 @@ var families = []family{
 	kernelFamily,
 	graphicsFamily,
 	guestDevicesFamily,
+	tpmFamily,
 	agentFamily,
 	ignitionFamily,
 	smbiosFamily,
 	describeFamily,
 	lifecycleFamily,
 	featuresFamily,
-	deviceXMLFamily, // after every device family: it rebuilds the device list
+	secureBootFamily, // after features: secure boot turns smm on
+	deviceXMLFamily,  // after every device family: it rebuilds the device list
 	qemuCommandlineFamily,
 	recordFamily,
 }
