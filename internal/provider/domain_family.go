@@ -59,6 +59,7 @@ var domainFamilies = []domainFamily{
 	domainBoot,
 	domainKernel,
 	domainSMBIOS,
+	domainFirmware,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.
