@@ -90,7 +90,7 @@ func TestValidateSecureBoot(t *testing.T) {
 		mod  func(*Spec)
 		want string
 	}{
-		"bios":     {func(s *Spec) { s.Firmware = FirmwareBIOS }, `domain v: secure_boot needs firmware = "uefi"`},
+		"bios":     {func(s *Spec) { s.Firmware = FirmwareBIOS }, `secure_boot needs firmware = "uefi" (it is "bios")`},
 		"pc":       {func(s *Spec) { s.Machine = "pc" }, `secure_boot needs a q35 machine`},
 		"i440fx":   {func(s *Spec) { s.Machine = "pc-i440fx-7.2" }, `set machine = "q35"`},
 		"default":  {func(s *Spec) { s.Machine = "" }, `secure_boot needs a q35 machine`},

@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,7 +31,12 @@ type SecureBoot struct {
 
 var secureBootFamily = family{
 	name:     "secure_boot",
-	validate: func(s *Spec) error { return ValidateSecureBoot(s) },
+	validate: func(s *Spec) error {
+		if err := ValidateSecureBoot(s); err != nil {
+			return fmt.Errorf("domain %s: %w", s.Name, err)
+		}
+		return nil
+	},
 	build: func(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error {
 		want := s.SecureBoot
 		if want == nil {
@@ -76,15 +82,15 @@ func ValidateSecureBoot(s *Spec) error {
 		return nil
 	}
 	if normFirmware(s.Firmware) != FirmwareUEFI {
-		return fmt.Errorf("domain %s: secure_boot needs firmware = \"uefi\" (it is %q): set firmware = \"uefi\" or remove secure_boot",
-			s.Name, normFirmware(s.Firmware))
+		return fmt.Errorf("secure_boot needs firmware = \"uefi\" (it is %q): set firmware = \"uefi\" or remove secure_boot",
+			normFirmware(s.Firmware))
 	}
 	if !Q35Machine(s.Machine) {
-		return fmt.Errorf("domain %s: secure_boot needs a q35 machine (the secure UEFI builds are for q35 only), machine is %q: "+
-			"set machine = \"q35\"", s.Name, s.Machine)
+		return fmt.Errorf("secure_boot needs a q35 machine (the secure UEFI builds are for q35 only), machine is %q "+
+			"(empty: libvirt's default, pc on x86): set machine = \"q35\"", s.Machine)
 	}
 	if s.Features != nil && s.Features.SMM != nil && !*s.Features.SMM {
-		return fmt.Errorf("domain %s: secure_boot needs smm, but features.smm = false: remove features.smm or set it to true", s.Name)
+		return errors.New("secure_boot needs smm, but features.smm = false: remove features.smm or set it to true")
 	}
 	return nil
 }

@@ -119,15 +119,18 @@ func validateFirmware(m *domainModel, d *diag.Diagnostics) {
 			s.Features = &domainxml.Features{SMM: smm}
 		}
 		if err := domainxml.ValidateSecureBoot(&s); err != nil {
-			d.AddAttributeError(path.Root("secure_boot"), "secure_boot cannot be had this way", "libvirt_"+err.Error()+".")
+			d.AddAttributeError(path.Root("secure_boot"), "Invalid secure_boot", fmt.Sprintf("libvirt_domain %s: %v.", s.Name, err))
 		}
 	}
 	t := m.TPM
-	if t == nil || !known(t.Backend) || t.DevicePath.IsUnknown() {
+	if t == nil || t.Backend.IsUnknown() || t.DevicePath.IsUnknown() {
 		return
 	}
-	name := m.Name.ValueString()
-	switch passthrough := t.Backend.ValueString() == domainxml.TPMPassthrough; {
+	name, backend := m.Name.ValueString(), t.Backend.ValueString()
+	if t.Backend.IsNull() {
+		backend = domainxml.TPMEmulator // the default
+	}
+	switch passthrough := backend == domainxml.TPMPassthrough; {
 	case passthrough && t.DevicePath.IsNull():
 		d.AddAttributeError(path.Root("tpm").AtName("device_path"), "tpm passthrough needs device_path",
 			fmt.Sprintf("libvirt_domain %s: tpm.backend = \"passthrough\" hands the host's TPM to the domain: set device_path "+
@@ -135,7 +138,7 @@ func validateFirmware(m *domainModel, d *diag.Diagnostics) {
 	case !passthrough && !t.DevicePath.IsNull():
 		d.AddAttributeError(path.Root("tpm").AtName("device_path"), "device_path is for the passthrough backend",
 			fmt.Sprintf("libvirt_domain %s: tpm.device_path names a host TPM, which only backend = \"passthrough\" uses; the "+
-				"backend is %q. Remove device_path or set backend = \"passthrough\".", name, t.Backend.ValueString()))
+				"backend is %q. Remove device_path or set backend = \"passthrough\".", name, backend))
 	}
 }
 
