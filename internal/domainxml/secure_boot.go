@@ -30,7 +30,7 @@ type SecureBoot struct {
 }
 
 var secureBootFamily = family{
-	name:     "secure_boot",
+	name: "secure_boot",
 	validate: func(s *Spec) error {
 		if err := ValidateSecureBoot(s); err != nil {
 			return fmt.Errorf("domain %s: %w", s.Name, err)

