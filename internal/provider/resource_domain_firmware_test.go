@@ -16,9 +16,9 @@ import (
 
 // tpmReadClock sends TPM2_ReadClock to the guest's /dev/tpm0 (one write, one read on
 // the same open file, as the kernel's TPM device wants) and returns the clock (ms the
-// TPM has been powered, kept in its NV state) and resetCount (TPM resets — each start of
-// the domain — since the state was made). Both start again from the beginning when the
-// emulator's state is new.
+// TPM has been powered, saved in its NV state) and resetCount (TPM resets — each start of
+// the domain — since the state was made). resetCount is the proof: a new state starts it
+// again (at 2 here, after swtpm_setup's own startups).
 func tpmReadClock(t *testing.T, name string) (clock uint64, resets uint32, err error) {
 	out, err := acctest.GuestExec(t, name, "/bin/sh", "-c",
 		`exec 3<>/dev/tpm0 && printf '\200\001\000\000\000\012\000\000\001\201' >&3 && dd bs=4096 count=1 <&3 2>/dev/null | od -An -tx1 -v`)
@@ -63,8 +63,8 @@ func tpmGuestHCL(name, disk string, vcpu int, running bool) string {
 
 // The issue's must-show: the guest sees the emulated TPM 2.0; its state survives a vCPU
 // update, which redefines the domain (same UUID) and restarts it: the TPM's resetCount
-// goes up and its clock does not go back, where a new state would start both again (by
-// hand: with the state directory removed between two starts, this check fails). Destroy
+// goes up (and its clock does not go back), where a new state would start it again (tried
+// by hand: with the state directory removed between two starts, this check fails). Destroy
 // removes the state from the host (/var/lib/libvirt/swtpm/<uuid>/).
 func TestAccDomainTPM_booted(t *testing.T) {
 	acctest.RequireAcc(t)
