@@ -57,7 +57,8 @@ var domainFirmware = domainFamily{
 				"The emulator's state (keys, NV indexes, clock) lives in `/var/lib/libvirt/swtpm/<uuid>/`: it survives every " +
 				"update (the definition is rewritten with the same UUID) and restart, and destroy removes it. A change " +
 				"rewrites the definition and restarts a running domain (QEMU has no TPM hot-plug). Removing the block removes " +
-				"the device.",
+				"the device but not an emulator's state: libvirt deletes that only when it undefines a definition with the " +
+				"TPM, so it stays on the host after destroy (remove the directory by hand).",
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
 				"model": defaultEnum("`tpm-crb` (default; TPM 2.0's command response buffer interface) or `tpm-tis` (the older "+

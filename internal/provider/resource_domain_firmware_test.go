@@ -135,7 +135,7 @@ func TestAccDomainSecureBoot_started(t *testing.T) {
 
 // Define-only: a tpm-tis emulator without persistent_state, then the host's TPM passed
 // through (libvirt defines it although this host has no /dev/tpm0; only a start needs
-// it), secure boot without enrolled keys; each imports as it is.
+// it) with secure boot without enrolled keys added; each imports as it is.
 func TestAccDomainTPM_defineOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("tpmdef")
@@ -168,17 +168,20 @@ func TestAccDomainTPM_defineOnly(t *testing.T) {
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
-				Config:            firmwareHCL(name, false, `tpm = { model = "tpm-tis", persistent_state = false }`, `secure_boot = { enrolled_keys = false }`),
+				Config:            firmwareHCL(name, false, `tpm = { model = "tpm-tis", persistent_state = false }`),
 				ConfigPlanChecks:  acctest.Plans(),
-				ConfigStateChecks: acctest.State(domRes, "tpm.backend", "emulator", "secure_boot.enrolled_keys", false, "features.smm", true),
+				ConfigStateChecks: acctest.State(domRes, "tpm.backend", "emulator", "features.smm", false),
 				Check:             tpm("tpm-tis", "emulator", "2.0", "persistent="),
 			},
 			importStep,
 			{
-				Config:            firmwareHCL(name, false, `tpm = { model = "tpm-tis", backend = "passthrough", device_path = "/dev/tpm0" }`),
-				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
-				ConfigStateChecks: acctest.State(domRes, "tpm.device_path", "/dev/tpm0", "tpm.persistent_state", true),
-				Check:             tpm("tpm-tis", "passthrough", "/dev/tpm0"),
+				// Secure boot added to a domain whose state has smm off: planned on.
+				Config: firmwareHCL(name, false, `tpm = { model = "tpm-tis", backend = "passthrough", device_path = "/dev/tpm0" }`,
+					`secure_boot = { enrolled_keys = false }`),
+				ConfigPlanChecks: acctest.Updates(domRes, "definition", acctest.PlanIs(domRes, "features.smm", true)),
+				ConfigStateChecks: acctest.State(domRes, "tpm.device_path", "/dev/tpm0", "tpm.persistent_state", true,
+					"secure_boot.enrolled_keys", false, "features.smm", true),
+				Check: tpm("tpm-tis", "passthrough", "/dev/tpm0"),
 			},
 			importStep,
 		},
