@@ -23,7 +23,7 @@ var familyElements = map[string]string{
 	"disk": "disk", "interface": "network_interface", "hostdev": "hostdev", "filesystem": "filesystem",
 	"graphics": "graphics", "channel": "qemu_agent (and the consoles to come)",
 	"video": "video", "rng": "rng", "watchdog": "watchdog", "panic": "panic", "vsock": "vsock",
-	"memballoon": "memballoon", "sound": "sound", "input": "input",
+	"memballoon": "memballoon", "sound": "sound", "input": "input", "tpm": "tpm",
 }
 
 var deviceXMLFamily = family{

@@ -46,6 +46,7 @@ var families = []family{
 	kernelFamily,
 	graphicsFamily,
 	guestDevicesFamily,
+	tpmFamily,
 	agentFamily,
 	chardevFamily, // after agentFamily: it keeps the agent channel that family wrote
 	ignitionFamily,
@@ -53,7 +54,8 @@ var families = []family{
 	describeFamily,
 	lifecycleFamily,
 	featuresFamily,
-	deviceXMLFamily, // after every device family: it rebuilds the device list
+	secureBootFamily, // after features: secure boot turns smm on
+	deviceXMLFamily,  // after every device family: it rebuilds the device list
 	qemuCommandlineFamily,
 	recordFamily,
 }

@@ -96,6 +96,9 @@ type Spec struct {
 	Kernel    *Kernel           // boot_kernel.go; nil keeps the domain's, an empty one removes it
 	SMBIOS    *SMBIOS           // smbios.go; nil keeps the domain's
 	FWCfg     map[string]string // smbios.go (written by ignition.go); nil keeps the domain's
+	// SecureBoot and TPM: secure_boot.go, tpm.go; nil keeps the domain's.
+	SecureBoot *SecureBoot
+	TPM        *TPM
 
 	// virtiofsMemory: Build gave the domain the shared memory its virtiofs shares need
 	// (the record notes it).

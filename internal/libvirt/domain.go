@@ -14,9 +14,11 @@ import (
 type Domain = golibvirt.Domain
 
 // DomainUndefineAll removes a domain's definition with everything libvirt keeps for it:
-// the UEFI nvram varstore, snapshot and checkpoint metadata, a managed save image.
+// the UEFI nvram varstore, snapshot and checkpoint metadata, a managed save image, and
+// the TPM emulator's state (/var/lib/libvirt/swtpm/<uuid>/), which without the flag
+// stays behind for a TPM with persistent_state='yes'.
 const DomainUndefineAll = golibvirt.DomainUndefineNvram | golibvirt.DomainUndefineSnapshotsMetadata |
-	golibvirt.DomainUndefineManagedSave | golibvirt.DomainUndefineCheckpointsMetadata
+	golibvirt.DomainUndefineManagedSave | golibvirt.DomainUndefineCheckpointsMetadata | golibvirt.DomainUndefineTpm
 
 // LookupDomainOn finds a domain by UUID (when id parses as one) or by name.
 func LookupDomainOn(l *golibvirt.Libvirt, id string) (Domain, error) {
@@ -189,7 +191,11 @@ func (c *Client) UndefineDomain(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		return l.DomainUndefineFlags(d, DomainUndefineAll)
+		err = l.DomainUndefineFlags(d, DomainUndefineAll)
+		if HasCode(err, golibvirt.ErrInvalidArg) { // libvirt before 8.9 knows no TPM flag (nor persistent_state)
+			err = l.DomainUndefineFlags(d, DomainUndefineAll&^golibvirt.DomainUndefineTpm)
+		}
+		return err
 	})
 }
 

@@ -61,6 +61,7 @@ var domainFamilies = []domainFamily{
 	domainBoot,
 	domainKernel,
 	domainSMBIOS,
+	domainFirmware,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.

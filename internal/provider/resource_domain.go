@@ -62,6 +62,7 @@ type domainModel struct {
 	domainBootModel
 	domainKernelModel
 	domainSMBIOSModel
+	domainFirmwareModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`

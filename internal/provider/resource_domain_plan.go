@@ -37,6 +37,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	planDiskDefaults(&plan, state)
 	planDiskTuning(&plan)
 	planNICOptions(&plan, state)
+	planSecureBoot(&plan) // domain_platform_firmware.go
 	r.planNICReferences(ctx, &plan, state, &resp.Diagnostics)
 	if plan.CPUModel.IsUnknown() && state != nil && plan.CPUMode.Equal(state.CPUMode) {
 		plan.CPUModel = state.CPUModel // libvirt's model for the mode stays while the mode does

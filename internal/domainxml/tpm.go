@@ -1,0 +1,157 @@
+package domainxml
+
+import (
+	"fmt"
+	"slices"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// tpm: one TPM device, emulated by swtpm or passed through from the host. libvirt keeps
+// an emulator's state in /var/lib/libvirt/swtpm/<uuid>/: a redefinition with the same
+// UUID (every update) and a restart keep it; the provider's destroy undefines with
+// VIR_DOMAIN_UNDEFINE_TPM, which removes it. A change restarts a running domain (QEMU
+// has no TPM hot-plug).
+
+// TPM models, backends and versions libvirt_domain writes.
+var (
+	TPMModels   = []string{"tpm-crb", "tpm-tis"}
+	TPMBackends = []string{TPMEmulator, TPMPassthrough}
+	TPMVersions = []string{"2.0"}
+)
+
+const (
+	TPMEmulator    = "emulator"
+	TPMPassthrough = "passthrough"
+	DefaultTPM     = "tpm-crb"
+	DefaultTPMVer  = "2.0"
+)
+
+// TPM is libvirt_domain's tpm; nil keeps the definition's TPM, one with an empty Backend
+// (no tpm block) takes it away.
+type TPM struct {
+	Model   string
+	Backend string // emulator or passthrough; empty: none
+	Version string // emulator only
+	// DevicePath is the host's TPM for passthrough, e.g. /dev/tpm0.
+	DevicePath string
+	// PersistentState writes persistent_state='yes': libvirt then keeps the emulator's
+	// state even when the domain is undefined without VIR_DOMAIN_UNDEFINE_TPM (virsh
+	// undefine), and when a transient domain stops.
+	PersistentState bool
+}
+
+var tpmFamily = family{
+	name: "tpm",
+	validate: func(s *Spec) error {
+		t := s.TPM
+		if t == nil || t.Backend == "" {
+			return nil
+		}
+		switch {
+		case !slices.Contains(TPMModels, t.Model):
+			return fmt.Errorf("tpm model %q: must be one of %v", t.Model, TPMModels)
+		case !slices.Contains(TPMBackends, t.Backend):
+			return fmt.Errorf("tpm backend %q: must be one of %v", t.Backend, TPMBackends)
+		case t.Backend == TPMPassthrough && t.DevicePath == "":
+			return fmt.Errorf("tpm backend passthrough needs device_path (the host's TPM, e.g. /dev/tpm0)")
+		case t.Backend != TPMPassthrough && t.DevicePath != "":
+			return fmt.Errorf("tpm device_path is for backend = \"passthrough\" only (backend is %q)", t.Backend)
+		}
+		return nil
+	},
+	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
+		t := s.TPM
+		if t == nil {
+			return nil
+		}
+		if d.Devices == nil {
+			d.Devices = &libvirtxml.DomainDeviceList{}
+		}
+		var keep *libvirtxml.DomainTPM
+		if len(d.Devices.TPMs) > 0 {
+			keep = &d.Devices.TPMs[0]
+		}
+		d.Devices.TPMs = nil
+		if t.Backend == "" {
+			return nil
+		}
+		d.Devices.TPMs = []libvirtxml.DomainTPM{buildTPM(t, keep)}
+		return nil
+	},
+	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
+		if d.Devices != nil && len(d.Devices.TPMs) > 0 {
+			p.Spec.TPM = parseTPM(d.Devices.TPMs[0])
+		} // else nil: none
+	},
+	same: func(a, b Spec) bool { return b.TPM == nil || normTPM(a.TPM) == normTPM(b.TPM) },
+}
+
+// buildTPM is the device t asks for; what libvirt or the user set beside it on the same
+// kind of device (the alias, an emulator's encryption or PCR banks) is kept from keep.
+func buildTPM(t *TPM, keep *libvirtxml.DomainTPM) libvirtxml.DomainTPM {
+	out := libvirtxml.DomainTPM{Model: t.Model, Backend: &libvirtxml.DomainTPMBackend{}}
+	if keep != nil && keep.Model == t.Model && keep.Backend != nil {
+		out.Alias, out.ACPI, out.Address = keep.Alias, keep.ACPI, keep.Address
+		if t.Backend == TPMEmulator && keep.Backend.Emulator != nil {
+			e := *keep.Backend.Emulator
+			out.Backend.Emulator = &e
+		}
+	}
+	switch t.Backend {
+	case TPMEmulator:
+		if out.Backend.Emulator == nil {
+			out.Backend.Emulator = &libvirtxml.DomainTPMBackendEmulator{}
+		}
+		e := out.Backend.Emulator
+		e.Version = t.Version
+		if e.Version == "" {
+			e.Version = DefaultTPMVer
+		}
+		e.PersistentState = ""
+		if t.PersistentState {
+			e.PersistentState = "yes"
+		}
+	case TPMPassthrough:
+		out.Backend.Passthrough = &libvirtxml.DomainTPMBackendPassthrough{
+			Device: &libvirtxml.DomainTPMBackendDevice{Path: t.DevicePath}}
+	}
+	return out
+}
+
+func parseTPM(x libvirtxml.DomainTPM) *TPM {
+	t := &TPM{Model: x.Model}
+	if t.Model == "" {
+		t.Model = "tpm-tis" // libvirt's default model on x86 when none is written
+	}
+	if b := x.Backend; b != nil {
+		switch {
+		case b.Emulator != nil:
+			t.Backend, t.Version = TPMEmulator, b.Emulator.Version
+			t.PersistentState = b.Emulator.PersistentState == "yes"
+		case b.Passthrough != nil:
+			t.Backend = TPMPassthrough
+			if b.Passthrough.Device != nil {
+				t.DevicePath = b.Passthrough.Device.Path
+			}
+		default:
+			t.Backend = "external" // not one libvirt_domain writes: read so that it shows
+		}
+	}
+	if t.Version == "" {
+		t.Version = DefaultTPMVer
+	}
+	return t
+}
+
+// normTPM is t with defaults filled in (nil and no backend: no TPM).
+func normTPM(t *TPM) TPM {
+	if t == nil || t.Backend == "" {
+		return TPM{}
+	}
+	n := *t
+	if n.Version == "" || n.Backend == TPMPassthrough {
+		n.Version = DefaultTPMVer
+	}
+	return n
+}
