@@ -59,6 +59,7 @@ var domainFamilies = []domainFamily{
 	domainBoot,
 	domainKernel,
 	domainSMBIOS,
+	domainReady,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.
