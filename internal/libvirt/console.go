@@ -34,7 +34,7 @@ func (c *Client) ReadConsole(ctx context.Context, id string, w io.Writer) error 
 		return l.DomainOpenConsole(d, nil, w, 0)
 	})
 	if ctx.Err() != nil {
-		return nil // stopped by the caller: the socket was closed under the stream
+		err = nil // stopped by the caller: the socket was closed under the stream
 	}
 	return consoleError(err)
 }

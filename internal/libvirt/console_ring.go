@@ -19,15 +19,8 @@ type ConsoleRing struct {
 // consoleLineMax bounds one line; longer lines are cut there.
 const consoleLineMax = 1024
 
-// NewConsoleRing keeps the last max lines (at least 1).
-func NewConsoleRing(max int) *ConsoleRing { return &ConsoleRing{max: maxInt(max, 1)} }
-
-func maxInt(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
-}
+// NewConsoleRing keeps the last n lines (at least 1).
+func NewConsoleRing(n int) *ConsoleRing { return &ConsoleRing{max: max(n, 1)} }
 
 // Write takes console bytes: CR and other control characters but tab are dropped (a
 // serial console writes CRLF and escape sequences), a newline ends a line.

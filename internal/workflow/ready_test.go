@@ -144,7 +144,7 @@ func TestWithConsoleTail(t *testing.T) {
 		t.Error("nil stays nil")
 	}
 	base := errors.New("no address")
-	if err := WithConsoleTail(base, nil); err != base {
+	if err := WithConsoleTail(base, nil); err == nil || err.Error() != base.Error() {
 		t.Errorf("no console: %v", err)
 	}
 	many := fakeConsole{}
