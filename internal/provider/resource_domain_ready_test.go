@@ -1,9 +1,11 @@
 package provider_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -79,6 +81,40 @@ data "libvirt_domain_console" "c" {
 			{
 				Config:      config(passing, "5s", false),
 				ExpectError: regexp.MustCompile(`got no IP address(.|\n)*within 5s(.|\n)*Last [0-9]+ lines of the guest's console:(.|\n)*console-tick-[0-9]+`),
+			},
+		},
+	})
+}
+
+// A wait that fails at create keeps the domain in state, tainted, as wait_for_ip does: the
+// next plan replaces it, and destroy removes it (nothing on the host untracked). The
+// domain is diskless (it idles in the firmware, no OS boots), so its agent never answers;
+// the firmware writes nothing on the serial console, and the error says so.
+func TestAccDomainReady_failedCreateTainted(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("notready")
+	config := acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 64),
+		`graphics = { type = "none" }`, `wait_for_ready = { timeout = "5s" }`,
+		`shutdown = { timeout = "0s" }`) // the firmware ignores ACPI: force it off at once
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ExpectError: regexp.MustCompile(strings.ReplaceAll(`domain `+name+`: the guest agent did not answer guest-ping \(last: [^)]*not connected`+
+					`(.|\n)*within 5s(.|\n)*stays in state(.|\n)*\(the guest wrote nothing on its console while it was waited for\)`, " ", `\s+`)),
+			},
+			{
+				// The domain is on the host and in state: the same configuration plans a
+				// change only because the failed create tainted it (a replace).
+				PreConfig: func() {
+					if _, err := acctest.Client(t).LookupDomain(context.Background(), name); err != nil {
+						t.Fatalf("the domain whose wait failed is not on the host: %v", err)
+					}
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
 			},
 		},
 	})

@@ -54,8 +54,11 @@ func WaitReady(ctx context.Context, api ReadyAPI, r Ready, console Console) erro
 	err := poll.Until(ctx, poll.Options{Every: every, Timeout: r.Timeout}, func(ctx context.Context) (bool, error) {
 		pctx, cancel := context.WithTimeout(ctx, min(agentPingLimit, max(time.Until(deadline), time.Millisecond)))
 		defer cancel()
-		last = api.PingDomainAgent(pctx, r.ID)
-		return last == nil, nil
+		err := api.PingDomainAgent(pctx, r.ID)
+		if err == nil || last == nil || pctx.Err() == nil {
+			last = err // (a ping cut short by the deadline says less than the one before)
+		}
+		return err == nil, nil
 	})
 	if err != nil {
 		why := "did not answer guest-ping"
