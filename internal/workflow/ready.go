@@ -114,6 +114,9 @@ func WithConsoleTail(err error, console Console) error {
 		return err
 	}
 	lines, cerr := console.Tail(ConsoleTailLines)
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:] // a blank line opening the quote says nothing
+	}
 	switch {
 	case cerr != nil:
 		return fmt.Errorf("%w\n(no console output: %s)", err, oneLine(cerr.Error()))

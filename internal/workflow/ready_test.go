@@ -147,6 +147,9 @@ func TestWithConsoleTail(t *testing.T) {
 	if err := WithConsoleTail(base, nil); err == nil || err.Error() != base.Error() {
 		t.Errorf("no console: %v", err)
 	}
+	if err := WithConsoleTail(base, fakeConsole{lines: []string{"", " ", "SYSLINUX 6.04"}}); !strings.HasSuffix(err.Error(), "Last 1 lines of the guest's console:\nSYSLINUX 6.04") {
+		t.Errorf("leading blank lines are dropped: %v", err)
+	}
 	many := fakeConsole{}
 	for i := range 30 {
 		many.lines = append(many.lines, strings.Repeat("x", i))
