@@ -50,7 +50,12 @@ func (c *Client) agent(ctx context.Context, dom golibvirt.Domain, cmd any, timeo
 // guest-exec-status until it exits, 90 s at most) and returns its output (stdout then
 // stderr) and exit code.
 func (c *Client) GuestExec(ctx context.Context, dom golibvirt.Domain, path string, args ...string) (string, int, error) {
-	actx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	return c.guestExec(ctx, dom, 90*time.Second, path, args...)
+}
+
+// guestExec is GuestExec waiting up to limit for the program to exit.
+func (c *Client) guestExec(ctx context.Context, dom golibvirt.Domain, limit time.Duration, path string, args ...string) (string, int, error) {
+	actx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	var started struct {
 		PID int `json:"pid"`
@@ -90,7 +95,7 @@ func (c *Client) GuestExec(ctx context.Context, dom golibvirt.Domain, path strin
 	})
 	switch {
 	case err != nil && waited:
-		return "", 0, fmt.Errorf("%s still running in the guest after 90 s: %w", path, actx.Err())
+		return "", 0, fmt.Errorf("%s still running in the guest after %s: %w", path, limit, actx.Err())
 	case err != nil:
 		return "", 0, err
 	}
@@ -101,4 +106,22 @@ func (c *Client) GuestExec(ctx context.Context, dom golibvirt.Domain, path strin
 func (c *Client) GuestPing(ctx context.Context, dom golibvirt.Domain) error {
 	var out struct{}
 	return c.agent(ctx, dom, map[string]any{"execute": "guest-ping"}, 5*time.Second, &out)
+}
+
+// PingDomainAgent is GuestPing for the domain with id (UUID or name).
+func (c *Client) PingDomainAgent(ctx context.Context, id string) error {
+	dom, err := c.LookupDomain(ctx, id)
+	if err != nil {
+		return err
+	}
+	return c.GuestPing(ctx, dom)
+}
+
+// ExecInDomain is GuestExec for the domain with id, waiting up to limit for the program.
+func (c *Client) ExecInDomain(ctx context.Context, id string, limit time.Duration, path string, args ...string) (string, int, error) {
+	dom, err := c.LookupDomain(ctx, id)
+	if err != nil {
+		return "", 0, err
+	}
+	return c.guestExec(ctx, dom, limit, path, args...)
 }

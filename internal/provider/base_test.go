@@ -34,6 +34,7 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 		"libvirt_volume_export": &volumeExportModel{}, "libvirt_secret": &secretModel{},
 		"data.libvirt_host": &hostModel{}, "data.libvirt_cluster": &clusterModel{}, "data.libvirt_domain": &domainDataModel{},
 		"data.libvirt_domains": &domainsModel{}, "data.libvirt_node_devices": &nodeDevicesModel{},
+		"data.libvirt_domain_console": &domainConsoleModel{},
 	}
 	for _, newR := range p.Resources(ctx) {
 		r := newR()

@@ -62,6 +62,7 @@ var domainFamilies = []domainFamily{
 	domainKernel,
 	domainSMBIOS,
 	domainFirmware,
+	domainReady,
 }
 
 // withFamilies adds every family's attributes and blocks to a schema's.

@@ -73,6 +73,7 @@ var (
 
 	_ datasource.DataSourceWithConfigure = (*domainsDataSource)(nil)
 	_ datasource.DataSourceWithConfigure = (*nodeDevicesDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*domainConsoleDataSource)(nil)
 )
 
 func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -101,6 +102,7 @@ func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.Dat
 		newDataSource[domainDataSource]("domain"),
 		newDataSource[domainsDataSource]("domains"),
 		newDataSource[nodeDevicesDataSource]("node_devices"),
+		newDataSource[domainConsoleDataSource]("domain_console"),
 	}
 }
 

@@ -63,6 +63,7 @@ type domainModel struct {
 	domainKernelModel
 	domainSMBIOSModel
 	domainFirmwareModel
+	domainReadyModel
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`
@@ -143,7 +144,7 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		if plan.Running.ValueBool() {
 			err = r.client.StartDomain(ctx, id)
 			if err == nil {
-				err = r.waitForIPs(ctx, id, plan)
+				err = r.waitForGuest(ctx, id, plan) // domain_ready.go
 			}
 		}
 		return r.settled(ctx, id, plan, 0, err)
@@ -238,7 +239,7 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 			tflog.Warn(ctx, "domain did not shut down in time and was forced off for the restart", map[string]any{"name": name})
 		}
 		if err == nil && plan.Running.ValueBool() {
-			err = r.waitForIPs(ctx, id, plan)
+			err = r.waitForGuest(ctx, id, plan)
 		}
 		was := deferredRun(ctx, req.Private)
 		deferred := was

@@ -215,7 +215,9 @@ func TestAccDomain_waitForIPTimeout(t *testing.T) {
       timeout = "15s"
     }`),
 				ExpectError: regexp.MustCompile(strings.ReplaceAll(`domain `+name+`: network interface on network `+network+
-					` \(MAC 52:54:00(:[0-9a-f]{2}){3}\) got no IP address from the network's DHCP leases within 15s`, " ", `\s+`)),
+					` \(MAC 52:54:00(:[0-9a-f]{2}){3}\) got no IP address from the network's DHCP leases within 15s`, " ", `\s+`) +
+					// the console is read from right after the start: the boot's output (the boot loader's banner) is there
+					`(.|\n)*Last [0-9]+ lines of the guest's console:(.|\n)*SYSLINUX `),
 			},
 			{
 				// The failed domain is in state, tainted: the plan replaces it.

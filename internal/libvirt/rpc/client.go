@@ -96,3 +96,20 @@ func (c *Client) once(ctx context.Context, op string, fn func(*golibvirt.Libvirt
 	c.pool.release(cn, IsTransport(err))
 	return err
 }
+
+// Dedicated runs fn on a connection of its own, dialled once for it outside the pool and
+// closed when fn returns. It is for calls that hold a connection for long and end only
+// when the socket closes — a console stream, which go-libvirt cannot cancel: when ctx
+// ends, the socket is closed, which aborts the call and makes the daemon drop the stream;
+// the shared pool never sees the connection, so nothing there is held or wedged.
+func (c *Client) Dedicated(ctx context.Context, op string, fn func(*golibvirt.Libvirt) error) error {
+	if err := c.pool.breaker.allow(); err != nil {
+		return &TransportError{Op: op, URI: c.uri.String(), Err: err}
+	}
+	cn, err := c.pool.open(ctx)
+	if err != nil {
+		return &TransportError{Op: op, URI: c.uri.String(), Err: err}
+	}
+	defer cn.close()
+	return classifyOn(cn.l, op, c.uri.String(), cn.call(ctx, fn))
+}

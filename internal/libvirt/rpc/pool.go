@@ -189,8 +189,23 @@ func (p *pool) dialWithBackoff(ctx context.Context) (*conn, error) {
 	return nil, err
 }
 
-// connect dials once and opens the driver (ConnectOpen) within DialTimeout.
+// connect dials once and opens the driver (ConnectOpen) within DialTimeout: a pooled
+// connection, counted in the stats.
 func (p *pool) connect(ctx context.Context) (*conn, error) {
+	c, err := p.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.stats.Open++
+	p.stats.Dials++
+	p.stats.MaxOpen = max(p.stats.MaxOpen, p.stats.Open)
+	p.mu.Unlock()
+	return c, nil
+}
+
+// open dials once and opens the driver within DialTimeout.
+func (p *pool) open(ctx context.Context) (*conn, error) {
 	dctx, cancel := context.WithTimeout(ctx, p.cfg.DialTimeout)
 	defer cancel()
 	raw, err := p.dial(dctx)
@@ -216,11 +231,6 @@ func (p *pool) connect(ctx context.Context) (*conn, error) {
 		}
 		return nil, fmt.Errorf("open %s on the daemon: %w", p.uri.DriverURI(), err)
 	}
-	p.mu.Lock()
-	p.stats.Open++
-	p.stats.Dials++
-	p.stats.MaxOpen = max(p.stats.MaxOpen, p.stats.Open)
-	p.mu.Unlock()
 	return c, nil
 }
 
