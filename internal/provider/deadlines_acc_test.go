@@ -54,7 +54,9 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 	t.Cleanup(func() { removeNetworkIfLeft(t, net) })
 	cases := []tc{
 		{
-			name: "plan domain", before: host,
+			// Warmed with a listing, not libvirt_host: the client keeps the host's
+			// capabilities for a minute, and a plan must still reach the daemon for them.
+			name: "plan domain", before: `data "libvirt_domains" "all" {}`,
 			frozen: fmt.Sprintf(`resource "libvirt_domain" "x" {
   name       = %q
   vcpu       = 1
