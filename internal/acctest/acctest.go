@@ -198,10 +198,18 @@ func ErrorText(text string) *regexp.Regexp {
 // case: Run gives them to every step of such a case.
 func Run(t *testing.T, c resource.TestCase) {
 	t.Helper()
+	Parallel(t)
+	RunSerial(t, c)
+}
+
+// Parallel makes t a parallel test now (once; Run calls it too). A test calls it first
+// when its setup must not happen in the serial phase: a dir pool defined inactive there
+// is found active after a fault test restarts libvirtd (libvirt starts a dir pool whose
+// directory exists when it reloads its pools).
+func Parallel(t *testing.T) {
 	if _, again := parallelTests.LoadOrStore(t, true); !again {
 		t.Parallel() // once per test: a test may run several cases
 	}
-	RunSerial(t, c)
 }
 
 // parallelTests are the tests Run has made parallel.

@@ -26,6 +26,7 @@ func expectCluster(ready bool, reason string, message string) []statecheck.State
 
 func TestAccClusterDataSource(t *testing.T) {
 	acctest.RequireAcc(t)
+	acctest.Parallel(t) // before the inactive pool is defined (acctest.Parallel says why)
 	inactivePool := acctest.DefineDirPool(t, false)
 	inactiveNet := acctest.CreateNetwork(t, false)
 	acctest.Run(t, resource.TestCase{

@@ -182,6 +182,8 @@ func regexpOf(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 // made, the definition too) is undone completely, the error naming the failed step and
 // what was removed. CheckDestroy asks libvirt that nothing of either machine is left.
 func TestAccClusterMachine_rollback(t *testing.T) {
+	acctest.RequireAcc(t)
+	acctest.Parallel(t) // the network is made inactive in the parallel phase (acctest.Parallel)
 	e := cmSetup(t)
 	active, inactive, pool := e.network, acctest.CreateNetwork(t, false), e.pool
 	noImage, noStart := cmPartsOf(e.namespace, "noimage"), cmPartsOf(e.namespace, "nostart")

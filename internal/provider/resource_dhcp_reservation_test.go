@@ -92,6 +92,7 @@ func TestAccDHCPReservation_live(t *testing.T) {
 // An inactive network takes the entry in its persistent definition only.
 func TestAccDHCPReservation_inactiveNetwork(t *testing.T) {
 	acctest.RequireAcc(t)
+	acctest.Parallel(t) // the network is made inactive in the parallel phase (acctest.Parallel)
 	net := acctest.CreateNetwork(t, false)
 	mac := "52:54:00:aa:bb:02"
 	reservationTest(t, net.Name, mac, []resource.TestStep{{
