@@ -84,10 +84,11 @@ func DroppedChardevs(old, next Chardevs) []string {
 }
 
 // DefaultSerials says ss is what a fresh definition has: one pty serial port, no log,
-// libvirt's target. Parse reads it as no serials (a spec that leaves serials out).
+// libvirt's target for the architecture (isa-serial on x86, system-serial — a pl011 — on
+// ARM's virt machine). Parse reads it as no serials (a spec that leaves serials out).
 func DefaultSerials(ss []Chardev) bool {
 	return len(ss) == 1 && ss[0] == Chardev{Type: "pty", TargetType: ss[0].TargetType} &&
-		(ss[0].TargetType == "" || ss[0].TargetType == "isa-serial")
+		(ss[0].TargetType == "" || ss[0].TargetType == "isa-serial" || ss[0].TargetType == "system-serial")
 }
 
 var chardevFamily = family{

@@ -172,3 +172,23 @@ func mustParse(t *testing.T, d *libvirtxml.Domain) *Parsed {
 	}
 	return p
 }
+
+// libvirt's own pty serial reads as the default on x86 and on ARM's virt machine alike, so
+// an aarch64 domain imports with no serial block; a logged or tcp one does not.
+func TestDefaultSerialsPerArch(t *testing.T) {
+	for _, c := range []struct {
+		ss   []Chardev
+		want bool
+	}{
+		{[]Chardev{{Type: "pty"}}, true},
+		{[]Chardev{{Type: "pty", TargetType: "isa-serial"}}, true},
+		{[]Chardev{{Type: "pty", TargetType: "system-serial"}}, true},
+		{[]Chardev{{Type: "pty", TargetType: "pci-serial"}}, false},
+		{[]Chardev{{Type: "pty", LogFile: "/var/log/x.log"}}, false},
+		{[]Chardev{{Type: "pty"}, {Type: "pty"}}, false},
+	} {
+		if got := DefaultSerials(c.ss); got != c.want {
+			t.Errorf("DefaultSerials(%+v) = %v, want %v", c.ss, got, c.want)
+		}
+	}
+}
