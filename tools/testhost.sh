@@ -72,11 +72,17 @@ readonly DEFINE_LIMIT_MS=10000
 # gnutls-bin is not needed: the certificates are made with openssl. procps gives pgrep.
 # The acceptance tests also need: openssh-server (a real sshd for qemu+ssh), genisoimage
 # (seed ISOs made outside the provider, isoinfo to read ours back), lvm2 (a real logical
-# pool on a loop device). On this kind of machine policy-rc.d keeps packages from starting
+# pool on a loop device), thin-provisioning-tools (thin logical volumes), tgt (a user-space
+# iSCSI target for the iscsi-direct pool) and libvirt's storage drivers that Debian ships apart
+# (iscsi-direct, rbd, gluster, zfs: libvirt refuses to define a pool whose driver is not loaded,
+# so even the define-only tests of those types need them). On this kind of machine policy-rc.d keeps packages from starting
 # their daemons; the tests start their own.
 readonly PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils dnsmasq-base
   ovmf iproute2 openssl procps openssh-server genisoimage lvm2
-  swtpm swtpm-tools qemu-system-arm qemu-efi-aarch64)
+  swtpm swtpm-tools qemu-system-arm qemu-efi-aarch64
+  thin-provisioning-tools tgt libvirt-daemon-driver-storage-iscsi-direct
+  libvirt-daemon-driver-storage-rbd libvirt-daemon-driver-storage-gluster
+  libvirt-daemon-driver-storage-zfs)
 
 SELF=$(readlink -f "${BASH_SOURCE[0]}")
 readonly SELF
