@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -29,7 +28,7 @@ func main() {
 		fmt.Println(version)
 		os.Exit(0)
 	}
-	quietSDKLogsUnlessAsked(os.Environ(), os.Setenv)
+	matchPluginLogsToCLI(os.LookupEnv, os.Setenv)
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address:         provider.Address,
 		Debug:           debug,
@@ -37,21 +36,5 @@ func main() {
 	})
 	if err != nil {
 		log.Fatal(err)
-	}
-}
-
-// quietSDKLogsUnlessAsked turns the plugin SDK's own logging off when the user asked for
-// no logs at all (no TF_LOG* variable). Terraform and OpenTofu then discard what a plugin
-// logs, but terraform-plugin-go and the framework still build every TRACE entry for each
-// RPC: about 35% of the provider's CPU in a 50-domain plan, 30% of its wall time (make
-// bench). Any TF_LOG* setting leaves everything as the user set it.
-func quietSDKLogsUnlessAsked(environ []string, setenv func(key, value string) error) {
-	for _, kv := range environ {
-		if strings.HasPrefix(kv, "TF_LOG") {
-			return
-		}
-	}
-	for _, key := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
-		_ = setenv(key, "OFF")
 	}
 }
