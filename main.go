@@ -2,13 +2,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"log"
 	"os"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider"
 )
@@ -29,11 +28,13 @@ func main() {
 		os.Exit(0)
 	}
 	matchPluginLogsToCLI(os.LookupEnv, os.Setenv)
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address:         provider.Address,
-		Debug:           debug,
-		ProtocolVersion: 6,
-	})
+	tuneGC()
+	defer profileCPU(os.Getenv("LIBVIRT_PROVIDER_CPUPROFILE"))()
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	err := tf6server.Serve(provider.Address, provider.ProtocolServer(version), opts...)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -58,7 +57,7 @@ func OpenTofu() bool {
 
 // ProtoV6ProviderFactories runs the provider in the test process.
 var ProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"libvirt": providerserver.NewProtocol6WithError(provider.New("test")()),
+	"libvirt": func() (tfprotov6.ProviderServer, error) { return provider.ProtocolServer("test")(), nil },
 }
 
 // URI is the libvirt URI acceptance tests use (LIBVIRT_TEST_URI, default qemu:///system).

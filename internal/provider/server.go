@@ -1,0 +1,57 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+)
+
+// ProtocolServer serves the provider over protocol 6 with the no-change plan answered
+// without the framework (unchangedPlanServer). main and the in-process acceptance tests
+// both serve this, so the tests cover what users run.
+func ProtocolServer(version string) func() tfprotov6.ProviderServer {
+	framework := providerserver.NewProtocol6(New(version)())
+	return func() tfprotov6.ProviderServer { return unchangedPlanServer{framework()} }
+}
+
+// unchangedPlanServer answers PlanResourceChange itself when Terraform proposes exactly
+// the prior state (the configuration asks for nothing new): the plan is the prior state.
+// The framework would reach the same plan, since no plan modifier or ModifyPlan here
+// changes a resource whose configuration and state agree, but it gets there by writing
+// every top-level attribute back into the plan one at a time, each write copying the
+// whole object: quadratic in the schema's size, and 80 ms of CPU per libvirt_domain,
+// most of a no-change plan (docs/guides/performance.md). Anything else, creates,
+// destroys, any changed or unknown value, goes to the framework.
+type unchangedPlanServer struct {
+	tfprotov6.ProviderServer
+}
+
+func (s unchangedPlanServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if sameState(req.PriorState, req.ProposedNewState) {
+		return &tfprotov6.PlanResourceChangeResponse{
+			PlannedState:    req.PriorState,
+			PlannedPrivate:  req.PriorPrivate,
+			PlannedIdentity: req.PriorIdentity,
+		}, nil
+	}
+	return s.ProviderServer.PlanResourceChange(ctx, req)
+}
+
+// msgpackNil is how a null object (no prior state, a destroy) is encoded.
+var msgpackNil = []byte{0xc0}
+
+// sameState is true when both values are the same non-null object, byte for byte. The
+// CLI encodes both with the same schema type and msgpack's encoding of an object is
+// deterministic (attributes in name order), so equal bytes mean equal values; values
+// that are equal but encoded apart only take the framework's longer way.
+func sameState(prior, proposed *tfprotov6.DynamicValue) bool {
+	if prior == nil || proposed == nil {
+		return false
+	}
+	if len(prior.MsgPack) > 0 {
+		return !bytes.Equal(prior.MsgPack, msgpackNil) && bytes.Equal(prior.MsgPack, proposed.MsgPack)
+	}
+	return len(prior.JSON) > 0 && !bytes.Equal(prior.JSON, []byte("null")) && bytes.Equal(prior.JSON, proposed.JSON)
+}
