@@ -63,8 +63,8 @@ func (c *Client) hostInfo(ctx context.Context) (*HostInfo, error) {
 		info.DomainTypes, info.Machines = g.DomainTypes, g.Machines
 	}
 	info.DefaultDomainType = DefaultDomainType(info.DomainTypes)
-	if info.DefaultDomainType == "" {
-		return info, nil // e.g. the test driver: no hvm guests, no firmware to report
+	if info.DefaultDomainType == "" || info.DefaultDomainType == "test" {
+		return info, nil // the test driver has no firmware to report
 	}
 	dc, err := c.DomainCapabilities(ctx, "", info.Arch, "", info.DefaultDomainType)
 	if err != nil {
@@ -99,9 +99,11 @@ func machines(caps *libvirtxml.Caps, arch string) []string {
 	return out
 }
 
-// DefaultDomainType is kvm when the host offers it, else qemu (TCG), else "".
+// DefaultDomainType is kvm when the host offers it, else qemu (TCG), else test (libvirt's
+// test driver, test:///default: no guest runs, for trying configurations and for fleet
+// benchmarks), else "".
 func DefaultDomainType(offered []string) string {
-	for _, t := range []string{"kvm", "qemu"} {
+	for _, t := range []string{"kvm", "qemu", "test"} {
 		if slices.Contains(offered, t) {
 			return t
 		}

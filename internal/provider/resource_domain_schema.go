@@ -55,11 +55,12 @@ func domainCoreAttributes() map[string]schema.Attribute {
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), uuidReplace{}},
 		},
 		"type": schema.StringAttribute{
-			MarkdownDescription: "Domain type: `kvm` (hardware virtualisation) or `qemu` (software emulation). Default: `kvm` when the " +
-				"host's capabilities offer it, else `qemu` (see the `libvirt_host` data source).",
+			MarkdownDescription: "Domain type: `kvm` (hardware virtualisation), `qemu` (software emulation) or `test` (libvirt's test " +
+				"driver, `test:///default`: nothing runs). Default: `kvm` when the host's capabilities offer it, else `qemu`, else " +
+				"`test` (see the `libvirt_host` data source).",
 			Optional:      true,
 			Computed:      true,
-			Validators:    []validator.String{stringvalidator.OneOf("kvm", "qemu")},
+			Validators:    []validator.String{stringvalidator.OneOf("kvm", "qemu", "test")},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
 		"autostart": optionalBool("Start the domain when libvirtd starts. Default `false`.", false),
