@@ -10,20 +10,25 @@
 #      a qcow2 overlay on it, a cloud-init seed ISO and a domain, started (4 resources per
 #      guest; nobody waits for an IP: every way stops when the domain has been started).
 #      apply (wall + client CPU), no-change plan (wall), destroy (wall).
-#   B  N_STOPPED (50) stopped domains (running = false, one NIC, no disk):
-#      apply, no-change plan, destroy, and per domain; provider peak RSS during the apply.
+#   B  N_STOPPED (200) stopped domains (running = false, one NIC, no disk):
+#      apply, no-change plan, -refresh=false plan, destroy, and per domain; provider peak
+#      RSS during the apply.
 #   C  an UPLOAD_MIB (1024) MiB raw file into a volume: libvirt_volume.source_file against
 #      `virsh vol-create-as` + `virsh vol-upload`; MiB/s each and the ratio (median of
 #      BENCH_UPLOAD_ROUNDS rounds, the ways interleaved: the disk makes single runs noisy).
 #
 # Environment:
-#   BENCH_SCALE=0.2    scale the counts and the upload size (default 1: 10 guests, 50
-#                      domains, 1024 MiB); for trying the script out
+#   BENCH_SCALE=0.2    scale the counts and the upload size (default 1: 10 guests, 200
+#                      and 1000 domains, 10 x 100 in the fleet, 1024 MiB); for trying it out
 #   BENCH_UPLOAD_ROUNDS=3              uploads per way in C (the median is reported)
 #   BENCH_CLIS="virsh terraform tofu"   which ways to run (default all three)
-#   BENCH_WORKLOADS="A B C"             which workloads to run (default all)
+#   BENCH_WORKLOADS="F A B C D E G"     which workloads to run (default all; F, the floor,
+#                                       is what the ratios divide by)
 #   BENCH_OUT=bin/bench                 where results.md, the raw numbers and logs go
 #   TERRAFORM, TOFU                     the CLIs (default: terraform on PATH, tools/opentofu.sh)
+#
+# Workloads F (Terraform's floor), D (1000 stopped domains), E (a fleet of 10 hosts) and
+# G (the guard: a domain with every device family) are in tools/bench/scale.sh.
 #
 # Everything it makes is named bench-*; leftovers of an earlier run are removed first and
 # everything is removed again at the end (also on failure or Ctrl-C).
@@ -36,11 +41,11 @@ log() { echo "bench: $*" >&2; }
 scale=${BENCH_SCALE:-1}
 scaled() { awk -v n="$1" -v s="$scale" 'BEGIN { v = int(n * s + 0.5); if (v < 1) v = 1; print v }'; }
 N_RUNNING=$(scaled 10)
-N_STOPPED=$(scaled 50)
+N_STOPPED=$(scaled 200)
 UPLOAD_MIB=$(scaled 1024)
 UPLOAD_ROUNDS=${BENCH_UPLOAD_ROUNDS:-3}
 CLIS=${BENCH_CLIS:-virsh terraform tofu}
-WORKLOADS=${BENCH_WORKLOADS:-A B C}
+WORKLOADS=${BENCH_WORKLOADS:-F A B C D E G}
 OUT=${BENCH_OUT:-$repo/bin/bench}
 case $OUT in /*) ;; *) OUT=$repo/$OUT ;; esac
 
@@ -101,9 +106,12 @@ cleanup() {
 on_exit() {
   local rc=$?
   log "removing bench-* domains and volumes"
+  stop_fleet_keeper
   cleanup
   [ $rc = 0 ] || log "failed (exit $rc); logs in $logs"
 }
+# shellcheck source=tools/bench/scale.sh
+. "$repo/tools/bench/scale.sh"
 trap on_exit EXIT
 trap 'exit 130' INT TERM
 cleanup
@@ -316,7 +324,7 @@ EOF
 
 # ---------------------------------------------------------------- workload B
 workload_b() {
-  local cli d rc
+  local cli d
   for cli in $CLIS; do
     if [ "$cli" = virsh ]; then
       must B-virsh-apply bash "$work/virsh/stopped-apply.sh"
@@ -324,22 +332,10 @@ workload_b() {
       continue
     fi
     d=$(tfdir "$cli" stopped)
-    cat >"$d/main.tf" <<EOF
-resource "libvirt_domain" "vm" {
-  count      = $N_STOPPED
-  name       = "\${local.prefix}-s\${count.index}"
-  vcpu       = 1
-  memory_mib = 256
-  running    = false
-  network_interface {
-    network = local.network
-  }
-}
-EOF
+    stopped_domains_tf "$N_STOPPED" s >"$d/main.tf"
     must "B-$cli-apply" "${cli_bin[$cli]}" -chdir="$d" apply -input=false -no-color -auto-approve
-    rc=0
-    measure "B-$cli-plan" "${cli_bin[$cli]}" -chdir="$d" plan -input=false -no-color -detailed-exitcode || rc=$?
-    [ $rc = 0 ] || { log "B-$cli-plan: exit $rc (2 = the plan is not empty)"; echo "$rc" >"$res/B-$cli-plan.drift"; }
+    no_change_plan "B-$cli-plan" "$cli" "$d"
+    no_change_plan "B-$cli-planr" "$cli" "$d" -refresh=false
     must "B-$cli-destroy" "${cli_bin[$cli]}" -chdir="$d" destroy -input=false -no-color -auto-approve
   done
 }
@@ -408,7 +404,11 @@ for w in $WORKLOADS; do
     A) workload_a ;;
     B) workload_b ;;
     C) workload_c ;;
-    *) die "unknown workload $w (A, B or C)" ;;
+    D) workload_d ;;
+    E) workload_e ;;
+    F) workload_f ;;
+    G) workload_g ;;
+    *) die "unknown workload $w (A to G)" ;;
   esac
 done
 
@@ -437,7 +437,7 @@ cores=$(nproc)
   echo "Run $started on $(hostname): $cores cores ($host_cpu), $(free -g | awk '/^Mem:/ { print $2 }') GiB RAM,"
   echo "domain type $dtype, libvirt $(virsh version 2>/dev/null | sed -n 's/.*Running against daemon: *//p;s/.*Using library: libvirt //p' | head -1),"
   echo "$("$BENCH_TERRAFORM" version 2>/dev/null | head -1 || true), $([ -n "$BENCH_TOFU" ] && "$BENCH_TOFU" version 2>/dev/null | head -1 || true),"
-  echo "provider $(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo dev). Scale $scale: A = $N_RUNNING running guests ($((N_RUNNING * 4)) resources), B = $N_STOPPED stopped domains, C = $UPLOAD_MIB MiB."
+  echo "provider $(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo dev). Scale $scale: A = $N_RUNNING running guests ($((N_RUNNING * 4)) resources), B = $N_STOPPED stopped domains, C = $UPLOAD_MIB MiB, D = $N_LARGE stopped domains, E = $N_HOSTS hosts × $N_PER_HOST, G = $N_GUARD."
   echo
   echo "| workload | measure | virsh script | Terraform | OpenTofu | target | Terraform | OpenTofu |"
   echo "|---|---|--:|--:|--:|---|---|---|"
@@ -449,16 +449,15 @@ cores=$(nproc)
   p_t=$(get A-terraform-plan wall_s) p_o=$(get A-tofu-plan wall_s)
   echo "| | no-change plan, wall s ($((N_RUNNING * 4)) resources) | – | $(wall A-terraform-plan)$(drift A-terraform-plan) | $(wall A-tofu-plan)$(drift A-tofu-plan) | < 2 s | $(verdict "$p_t" "<" 2) | $(verdict "$p_o" "<" 2) |"
   echo "| | destroy, wall s |$(col wall A-@-destroy) | | |"
-  b_t=$(get B-terraform-plan wall_s) b_o=$(get B-tofu-plan wall_s)
   echo "| B: $N_STOPPED stopped domains | apply, wall s |$(col wall B-@-apply) | | |"
   echo "| | apply, ms per domain |$(col per B-@-apply "$N_STOPPED") | | |"
   echo "| | apply, client CPU s (user+sys) |$(col cpu B-@-apply) | | |"
-  echo "| | no-change plan, wall s | – | $(wall B-terraform-plan)$(drift B-terraform-plan) | $(wall B-tofu-plan)$(drift B-tofu-plan) | < 4 s | $(verdict "$b_t" "<" 4) | $(verdict "$b_o" "<" 4) |"
+  echo "| | no-change plan, wall s | – | $(wall B-terraform-plan)$(drift B-terraform-plan) | $(wall B-tofu-plan)$(drift B-tofu-plan) | see B vs floor | | |"
   echo "| | no-change plan, ms per domain | – | $(per B-terraform-plan "$N_STOPPED") | $(per B-tofu-plan "$N_STOPPED") | | | |"
   echo "| | destroy, wall s |$(col wall B-@-destroy) | | |"
   echo "| | destroy, ms per domain |$(col per B-@-destroy "$N_STOPPED") | | |"
   r_t=$(rss B-terraform-apply) r_o=$(rss B-tofu-apply)
-  echo "| | provider peak RSS, MiB (apply) | – | $r_t | $r_o | < 100 MiB | $(verdict "$r_t" "<" 100) | $(verdict "$r_o" "<" 100) |"
+  echo "| | provider peak RSS, MiB (apply) | – | $r_t | $r_o | < 150 MiB | $(verdict "$r_t" "<" 150) | $(verdict "$r_o" "<" 150) |"
   c_v=$(mibs C-virsh-upload)
   c_t=$(ratio "$(mibs C-terraform-upload)" "$c_v") c_o=$(ratio "$(mibs C-tofu-upload)" "$c_v")
   echo "| C: upload $UPLOAD_MIB MiB (median of $UPLOAD_ROUNDS) | wall s |$(col wall C-@-upload) | | |"
@@ -466,6 +465,7 @@ cores=$(nproc)
   echo "| | the same apply of an empty volume, wall s | – | $(wall C-terraform-empty) | $(wall C-tofu-empty) | | | |"
   s_t=$(ratio "$(mibs C-terraform-net)" "$c_v") s_o=$(ratio "$(mibs C-tofu-net)" "$c_v")
   echo "| | MiB/s, the upload alone (apply − empty apply) | – | $(mibs C-terraform-net) | $(mibs C-tofu-net) | upload ÷ virsh ≥ 0.9 (now ${s_t} / ${s_o}) | $(verdict "$s_t" ">=" 0.9) | $(verdict "$s_o" ">=" 0.9) |"
+  scale_rows
   echo
   echo "Wall: from starting the command to its exit (CLI start-up, provider start, plan and apply"
   echo "included). CPU: user+sys of the command and everything it waited for (terraform/tofu and the"

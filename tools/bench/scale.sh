@@ -1,0 +1,172 @@
+# tools/bench/scale.sh — sourced by bench.sh: the workloads of "speed at scale" and the
+# floor every plan is compared with.
+#   F  Terraform's floor: N terraform_data resources (N = the resources of A, B's and D's
+#      domain counts): no-change plan and `plan -refresh=false`, per CLI. The targets are
+#      ratios to it, so that a faster or slower machine does not change the verdict.
+#   D  N_LARGE (1000) stopped domains: apply, no-change plan, -refresh=false plan, destroy,
+#      provider peak RSS.
+#   E  a fleet: N_HOSTS (10) provider aliases × N_PER_HOST (100) stopped domains, each alias
+#      its own provider process and connection pool, on libvirt's test driver through the
+#      daemon (test:///default; a `virsh` kept connected holds the driver's state between
+#      commands: the driver forgets it when its last connection closes, and a test:///<file>
+#      URI starts from the file on every connection, so one cannot hold state at all).
+#   G  the guard: N_GUARD (10) stopped domains that use every device family, no-change plan
+#      per domain, next to A's quickstart-shaped guests and B's plain domains.
+N_LARGE=$(scaled 1000)
+N_HOSTS=${BENCH_FLEET_HOSTS:-10}
+N_PER_HOST=$(scaled 100)
+N_GUARD=$(scaled 10)
+# What the guard compares with: no-change plan ÷ floor, measured when the guard was made.
+# shellcheck source=tools/bench/baseline.env
+. "$repo/tools/bench/baseline.env"
+
+floor_dir() { # floor_dir CLI N: terraform_data only, no provider
+  local d=$work/$1/floor-$2
+  mkdir -p "$d"
+  printf 'resource "terraform_data" "r" {\n  count = %s\n  input = count.index\n}\n' "$2" >"$d/main.tf"
+  echo "$d"
+}
+
+workload_f() {
+  local cli n d
+  for cli in $CLIS; do
+    [ "$cli" = virsh ] && continue
+    for n in $((N_RUNNING * 4)) "$N_STOPPED" "$N_LARGE"; do
+      d=$(floor_dir "$cli" "$n")
+      must "F-$cli-apply-$n" "${cli_bin[$cli]}" -chdir="$d" apply -input=false -no-color -auto-approve
+      must "F-$cli-plan-$n" "${cli_bin[$cli]}" -chdir="$d" plan -input=false -no-color -detailed-exitcode
+      must "F-$cli-planr-$n" "${cli_bin[$cli]}" -chdir="$d" plan -refresh=false -input=false -no-color -detailed-exitcode
+    done
+  done
+}
+
+# no_change_plan KEY CLI DIR [ARGS]: measure a plan that must be empty; a plan that is not
+# is marked in the table.
+no_change_plan() {
+  local key=$1 cli=$2 d=$3 rc=0
+  shift 3
+  measure "$key" "${cli_bin[$cli]}" -chdir="$d" plan "$@" -input=false -no-color -detailed-exitcode || rc=$?
+  [ $rc = 0 ] || { log "$key: exit $rc (2 = the plan is not empty)"; echo "$rc" >"$res/$key.drift"; }
+}
+
+stopped_domains_tf() { # stopped_domains_tf COUNT NAME-INFIX
+  cat <<EOF
+resource "libvirt_domain" "vm" {
+  count      = $1
+  name       = "\${local.prefix}-$2\${count.index}"
+  vcpu       = 1
+  memory_mib = 256
+  running    = false
+  network_interface {
+    network = local.network
+  }
+}
+EOF
+}
+
+workload_d() {
+  local cli d
+  for cli in $CLIS; do
+    [ "$cli" = virsh ] && continue
+    d=$(tfdir "$cli" large)
+    stopped_domains_tf "$N_LARGE" l >"$d/main.tf"
+    must "D-$cli-apply" "${cli_bin[$cli]}" -chdir="$d" apply -input=false -no-color -auto-approve
+    no_change_plan "D-$cli-plan" "$cli" "$d"
+    no_change_plan "D-$cli-planr" "$cli" "$d" -refresh=false
+    must "D-$cli-destroy" "${cli_bin[$cli]}" -chdir="$d" destroy -input=false -no-color -auto-approve
+  done
+}
+
+workload_e() {
+  local cli d k
+  # The test driver's state lives while a connection is open: this one, until the end
+  # (on_exit stops it too, after a failure).
+  setsid bash -c 'sleep infinity | virsh -q -c test+unix:///default >/dev/null 2>&1' &
+  fleet_keeper=$!
+  for cli in $CLIS; do
+    [ "$cli" = virsh ] && continue
+    d=$(tfdir "$cli" fleet)
+    for ((k = 0; k < N_HOSTS; k++)); do
+      cat <<EOF
+provider "libvirt" {
+  alias = "h$k"
+  uri   = "test:///default"
+}
+resource "libvirt_domain" "h$k" {
+  provider   = libvirt.h$k
+  count      = $N_PER_HOST
+  name       = "\${local.prefix}-h$k-\${count.index}"
+  type       = "test"
+  vcpu       = 1
+  memory_mib = 256
+  running    = false
+  network_interface {
+    bridge = "virbr0"
+  }
+}
+EOF
+    done >"$d/main.tf"
+    must "E-$cli-apply" "${cli_bin[$cli]}" -chdir="$d" apply -input=false -no-color -auto-approve
+    no_change_plan "E-$cli-plan" "$cli" "$d"
+    must "E-$cli-destroy" "${cli_bin[$cli]}" -chdir="$d" destroy -input=false -no-color -auto-approve
+  done
+  stop_fleet_keeper
+}
+
+fleet_keeper=
+# stop_fleet_keeper ends the connection that holds the test driver's state, and with it
+# every fleet domain. Never fails.
+stop_fleet_keeper() {
+  [ -n "$fleet_keeper" ] || return 0
+  kill -- "-$fleet_keeper" 2>/dev/null || true # its own process group (setsid)
+  fleet_keeper=
+}
+
+workload_g() {
+  local cli d
+  for cli in $CLIS; do
+    [ "$cli" = virsh ] && continue
+    d=$(tfdir "$cli" guard)
+    sed "s/@N@/$N_GUARD/" "$repo/tools/bench/every_family.tf" >"$d/main.tf"
+    must "G-$cli-apply" "${cli_bin[$cli]}" -chdir="$d" apply -input=false -no-color -auto-approve
+    no_change_plan "G-$cli-plan" "$cli" "$d"
+    must "G-$cli-destroy" "${cli_bin[$cli]}" -chdir="$d" destroy -input=false -no-color -auto-approve
+  done
+}
+
+# ---------------------------------------------------------------- rows of the table
+# vsfloor KEY N CLI [planr]: the plan's wall time ÷ the floor's of N resources.
+vsfloor() { ratio "$(get "$1" wall_s)" "$(get "F-$3-${4:-plan}-$2" wall_s)"; }
+ratio_cells() { # ratio_cells KEY-PATTERN N [planr]: "terraform | tofu" ratios
+  echo "$(vsfloor "${1//@/terraform}" "$2" terraform "${3:-}") / $(vsfloor "${1//@/tofu}" "$2" tofu "${3:-}")"
+}
+ratio_verdicts() { # ratio_verdicts KEY-PATTERN N LIMIT [planr]
+  echo "$(verdict "$(vsfloor "${1//@/terraform}" "$2" terraform "${4:-}")" "<=" "$3") | $(verdict "$(vsfloor "${1//@/tofu}" "$2" tofu "${4:-}")" "<=" "$3")"
+}
+scale_rows() {
+  local fa=$((N_RUNNING * 4)) g
+  echo "| F: Terraform's floor | no-change plan, $fa terraform_data, wall s | – | $(wall F-terraform-plan-$fa) | $(wall F-tofu-plan-$fa) | | | |"
+  echo "| | no-change plan, $N_STOPPED terraform_data, wall s | – | $(wall F-terraform-plan-$N_STOPPED) | $(wall F-tofu-plan-$N_STOPPED) | | | |"
+  echo "| | plan -refresh=false, $N_STOPPED terraform_data, wall s | – | $(wall F-terraform-planr-$N_STOPPED) | $(wall F-tofu-planr-$N_STOPPED) | | | |"
+  echo "| | no-change plan, $N_LARGE terraform_data, wall s | – | $(wall F-terraform-plan-$N_LARGE) | $(wall F-tofu-plan-$N_LARGE) | | | |"
+  echo "| A vs floor | no-change plan ÷ floor of $fa | – | $(vsfloor A-terraform-plan $fa terraform) | $(vsfloor A-tofu-plan $fa tofu) | ≤ 3 | $(ratio_verdicts A-@-plan $fa 3) |"
+  echo "| B vs floor | no-change plan ÷ floor of $N_STOPPED | – | $(vsfloor B-terraform-plan "$N_STOPPED" terraform) | $(vsfloor B-tofu-plan "$N_STOPPED" tofu) | ≤ 3 | $(ratio_verdicts B-@-plan "$N_STOPPED" 3) |"
+  echo "| | plan -refresh=false, wall s | – | $(wall B-terraform-planr)$(drift B-terraform-planr) | $(wall B-tofu-planr)$(drift B-tofu-planr) | | | |"
+  echo "| | plan -refresh=false ÷ floor's | – | $(vsfloor B-terraform-planr "$N_STOPPED" terraform planr) | $(vsfloor B-tofu-planr "$N_STOPPED" tofu planr) | ≤ 2 | $(ratio_verdicts B-@-planr "$N_STOPPED" 2 planr) |"
+  local dt=$(get D-terraform-plan wall_s) do=$(get D-tofu-plan wall_s) at=$(get D-terraform-apply wall_s) ao=$(get D-tofu-apply wall_s)
+  echo "| D: $N_LARGE stopped domains | apply, wall s | – | $(wall D-terraform-apply) | $(wall D-tofu-apply) | < 25 s | $(verdict "$at" "<" 25) | $(verdict "$ao" "<" 25) |"
+  echo "| | apply, ms per domain | – | $(per D-terraform-apply "$N_LARGE") | $(per D-tofu-apply "$N_LARGE") | | | |"
+  echo "| | no-change plan, wall s | – | $(wall D-terraform-plan)$(drift D-terraform-plan) | $(wall D-tofu-plan)$(drift D-tofu-plan) | < 2 s | $(verdict "$dt" "<" 2) | $(verdict "$do" "<" 2) |"
+  echo "| | no-change plan ÷ floor of $N_LARGE | – | $(vsfloor D-terraform-plan "$N_LARGE" terraform) | $(vsfloor D-tofu-plan "$N_LARGE" tofu) | | | |"
+  echo "| | plan -refresh=false, wall s | – | $(wall D-terraform-planr)$(drift D-terraform-planr) | $(wall D-tofu-planr)$(drift D-tofu-planr) | | | |"
+  echo "| | destroy, wall s | – | $(wall D-terraform-destroy) | $(wall D-tofu-destroy) | | | |"
+  local rt=$(rss D-terraform-apply) ro=$(rss D-tofu-apply)
+  echo "| | provider peak RSS, MiB (apply) | – | $rt | $ro | < 150 MiB | $(verdict "$rt" "<" 150) | $(verdict "$ro" "<" 150) |"
+  local et=$(get E-terraform-plan wall_s) eo=$(get E-tofu-plan wall_s)
+  echo "| E: fleet $N_HOSTS hosts × $N_PER_HOST | apply, wall s | – | $(wall E-terraform-apply) | $(wall E-tofu-apply) | | | |"
+  echo "| | no-change plan, wall s | – | $(wall E-terraform-plan)$(drift E-terraform-plan) | $(wall E-tofu-plan)$(drift E-tofu-plan) | < 2.5 s | $(verdict "$et" "<" 2.5) | $(verdict "$eo" "<" 2.5) |"
+  g=$(awk -v b="$GUARD_B_PLAN_RATIO" 'BEGIN { printf "%.2f", b * 1.2 }')
+  echo "| G: guard (no-change plan) | quickstart guest (A), ms per guest | – | $(per A-terraform-plan "$N_RUNNING") | $(per A-tofu-plan "$N_RUNNING") | | | |"
+  echo "| | every-family domain, ms per domain ($N_GUARD) | – | $(per G-terraform-plan "$N_GUARD") | $(per G-tofu-plan "$N_GUARD") | | | |"
+  echo "| | plain domain (B) ÷ floor, against $GUARD_B_PLAN_RATIO at $GUARD_BASELINE_COMMIT | – | $(vsfloor B-terraform-plan "$N_STOPPED" terraform) | $(vsfloor B-tofu-plan "$N_STOPPED" tofu) | ≤ $g (+20 %) | $(ratio_verdicts B-@-plan "$N_STOPPED" "$g") |"
+}
