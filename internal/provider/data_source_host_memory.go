@@ -47,8 +47,8 @@ type hostHugepages struct {
 func hostSizeAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"memory_total_bytes": dataInt("The host's memory as libvirt counts it (`virsh nodeinfo`: the memory of its NUMA cells)."),
-		"memory_free_bytes": dataInt("Memory free now (`virsh freecell --all`), read on every refresh: what a new domain can " +
-			"take without the host swapping. The kernel's page cache is not free here, so this is a safe lower bound."),
+		"memory_free_bytes": dataInt("Memory free now (`virsh freecell --all`), read on every refresh. Memory the kernel " +
+			"holds as page cache, which it would give up for a guest, does not count as free: a conservative figure."),
 		"cpus":       dataInt("Active host CPUs (threads), as `nproc` counts them on the host."),
 		"cpu_mhz":    dataInt("The CPUs' expected frequency in MHz."),
 		"cpu_model":  dataString("libvirt's name of the host CPU model (the closest model it knows, e.g. `EPYC-Milan`); empty when unknown."),
