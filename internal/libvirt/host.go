@@ -93,6 +93,9 @@ func (c *Client) hostInfo(ctx context.Context) (*HostInfo, error) {
 // capabilities tell none (hostInfo prefers theirs: it counts sockets across NUMA nodes).
 func (info *HostInfo) readNodeInfo(l *golibvirt.Libvirt) error {
 	_, memKiB, cpus, mhz, nodes, sockets, cores, threads, err := l.NodeGetInfo()
+	if refused(err) {
+		return nil // a driver without it: the sizes stay unknown, the rest of HostInfo stands
+	}
 	if err != nil {
 		return err
 	}
