@@ -21,6 +21,15 @@ type HostInfo struct {
 	FirmwareTypes     []string // firmware auto-selection values, e.g. bios, efi
 	FirmwarePaths     []string // loader images the host offers
 	Machines          []string // machine types (names and aliases) for hvm guests of the host's arch, any domain type
+
+	// What virNodeGetInfo and the capabilities say about the host's size (host_numa.go);
+	// HostMemory adds what is free now.
+	MemoryTotalBytes uint64
+	CPUs             int // active CPUs
+	CPUMHz           int
+	CPU              HostCPU
+	Cells            []NUMACell // without free memory
+	HugepageSizesKiB []uint64
 }
 
 // HostInfo reads the host's capabilities and, for its default domain type, its domain
@@ -49,7 +58,7 @@ func (c *Client) hostInfo(ctx context.Context) (*HostInfo, error) {
 			return err
 		}
 		info.HypervisorVersion = formatVersion(hv)
-		return nil
+		return info.readNodeInfo(l)
 	})
 	if err != nil {
 		return nil, err
@@ -59,6 +68,12 @@ func (c *Client) hostInfo(ctx context.Context) (*HostInfo, error) {
 		return nil, err
 	}
 	info.Arch = caps.HostArch
+	info.Cells, info.HugepageSizesKiB = caps.Cells, caps.HugepageSizesKiB
+	if caps.CPU.Sockets > 0 {
+		info.CPU = caps.CPU
+	} else {
+		info.CPU.Model, info.CPU.Vendor = caps.CPU.Model, caps.CPU.Vendor
+	}
 	if g, ok := caps.Guest(info.Arch); ok {
 		info.DomainTypes, info.Machines = g.DomainTypes, g.Machines
 	}
@@ -72,6 +87,22 @@ func (c *Client) hostInfo(ctx context.Context) (*HostInfo, error) {
 	}
 	info.FirmwareTypes, info.FirmwarePaths = dc.FirmwareTypes, dc.FirmwarePaths
 	return info, nil
+}
+
+// readNodeInfo reads virNodeGetInfo: memory, CPUs, and the topology for a host whose
+// capabilities tell none (hostInfo prefers theirs: it counts sockets across NUMA nodes).
+func (info *HostInfo) readNodeInfo(l *golibvirt.Libvirt) error {
+	_, memKiB, cpus, mhz, nodes, sockets, cores, threads, err := l.NodeGetInfo()
+	if refused(err) {
+		return nil // a driver without it: the sizes stay unknown, the rest of HostInfo stands
+	}
+	if err != nil {
+		return err
+	}
+	info.MemoryTotalBytes, info.CPUs, info.CPUMHz = memKiB*1024, int(cpus), int(mhz)
+	// virNodeInfo's sockets are per NUMA node.
+	info.CPU = HostCPU{Sockets: int(max(nodes, 1) * sockets), Dies: 1, Cores: int(cores), Threads: int(threads)}
+	return nil
 }
 
 // machines lists the machine types (names and canonical names) offered for hvm guests of arch.

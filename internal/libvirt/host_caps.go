@@ -21,10 +21,14 @@ type GuestArch struct {
 }
 
 // Capabilities is the part of the host's capabilities (virsh capabilities) domains are
-// checked against: the host CPU's arch and the hvm guest architectures offered.
+// checked against: the host CPU's arch and the hvm guest architectures offered; and the
+// host's CPU, NUMA cells and huge page sizes (host_numa.go).
 type Capabilities struct {
-	HostArch string
-	Guests   []GuestArch // sorted by arch
+	HostArch         string
+	Guests           []GuestArch // sorted by arch
+	CPU              HostCPU
+	Cells            []NUMACell // without free memory (HostMemory reads that)
+	HugepageSizesKiB []uint64   // sorted; the base page size is not among them
 }
 
 // Guest is the guest architecture arch, if offered.
@@ -56,6 +60,7 @@ func ParseCapabilities(text string) (*Capabilities, error) {
 	if caps.Host.CPU != nil {
 		out.HostArch = caps.Host.CPU.Arch
 	}
+	out.CPU, out.Cells, out.HugepageSizesKiB = parseHostTopology(&caps)
 	for _, g := range caps.Guests {
 		if g.OSType != "hvm" {
 			continue

@@ -32,6 +32,8 @@ type NodeDevice struct {
 	USBBus, USBDevice *int // a USB device's bus and device number
 
 	MDevUUID string // an mediated device's uuid
+
+	Interface, MAC string // a network interface's name (eth0) and MAC address
 }
 
 // MDevType is a mediated-device type a parent device offers.
@@ -166,6 +168,9 @@ func ParseNodeDevice(text string) (*NodeDevice, error) {
 			g := cp.MDev.IOMMUGroup.Number
 			nd.IOMMUGroup = &g
 		}
+	case cp.Net != nil:
+		nd.Capability = "net"
+		nd.Interface, nd.MAC = cp.Net.Interface, strings.ToLower(cp.Net.Address)
 	default:
 		nd.Capability = capabilityName(cp)
 	}
@@ -220,8 +225,6 @@ func capabilityName(cp libvirtxml.NodeDeviceCapability) string {
 		return "system"
 	case cp.USB != nil:
 		return "usb"
-	case cp.Net != nil:
-		return "net"
 	case cp.SCSIHost != nil:
 		return "scsi_host"
 	case cp.SCSITarget != nil:

@@ -40,7 +40,7 @@ func TestParseNodeDevice(t *testing.T) {
 			Name: "mdev_c2177883_f1bb_47f0_914d_32a22e3a8804_0000_3b_00_0", Parent: "pci_0000_3b_00_0", Driver: "vfio_mdev",
 			Capability: "mdev", MDevUUID: "c2177883-f1bb-47f0-914d-32a22e3a8804", IOMMUGroup: ip(60),
 		},
-		"net.xml": {Name: "net_eth0_52_54_00_12_34_56", Parent: "pci_0000_00_03_0", Capability: "net"},
+		"net.xml": {Name: "net_eth0_52_54_00_12_34_56", Parent: "pci_0000_00_03_0", Capability: "net", Interface: "eth0", MAC: "52:54:00:12:34:56"},
 	}
 	for file, want := range cases {
 		t.Run(file, func(t *testing.T) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -18,6 +19,7 @@ type hostDataSource struct {
 
 type hostModel struct {
 	dataTimeouts
+	hostSizeModel
 	ID                types.String `tfsdk:"id"`
 	URI               types.String `tfsdk:"uri"`
 	Hostname          types.String `tfsdk:"hostname"`
@@ -32,8 +34,7 @@ type hostModel struct {
 }
 
 func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = dataSchema(ctx, "What the libvirt host offers: architecture, domain types, versions and firmware. "+
-		"Use it to choose `type` or `firmware` for domains, or to check a host before building on it.", map[string]schema.Attribute{
+	attrs := map[string]schema.Attribute{
 		"id":                  dataString("The connection URI (one host per provider instance)."),
 		"uri":                 dataString("The libvirt URI the provider is connected to."),
 		"hostname":            dataString("The host's name as libvirt reports it."),
@@ -45,7 +46,11 @@ func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 		"default_domain_type": dataString("What `libvirt_domain.type` defaults to here: `kvm` when offered, else `qemu` (software emulation)."),
 		"firmware_types":      dataStrings("Firmware auto-selection values offered for the default domain type, e.g. `[\"bios\", \"efi\"]`."),
 		"firmware":            dataStrings("Firmware loader images the host offers (paths on the host)."),
-	})
+	}
+	maps.Copy(attrs, hostSizeAttributes())
+	resp.Schema = dataSchema(ctx, "What the libvirt host offers: architecture, domain types, versions and firmware, memory, "+
+		"CPUs, NUMA cells and huge pages. Use it to choose `type` or `firmware` for domains, or to check in a `precondition` "+
+		"that a domain fits before anything is made.", attrs)
 }
 
 func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -57,7 +62,12 @@ func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 			if err != nil {
 				return nil, err
 			}
+			mem, err := d.client.HostMemory(ctx) // not cached: free memory changes
+			if err != nil {
+				return nil, err
+			}
 			m.fromHostInfo(uri, info)
+			m.fromHost(info, mem)
 			return m, nil
 		})
 }

@@ -47,6 +47,8 @@ type nodeDeviceEntry struct {
 	USBBus           types.Int64     `tfsdk:"usb_bus"`
 	USBDevice        types.Int64     `tfsdk:"usb_device"`
 	MDevUUID         string          `tfsdk:"mdev_uuid"`
+	Interface        string          `tfsdk:"interface"`
+	MAC              string          `tfsdk:"mac"`
 }
 
 type mdevTypeEntry struct {
@@ -100,6 +102,9 @@ func (d *nodeDevicesDataSource) Schema(ctx context.Context, _ datasource.SchemaR
 				"usb_bus":    dataInt("A USB device's bus number (null for other devices)."),
 				"usb_device": dataInt("A USB device's device number on its bus, for `hostdev.usb_address`."),
 				"mdev_uuid":  dataString("A mediated device's uuid, as `hostdev.mdev` takes it."),
+				"interface": dataString("A network interface's name (capability `net`), e.g. `eth0`: what `network_interface.direct.dev` " +
+					"and a network's `forward.dev` take."),
+				"mac": dataString("A network interface's MAC address, lower case."),
 			}},
 		},
 	})
@@ -135,6 +140,7 @@ func nodeDeviceFrom(nd libvirt.NodeDevice) nodeDeviceEntry {
 		VendorID: nd.VendorID, VendorName: nd.VendorName, ProductID: nd.ProductID, ProductName: nd.ProductName,
 		PCIAddress: nd.PCIAddress, IOMMUGroup: nullableInt(nd.IOMMUGroup), VirtualFunctions: append([]string{}, nd.VirtualFunctions...),
 		MDevTypes: []mdevTypeEntry{}, USBBus: nullableInt(nd.USBBus), USBDevice: nullableInt(nd.USBDevice), MDevUUID: nd.MDevUUID,
+		Interface: nd.Interface, MAC: nd.MAC,
 	}
 	for _, t := range nd.MDevTypes {
 		e.MDevTypes = append(e.MDevTypes, mdevTypeEntry{ID: t.ID, Name: t.Name, DeviceAPI: t.DeviceAPI, AvailableInstances: int64(t.AvailableInstances)})
