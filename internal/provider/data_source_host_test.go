@@ -38,6 +38,7 @@ func TestAccHostDataSource_testDriver(t *testing.T) {
 			ConfigStateChecks: acctest.State("data.libvirt_host.this",
 				"hypervisor_type", "TEST",
 				"uri", "test:///default",
+				"default_domain_type", "test",
 			),
 		}},
 	})
