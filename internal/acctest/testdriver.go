@@ -37,7 +37,12 @@ func HoldTestDriver(t testing.TB) {
 			return nil
 		})
 	}()
-	t.Cleanup(func() { close(hold); <-held })
+	t.Cleanup(func() {
+		close(hold)
+		if err := <-held; err != nil {
+			t.Errorf("acctest: holding %s: %v", TestDriverURI, err)
+		}
+	})
 }
 
 // CheckGoneOnTestDriver is a CheckDestroy that asks the held test driver that the
