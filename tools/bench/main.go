@@ -63,12 +63,13 @@ type result struct {
 	wall, user, sys time.Duration
 	rssPeakKiB      int64
 	watched         int
+	watchedCPU      time.Duration // user+sys of the watched processes, as last sampled
 	exit            int
 }
 
 func (r result) String() string {
-	return fmt.Sprintf("wall_s=%.3f\nuser_s=%.3f\nsys_s=%.3f\nrss_peak_kib=%d\nwatched=%d\nexit=%d\n",
-		r.wall.Seconds(), r.user.Seconds(), r.sys.Seconds(), r.rssPeakKiB, r.watched, r.exit)
+	return fmt.Sprintf("wall_s=%.3f\nuser_s=%.3f\nsys_s=%.3f\nrss_peak_kib=%d\nwatched=%d\nwatched_cpu_s=%.3f\nexit=%d\n",
+		r.wall.Seconds(), r.user.Seconds(), r.sys.Seconds(), r.rssPeakKiB, r.watched, r.watchedCPU.Seconds(), r.exit)
 }
 
 func run(args []string, watch string, every, timeout time.Duration) (result, error) {
@@ -87,7 +88,7 @@ func run(args []string, watch string, every, timeout time.Duration) (result, err
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	s := &sampler{root: cmd.Process.Pid, name: watch, seen: map[int]bool{}}
+	s := &sampler{root: cmd.Process.Pid, name: watch, seen: map[int]bool{}, ticks: map[int]int64{}}
 	if watch != "" {
 		wg.Add(1)
 		go func() {
@@ -129,6 +130,9 @@ func run(args []string, watch string, every, timeout time.Duration) (result, err
 		res.sys = time.Duration(ru.Stime.Nano())
 	}
 	res.rssPeakKiB, res.watched = s.peak, len(s.seen)
+	for _, t := range s.ticks {
+		res.watchedCPU += time.Duration(t) * time.Second / clockTicks
+	}
 	return res, nil
 }
 
@@ -138,6 +142,32 @@ type sampler struct {
 	name string
 	peak int64
 	seen map[int]bool
+	// ticks is each watched process's user+sys CPU time at its last sample, in clock
+	// ticks: what it spent after its last sample (up to one interval) is not counted.
+	ticks map[int]int64
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times (100 on Linux).
+const clockTicks = 100
+
+// cpuTicks is a process's utime + stime from /proc/<pid>/stat, in clock ticks.
+func cpuTicks(pid int) (int64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The command name (2nd field) may hold spaces: count from after its ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	return u + st, err1 == nil && err2 == nil
 }
 
 func (s *sampler) sample() {
@@ -160,6 +190,9 @@ func (s *sampler) sample() {
 		}
 		st := status(pid)
 		s.seen[pid] = true
+		if t, ok := cpuTicks(pid); ok {
+			s.ticks[pid] = t
+		}
 		for _, k := range []string{"VmHWM", "VmRSS"} {
 			if v := st[k]; v > s.peak {
 				s.peak = v

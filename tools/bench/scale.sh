@@ -143,6 +143,12 @@ ratio_cells() { # ratio_cells KEY-PATTERN N [planr]: "terraform | tofu" ratios
 ratio_verdicts() { # ratio_verdicts KEY-PATTERN N LIMIT [planr]
   echo "$(verdict "$(vsfloor "${1//@/terraform}" "$2" terraform "${4:-}")" "<=" "$3") | $(verdict "$(vsfloor "${1//@/tofu}" "$2" tofu "${4:-}")" "<=" "$3")"
 }
+# cpu_split KEY: "CLI + provider" CPU seconds of one command (the provider's as sampled).
+cpu_split() {
+  local u s p
+  u=$(get "$1" user_s) s=$(get "$1" sys_s) p=$(get "$1" watched_cpu_s)
+  [ -n "$u" ] && [ -n "$p" ] && awk -v u="$u" -v s="$s" -v p="$p" 'BEGIN { printf "%.2f + %.2f", u + s - p, p }' || echo "–"
+}
 scale_rows() {
   local fa=$((N_RUNNING * 4)) g
   echo "| F: Terraform's floor | no-change plan, $fa terraform_data, wall s | – | $(wall F-terraform-plan-$fa) | $(wall F-tofu-plan-$fa) | | | |"
@@ -151,12 +157,15 @@ scale_rows() {
   echo "| | no-change plan, $N_LARGE terraform_data, wall s | – | $(wall F-terraform-plan-$N_LARGE) | $(wall F-tofu-plan-$N_LARGE) | | | |"
   echo "| A vs floor | no-change plan ÷ floor of $fa | – | $(vsfloor A-terraform-plan $fa terraform) | $(vsfloor A-tofu-plan $fa tofu) | ≤ 3 | $(ratio_verdicts A-@-plan $fa 3) |"
   echo "| B vs floor | no-change plan ÷ floor of $N_STOPPED | – | $(vsfloor B-terraform-plan "$N_STOPPED" terraform) | $(vsfloor B-tofu-plan "$N_STOPPED" tofu) | ≤ 3 | $(ratio_verdicts B-@-plan "$N_STOPPED" 3) |"
+  echo "| | no-change plan, CPU s: CLI + provider | – | $(cpu_split B-terraform-plan) | $(cpu_split B-tofu-plan) | | | |"
   echo "| | plan -refresh=false, wall s | – | $(wall B-terraform-planr)$(drift B-terraform-planr) | $(wall B-tofu-planr)$(drift B-tofu-planr) | | | |"
   echo "| | plan -refresh=false ÷ floor's | – | $(vsfloor B-terraform-planr "$N_STOPPED" terraform planr) | $(vsfloor B-tofu-planr "$N_STOPPED" tofu planr) | ≤ 2 | $(ratio_verdicts B-@-planr "$N_STOPPED" 2 planr) |"
   local dt=$(get D-terraform-plan wall_s) do=$(get D-tofu-plan wall_s) at=$(get D-terraform-apply wall_s) ao=$(get D-tofu-apply wall_s)
   echo "| D: $N_LARGE stopped domains | apply, wall s | – | $(wall D-terraform-apply) | $(wall D-tofu-apply) | < 25 s | $(verdict "$at" "<" 25) | $(verdict "$ao" "<" 25) |"
   echo "| | apply, ms per domain | – | $(per D-terraform-apply "$N_LARGE") | $(per D-tofu-apply "$N_LARGE") | | | |"
+  echo "| | apply, CPU s: CLI + provider | – | $(cpu_split D-terraform-apply) | $(cpu_split D-tofu-apply) | | | |"
   echo "| | no-change plan, wall s | – | $(wall D-terraform-plan)$(drift D-terraform-plan) | $(wall D-tofu-plan)$(drift D-tofu-plan) | < 2 s | $(verdict "$dt" "<" 2) | $(verdict "$do" "<" 2) |"
+  echo "| | no-change plan, CPU s: CLI + provider | – | $(cpu_split D-terraform-plan) | $(cpu_split D-tofu-plan) | | | |"
   echo "| | no-change plan ÷ floor of $N_LARGE | – | $(vsfloor D-terraform-plan "$N_LARGE" terraform) | $(vsfloor D-tofu-plan "$N_LARGE" tofu) | | | |"
   echo "| | plan -refresh=false, wall s | – | $(wall D-terraform-planr)$(drift D-terraform-planr) | $(wall D-tofu-planr)$(drift D-tofu-planr) | | | |"
   echo "| | destroy, wall s | – | $(wall D-terraform-destroy) | $(wall D-tofu-destroy) | | | |"
