@@ -84,6 +84,7 @@ var (
 	// characters, not starting with '-' or '.'.
 	domainNameRegexp = regexp.MustCompile(`^[A-Za-z0-9_][^/\s\x00-\x1f]{0,199}$`)
 	uuidRegexp       = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	lowerUUIDRegexp  = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 
 // domainWhat names a domain in messages.

@@ -21,7 +21,8 @@ func (r *secretResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		"the other attributes replace it. Import by UUID.", allTimeouts, map[string]schema.Attribute{
 		"id": idAttribute("The secret's UUID (what disks and pools name it by: `secret_id`)."),
 		"uuid": derivedString("UUID of the secret. Default: a random one. Changing it replaces the secret.",
-			stringvalidator.RegexMatches(uuidRegexp, "must be a UUID such as 6b1c3a5e-0d4f-4c2a-9e1b-1234567890ab")),
+			// Lower case only: libvirt reports it so, and a configured upper-case one would read back changed.
+			stringvalidator.RegexMatches(lowerUUIDRegexp, "must be a UUID in lower case, as libvirt reports it, such as 6b1c3a5e-0d4f-4c2a-9e1b-1234567890ab")),
 		"usage_type": requiredReplace("What the secret is for: `volume` (LUKS passphrase), `ceph` (rbd client key), `iscsi` (CHAP password), "+
 			"`tls` (TLS key passphrase) or `vtpm` (TPM state key).", stringvalidator.OneOf(libvirt.SecretUsageTypes...)),
 		"usage_name": requiredReplace("Whom it serves, unique per usage type: the volume's path (`volume`), the iSCSI target IQN (`iscsi`), "+
