@@ -108,24 +108,24 @@ func TestPoolTypesValidate(t *testing.T) {
 		attr string
 		want string
 	}{
-		{Pool{Name: "r", Type: PoolRBD, Source: &PoolSource{Name: "p"}}, "source", "storage pool r (rbd): a rbd pool needs source.hosts"},
+		{Pool{Name: "r", Type: PoolRBD, Source: &PoolSource{Name: "p"}}, "source", "storage pool r (rbd): this type needs source.hosts"},
 		{Pool{Name: "r", Type: PoolRBD, Source: &PoolSource{Hosts: []string{"m"}}}, "source", "source.name is missing"},
-		{Pool{Name: "r", Type: PoolRBD, TargetPath: "/x", Source: &PoolSource{Hosts: []string{"m"}, Name: "p"}}, "target_path", "a rbd pool has no target_path"},
+		{Pool{Name: "r", Type: PoolRBD, TargetPath: "/x", Source: &PoolSource{Hosts: []string{"m"}, Name: "p"}}, "target_path", "(rbd): this type has no target_path"},
 		{Pool{Name: "r", Type: PoolRBD, Source: &PoolSource{Hosts: []string{"m"}, Name: "p", Auth: &PoolAuth{Username: "u", SecretID: "nope"}}}, "source", `usage_type "ceph"`},
-		{Pool{Name: "r", Type: PoolRBD, Source: &PoolSource{Hosts: []string{"m"}, Name: "p", Host: "h"}}, "source", "source.host not used by a rbd pool (it takes hosts, name, auth)"},
+		{Pool{Name: "r", Type: PoolRBD, Source: &PoolSource{Hosts: []string{"m"}, Name: "p", Host: "h"}}, "source", "source.host not used by type rbd (it takes hosts, name, auth)"},
 		{Pool{Name: "i", Type: PoolISCSI, Source: &PoolSource{Host: "h"}}, "source", "source.device is missing"},
 		{Pool{Name: "i", Type: PoolISCSI, Source: &PoolSource{Host: "h", Device: "target1"}}, "source", `source.device "target1" is not an iSCSI name`},
 		{Pool{Name: "i", Type: PoolISCSIDirect, Source: &PoolSource{Host: "h", Device: "iqn.2024-01.e:t"}}, "source", "source.initiator is missing"},
-		{Pool{Name: "i", Type: PoolISCSIDirect}, "source", "storage pool i (iscsi-direct): a iscsi-direct pool needs source.host"},
+		{Pool{Name: "i", Type: PoolISCSIDirect}, "source", "storage pool i (iscsi-direct): this type needs source.host"},
 		{Pool{Name: "z", Type: PoolZFS}, "source", "source.name is missing"},
 		{Pool{Name: "z", Type: PoolZFS, TargetPath: "/dev/zvol/other", Source: &PoolSource{Name: "tank"}}, "target_path", `"/dev/zvol/tank" here`},
 		{Pool{Name: "d", Type: PoolDisk}, "source", "source.devices is missing"},
 		{Pool{Name: "d", Type: PoolDisk, Source: &PoolSource{Devices: []string{"/dev/a", "/dev/b"}}}, "source", "make one pool per disk"},
 		{Pool{Name: "d", Type: PoolDisk, Source: &PoolSource{Devices: []string{"/dev/a"}, Format: "ntfs"}}, "source", `source.format "ntfs" is not one of unknown, dos`},
 		{Pool{Name: "s", Type: PoolSCSI, Source: &PoolSource{Name: "x"}}, "source", "source.adapter is missing"},
-		{Pool{Name: "m", Type: PoolMpath, Source: &PoolSource{Name: "x"}}, "source", "source.name not used by a mpath pool (it takes no source)"},
+		{Pool{Name: "m", Type: PoolMpath, Source: &PoolSource{Name: "x"}}, "source", "source.name not used by type mpath (it takes no source)"},
 		{Pool{Name: "g", Type: PoolGluster, Source: &PoolSource{Host: "h"}}, "source", "source.name is missing"},
-		{Pool{Name: "l", Type: PoolLogical, Source: &PoolSource{Devices: []string{"/dev/sdb"}, Adapter: "host0"}}, "source", "source.adapter not used by a logical pool"},
+		{Pool{Name: "l", Type: PoolLogical, Source: &PoolSource{Devices: []string{"/dev/sdb"}, Adapter: "host0"}}, "source", "source.adapter not used by type logical"},
 	} {
 		found := false
 		errs := c.p.Validate()

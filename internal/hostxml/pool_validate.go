@@ -113,7 +113,7 @@ func (p *Pool) validateMore() []FieldError {
 	}
 	for _, name := range f.fields[:f.required] {
 		if !s.has(name) {
-			add("source", "a %s pool needs %s; source.%s is missing", p.Type, f.needs, name)
+			add("source", "this type needs %s; source.%s is missing", f.needs, name)
 			break
 		}
 	}
@@ -124,7 +124,7 @@ func (p *Pool) validateMore() []FieldError {
 				add("target_path", "a zfs pool's target_path is always /dev/zvol/<source.name> (%q here); omit it or set it so", "/dev/zvol/"+s.Name)
 			}
 		} else if p.Type != PoolZFS {
-			add("target_path", "a %s pool has no target_path (its volumes are not files on this host): remove it", p.Type)
+			add("target_path", "this type has no target_path (its volumes are not files on this host): remove it")
 		}
 	}
 	iqn := func(attr, v string) {
@@ -202,7 +202,7 @@ func (p *Pool) unused(s *PoolSource, takes ...string) []FieldError {
 	if len(extra) == 0 {
 		return nil
 	}
-	return []FieldError{{"source", fmt.Sprintf("storage pool %s (%s): %s not used by a %s pool (it takes %s): remove %s",
+	return []FieldError{{"source", fmt.Sprintf("storage pool %s (%s): %s not used by type %s (it takes %s): remove %s",
 		p.Name, p.Type, strings.Join(extra, ", "), p.Type, takesList(takes), map[bool]string{true: "it", false: "them"}[len(extra) == 1])}}
 }
 
