@@ -35,7 +35,7 @@ func ISCSITarget(t testing.TB, file, iqn string) int {
 	adm := func(args ...string) error {
 		out, err := exec.Command("tgtadm", append([]string{"-C", strconv.Itoa(control), "--lld", "iscsi"}, args...)...).CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("tgtadm %v: %v: %s", args, err, out)
+			return fmt.Errorf("tgtadm %v: %w: %s", args, err, out)
 		}
 		return nil
 	}

@@ -28,7 +28,8 @@ func allocationAttribute() schema.Int64Attribute {
 			"files grow as they are written either way. `0`: sparse — a `raw` file with holes, and in a `logical` pool a sparse " +
 			"LV (libvirt's `lvcreate --virtualsize`, a snapshot of a zero device; never an LV of an LVM thin pool: libvirt 9 " +
 			"cannot make those). A value between `0` and `capacity_bytes` reserves that much (in a `logical` pool: the sparse " +
-			"LV's copy-on-write space). A set value stays in state as long as the volume matches it (`0` while the volume " +
+			"LV's copy-on-write space; libvirt reports that space, at least one LVM extent, as the allocation, so make a sparse LV larger " +
+			"than one extent, 4 MiB by default). A set value stays in state as long as the volume matches it (`0` while the volume " +
 			"uses less than its capacity). Changing it replaces the volume; removing it keeps the volume as it is.",
 		Optional:      true,
 		Computed:      true,
