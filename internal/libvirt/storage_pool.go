@@ -180,6 +180,28 @@ func buildFlags(d *libvirtxml.StoragePool) (golibvirt.StoragePoolBuildFlags, boo
 	return golibvirt.StoragePoolBuildNew, false
 }
 
+// ActivatePool builds (as CreatePool would, never overwriting a device that carries a
+// signature) and starts a pool that was only defined; a running pool is left as it is.
+func (c *Client) ActivatePool(ctx context.Context, name string) error {
+	st, err := c.ReadPool(ctx, name)
+	if err != nil || st.Active {
+		return err
+	}
+	if flags, build := buildFlags(st.Def); build {
+		err := c.writeSettled(ctx, "build storage pool "+name, func(l *golibvirt.Libvirt) error {
+			p, err := l.StoragePoolLookupByName(name)
+			if err != nil {
+				return err
+			}
+			return l.StoragePoolBuild(p, flags)
+		})
+		if err != nil && (flags != golibvirt.StoragePoolBuildNoOverwrite || !HasCode(err, golibvirt.ErrStoragePoolBuilt)) {
+			return err
+		}
+	}
+	return c.StartPool(ctx, name)
+}
+
 // StopPool stops a running pool (no-op when it is stopped; re-sent when its answer is
 // lost, since it looks first). Its storage is not touched.
 func (c *Client) StopPool(ctx context.Context, name string) error {

@@ -196,7 +196,7 @@ func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		if want := plan.Active; known(want) && !want.Equal(state.Active) {
 			change := r.client.StopPool
 			if want.ValueBool() {
-				change = r.client.StartPool
+				change = r.client.ActivatePool
 			}
 			if err := change(ctx, plan.Name.ValueString()); err != nil {
 				return nil, err

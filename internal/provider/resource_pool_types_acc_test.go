@@ -147,3 +147,39 @@ func TestAccPool_iscsiNoInitiatorTool(t *testing.T) {
 		t.Fatalf("a failed create left the pool behind: %v", err)
 	}
 }
+
+// TestAccPool_activeInPlace: a dir pool defined with active = false is not built (no
+// directory) nor started; active = true builds and starts it in place, active = false
+// stops it again, the directory kept.
+func TestAccPool_activeInPlace(t *testing.T) {
+	acctest.RequireAcc(t)
+	acctest.Parallel(t)
+	name := acctest.RandomName("pool")
+	dir := testPoolDir(name)
+	config := func(active bool) string {
+		return acctest.ProviderBlock("") + resourceHCL("libvirt_pool", "p", attr("name", name), attr("type", "dir"),
+			attr("target_path", dir), attr("active", active))
+	}
+	is := func(active, built bool) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			st, err := acctest.Client(t).ReadPool(context.Background(), name)
+			if err != nil {
+				return err
+			}
+			_, serr := os.Stat(dir)
+			if st.Active != active || (serr == nil) != built {
+				return fmt.Errorf("pool %s: active %t, directory %s there: %t; want active %t, directory %t", name, st.Active, dir, serr == nil, active, built)
+			}
+			return nil
+		}
+	}
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: poolGone(name),
+		Steps: []resource.TestStep{
+			{Config: config(false), Check: is(false, false), ConfigPlanChecks: acctest.Plans()},
+			{Config: config(true), Check: is(true, true), ConfigPlanChecks: acctest.Does("libvirt_pool.p", acctest.Update)},
+			{Config: config(false), Check: is(false, true), ConfigPlanChecks: acctest.Does("libvirt_pool.p", acctest.Update)},
+			importStep("libvirt_pool.p", name, "timeouts"),
+		},
+	})
+}
