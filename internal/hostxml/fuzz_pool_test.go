@@ -16,6 +16,9 @@ func FuzzPoolFromXML(f *testing.F) {
 	f.Add(`<pool type='netfs'><name>nas</name><source><host name='nas.lan'/><dir path='/exports/vms'/><format type='nfs'/></source><target><path>/mnt/nas</path></target></pool>`)
 	f.Add(`<pool type='dir'><name>d</name><source><host name='x'/></source></pool>`)
 	f.Add(`<pool type='rbd'><name>r</name><source><host name='a'/><host name='b'/><name>p</name></source></pool>`)
+	f.Add(`<pool type='iscsi'><name>i</name><source><host name='2001:db8::1' port='3260'/><device path='iqn.2024-01.e:t'/><initiator><iqn name='iqn.2024-01.e:i'/></initiator><auth type='chap' username='u'><secret uuid='2a5b2d3e-5c2b-4c4a-9a1d-0e4b4a4f1a11'/></auth></source><target><path>/dev/disk/by-path</path></target></pool>`)
+	f.Add(`<pool type='scsi'><name>s</name><source><adapter type='scsi_host' name='host0'/></source><target><path>/dev/disk/by-path</path></target></pool>`)
+	f.Add(`<pool type='zfs'><name>z</name><source><name>tank/vm</name><device path='/dev/sdb'/></source><target><path>/dev/zvol/tank/vm</path></target></pool>`)
 	f.Fuzz(func(t *testing.T, doc string) {
 		var x libvirtxml.StoragePool
 		if x.Unmarshal(doc) != nil {

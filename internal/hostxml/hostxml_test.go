@@ -59,7 +59,7 @@ func TestPoolValidate(t *testing.T) {
 		{Pool{Name: "n", Type: PoolNetfs, Source: &PoolSource{Host: "h", Dir: "/x"}}, "target_path", "needs target_path"},
 		{Pool{Name: "n", Type: PoolNetfs, TargetPath: "/mnt/n", Source: &PoolSource{Dir: "/x"}}, "source", "needs source.host"},
 		{Pool{Name: "n", Type: PoolNetfs, TargetPath: "/mnt/n", Source: &PoolSource{Host: "h", Dir: "/x", Devices: []string{"/dev/sdb"}}}, "source", "for logical pools"},
-		{Pool{Name: "z", Type: "zfs"}, "type", "not one of dir, logical, netfs"},
+		{Pool{Name: "z", Type: "sheepdog"}, "type", "not one of dir, logical, netfs, rbd"},
 	}
 	for i, c := range cases {
 		found := false

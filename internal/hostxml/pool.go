@@ -1,51 +1,89 @@
 package hostxml
 
 import (
-	"fmt"
-	"path"
-	"slices"
-	"strings"
+	"net"
+	"strconv"
 
 	"libvirt.org/go/libvirtxml"
 )
 
 // Storage pool types users choose from.
 const (
-	PoolDir     = "dir"
-	PoolLogical = "logical"
-	PoolNetfs   = "netfs"
+	PoolDir         = "dir"
+	PoolLogical     = "logical"
+	PoolNetfs       = "netfs"
+	PoolRBD         = "rbd"
+	PoolISCSI       = "iscsi"
+	PoolISCSIDirect = "iscsi-direct"
+	PoolZFS         = "zfs"
+	PoolDisk        = "disk"
+	PoolSCSI        = "scsi"
+	PoolMpath       = "mpath"
+	PoolGluster     = "gluster"
 )
 
 // PoolTypes lists the pool types, in the order the docs give them.
-var PoolTypes = []string{PoolDir, PoolLogical, PoolNetfs}
+var PoolTypes = []string{PoolDir, PoolLogical, PoolNetfs, PoolRBD, PoolISCSI, PoolISCSIDirect, PoolZFS, PoolDisk,
+	PoolSCSI, PoolMpath, PoolGluster}
 
 // NetfsFormats are the netfs source formats libvirt knows.
 var NetfsFormats = []string{"auto", "nfs", "glusterfs", "cifs"}
+
+// DiskFormats are the partition table formats of a disk pool libvirt knows.
+var DiskFormats = []string{"unknown", "dos", "dvh", "gpt", "mac", "bsd", "pc98", "sun", "lvm2"}
 
 // Pool is a storage pool as users write it.
 type Pool struct {
 	Name       string
 	Type       string
 	TargetPath string
-	Source     *PoolSource // nil for dir
+	Source     *PoolSource // nil for dir and mpath
 }
 
 // PoolSource is where a pool's storage comes from.
 type PoolSource struct {
-	Devices []string // logical: the physical volumes
-	Name    string   // logical: the volume group (default: the pool's name)
-	Host    string   // netfs: the server
-	Dir     string   // netfs: the exported directory
-	Format  string   // netfs: auto, nfs, glusterfs, cifs; logical: lvm2
+	Devices   []string  // logical: the physical volumes; disk: the disk; zfs: the zpool's devices (to build it)
+	Name      string    // logical: the volume group; rbd: the Ceph pool; zfs: the zpool; gluster: the volume
+	Host      string    // netfs, iscsi, iscsi-direct, gluster: the server, "name" or "name:port"
+	Hosts     []string  // rbd: the Ceph monitors, "name" or "name:port"
+	Dir       string    // netfs: the exported directory; gluster: the directory in the volume
+	Format    string    // netfs: auto, nfs, glusterfs, cifs; logical: lvm2; disk: the partition table
+	Device    string    // iscsi, iscsi-direct: the target's IQN
+	Initiator string    // iscsi, iscsi-direct: the initiator's IQN
+	Adapter   string    // scsi: the SCSI host adapter's name, e.g. host0
+	Auth      *PoolAuth // rbd: cephx; iscsi, iscsi-direct: CHAP
 }
 
-// WithDefaults fills what libvirt would fill, so that plans show real values: a logical
-// pool's volume group name (the pool's name), its target path (/dev/<vg>), its format
-// (lvm2); a netfs pool's format (auto).
+// PoolAuth is how libvirt logs in to a pool's server: a user name and the libvirt
+// secret (by UUID) that holds the key or password.
+type PoolAuth struct {
+	Username string
+	SecretID string
+}
+
+// authType is libvirt's name of the authentication a pool type uses.
+func authType(poolType string) string {
+	if poolType == PoolRBD {
+		return "ceph"
+	}
+	return "chap"
+}
+
+// WithDefaults fills what libvirt would fill (or what it needs and has one obvious value
+// for), so that plans show real values: a logical pool's volume group name (the pool's
+// name), its target path (/dev/<vg>), its format (lvm2); a netfs pool's format (auto);
+// the device directories of iscsi, scsi, mpath and disk pools; a zfs pool's target path
+// (/dev/zvol/<zpool>), a disk pool's format (unknown: whatever label it has), a gluster
+// pool's directory (/).
 func (p Pool) WithDefaults() Pool {
 	if p.Source != nil {
 		s := *p.Source
 		p.Source = &s
+	}
+	target := func(dir string) {
+		if p.TargetPath == "" {
+			p.TargetPath = dir
+		}
 	}
 	switch p.Type {
 	case PoolLogical:
@@ -55,9 +93,7 @@ func (p Pool) WithDefaults() Pool {
 		if p.Source.Name == "" {
 			p.Source.Name = p.Name
 		}
-		if p.TargetPath == "" {
-			p.TargetPath = "/dev/" + p.Source.Name
-		}
+		target("/dev/" + p.Source.Name)
 		if p.Source.Format == "" {
 			p.Source.Format = "lvm2"
 		}
@@ -65,76 +101,25 @@ func (p Pool) WithDefaults() Pool {
 		if p.Source != nil && p.Source.Format == "" {
 			p.Source.Format = "auto"
 		}
+	case PoolISCSI, PoolSCSI:
+		target("/dev/disk/by-path")
+	case PoolMpath:
+		target("/dev/mapper")
+	case PoolDisk:
+		target("/dev")
+		if p.Source != nil && p.Source.Format == "" {
+			p.Source.Format = "unknown"
+		}
+	case PoolZFS:
+		if p.Source != nil && p.Source.Name != "" {
+			target("/dev/zvol/" + p.Source.Name)
+		}
+	case PoolGluster:
+		if p.Source != nil && p.Source.Dir == "" {
+			p.Source.Dir = "/"
+		}
 	}
 	return p
-}
-
-// Validate checks a spec (defaults not yet applied) without asking libvirt.
-func (p *Pool) Validate() []FieldError {
-	var errs []FieldError
-	add := func(attr, f string, a ...any) { errs = append(errs, FieldError{attr, fmt.Sprintf(f, a...)}) }
-	absolute := func(attr, what, v string) {
-		if v != "" && (!strings.HasPrefix(v, "/") || path.Clean(v) != v) {
-			add(attr, "%s %q must be a clean absolute path, e.g. %q", what, v, path.Clean("/"+v))
-		}
-	}
-	absolute("target_path", "target_path", p.TargetPath)
-	s := p.Source
-	switch p.Type {
-	case PoolDir:
-		if p.TargetPath == "" {
-			add("target_path", "a dir pool needs target_path: the directory that holds its volumes, e.g. \"/var/lib/libvirt/images\"")
-		}
-		if s != nil && (len(s.Devices) > 0 || s.Name != "" || s.Host != "" || s.Dir != "" || s.Format != "") {
-			add("source", "a dir pool has no source: remove the source block (its storage is target_path)")
-		}
-	case PoolLogical:
-		if s == nil || len(s.Devices) == 0 {
-			add("source", "a logical pool needs source.devices: the block devices to build its LVM volume group on, e.g. [\"/dev/sdb\"] (when the group exists on them already, it is used as is)")
-		}
-		if s != nil {
-			if s.Host != "" || s.Dir != "" {
-				add("source", "source.host and source.dir are for netfs pools; a logical pool takes devices and name")
-			}
-			if s.Format != "" && s.Format != "lvm2" {
-				add("source", "source.format of a logical pool can only be \"lvm2\"")
-			}
-			for _, d := range s.Devices {
-				absolute("source", "device", d)
-			}
-			if s.Name != "" && strings.ContainsAny(s.Name, "/ ") {
-				add("source", "source.name %q is a volume group name: no '/' or spaces", s.Name)
-			}
-		}
-		if p.TargetPath != "" {
-			vg := p.Name
-			if s != nil && s.Name != "" {
-				vg = s.Name
-			}
-			if p.TargetPath != "/dev/"+vg {
-				add("target_path", "a logical pool's target_path is always /dev/<volume group> (%q here); omit it or set it so", "/dev/"+vg)
-			}
-		}
-	case PoolNetfs:
-		if p.TargetPath == "" {
-			add("target_path", "a netfs pool needs target_path: the local directory to mount the share on")
-		}
-		if s == nil || s.Host == "" || s.Dir == "" {
-			add("source", "a netfs pool needs source.host (the server) and source.dir (the exported directory)")
-		}
-		if s != nil {
-			if len(s.Devices) > 0 || s.Name != "" {
-				add("source", "source.devices and source.name are for logical pools; a netfs pool takes host, dir and format")
-			}
-			if s.Format != "" && !slices.Contains(NetfsFormats, s.Format) {
-				add("source", "source.format %q is not one of %s", s.Format, strings.Join(NetfsFormats, ", "))
-			}
-			absolute("source", "source.dir", s.Dir)
-		}
-	default:
-		add("type", "%q is not one of %s", p.Type, strings.Join(PoolTypes, ", "))
-	}
-	return errs
 }
 
 // ToXML is the pool's definition.
@@ -148,8 +133,11 @@ func (p *Pool) ToXML() *libvirtxml.StoragePool {
 		for _, d := range s.Devices {
 			src.Device = append(src.Device, libvirtxml.StoragePoolSourceDevice{Path: d})
 		}
-		if s.Host != "" {
-			src.Host = []libvirtxml.StoragePoolSourceHost{{Name: s.Host}}
+		if s.Device != "" {
+			src.Device = append(src.Device, libvirtxml.StoragePoolSourceDevice{Path: s.Device})
+		}
+		for _, h := range append(nonEmpty(s.Host), s.Hosts...) {
+			src.Host = append(src.Host, hostXML(h))
 		}
 		if s.Dir != "" {
 			src.Dir = &libvirtxml.StoragePoolSourceDir{Path: s.Dir}
@@ -157,9 +145,44 @@ func (p *Pool) ToXML() *libvirtxml.StoragePool {
 		if s.Format != "" {
 			src.Format = &libvirtxml.StoragePoolSourceFormat{Type: s.Format}
 		}
+		if s.Initiator != "" {
+			src.Initiator = &libvirtxml.StoragePoolSourceInitiator{IQN: libvirtxml.StoragePoolSourceInitiatorIQN{Name: s.Initiator}}
+		}
+		if s.Adapter != "" {
+			src.Adapter = &libvirtxml.StoragePoolSourceAdapter{Type: "scsi_host", Name: s.Adapter}
+		}
+		if a := s.Auth; a != nil {
+			src.Auth = &libvirtxml.StoragePoolSourceAuth{Type: authType(p.Type), Username: a.Username,
+				Secret: &libvirtxml.StoragePoolSourceAuthSecret{UUID: a.SecretID}}
+		}
 		x.Source = src
 	}
 	return x
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// hostXML splits "name:port" (IPv6 in brackets); anything else is a name.
+func hostXML(h string) libvirtxml.StoragePoolSourceHost {
+	if name, port, err := net.SplitHostPort(h); err == nil && name != "" {
+		if n, err := strconv.ParseUint(port, 10, 16); err == nil && n > 0 && strconv.FormatUint(n, 10) == port {
+			return libvirtxml.StoragePoolSourceHost{Name: name, Port: port}
+		}
+	}
+	return libvirtxml.StoragePoolSourceHost{Name: h}
+}
+
+// hostString is hostXML's inverse.
+func hostString(h libvirtxml.StoragePoolSourceHost) string {
+	if h.Port == "" {
+		return h.Name
+	}
+	return net.JoinHostPort(h.Name, h.Port)
 }
 
 // PoolFromXML reads back what the spec models.
@@ -168,24 +191,48 @@ func PoolFromXML(x *libvirtxml.StoragePool) *Pool {
 	if x.Target != nil {
 		p.TargetPath = x.Target.Path
 	}
-	if x.Source != nil && x.Type != PoolDir {
-		s := &PoolSource{Name: x.Source.Name}
-		for _, d := range x.Source.Device {
-			s.Devices = append(s.Devices, d.Path)
-		}
-		if len(x.Source.Host) > 0 {
-			s.Host = x.Source.Host[0].Name
-		}
-		if x.Source.Dir != nil {
-			s.Dir = x.Source.Dir.Path
-		}
-		if x.Source.Format != nil {
-			s.Format = x.Source.Format.Type
-		}
-		if x.Type == PoolNetfs {
-			s.Name = "" // libvirt has no name for netfs sources; keep the spec's shape
-		}
-		p.Source = s
+	if x.Source == nil || x.Type == PoolDir || x.Type == PoolMpath {
+		return p
 	}
+	s := &PoolSource{Name: x.Source.Name}
+	for _, d := range x.Source.Device {
+		s.Devices = append(s.Devices, d.Path)
+	}
+	if x.Type == PoolISCSI || x.Type == PoolISCSIDirect {
+		// An iSCSI pool's one device is the target's IQN.
+		if len(s.Devices) > 0 {
+			s.Device = s.Devices[0]
+		}
+		s.Devices = nil
+	}
+	for _, h := range x.Source.Host {
+		if x.Type == PoolRBD {
+			s.Hosts = append(s.Hosts, hostString(h))
+		} else if s.Host == "" {
+			s.Host = hostString(h)
+		}
+	}
+	if x.Source.Dir != nil {
+		s.Dir = x.Source.Dir.Path
+	}
+	if x.Source.Format != nil {
+		s.Format = x.Source.Format.Type
+	}
+	if i := x.Source.Initiator; i != nil {
+		s.Initiator = i.IQN.Name
+	}
+	if a := x.Source.Adapter; a != nil {
+		s.Adapter = a.Name
+	}
+	if a := x.Source.Auth; a != nil {
+		s.Auth = &PoolAuth{Username: a.Username}
+		if a.Secret != nil {
+			s.Auth.SecretID = a.Secret.UUID
+		}
+	}
+	if x.Type == PoolNetfs {
+		s.Name = "" // libvirt has no name for netfs sources; keep the spec's shape
+	}
+	p.Source = s
 	return p
 }

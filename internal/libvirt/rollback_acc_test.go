@@ -109,7 +109,7 @@ func TestAccCreatePool_rollbackBounded(t *testing.T) {
 	})
 	def := &libvirtxml.StoragePool{Type: "dir", Name: name, Target: &libvirtxml.StoragePoolTarget{Path: target}}
 	err := runCreateWithFrozenRollback(t, proxy, acctest.ProcStoragePoolDestroy, func(ctx context.Context) error {
-		return c.CreatePool(ctx, def, false)
+		return c.CreatePool(ctx, def, false, true)
 	})
 	if err == nil || !strings.Contains(err.Error(), "removing the half-made pool failed") || !strings.Contains(err.Error(), "virsh pool-undefine "+name) {
 		t.Fatalf("want the start's failure and the failed removal with what to do by hand, got %v", err)

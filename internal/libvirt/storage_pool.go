@@ -77,7 +77,11 @@ func (c *Client) ReadPool(ctx context.Context, name string) (*PoolState, error) 
 // that name that was there before has another UUID and refuses it; building a directory
 // that exists keeps it (and a logical pool's second build finds the group it made);
 // start and autostart look before they change anything.
-func (c *Client) CreatePool(ctx context.Context, def *libvirtxml.StoragePool, autostart bool) error {
+//
+// With start false the pool is only defined (and autostart set): nothing is built or
+// started, so no storage and no server is touched — the way to manage a pool whose
+// server is not reachable from here yet.
+func (c *Client) CreatePool(ctx context.Context, def *libvirtxml.StoragePool, autostart, start bool) error {
 	d := *def
 	if d.UUID == "" {
 		d.UUID = uuid.NewString()
@@ -120,17 +124,25 @@ func (c *Client) CreatePool(ctx context.Context, def *libvirtxml.StoragePool, au
 		}
 		return err
 	}
-	flags := golibvirt.StoragePoolBuildNew
-	if d.Type == "logical" {
-		flags = golibvirt.StoragePoolBuildNoOverwrite
+	if !start {
+		if autostart {
+			if err := c.SetPoolAutostart(ctx, d.Name, true); err != nil {
+				return undo(err)
+			}
+		}
+		return nil
 	}
-	buildErr := c.writeSettled(ctx, "build storage pool "+d.Name, func(l *golibvirt.Libvirt) error {
-		return l.StoragePoolBuild(pool, flags)
-	})
+	flags, build := buildFlags(&d)
+	var buildErr error
+	if build {
+		buildErr = c.writeSettled(ctx, "build storage pool "+d.Name, func(l *golibvirt.Libvirt) error {
+			return l.StoragePoolBuild(pool, flags)
+		})
+	}
 	switch {
 	case buildErr == nil:
-		built = true
-	case d.Type == "logical" && HasCode(buildErr, golibvirt.ErrStoragePoolBuilt):
+		built = build
+	case flags == golibvirt.StoragePoolBuildNoOverwrite && HasCode(buildErr, golibvirt.ErrStoragePoolBuilt):
 		// The devices carry a signature: a volume group, we hope; starting the pool tells.
 	default:
 		built = IsTransport(buildErr) // it may have made the directory
@@ -148,6 +160,62 @@ func (c *Client) CreatePool(ctx context.Context, def *libvirtxml.StoragePool, au
 		}
 	}
 	return nil
+}
+
+// buildFlags says whether and how a pool is built before its first start. dir and netfs
+// make their directory; logical and disk write a volume group or a partition table, so
+// only on devices that carry no signature (NoOverwrite; a device that holds one already
+// is used as it is); zfs makes its zpool only when devices are named (without them it
+// uses the zpool that exists). The other types have nothing to build (their storage is a
+// server's, or the host's devices).
+func buildFlags(d *libvirtxml.StoragePool) (golibvirt.StoragePoolBuildFlags, bool) {
+	switch d.Type {
+	case "dir", "netfs":
+		return golibvirt.StoragePoolBuildNew, true
+	case "logical", "disk":
+		return golibvirt.StoragePoolBuildNoOverwrite, true
+	case "zfs":
+		return golibvirt.StoragePoolBuildNew, d.Source != nil && len(d.Source.Device) > 0
+	}
+	return golibvirt.StoragePoolBuildNew, false
+}
+
+// ActivatePool builds (as CreatePool would, never overwriting a device that carries a
+// signature) and starts a pool that was only defined; a running pool is left as it is.
+func (c *Client) ActivatePool(ctx context.Context, name string) error {
+	st, err := c.ReadPool(ctx, name)
+	if err != nil || st.Active {
+		return err
+	}
+	if flags, build := buildFlags(st.Def); build {
+		err := c.writeSettled(ctx, "build storage pool "+name, func(l *golibvirt.Libvirt) error {
+			p, err := l.StoragePoolLookupByName(name)
+			if err != nil {
+				return err
+			}
+			return l.StoragePoolBuild(p, flags)
+		})
+		if err != nil && (flags != golibvirt.StoragePoolBuildNoOverwrite || !HasCode(err, golibvirt.ErrStoragePoolBuilt)) {
+			return err
+		}
+	}
+	return c.StartPool(ctx, name)
+}
+
+// StopPool stops a running pool (no-op when it is stopped; re-sent when its answer is
+// lost, since it looks first). Its storage is not touched.
+func (c *Client) StopPool(ctx context.Context, name string) error {
+	return c.writeSettled(ctx, "stop storage pool "+name, func(l *golibvirt.Libvirt) error {
+		p, err := l.StoragePoolLookupByName(name)
+		if err != nil {
+			return err
+		}
+		active, err := l.StoragePoolIsActive(p)
+		if err != nil || active == 0 {
+			return err
+		}
+		return l.StoragePoolDestroy(p)
+	})
 }
 
 // SetPoolAutostart turns autostart on or off (re-sent when its answer is lost: setting it

@@ -28,6 +28,10 @@ type VolumeSpec struct {
 	Name     string
 	Format   string // qcow2, raw or iso
 	Capacity uint64 // bytes; 0 = take it from the source
+	// Allocation is the bytes to reserve on the host; nil sends none, and libvirt then
+	// reserves the whole capacity (a thick LV, a fully allocated raw file). 0 asks for a
+	// sparse volume: a raw file with holes, a logical pool's snapshot-backed sparse LV.
+	Allocation *uint64
 }
 
 func (s VolumeSpec) String() string { return s.Pool + "/" + s.Name }
@@ -110,6 +114,11 @@ func volumeXML(spec VolumeSpec, capacity uint64, backing *VolumeInfo) (string, e
 		Name:     spec.Name,
 		Capacity: &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: capacity},
 		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: spec.Format}},
+	}
+	if a := spec.Allocation; a != nil {
+		// libvirt refuses more than the capacity; a capacity taken from a source may be less
+		// than what was asked for.
+		x.Allocation = &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: min(*a, capacity)}
 	}
 	if backing != nil {
 		x.BackingStore = &libvirtxml.StorageVolumeBackingStore{

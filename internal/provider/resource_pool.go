@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -38,19 +38,6 @@ type poolModel struct {
 	Available    types.Int64  `tfsdk:"available_bytes"`
 }
 
-type poolSourceModel struct {
-	Devices types.List   `tfsdk:"devices"`
-	Name    types.String `tfsdk:"name"`
-	Host    types.String `tfsdk:"host"`
-	Dir     types.String `tfsdk:"dir"`
-	Format  types.String `tfsdk:"format"`
-}
-
-var poolSourceAttrTypes = map[string]attr.Type{
-	"devices": types.ListType{ElemType: types.StringType}, "name": types.StringType,
-	"host": types.StringType, "dir": types.StringType, "format": types.StringType,
-}
-
 // toSpec turns the model into a spec; ok is false while a value is unknown. In a plan,
 // computed values that libvirt is to fill in (target_path, source.name, source.format)
 // are unknown: with computedAsEmpty they count as not given.
@@ -64,19 +51,13 @@ func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxm
 	if m.Source.IsUnknown() {
 		return nil, false, nil
 	}
-	if !m.Source.IsNull() {
-		var s poolSourceModel
-		diags.Append(m.Source.As(ctx, &s, basetypes.ObjectAsOptions{})...)
-		if !allKnown(s.Devices, s.Host, s.Dir) {
-			return nil, false, diags
-		}
-	}
 	p = &hostxml.Pool{Name: m.Name.ValueString(), Type: m.Type.ValueString(), TargetPath: knownString(m.TargetPath)}
 	if !m.Source.IsNull() {
-		var s poolSourceModel
-		diags.Append(m.Source.As(ctx, &s, basetypes.ObjectAsOptions{})...)
-		p.Source = &hostxml.PoolSource{Name: knownString(s.Name), Host: knownString(s.Host), Dir: knownString(s.Dir), Format: knownString(s.Format)}
-		elementsOf(ctx, s.Devices, &p.Source.Devices, &diags)
+		s, ok := sourceKnown(ctx, m.Source, &diags)
+		if !ok {
+			return nil, false, diags
+		}
+		p.Source = s.toSpec(ctx, &diags)
 	}
 	return p, !diags.HasError(), diags
 }
@@ -111,20 +92,21 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		return
 	}
 	d := p.WithDefaults()
-	if d.TargetPath != "" {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("target_path"), d.TargetPath)...)
+	if plan.TargetPath.IsUnknown() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("target_path"), optString(d.TargetPath))...)
 	}
-	if d.Source != nil && !plan.Source.IsNull() {
-		if p.Type == hostxml.PoolLogical {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("source").AtName("name"), d.Source.Name)...)
-		}
-		if p.Type != hostxml.PoolDir {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("source").AtName("format"), d.Source.Format)...)
-		}
+	if d.Source == nil || plan.Source.IsNull() {
+		return
 	}
-	if p.Type == hostxml.PoolDir && !plan.Source.IsNull() {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("source").AtName("name"), types.StringNull())...)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("source").AtName("format"), types.StringNull())...)
+	// What libvirt fills in, where the configuration leaves it out; null where it has none.
+	var s poolSourceModel
+	resp.Diagnostics.Append(plan.Source.As(ctx, &s, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
+	for name, v := range map[string]types.String{"name": s.Name, "format": s.Format, "dir": s.Dir} {
+		if !v.IsUnknown() {
+			continue
+		}
+		fill := map[string]string{"name": d.Source.Name, "format": d.Source.Format, "dir": d.Source.Dir}[name]
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("source").AtName(name), optString(fill))...)
 	}
 }
 
@@ -141,7 +123,8 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 			return nil, errors.New("a value is still unknown at apply time")
 		}
 		full := p.WithDefaults()
-		if err := r.client.CreatePool(ctx, full.ToXML(), plan.Autostart.ValueBool()); err != nil {
+		start := plan.Active.IsNull() || plan.Active.IsUnknown() || plan.Active.ValueBool()
+		if err := r.client.CreatePool(ctx, full.ToXML(), plan.Autostart.ValueBool(), start); err != nil {
 			return nil, fmt.Errorf("%w%s", err, alreadyExistsHint(err, "libvirt_pool", p.Name))
 		}
 		return r.readBack(ctx, plan, "created")
@@ -183,35 +166,20 @@ func (r *poolResource) look(ctx context.Context, m *poolModel) error {
 		m.Source = types.ObjectNull(poolSourceAttrTypes)
 		return nil
 	}
-	var prior poolSourceModel
-	var d diag.Diagnostics
-	if !priorObject(ctx, m.Source, &prior, &d) {
-		prior.Devices = types.ListNull(types.StringType)
-	}
-	if d.HasError() {
-		return fmt.Errorf("read the source block: %v", d)
-	}
-	var devs []attr.Value
-	for _, dev := range p.Source.Devices {
-		devs = append(devs, types.StringValue(dev))
-	}
-	m.Source = types.ObjectValueMust(poolSourceAttrTypes, map[string]attr.Value{
-		"devices": listOrNull(types.StringType, devs, prior.Devices),
-		"name":    optString(p.Source.Name),
-		"host":    optString(p.Source.Host),
-		"dir":     optString(p.Source.Dir),
-		"format":  optString(p.Source.Format),
-	})
-	return nil
+	m.Source, err = poolSourceValue(ctx, p.Source, m.Source)
+	return err
 }
 
 // Read refreshes the pool, and warns while it is not running: its volumes cannot be read.
 func (r *poolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	refreshWith(ctx, req, resp, time.Minute, (*poolModel).what, func(ctx context.Context, m *poolModel, d *diag.Diagnostics) (*poolModel, error) {
+		// A pool found stopped is warned about when state knew it running: one defined
+		// with active = false, or one reported stopped before, stays quiet.
+		wasActive := m.Active.IsNull() || m.Active.IsUnknown() || m.Active.ValueBool()
 		if err := r.look(ctx, m); err != nil {
 			return nil, err
 		}
-		if !m.Active.ValueBool() {
+		if !m.Active.ValueBool() && wasActive {
 			name := m.Name.ValueString()
 			d.AddWarning("Storage pool "+name+" is not running",
 				fmt.Sprintf("libvirt cannot see the volumes of a stopped pool, so the volumes in %s cannot be read or deleted "+
@@ -221,10 +189,19 @@ func (r *poolResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	})
 }
 
-// Update sets autostart: the only attribute on the host that changes in place
-// (force_destroy is only stored).
+// Update sets autostart and starts or stops the pool (active): the attributes on the
+// host that change in place (force_destroy is only stored).
 func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	update(ctx, req, resp, 2*time.Minute, (*poolModel).what, func(ctx context.Context, plan, state *poolModel, _ *diag.Diagnostics) (*poolModel, error) {
+		if want := plan.Active; known(want) && !want.Equal(state.Active) {
+			change := r.client.StopPool
+			if want.ValueBool() {
+				change = r.client.ActivatePool
+			}
+			if err := change(ctx, plan.Name.ValueString()); err != nil {
+				return nil, err
+			}
+		}
 		if !plan.Autostart.Equal(state.Autostart) {
 			if err := r.client.SetPoolAutostart(ctx, plan.Name.ValueString(), plan.Autostart.ValueBool()); err != nil {
 				return nil, err
@@ -240,6 +217,13 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 		name := state.Name.ValueString()
 		// The volumes can only be counted in a running pool. One that cannot start (its
 		// directory, device or server gone) is only undefined: its storage is not touched.
+		// A stopped pool of a type whose storage is a server's or a device's (not dir,
+		// logical, netfs) is not started at all (it may be stopped by choice,
+		// active = false): undefining it leaves that storage as it is.
+		if state.Active.Equal(types.BoolValue(false)) && !slices.Contains([]string{hostxml.PoolDir, hostxml.PoolLogical, hostxml.PoolNetfs}, state.Type.ValueString()) {
+			_, err := r.client.DeletePool(ctx, name, false)
+			return err
+		}
 		if err := r.client.StartPool(ctx, name); err != nil {
 			if errors.Is(err, libvirt.ErrNotFound) || libvirt.IsTransport(err) {
 				return err
@@ -255,6 +239,9 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 		vols, err := r.client.PoolVolumes(ctx, name)
 		if err != nil {
 			return err
+		}
+		if slices.Contains([]string{hostxml.PoolISCSI, hostxml.PoolISCSIDirect, hostxml.PoolSCSI, hostxml.PoolMpath}, state.Type.ValueString()) {
+			vols = nil // the LUNs are the target's, not libvirt's to delete: undefining leaves them
 		}
 		if len(vols) > 0 && !state.ForceDestroy.ValueBool() {
 			return sentence("Storage pool %s still holds %d volume(s): %s. Delete them first, "+

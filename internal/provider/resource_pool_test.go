@@ -111,7 +111,7 @@ func TestPool_validation(t *testing.T) {
 		{"type = \"logical\"\n target_path = \"/srv/x\"\n source {\n devices = [\"/dev/sdb\"]\n name = \"vg0\"\n }", `target_path is always /dev/<volume group> ("/dev/vg0" here)`},
 		{"type = \"netfs\"\n target_path = \"/mnt/p\"\n source {\n host = \"nas\"\n }", `a netfs pool needs source.host (the server) and source.dir`},
 		{"type = \"netfs\"\n target_path = \"/mnt/p\"\n source {\n host = \"nas\"\n dir = \"/x\"\n format = \"ntfs\"\n }", `source.format "ntfs" is not one of auto, nfs, glusterfs, cifs`},
-		{`type = "zfs"`, `value must be one of`},
+		{`type = "sheepdog"`, `value must be one of`},
 	}
 	var plans []planCase
 	for _, c := range cases {

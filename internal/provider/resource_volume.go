@@ -98,6 +98,7 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 			fmt.Sprintf("capacity_bytes = %d is not a multiple of 512: qcow2 volumes are sized in 512-byte sectors, so libvirt would "+
 				"make it %d bytes. Use %d, or a size in MiB or GiB (e.g. 10 * 1024 * 1024 * 1024).", c.ValueInt64(), up, up))
 	}
+	validateAllocation(m.AllocationBytes, m.CapacityBytes, &resp.Diagnostics)
 	if p := m.SourceFile; !p.IsNull() && !p.IsUnknown() && p.ValueString() != "" {
 		if st, err := os.Stat(p.ValueString()); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("source_file"), "Unreadable source_file",
@@ -147,6 +148,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			if !plan.CapacityBytes.IsNull() && !plan.CapacityBytes.IsUnknown() {
 				spec.Capacity = uint64(plan.CapacityBytes.ValueInt64())
 			}
+			spec.Allocation = allocationSpec(plan.AllocationBytes)
 			info, err := r.create(ctx, spec, plan)
 			if err != nil {
 				return nil, fmt.Errorf("%w%s", err, notFoundHint(err, plan)) // a failed upload deleted the half-made volume
@@ -286,7 +288,7 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 func (m *volumeModel) fromInfo(info *libvirt.VolumeInfo) {
 	m.storedVolume.fromInfo(info)
 	m.CapacityBytes = types.Int64Value(int64(info.Capacity))
-	m.AllocationBytes = types.Int64Value(int64(info.Allocation))
+	m.AllocationBytes = allocationRead(m.AllocationBytes, info)
 	have := m.Format.ValueString()
 	switch {
 	case info.Format == "":
