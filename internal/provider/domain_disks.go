@@ -107,13 +107,13 @@ var domainDisks = domainFamily{
 			if d.Network != nil {
 				continue
 			}
-			p, format, err := c.DiskSource(ctx, d.VolumeID, d.Path)
+			src, err := c.DiskSourceOf(ctx, d.VolumeID, d.Path)
 			if err != nil {
 				return fmt.Errorf("disk %d: %w", i, err)
 			}
-			d.Path = p
+			d.Path, d.Encryption = src.Path, diskEncryption(src.Encryption) // an encrypted volume's key goes with it
 			if d.Format == "" {
-				d.Format = format
+				d.Format = src.Format
 			}
 		}
 		if s.CloudInit != nil {

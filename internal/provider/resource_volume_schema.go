@@ -46,6 +46,7 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"to the image's own virtual size (read from its qcow2 header; the file size for raw images); a larger "+
 					"value grows the volume. Growing it later is an in-place update (online through a running domain that "+
 					"uses the volume, then a best-effort filesystem grow by the guest agent); shrinking is refused.", int64validator.AtLeast(1)),
+				"encryption":       volumeEncryptionAttribute,
 				"allocation_bytes": computedInt("Bytes the volume uses on the host, as libvirt reports it."),
 			}))
 }
