@@ -64,7 +64,7 @@ func (c *Client) checkEncryptionSecret(ctx context.Context, spec VolumeSpec) err
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return fmt.Errorf("volume %s: encryption secret_id %s names no libvirt secret (see `virsh secret-list`; "+
-			"use the id of a libvirt_secret with usage_type = \"volume\"): %w", spec, e.Secret, err)
+			"use the id of a libvirt_secret with usage_type = \"volume\"): %v", spec, e.Secret, err) // not ErrNotFound: the pool is there
 	case err != nil:
 		return fmt.Errorf("volume %s: look up encryption secret %s: %w", spec, e.Secret, err)
 	case s.UsageType != SecretVolume:
