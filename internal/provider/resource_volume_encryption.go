@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -36,8 +37,9 @@ var volumeEncryptionAttribute = schema.SingleNestedAttribute{
 		"disk that uses the volume gets the encryption (and the secret) from it. Give the secret the volume's path as its " +
 		"`usage_name` (e.g. `\"${pool path}/${name}\"`): libvirt finds a volume's secret by that once it rescans the pool " +
 		"(a restart of libvirtd does), and so does an import. Changing it replaces the volume.",
-	Optional:      true,
-	PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+	Optional: true,
+	PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(encryptionReplaces, "Replaces the volume, "+
+		"unless only the secret_id an import could not tell is filled in.", "")},
 	Attributes: map[string]schema.Attribute{
 		"format": schema.StringAttribute{MarkdownDescription: "`luks` (the only format offered).", Required: true,
 			Validators: []validator.String{stringvalidator.OneOf(libvirt.EncryptionLUKS)}},
@@ -116,4 +118,13 @@ func diskEncryption(e *libvirt.VolumeEncryption) *domainxml.DiskEncryption {
 		return nil
 	}
 	return &domainxml.DiskEncryption{Format: e.Format, Secret: e.Secret}
+}
+
+// encryptionReplaces: any change of encryption replaces the volume, but for a secret_id
+// that state lacks (an import whose secret libvirt could not tell: see
+// libvirt.encryptionWithSecret): the configuration's is taken in place, the volume is the
+// same.
+func encryptionReplaces(_ context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
+	state, plan := req.StateValue.Attributes(), req.PlanValue.Attributes()
+	resp.RequiresReplace = !(state["secret_id"] != nil && state["secret_id"].IsNull() && plan["format"] != nil && plan["format"].Equal(state["format"]))
 }
