@@ -97,8 +97,8 @@ func refuseEncrypted(spec VolumeSpec, how string) error {
 
 // encryptionWithSecret is the encryption of a volume's target (at path) with its
 // secret: the one libvirt reports, else the volume secret whose usage names the path
-// (libvirt's own rule after a pool refresh); nil when the volume is plain or no secret
-// can be told.
+// (libvirt's own rule after a pool refresh), else none (Secret ""); nil when the volume
+// is plain.
 func encryptionWithSecret(l *golibvirt.Libvirt, t *libvirtxml.StorageVolumeTarget, path string) (*VolumeEncryption, error) {
 	e := volumeEncryption(t)
 	if e == nil || e.Secret != "" {
@@ -107,7 +107,7 @@ func encryptionWithSecret(l *golibvirt.Libvirt, t *libvirtxml.StorageVolumeTarge
 	s, err := l.SecretLookupByUsage(int32(golibvirt.SecretUsageTypeVolume), path)
 	switch {
 	case isNotFound(err):
-		return nil, nil
+		return e, nil // encrypted, with a secret no one can tell
 	case err != nil:
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -142,4 +143,72 @@ func notInVolumes(t *testing.T, keys []string, markers ...string) error {
 		}
 	}
 	return nil
+}
+
+// Define-only (runs under OpenTofu too): a qcow2 LUKS volume whose write-only secret is
+// not named after its path, on a stopped domain. The disk carries the volume's
+// encryption; volume, secret and domain import. After a pool refresh libvirt no longer
+// tells the volume's secret: the plan stays empty, and a change of the domain keeps the
+// disk's encryption.
+func TestAccVolumeEncryption_refreshed(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("luksdef")
+	config := func(vcpu int) string {
+		return acctest.ProviderBlock("") +
+			resourceHCL("libvirt_secret", "s", attr("usage_type", "volume"), attr("usage_name", name+"-elsewhere"),
+				attr("value_wo", acctest.RandomName("pass")), attr("value_wo_version", 1)) +
+			volumeHCL("v", name+".qcow2", attr("capacity_bytes", 1<<20), `encryption = { format = "luks", secret_id = libvirt_secret.s.id }`) +
+			resourceHCL("libvirt_domain", "test", attr("name", name), attr("type", "qemu"), attr("vcpu", vcpu), attr("memory_mib", 128),
+				attr("running", false), attr("qemu_agent", false), `graphics = { type = "none" }`,
+				"disk {\n    volume_id = libvirt_volume.v.id\n  }")
+	}
+	var secret string
+	diskEncrypted := func(*terraform.State) error {
+		d, err := acctest.InspectDomain(t, name)
+		if err != nil {
+			return err
+		}
+		x := d.Inactive.Devices.Disks[0]
+		if e := x.Source.Encryption; e == nil || e.Format != "luks" || len(e.Secrets) != 1 || e.Secrets[0].UUID != secret {
+			return fmt.Errorf("disk %s: encryption %+v, want luks with secret %s", x.Target.Dev, e, secret)
+		}
+		return nil
+	}
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: func(s *terraform.State) error {
+			return acctest.CheckGone(map[string]acctest.Lookup{
+				"domain " + name: acctest.DomainLookup(name), "secret " + secret: acctest.SecretLookup(secret),
+				"volume " + name: acctest.VolumeLookup(acctest.Pool(), name+".qcow2"),
+			})(s)
+		},
+		Steps: []resource.TestStep{
+			{
+				Config:           config(1),
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: []statecheck.StateCheck{acctest.StateIs("libvirt_volume.v", "encryption.format", "luks"),
+					acctest.Same("libvirt_volume.v", "encryption.secret_id", "libvirt_secret.s", "id")},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttrWith("libvirt_secret.s", "id", func(v string) error { secret = v; return nil }),
+					diskEncrypted),
+			},
+			importStep("libvirt_volume.v", "", "timeouts"),
+			importStep("libvirt_secret.s", "", "timeouts", "value", "value_wo_version"),
+			importStep(domRes, name, "timeouts"),
+			{
+				PreConfig: func() {
+					if _, err := acctest.VolumeNames(t, acctest.Pool(), func(string) bool { return false }); err != nil { // refreshes the pool
+						t.Fatal(err)
+					}
+				},
+				Config:   config(1),
+				PlanOnly: true,
+			},
+			{
+				Config:            config(2),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: []statecheck.StateCheck{acctest.Same("libvirt_volume.v", "encryption.secret_id", "libvirt_secret.s", "id")},
+				Check:             diskEncrypted,
+			},
+		},
+	})
 }
