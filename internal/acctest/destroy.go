@@ -74,3 +74,8 @@ func checkGone(objects map[string]Lookup) error {
 	}
 	return errors.Join(errs...)
 }
+
+// VolumeKeyLookup finds a volume by its key (a dir pool's: the path).
+func VolumeKeyLookup(key string) Lookup {
+	return func(l *golibvirt.Libvirt) error { _, err := l.StorageVolLookupByKey(key); return err }
+}

@@ -23,6 +23,8 @@ type Disk struct {
 	BootOrder uint
 	// Network is the source of a disk QEMU reaches over the network (disk_network.go).
 	Network *NetworkSource
+	// Encryption is the encrypted volume's (disk_encryption.go), filled by resolve.
+	Encryption *DiskEncryption
 	DiskTuning
 }
 
@@ -86,7 +88,7 @@ var diskFamily = family{
 			if x.Boot != nil {
 				dk.BootOrder = x.Boot.Order
 			}
-			dk.Path, dk.Network = diskSourcePath(&x), parseNetworkSource(&x)
+			dk.Path, dk.Network, dk.Encryption = diskSourcePath(&x), parseNetworkSource(&x), parseEncryption(&x)
 			if x.Source != nil && x.Source.Volume != nil {
 				dk.VolumeID = x.Source.Volume.Pool + "/" + x.Source.Volume.Volume
 			}
@@ -121,7 +123,7 @@ func sameDisks(a, b Spec) bool {
 		if diskSource(x) != diskSource(y) || x.Device != y.Device || busOf(x) != busOf(y) ||
 			(x.Target != "" && y.Target != "" && x.Target != y.Target) ||
 			x.BootOrder != y.BootOrder || (x.Format != "" && y.Format != "" && x.Format != y.Format) ||
-			!sameTuning(x, y) || !sameIOTune(x.IOTune, y.IOTune) {
+			!sameTuning(x, y) || !sameIOTune(x.IOTune, y.IOTune) || !sameEncryption(x.Encryption, y.Encryption) {
 			return false
 		}
 	}
@@ -321,6 +323,7 @@ func buildDisk(byTarget map[string]libvirtxml.DomainDisk, dk Disk, readonly bool
 		x.Driver.Type = "raw"
 	}
 	x.Auth = nil // written inside a network <source>
+	prev := x.Source
 	switch {
 	case dk.Network != nil:
 		x.Source = networkSourceXML(dk.Network)
@@ -329,6 +332,7 @@ func buildDisk(byTarget map[string]libvirtxml.DomainDisk, dk Disk, readonly bool
 	default:
 		x.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: dk.Path}}
 	}
+	buildEncryption(&x, dk, prev)
 	x.BackingStore = nil // libvirt reads the chain from the image itself
 	x.Target = &libvirtxml.DomainDiskTarget{Dev: dk.Target, Bus: dk.Bus}
 	if readonly || readOnly(dk) {

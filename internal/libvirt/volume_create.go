@@ -20,6 +20,8 @@ type VolumeInfo struct {
 	Capacity   uint64 // bytes the guest sees
 	Allocation uint64 // bytes used on the host
 	Backing    string // path of the backing file of an overlay
+	// Encryption is the volume's (nil: plain), with its secret (see encryptionWithSecret).
+	Encryption *VolumeEncryption
 }
 
 // VolumeSpec is a volume to make.
@@ -32,6 +34,8 @@ type VolumeSpec struct {
 	// reserves the whole capacity (a thick LV, a fully allocated raw file). 0 asks for a
 	// sparse volume: a raw file with holes, a logical pool's snapshot-backed sparse LV.
 	Allocation *uint64
+	// Encryption encrypts the new volume (an empty one, or a clone); nil: plain.
+	Encryption *VolumeEncryption
 }
 
 func (s VolumeSpec) String() string { return s.Pool + "/" + s.Name }
@@ -54,6 +58,9 @@ func volumeInfo(l *golibvirt.Libvirt, v golibvirt.StorageVol) (*VolumeInfo, erro
 		info.Path = x.Target.Path
 		if x.Target.Format != nil {
 			info.Format = x.Target.Format.Type
+		}
+		if info.Encryption, err = encryptionWithSecret(l, x.Target, x.Target.Path); err != nil {
+			return nil, err
 		}
 	}
 	if x.BackingStore != nil {
@@ -113,7 +120,8 @@ func volumeXML(spec VolumeSpec, capacity uint64, backing *VolumeInfo) (string, e
 	x := libvirtxml.StorageVolume{
 		Name:     spec.Name,
 		Capacity: &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: capacity},
-		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: spec.Format}},
+		Target: &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: spec.Format},
+			Encryption: spec.Encryption.encryptionXML()},
 	}
 	if a := spec.Allocation; a != nil {
 		// libvirt refuses more than the capacity; a capacity taken from a source may be less
@@ -223,6 +231,9 @@ func (c *Client) CreateVolume(ctx context.Context, spec VolumeSpec) (*VolumeInfo
 	if spec.Capacity == 0 {
 		return nil, fmt.Errorf("volume %s: capacity_bytes is required for a volume without a source", spec)
 	}
+	if err := c.checkEncryptionSecret(ctx, spec); err != nil {
+		return nil, err
+	}
 	vol, err := c.create(ctx, spec, spec.Capacity, nil)
 	if err != nil {
 		return nil, err
@@ -235,6 +246,9 @@ func (c *Client) CreateVolume(ctx context.Context, spec VolumeSpec) (*VolumeInfo
 func (c *Client) CreateOverlay(ctx context.Context, spec VolumeSpec, backing VolumeRef) (*VolumeInfo, error) {
 	if spec.Format != "qcow2" {
 		return nil, fmt.Errorf("volume %s: an overlay (backing_volume) must have format qcow2, not %s", spec, spec.Format)
+	}
+	if err := refuseEncrypted(spec, "an overlay (backing_volume)"); err != nil {
+		return nil, err
 	}
 	b, err := c.VolumeInfo(ctx, backing)
 	if err != nil {
@@ -266,6 +280,9 @@ func (c *Client) CloneVolume(ctx context.Context, spec VolumeSpec, from VolumeRe
 	}
 	if spec.Capacity != 0 && spec.Capacity < src.Capacity {
 		return nil, fmt.Errorf("volume %s: capacity_bytes %d is smaller than the source volume's %d bytes", spec, spec.Capacity, src.Capacity)
+	}
+	if err := c.checkEncryptionSecret(ctx, spec); err != nil {
+		return nil, err
 	}
 	doc, err := volumeXML(spec, src.Capacity, nil)
 	if err != nil {

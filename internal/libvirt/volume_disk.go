@@ -77,11 +77,27 @@ func (c *Client) DiskVolumeByPath(ctx context.Context, path, pool, volume string
 // pool/name) or a path. It returns the path and the image format (the volume's own
 // format when libvirt knows the file as a volume, else guessed from the file name).
 func (c *Client) DiskSource(ctx context.Context, volumeID, path string) (string, string, error) {
+	src, err := c.DiskSourceOf(ctx, volumeID, path)
+	return src.Path, src.Format, err
+}
+
+// ResolvedDisk is what a domain disk's source resolves to (DiskSourceOf).
+type ResolvedDisk struct {
+	Path, Format string
+	// Encryption is the volume's, with the secret libvirt reports for it, else the volume
+	// secret whose usage names the path; nil for a plain volume, a file outside libvirt,
+	// or an encrypted volume whose secret no one can tell.
+	Encryption *VolumeEncryption
+}
+
+// DiskSourceOf is DiskSource with the volume's encryption.
+func (c *Client) DiskSourceOf(ctx context.Context, volumeID, path string) (ResolvedDisk, error) {
 	op := "look up disk " + path
 	if volumeID != "" {
 		op = "look up volume " + volumeID
 	}
 	var format string
+	var enc *VolumeEncryption
 	err := c.Read(ctx, op, func(l *golibvirt.Libvirt) error {
 		var vol golibvirt.StorageVol
 		var err error
@@ -125,9 +141,10 @@ func (c *Client) DiskSource(ctx context.Context, volumeID, path string) (string,
 		if format == "iso" {
 			format = "raw"
 		}
-		return nil
+		enc, err = encryptionWithSecret(l, v.Target, path)
+		return err
 	})
-	return path, format, err
+	return ResolvedDisk{Path: path, Format: format, Encryption: enc}, err
 }
 
 func formatFromName(p string) string {

@@ -32,6 +32,9 @@ type UploadOptions struct {
 // breaking off, a wrong checksum, libvirt refusing — the volume is deleted again.
 func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source, opts UploadOptions) (*VolumeInfo, error) {
 	defer src.Body.Close()
+	if err := refuseEncrypted(spec, "an upload (source_url, source_file)"); err != nil {
+		return nil, err
+	}
 	br := bufio.NewReaderSize(src.Body, 1<<16)
 	head, err := br.Peek(qcow2.HeaderSize)
 	if err != nil && !errors.Is(err, io.EOF) {

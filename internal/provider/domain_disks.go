@@ -49,7 +49,8 @@ var domainDisks = domainFamily{
 				"`sata` and `ide` disks, reordering, and other changes of a disk restart the domain.",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: withDiskTuning(map[string]schema.Attribute{
-					"volume_id": optionalString("A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`.",
+					"volume_id": optionalString("A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`. "+
+						"An encrypted volume's LUKS encryption and secret go with it into the disk.",
 						stringvalidator.LengthAtLeast(1)),
 					"network_source": networkSourceAttribute,
 					"path":           optionalString("A file or block device on the host.", stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path on the host")),
@@ -107,13 +108,13 @@ var domainDisks = domainFamily{
 			if d.Network != nil {
 				continue
 			}
-			p, format, err := c.DiskSource(ctx, d.VolumeID, d.Path)
+			src, err := c.DiskSourceOf(ctx, d.VolumeID, d.Path)
 			if err != nil {
 				return fmt.Errorf("disk %d: %w", i, err)
 			}
-			d.Path = p
+			d.Path, d.Encryption = src.Path, diskEncryption(src.Encryption) // an encrypted volume's key goes with it
 			if d.Format == "" {
-				d.Format = format
+				d.Format = src.Format
 			}
 		}
 		if s.CloudInit != nil {

@@ -32,6 +32,7 @@ type volumeModel struct {
 	Format          types.String `tfsdk:"format"`
 	CapacityBytes   types.Int64  `tfsdk:"capacity_bytes"`
 	AllocationBytes types.Int64  `tfsdk:"allocation_bytes"`
+	volumeEncryptionPart
 }
 
 func (m *volumeModel) what() string { return "volume " + m.fullName() }
@@ -99,6 +100,7 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 				"make it %d bytes. Use %d, or a size in MiB or GiB (e.g. 10 * 1024 * 1024 * 1024).", c.ValueInt64(), up, up))
 	}
 	validateAllocation(m.AllocationBytes, m.CapacityBytes, &resp.Diagnostics)
+	validateVolumeEncryption(&m, &resp.Diagnostics)
 	if p := m.SourceFile; !p.IsNull() && !p.IsUnknown() && p.ValueString() != "" {
 		if st, err := os.Stat(p.ValueString()); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("source_file"), "Unreadable source_file",
@@ -123,7 +125,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	for _, pair := range [][2]types.String{
 		{state.Name, plan.Name}, {state.Pool, plan.Pool}, {state.SourceURL, plan.SourceURL},
 		{state.SourceFile, plan.SourceFile}, {state.BackingVolume, plan.BackingVolume}, {state.CloneFrom, plan.CloneFrom},
-		{state.SourceChecksum, plan.SourceChecksum}, {state.Format, plan.Format},
+		{state.SourceChecksum, plan.SourceChecksum}, {state.Format, plan.Format}, {encryptionKey(&state), encryptionKey(&plan)},
 	} {
 		if !pair[0].Equal(pair[1]) {
 			return // replaced: the new volume may have any size
@@ -144,7 +146,8 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	create(ctx, req, resp, 30*time.Minute, (*volumeModel).what,
 		func(ctx context.Context, plan *volumeModel, _ *diag.Diagnostics) (*volumeModel, error) {
-			spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: plan.Format.ValueString()}
+			spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: plan.Format.ValueString(),
+				Encryption: plan.Encryption.toSpec()}
 			if !plan.CapacityBytes.IsNull() && !plan.CapacityBytes.IsUnknown() {
 				spec.Capacity = uint64(plan.CapacityBytes.ValueInt64())
 			}
@@ -289,6 +292,7 @@ func (m *volumeModel) fromInfo(info *libvirt.VolumeInfo) {
 	m.storedVolume.fromInfo(info)
 	m.CapacityBytes = types.Int64Value(int64(info.Capacity))
 	m.AllocationBytes = allocationRead(m.AllocationBytes, info)
+	m.Encryption = volumeEncryptionFrom(info.Encryption, m.Encryption)
 	have := m.Format.ValueString()
 	switch {
 	case info.Format == "":

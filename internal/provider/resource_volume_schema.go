@@ -47,5 +47,6 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"value grows the volume. Growing it later is an in-place update (online through a running domain that "+
 					"uses the volume, then a best-effort filesystem grow by the guest agent); shrinking is refused.", int64validator.AtLeast(1)),
 				"allocation_bytes": allocationAttribute(),
+				"encryption":       volumeEncryptionAttribute,
 			}))
 }

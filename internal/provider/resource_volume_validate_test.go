@@ -34,6 +34,13 @@ func TestVolume_validation(t *testing.T) {
 		{"url scheme", `source_url = "ftp://host/a.qcow2"`, `Invalid source_url.*scheme "ftp" is not supported; use an http://,\s+https:// or file:// URL`},
 		{"bad volume id", `clone_from = "bad\nid"`, `Invalid volume id.*clone_from.*contains control characters.*expected\s+the\s+volume's\s+key`},
 		{"empty volume id", `backing_volume = ""`, `Invalid volume id.*backing_volume.*volume id is empty`},
+		{"encrypted overlay", `backing_volume = "default/base"
+  encryption = { format = "luks", secret_id = "0b8e7f2c-1d3a-4b5c-9e6f-7a8b9c0d1e2f" }`, `Encryption with backing_volume.*not with backing_volume \(an encrypted overlay would need its backing chain's keys.*clone_from = that volume's id`},
+		{"encrypted iso", `capacity_bytes = 1048576
+  format = "iso"
+  encryption = { format = "luks", secret_id = "0b8e7f2c-1d3a-4b5c-9e6f-7a8b9c0d1e2f" }`, `Encrypted volumes are raw or qcow2.*format = "iso" cannot be encrypted`},
+		{"encryption secret id", `capacity_bytes = 1048576
+  encryption = { format = "luks", secret_id = "my-secret" }`, `Invalid Attribute Value Match.*encryption.secret_id.*must be a libvirt secret's UUID`},
 		{"missing source file", `source_file = "/nonexistent/tfacc.qcow2"`, `Unreadable source_file.*no such file or directory.*source_file is a path on\s+the machine running Terraform`},
 	})
 }

@@ -59,3 +59,45 @@ resource "libvirt_volume" "installer" {
   source_url = "file:///srv/iso/debian-12-amd64-netinst.iso"
   format     = "iso"
 }
+
+# Encrypted volumes (LUKS), each with its passphrase in a libvirt_secret given
+# write-only (never in plan or state). Name the secret after the volume's path: libvirt
+# finds a volume's secret by that once it rescans the pool. A libvirt_domain disk with
+# volume_id = libvirt_volume.vault.id needs nothing more: it takes the encryption from
+# the volume.
+variable "vault_passphrase" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+resource "libvirt_secret" "vault" {
+  usage_type       = "volume"
+  usage_name       = "/var/lib/libvirt/images/vault.qcow2"
+  value_wo         = var.vault_passphrase
+  value_wo_version = 1
+}
+
+# An empty encrypted data disk of 10 GiB.
+resource "libvirt_volume" "vault" {
+  name           = "vault.qcow2"
+  pool           = "default"
+  capacity_bytes = 10 * 1024 * 1024 * 1024
+  encryption     = { format = "luks", secret_id = libvirt_secret.vault.id }
+}
+
+# An image made encrypted: an upload cannot be (it would overwrite the LUKS header), so
+# copy the plain base image into an encrypted volume.
+resource "libvirt_secret" "golden_luks" {
+  usage_type       = "volume"
+  usage_name       = "/var/lib/libvirt/images/golden-luks.qcow2"
+  value_wo         = var.vault_passphrase
+  value_wo_version = 1
+}
+
+resource "libvirt_volume" "golden_luks" {
+  name       = "golden-luks.qcow2"
+  pool       = "default"
+  clone_from = libvirt_volume.debian.id
+  encryption = { format = "luks", secret_id = libvirt_secret.golden_luks.id }
+}
