@@ -20,6 +20,7 @@ type VolumeInfo struct {
 	Capacity   uint64 // bytes the guest sees
 	Allocation uint64 // bytes used on the host
 	Backing    string // path of the backing file of an overlay
+	Perms      *VolumePermissions
 }
 
 // VolumeSpec is a volume to make.
@@ -28,6 +29,7 @@ type VolumeSpec struct {
 	Name     string
 	Format   string // qcow2, raw or iso
 	Capacity uint64 // bytes; 0 = take it from the source
+	Perms    *VolumePermissions
 }
 
 func (s VolumeSpec) String() string { return s.Pool + "/" + s.Name }
@@ -48,6 +50,7 @@ func volumeInfo(l *golibvirt.Libvirt, v golibvirt.StorageVol) (*VolumeInfo, erro
 	}
 	if x.Target != nil {
 		info.Path = x.Target.Path
+		info.Perms = permissionsInfo(x.Target)
 		if x.Target.Format != nil {
 			info.Format = x.Target.Format.Type
 		}
@@ -109,7 +112,8 @@ func volumeXML(spec VolumeSpec, capacity uint64, backing *VolumeInfo) (string, e
 	x := libvirtxml.StorageVolume{
 		Name:     spec.Name,
 		Capacity: &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: capacity},
-		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: spec.Format}},
+		Target: &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: spec.Format},
+			Permissions: permissionsXML(spec.Perms)},
 	}
 	if backing != nil {
 		x.BackingStore = &libvirtxml.StorageVolumeBackingStore{
