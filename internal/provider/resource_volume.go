@@ -282,7 +282,7 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 	m := volumeModel{
 		SourceURL: types.StringNull(), SourceFile: types.StringNull(), BackingVolume: types.StringNull(),
 		CloneFrom: types.StringNull(), SourceChecksum: types.StringNull(), Format: types.StringNull(), Compression: types.StringNull(),
-		Permissions: types.ObjectNull(volumePermsTypes),
+		Permissions:  types.ObjectNull(volumePermsTypes),
 		withTimeouts: withTimeouts{unsetTimeouts(allTimeouts)},
 	}
 	m.fromInfo(info)
