@@ -45,8 +45,9 @@ func volumePermissionsAttribute() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "Owner, group, mode and label libvirt gives the volume's file or device when it makes it. " +
 			"Unset fields are libvirt's defaults (for directory pools the daemon's uid and gid, mode `0600`), read back " +
-			"after create. libvirt cannot change them on an existing volume: a configured change replaces the volume; " +
-			"removing a field keeps the volume as it is.",
+			"when the volume is made or imported and not refreshed after: libvirt itself gives a running domain's disk " +
+			"to the qemu user while the domain runs, which is not drift. libvirt cannot change them on an existing " +
+			"volume: a configured change replaces the volume; removing a field keeps the volume as it is.",
 		Optional: true, Computed: true,
 		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 		Attributes: map[string]schema.Attribute{
@@ -80,12 +81,22 @@ func permsSpec(ctx context.Context, o types.Object, d *diag.Diagnostics) *libvir
 	return p
 }
 
-// permsValue is what libvirt reports, with the label of prior (the plan or state) kept
-// where libvirt reports none (a host without SELinux ignores labels).
+// permsValue is the permissions to keep in state: prior (the state, or a plan) where it is
+// wholly known, else what libvirt reports, with a known label of prior kept where libvirt
+// reports none (a host without SELinux ignores labels).
+//
+// Permissions are what the volume was made with: they are read from libvirt when it is
+// made, imported, or first refreshed by a provider that has them, never refreshed after.
+// libvirt changes them itself while a domain runs on the volume (its DAC driver gives the
+// file to the qemu user, and back when the domain stops); that is not drift, and would
+// otherwise plan the replacement of a running domain's disk.
 func permsValue(ctx context.Context, got *libvirt.VolumePermissions, prior types.Object) types.Object {
 	var was volumePerms
 	if !prior.IsNull() && !prior.IsUnknown() {
 		_ = prior.As(ctx, &was, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})
+		if !was.Owner.IsUnknown() && !was.Group.IsUnknown() && !was.Mode.IsUnknown() && !was.Label.IsUnknown() {
+			return prior
+		}
 	}
 	if got == nil {
 		got = &libvirt.VolumePermissions{}

@@ -58,7 +58,7 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw", "iso")},
 				},
 				"capacity_bytes": defaultedInt("Size the guest sees, in bytes (for qcow2, a multiple of 512). Required for an empty volume. With a source it defaults "+
-					"to the image's own virtual size (read from its qcow2 header; the file size for raw images); a larger "+
+					"to the image's own virtual size (read from its qcow2 header; for raw images their length, once decompressed: an image whose length is not known before it is all read — compressed, or served without a Content-Length — uploads into a directory pool's growing file, while a pool of fixed-size devices needs capacity_bytes); a larger "+
 					"value grows the volume. Growing it later is an in-place update (online through a running domain that "+
 					"uses the volume, then a best-effort filesystem grow by the guest agent); shrinking is refused.", int64validator.AtLeast(1)),
 				"allocation_bytes": computedInt("Bytes the volume uses on the host, as libvirt reports it."),
