@@ -89,7 +89,7 @@ func Resolve(want, name string, head []byte) (string, error) {
 	switch want {
 	case "", Auto:
 		if ext := ByExtension(name); ext != "" && ext != got {
-			return "", fmt.Errorf("%s is named like a %s file but its content is %s: set source_compression = %q "+
+			return "", fmt.Errorf("the name of %s says %s but its content is %s: set source_compression = %q "+
 				"if it really is stored that way, or check what the server sends", name, ext, describe(got), got)
 		}
 		return got, nil

@@ -93,8 +93,8 @@ func TestResolve(t *testing.T) {
 		{Auto, "https://h/jammy.img", qcow, None, ""},
 		{"", "/images/x.qcow2.gz", gz, Gzip, ""},
 		{Auto, "/images/x.img", gz, Gzip, ""}, // magic wins over a name that says nothing
-		{Auto, "https://h/x.qcow2.XZ?token=1", qcow, "", `named like a xz file but its content is not compressed`},
-		{Auto, "x.zst", gz, "", `named like a zstd file but its content is gzip-compressed: set source_compression = "gzip"`},
+		{Auto, "https://h/x.qcow2.XZ?token=1", qcow, "", `says xz but its content is not compressed`},
+		{Auto, "x.zst", gz, "", `says zstd but its content is gzip-compressed: set source_compression = "gzip"`},
 		{Gzip, "x", qcow, "", `source_compression = "gzip" but x is not compressed`},
 		{XZ, "x", gz, "", `set source_compression = "gzip"`},
 		{None, "x.gz", gz, None, ""},

@@ -112,6 +112,8 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 		} else if !st.Mode().IsRegular() {
 			resp.Diagnostics.AddAttributeError(path.Root("source_file"), "source_file is not a file",
 				fmt.Sprintf("source_file %q is not a regular file.", p.ValueString()))
+		} else if !m.Compression.IsUnknown() {
+			checkFileCompression(p.ValueString(), m.Compression.ValueString(), &resp.Diagnostics)
 		}
 	}
 }

@@ -3,7 +3,10 @@ package provider
 import (
 	"context"
 	"io"
+	"os"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -34,5 +37,21 @@ func decoder(ctx context.Context, want string) libvirt.Decoder {
 			tflog.Info(ctx, "decompressing "+name+" while it uploads", map[string]any{"source": name, "compression": kind})
 		}
 		return img, kind != imagesource.None, nil
+	}
+}
+
+// checkFileCompression reads the first bytes of source_file at plan time: a compression
+// that does not match them (or a name that says another) is an error before anything is
+// made.
+func checkFileCompression(file, want string, d *diag.Diagnostics) {
+	f, err := os.Open(file)
+	if err != nil {
+		return // the apply says why
+	}
+	defer f.Close()
+	head := make([]byte, imagesource.SniffLen)
+	n, _ := io.ReadFull(f, head)
+	if _, err := imagesource.Resolve(want, file, head[:n]); err != nil {
+		d.AddAttributeError(path.Root("source_compression"), "source_compression does not match source_file", err.Error())
 	}
 }
