@@ -2,6 +2,7 @@ package libvirt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -97,7 +98,7 @@ func (t *imageTail) Read(b []byte) (int, error) {
 	}
 	if err != nil {
 		t.end = time.Now()
-		if err != io.EOF && t.err == nil {
+		if !errors.Is(err, io.EOF) && t.err == nil {
 			t.err = err
 		}
 	}
