@@ -169,6 +169,10 @@ func OpenSource(ctx context.Context, rawURL, file string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source_url %s: %w", name, redactErr(err))
 	}
+	// The file as the server stores it: Go's client would otherwise ask for gzip and undo
+	// it on the way, so a server that compresses on the fly would hand over other bytes
+	// than those source_checksum and source_compression describe.
+	req.Header.Set("Accept-Encoding", "identity")
 	resp, err := sourceClient().Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("download %s: %w", name, redactErr(err))
