@@ -15,6 +15,7 @@ require (
 	github.com/kdomanski/iso9660 v0.4.0
 	github.com/klauspost/compress v1.20.4
 	github.com/skeema/knownhosts v1.3.3
+	github.com/ulikunitz/xz v0.5.17
 	github.com/zclconf/go-cty v1.18.1
 	golang.org/x/crypto v0.59.0
 	gopkg.in/yaml.v3 v3.0.1

@@ -75,14 +75,15 @@ readonly DEFINE_LIMIT_MS=10000
 # pool on a loop device), thin-provisioning-tools (thin logical volumes), tgt (a user-space
 # iSCSI target for the iscsi-direct pool) and libvirt's storage drivers that Debian ships apart
 # (iscsi-direct, rbd, gluster, zfs: libvirt refuses to define a pool whose driver is not loaded,
-# so even the define-only tests of those types need them). On this kind of machine policy-rc.d keeps packages from starting
+# so even the define-only tests of those types need them), bzip2 (a bzip2 image for the
+# compressed-upload test: Go writes no bzip2). On this kind of machine policy-rc.d keeps packages from starting
 # their daemons; the tests start their own.
 readonly PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils dnsmasq-base
   ovmf iproute2 openssl procps openssh-server genisoimage lvm2
   swtpm swtpm-tools qemu-system-arm qemu-efi-aarch64
   thin-provisioning-tools tgt libvirt-daemon-driver-storage-iscsi-direct
   libvirt-daemon-driver-storage-rbd libvirt-daemon-driver-storage-gluster
-  libvirt-daemon-driver-storage-zfs)
+  libvirt-daemon-driver-storage-zfs bzip2)
 
 SELF=$(readlink -f "${BASH_SOURCE[0]}")
 readonly SELF

@@ -22,6 +22,7 @@ type VolumeInfo struct {
 	Backing    string // path of the backing file of an overlay
 	// Encryption is the volume's (nil: plain), with its secret (see encryptionWithSecret).
 	Encryption *VolumeEncryption
+	Perms      *VolumePermissions
 }
 
 // VolumeSpec is a volume to make.
@@ -36,6 +37,7 @@ type VolumeSpec struct {
 	Allocation *uint64
 	// Encryption encrypts the new volume (an empty one, or a clone); nil: plain.
 	Encryption *VolumeEncryption
+	Perms      *VolumePermissions
 }
 
 func (s VolumeSpec) String() string { return s.Pool + "/" + s.Name }
@@ -56,6 +58,7 @@ func volumeInfo(l *golibvirt.Libvirt, v golibvirt.StorageVol) (*VolumeInfo, erro
 	}
 	if x.Target != nil {
 		info.Path = x.Target.Path
+		info.Perms = permissionsInfo(x.Target)
 		if x.Target.Format != nil {
 			info.Format = x.Target.Format.Type
 		}
@@ -121,7 +124,7 @@ func volumeXML(spec VolumeSpec, capacity uint64, backing *VolumeInfo) (string, e
 		Name:     spec.Name,
 		Capacity: &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: capacity},
 		Target: &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: spec.Format},
-			Encryption: spec.Encryption.encryptionXML()},
+			Encryption: spec.Encryption.encryptionXML(), Permissions: permissionsXML(spec.Perms)},
 	}
 	if a := spec.Allocation; a != nil {
 		// libvirt refuses more than the capacity; a capacity taken from a source may be less

@@ -169,6 +169,10 @@ func OpenSource(ctx context.Context, rawURL, file string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source_url %s: %w", name, redactErr(err))
 	}
+	// The file as the server stores it: Go's client would otherwise ask for gzip and undo
+	// it on the way, so a server that compresses on the fly would hand over other bytes
+	// than those source_checksum and source_compression describe.
+	req.Header.Set("Accept-Encoding", "identity")
 	resp, err := sourceClient().Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("download %s: %w", name, redactErr(err))
@@ -201,7 +205,7 @@ func openFile(p string) (*Source, error) {
 // average rate in bytes per second since the start.
 type Progress func(done, total int64, rate float64)
 
-// meter wraps the stream given to libvirt: it counts, hashes (when a sum is wanted),
+// meter wraps the source as downloaded (before any Decoder): it counts, hashes (when a sum is wanted),
 // reports progress every interval and, at the end, turns EOF into ErrChecksumMismatch
 // when the sum is wrong.
 // It remembers the first error of the source so the caller can name the real cause
@@ -219,13 +223,7 @@ type meter struct {
 	err      error // first non-EOF error seen (source failure or checksum mismatch)
 	sum      string
 	mu       sync.Mutex
-	end      time.Time // when the source ended (EOF or error)
 }
-
-// ended is when the source ended, zero while it is still being read.
-func (m *meter) ended() time.Time { m.mu.Lock(); defer m.mu.Unlock(); return m.end }
-
-func (m *meter) markEnd() { m.mu.Lock(); m.end = time.Now(); m.mu.Unlock() }
 
 // failure is the source's own error (or the checksum mismatch), nil when it read cleanly.
 func (m *meter) failure() error { m.mu.Lock(); defer m.mu.Unlock(); return m.err }
@@ -264,9 +262,6 @@ func (m *meter) Read(b []byte) (int, error) {
 			m.last = time.Now()
 			m.progress(m.done, m.total, m.rate())
 		}
-	}
-	if err != nil {
-		m.markEnd()
 	}
 	if err == io.EOF {
 		if m.total >= 0 && m.done != m.total {

@@ -230,3 +230,21 @@ func FuzzRedactURL(f *testing.F) {
 		}
 	})
 }
+
+// The source is downloaded as the server stores it: never with a transfer gzip that Go's
+// client would undo, which would change the bytes source_checksum is over.
+func TestOpenSource_identityEncoding(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("Accept-Encoding"); got != "identity" {
+			http.Error(w, "Accept-Encoding "+got, http.StatusBadRequest)
+			return
+		}
+		_, _ = w.Write([]byte("stored bytes"))
+	}))
+	defer srv.Close()
+	src, err := OpenSource(context.Background(), srv.URL+"/img.gz", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Body.Close()
+}

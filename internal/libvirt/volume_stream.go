@@ -23,24 +23,42 @@ type UploadOptions struct {
 	Checksum         *Checksum
 	Progress         Progress
 	ProgressInterval time.Duration // default 5 s
+	Decoder          Decoder       // nil: the image is the download as it is
 }
 
-// UploadVolume makes a volume from a source stream: it peeks at the first bytes (the
-// qcow2 header says the virtual size, which is not the download's length), creates the
-// volume with that capacity, streams the source into it (verifying the checksum on the
-// way), then grows it when a larger capacity is asked. On any failure — the source
-// breaking off, a wrong checksum, libvirt refusing — the volume is deleted again.
+// UploadVolume makes a volume from a source stream: it peeks at the first bytes of the
+// image (the qcow2 header says the virtual size, which is not the download's length),
+// creates the volume with that capacity, streams the source into it (verifying the
+// checksum over the bytes as downloaded, before any Decoder), then grows it when a larger
+// capacity is asked. On any failure — the source breaking off, a wrong checksum, libvirt
+// refusing — the volume is deleted again.
 func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source, opts UploadOptions) (*VolumeInfo, error) {
 	defer src.Body.Close()
 	if err := refuseEncrypted(spec, "an upload (source_url, source_file)"); err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(src.Body, 1<<16)
+	interval := opts.ProgressInterval
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	m := newMeter(src.Body, src.Size, opts.Checksum, interval, opts.Progress)
+	var img io.Reader = m
+	known, decoded := src.Size, false
+	if opts.Decoder != nil {
+		var err error
+		if img, decoded, err = opts.Decoder(m, src.Name); err != nil {
+			return nil, fmt.Errorf("read the start of %s: %w", src.Name, err)
+		}
+		if decoded {
+			known = -1
+		}
+	}
+	br := bufio.NewReaderSize(img, 1<<16)
 	head, err := br.Peek(qcow2.HeaderSize)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("read the start of %s: %w", src.Name, err)
 	}
-	var size uint64
+	var size, limit uint64
 	switch hdr, perr := qcow2.Probe(head); {
 	case perr == nil:
 		if spec.Format != "qcow2" {
@@ -49,24 +67,21 @@ func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source,
 		if hdr.HasBacking {
 			return nil, fmt.Errorf("%s is a qcow2 overlay (it names a backing file): upload a standalone image, or use backing_volume", src.Name)
 		}
-		size = hdr.VirtualSize
+		if size = hdr.VirtualSize; size == 0 {
+			return nil, fmt.Errorf("%s is an empty qcow2 image (virtual size 0)", src.Name)
+		}
 	case errors.Is(perr, qcow2.ErrNotQCOW2):
 		if spec.Format == "qcow2" {
 			return nil, fmt.Errorf("%s is not a qcow2 image (no qcow2 header): set format = \"raw\" (or \"iso\" for a CD image)", src.Name)
 		}
-		switch {
-		case src.Size >= 0:
-			size = uint64(src.Size)
-		case spec.Capacity > 0:
-			size = spec.Capacity
-		default:
-			return nil, fmt.Errorf("the size of %s is unknown (no Content-Length): set capacity_bytes", src.Name)
+		if size, limit, err = c.rawSize(ctx, spec, src.Name, known, decoded); err != nil {
+			return nil, err
+		}
+		if len(head) == 0 {
+			return nil, fmt.Errorf("%s is empty", src.Name)
 		}
 	default:
 		return nil, fmt.Errorf("%s: %w", src.Name, perr)
-	}
-	if size == 0 {
-		return nil, fmt.Errorf("%s is empty", src.Name)
 	}
 	if spec.Capacity != 0 && spec.Capacity < size {
 		return nil, fmt.Errorf("volume %s: capacity_bytes %d is smaller than the image's size %d bytes (%s): leave capacity_bytes unset or make it at least that", spec, spec.Capacity, size, src.Name)
@@ -76,17 +91,13 @@ func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source,
 	if err != nil {
 		return nil, err
 	}
-	interval := opts.ProgressInterval
-	if interval <= 0 {
-		interval = 5 * time.Second
-	}
-	m := newMeter(br, src.Size, opts.Checksum, interval, opts.Progress)
+	tail := &imageTail{r: br, limit: limit, name: src.Name}
 	err = c.Write(ctx, fmt.Sprintf("upload %s into volume %s", src.Name, spec), func(l *golibvirt.Libvirt) error {
 		// Aside, like DownloadVolume: a stream call that wedges its connection must not
 		// hold the apply past its deadline, nor for long once the source is all sent. (A
 		// watch over a call in flight, not a poll of the host: no poll.Until here.)
 		errc := make(chan error, 1)
-		go func() { errc <- l.StorageVolUpload(vol, m, 0, 0, 0) }()
+		go func() { errc <- l.StorageVolUpload(vol, tail, 0, 0, 0) }()
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
 		for {
@@ -96,15 +107,21 @@ func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source,
 			case <-ctx.Done():
 				return ctx.Err()
 			case <-tick.C:
-				if end := m.ended(); !end.IsZero() && time.Since(end) > uploadConfirmWait {
+				if end := tail.ended(); !end.IsZero() && time.Since(end) > uploadConfirmWait {
 					return fmt.Errorf("libvirt did not confirm the upload %s after the last byte was sent: %w", uploadConfirmWait, errWedged)
 				}
 			}
 		}
 	})
-	if ferr := m.failure(); ferr != nil {
+	switch ferr, terr := m.failure(), tail.failure(); {
+	case ferr != nil:
 		// The source failed or its checksum was wrong; libvirt only says "aborted".
 		err = fmt.Errorf("upload %s into volume %s: %w", src.Name, spec, ferr)
+	case terr != nil:
+		// The image could not be decoded, or outgrew capacity_bytes.
+		err = fmt.Errorf("upload %s into volume %s: %w", src.Name, spec, terr)
+	case err == nil && tail.count() == 0:
+		err = fmt.Errorf("%s is empty", src.Name)
 	}
 	if err != nil {
 		return nil, c.discard(ctx, spec, vol, err)

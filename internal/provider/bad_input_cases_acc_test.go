@@ -3,6 +3,8 @@ package provider_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -209,6 +211,28 @@ func badInputCases() []badInputCase {
 				return map[string]string{"FILE": f, "SUM": "sha256:" + hex.EncodeToString(sum[:])}
 			},
 			bad: vol(attr("format", "raw"), attr("source_file", "FILE"), attr("source_checksum", "SUM")), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*checksum mismatch: the source\x27s sha256 is [0-9a-f]{64}, source_checksum says [0-9a-f]{64} \(the half-made volume POOL/NAME was deleted\)`},
+		{name: "volume_compression_unknown", phase: "plan",
+			bad: vol(attr("source_url", "http://127.0.0.1/a.qcow2.lz4"), attr("source_compression", "lz4")), want: `with libvirt_volume.v,.*Attribute source_compression value must be one of: \["auto" "none" "gzip" "xz" "zstd" "bzip2"\], got: "lz4"`},
+		{name: "volume_compression_backing", phase: "plan",
+			bad: vol(attr("backing_volume", "POOL/base.qcow2"), attr("source_compression", "gzip")), want: `source_compression without an upload with libvirt_volume.v,.*set source_url or source_file, or remove source_compression \(backing_volume, clone_from and empty volumes have nothing to decompress\)`},
+		{name: "volume_compression_clone", phase: "plan",
+			bad: vol(attr("clone_from", "POOL/base.qcow2"), attr("source_compression", "auto")), want: `source_compression without an upload with libvirt_volume.v,.*remove source_compression`},
+		{name: "volume_compression_empty", phase: "plan",
+			bad: vol(attr("capacity_bytes", 1048576), attr("source_compression", "none")), want: `source_compression without an upload with libvirt_volume.v`},
+		{name: "volume_compression_mismatch", phase: "plan", vars: plainFile("image.raw"),
+			bad: vol(attr("format", "raw"), attr("source_file", "FILE"), attr("source_compression", "xz")), want: `source_compression does not match source_file with libvirt_volume.v,.*source_compression = "xz" but FILE is not compressed \(no gzip, xz, zstd or bzip2 magic bytes\): set source_compression = "none"`},
+		{name: "volume_compression_misnamed", phase: "plan", vars: plainFile("image.raw.gz"),
+			bad: vol(attr("format", "raw"), attr("source_file", "FILE")), want: `source_compression does not match source_file with libvirt_volume.v,.*the name of FILE says gzip but its content is not compressed.*set source_compression = "none" if it really is stored that way`},
+		{name: "volume_permissions_mode", phase: "plan",
+			bad: vol(attr("capacity_bytes", 1048576), "permissions = { mode = \"640\" }"), want: `with libvirt_volume.v,.*permissions.mode.*must be four octal digits starting with 0, e.g. "0640"`},
+		{name: "volume_permissions_owner", phase: "plan",
+			bad: vol(attr("capacity_bytes", 1048576), "permissions = { owner = -1 }"), want: `with libvirt_volume.v,.*permissions.owner value must be at least 0, got: -1`},
+		{name: "volume_compression_url_mismatch", phase: "apply", vars: func(t *testing.T, _ string) map[string]string {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(make([]byte, 4096)) }))
+			t.Cleanup(srv.Close)
+			return map[string]string{"ADDR": srv.Listener.Addr().String()}
+		},
+			bad: vol(attr("format", "raw"), attr("source_url", "http://ADDR/image.raw.xz")), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*read the start of http://ADDR/image.raw.xz: the name of http://ADDR/image.raw.xz says xz but its content is not compressed`},
 		{name: "url_unreachable", phase: "apply",
 			vars: func(t *testing.T, _ string) map[string]string { return map[string]string{"ADDR": closedPort(t)} },
 			bad:  vol(attr("source_url", "http://ADDR/image.qcow2")), want: `Unable to create volume POOL/NAME with libvirt_volume.v,.*download http://ADDR/image.qcow2: .*connection refused`},
@@ -407,5 +431,16 @@ func badInputCases() []badInputCase {
 			want: `with libvirt_domain.d,.*tpm.model value must be one of: \["tpm-crb" "tpm-tis"\], got: "tpm-spapr"`},
 		{name: "title_two_lines", phase: "plan",
 			bad: dom(attr("title", "a\nb")), want: `with libvirt_domain.d,.*title must be a single line \(libvirt refuses a title with a newline\)`},
+	}
+}
+
+// plainFile is the vars of a case uploading FILE: 1 MiB of zeros, not compressed, named name.
+func plainFile(name string) func(t *testing.T, _ string) map[string]string {
+	return func(t *testing.T, _ string) map[string]string {
+		f := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(f, make([]byte, 1<<20), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return map[string]string{"FILE": f}
 	}
 }

@@ -29,6 +29,8 @@ type volumeModel struct {
 	BackingVolume   types.String `tfsdk:"backing_volume"`
 	CloneFrom       types.String `tfsdk:"clone_from"`
 	SourceChecksum  types.String `tfsdk:"source_checksum"`
+	Compression     types.String `tfsdk:"source_compression"`
+	Permissions     types.Object `tfsdk:"permissions"`
 	Format          types.String `tfsdk:"format"`
 	CapacityBytes   types.Int64  `tfsdk:"capacity_bytes"`
 	AllocationBytes types.Int64  `tfsdk:"allocation_bytes"`
@@ -83,6 +85,11 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 		resp.Diagnostics.AddAttributeError(path.Root("source_checksum"), "source_checksum without an upload",
 			"source_checksum verifies an uploaded image: set source_url or source_file, or remove source_checksum.")
 	}
+	if !m.Compression.IsNull() && m.SourceURL.IsNull() && m.SourceFile.IsNull() && !unknown {
+		resp.Diagnostics.AddAttributeError(path.Root("source_compression"), "source_compression without an upload",
+			"source_compression says how to read an uploaded image: set source_url or source_file, or remove source_compression "+
+				"(backing_volume, clone_from and empty volumes have nothing to decompress).")
+	}
 	if len(set) == 0 && !unknown && m.CapacityBytes.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity_bytes"), "Missing capacity_bytes",
 			"An empty volume (no source_url, source_file, backing_volume or clone_from) needs its size: set capacity_bytes, "+
@@ -108,6 +115,8 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 		} else if !st.Mode().IsRegular() {
 			resp.Diagnostics.AddAttributeError(path.Root("source_file"), "source_file is not a file",
 				fmt.Sprintf("source_file %q is not a regular file.", p.ValueString()))
+		} else if !m.Compression.IsUnknown() {
+			checkFileCompression(p.ValueString(), m.Compression.ValueString(), &resp.Diagnostics)
 		}
 	}
 }
@@ -125,7 +134,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	for _, pair := range [][2]types.String{
 		{state.Name, plan.Name}, {state.Pool, plan.Pool}, {state.SourceURL, plan.SourceURL},
 		{state.SourceFile, plan.SourceFile}, {state.BackingVolume, plan.BackingVolume}, {state.CloneFrom, plan.CloneFrom},
-		{state.SourceChecksum, plan.SourceChecksum}, {state.Format, plan.Format}, {encryptionKey(&state), encryptionKey(&plan)},
+		{state.SourceChecksum, plan.SourceChecksum}, {state.Format, plan.Format}, {encryptionKey(&state), encryptionKey(&plan)}, {state.Compression, plan.Compression},
 	} {
 		if !pair[0].Equal(pair[1]) {
 			return // replaced: the new volume may have any size
@@ -145,9 +154,9 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	create(ctx, req, resp, 30*time.Minute, (*volumeModel).what,
-		func(ctx context.Context, plan *volumeModel, _ *diag.Diagnostics) (*volumeModel, error) {
+		func(ctx context.Context, plan *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
 			spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: plan.Format.ValueString(),
-				Encryption: plan.Encryption.toSpec()}
+				Perms: permsSpec(ctx, plan.Permissions, d), Encryption: plan.Encryption.toSpec()}
 			if !plan.CapacityBytes.IsNull() && !plan.CapacityBytes.IsUnknown() {
 				spec.Capacity = uint64(plan.CapacityBytes.ValueInt64())
 			}
@@ -190,7 +199,7 @@ func (r *volumeResource) create(ctx context.Context, spec libvirt.VolumeSpec, pl
 		}
 		return r.client.CloneVolume(ctx, spec, ref)
 	case !plan.SourceURL.IsNull() || !plan.SourceFile.IsNull():
-		var opts libvirt.UploadOptions
+		opts := libvirt.UploadOptions{Decoder: decoder(ctx, plan.Compression.ValueString())}
 		if !plan.SourceChecksum.IsNull() {
 			sum, err := libvirt.ParseChecksum(plan.SourceChecksum.ValueString())
 			if err != nil {
@@ -278,7 +287,8 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 	}
 	m := volumeModel{
 		SourceURL: types.StringNull(), SourceFile: types.StringNull(), BackingVolume: types.StringNull(),
-		CloneFrom: types.StringNull(), SourceChecksum: types.StringNull(), Format: types.StringNull(),
+		CloneFrom: types.StringNull(), SourceChecksum: types.StringNull(), Format: types.StringNull(), Compression: types.StringNull(),
+		Permissions:  types.ObjectNull(volumePermsTypes),
 		withTimeouts: withTimeouts{unsetTimeouts(allTimeouts)},
 	}
 	m.fromInfo(info)
@@ -293,6 +303,7 @@ func (m *volumeModel) fromInfo(info *libvirt.VolumeInfo) {
 	m.CapacityBytes = types.Int64Value(int64(info.Capacity))
 	m.AllocationBytes = allocationRead(m.AllocationBytes, info)
 	m.Encryption = volumeEncryptionFrom(info.Encryption, m.Encryption)
+	m.Permissions = permsValue(context.Background(), info.Perms, m.Permissions)
 	have := m.Format.ValueString()
 	switch {
 	case info.Format == "":

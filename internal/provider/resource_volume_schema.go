@@ -7,9 +7,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/imagesource"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
 )
 
@@ -33,6 +35,19 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"flattens its backing chain. Changing it replaces the volume.", validators.VolumeRef()),
 				"source_checksum": optionalReplace("Expected digest of `source_url` / `source_file`, as `sha256:<64 hex digits>`. Verified while "+
 					"streaming; on a mismatch the apply fails and the volume is deleted.", validators.Checksum()),
+				"source_compression": schema.StringAttribute{
+					MarkdownDescription: "How `source_url` / `source_file` is compressed: `auto` (the default when unset: by the " +
+						"magic bytes at its start, which must agree with a `.gz`, `.xz`, `.zst` or `.bz2` name), `none` (upload " +
+						"the bytes as they are), `gzip`, `xz`, `zstd` or `bzip2`. The image is decompressed while it streams, never " +
+						"stored whole; `capacity_bytes` defaults to the image's own virtual size (qcow2 header, or the length of a " +
+						"raw image once decompressed: on a pool that keeps volumes on devices, such as `logical`, a compressed raw " +
+						"image needs `capacity_bytes`), and `source_checksum` is over the bytes as downloaded. Changing it (other " +
+						"than between unset and `auto`) replaces the volume.",
+					Optional:      true,
+					PlanModifiers: []planmodifier.String{compressionReplace()},
+					Validators:    []validator.String{stringvalidator.OneOf(imagesource.Names...)},
+				},
+				"permissions": volumePermissionsAttribute(),
 				"format": schema.StringAttribute{
 					MarkdownDescription: "Volume format: `qcow2` (default), `raw` or `iso`. An uploaded image must be of this " +
 						"format (a qcow2 image needs `qcow2`; anything else `raw` or `iso`). Changing it replaces the volume.",
@@ -43,7 +58,7 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw", "iso")},
 				},
 				"capacity_bytes": defaultedInt("Size the guest sees, in bytes (for qcow2, a multiple of 512). Required for an empty volume. With a source it defaults "+
-					"to the image's own virtual size (read from its qcow2 header; the file size for raw images); a larger "+
+					"to the image's own virtual size (read from its qcow2 header; for raw images their length, once decompressed: an image whose length is not known before it is all read — compressed, or served without a Content-Length — uploads into a directory pool's growing file, while a pool of fixed-size devices needs capacity_bytes); a larger "+
 					"value grows the volume. Growing it later is an in-place update (online through a running domain that "+
 					"uses the volume, then a best-effort filesystem grow by the guest agent); shrinking is refused.", int64validator.AtLeast(1)),
 				"allocation_bytes": allocationAttribute(),

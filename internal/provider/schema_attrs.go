@@ -139,8 +139,8 @@ func derivedString(desc string, validators ...validator.String) schema.StringAtt
 
 // defaultedString is derivedString for a value libvirt defaults: only a configured
 // change replaces the object, dropping it from the configuration keeps the default.
-func defaultedString(desc string) schema.StringAttribute {
-	return optionalComputed(desc, stringplanmodifier.RequiresReplaceIfConfigured(), nil)
+func defaultedString(desc string, validators ...validator.String) schema.StringAttribute {
+	return optionalComputed(desc, stringplanmodifier.RequiresReplaceIfConfigured(), validators)
 }
 
 func optionalComputed(desc string, replace planmodifier.String, validators []validator.String) schema.StringAttribute {

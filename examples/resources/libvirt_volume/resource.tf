@@ -100,4 +100,43 @@ resource "libvirt_volume" "golden_luks" {
   pool       = "default"
   clone_from = libvirt_volume.debian.id
   encryption = { format = "luks", secret_id = libvirt_secret.golden_luks.id }
+# A compressed cloud image, decompressed while it streams into the pool (never stored
+# whole). source_compression = "auto" (the default) tells it by its magic bytes; the
+# checksum is the one published for the compressed file, as downloaded. capacity_bytes
+# is the image's own virtual size (its qcow2 header).
+variable "fedora_xz_sha256" {
+  description = "sha256 of the .qcow2.xz file as published"
+  type        = string
+}
+
+resource "libvirt_volume" "fedora" {
+  name               = "fedora.qcow2"
+  pool               = "default"
+  source_url         = "https://example.com/images/fedora.qcow2.xz"
+  source_compression = "auto"
+  source_checksum    = "sha256:${var.fedora_xz_sha256}"
+}
+
+# A raw disk image compressed with zstd: its length is only known once it is all
+# decompressed, which a directory pool handles (the file grows as it is written); on a
+# pool of fixed-size devices (logical) set capacity_bytes.
+resource "libvirt_volume" "appliance_raw" {
+  name               = "appliance.raw"
+  pool               = "default"
+  format             = "raw"
+  source_url         = "https://example.com/images/appliance.raw.zst"
+  source_compression = "zstd"
+}
+
+# A volume the qemu user (uid/gid 64055 on Debian) may read, but not others. libvirt
+# cannot change permissions later: changing them replaces the volume.
+resource "libvirt_volume" "shared" {
+  name           = "shared.qcow2"
+  pool           = "default"
+  capacity_bytes = 1024 * 1024 * 1024
+  permissions = {
+    owner = 0
+    group = 64055
+    mode  = "0640"
+  }
 }
