@@ -149,7 +149,8 @@ func notInVolumes(t *testing.T, keys []string, markers ...string) error {
 // not named after its path, on a stopped domain. The disk carries the volume's
 // encryption; volume, secret and domain import. After a pool refresh libvirt no longer
 // tells the volume's secret: the plan stays empty, and a change of the domain keeps the
-// disk's encryption.
+// disk's encryption. Serial: the import steps must come before any refresh of the shared
+// pool, and parallel tests refresh it at any time.
 func TestAccVolumeEncryption_refreshed(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("luksdef")
@@ -174,7 +175,7 @@ func TestAccVolumeEncryption_refreshed(t *testing.T) {
 		}
 		return nil
 	}
-	acctest.Run(t, resource.TestCase{
+	acctest.RunSerial(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			return acctest.CheckGone(map[string]acctest.Lookup{
 				"domain " + name: acctest.DomainLookup(name), "secret " + secret: acctest.SecretLookup(secret),
