@@ -35,7 +35,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A libvirt virtual network: a bridge on the host with, depending on `mode`, NAT or routed " +
 			"forwarding, DHCP and DNS served by libvirt's dnsmasq.\n\n" +
-			"DHCP host entries (`dhcp.hosts`) and DNS host entries (`dns.hosts`) change **in place**: they are written " +
+			"DHCP host entries (`dhcp.hosts`), DNS host entries (`dns.hosts`), DNS records (`dns.srv`, `dns.txt`), " +
+			"`port_groups` and `forward.interfaces` change **in place**: they are written " +
 			"with network-update to the persistent definition and, when the network runs, to the live network — dnsmasq " +
 			"re-reads them, the network is not restarted and guests keep their links. Every other change **replaces** the " +
 			"network (the plan says so).\n\n" +
@@ -46,7 +47,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"the apply is not refused.\n\n" +
 			"What libvirt fills in by itself (the bridge name when none is given, the bridge's MAC, the uuid, STP and " +
 			"forward delay, NAT port ranges) never shows as a change.",
-		Attributes: map[string]schema.Attribute{
+		Attributes: withAttributes(networkExtraAttributes(), map[string]schema.Attribute{
 			"id": keptString("The network's UUID."),
 			"name": requiredReplace("Network name, unique on the host; also the import id. Changing it replaces the network.",
 				stringvalidator.RegexMatches(objectNameRegexp, "must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
@@ -54,7 +55,9 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "How guests reach the outside: `nat` (default: masqueraded behind the host's address), `route` " +
 					"(routed, no NAT — the LAN needs a route back), `open` (routed, libvirt adds no firewall rules), `isolated` " +
 					"(guests reach only each other and the host), `bridge` (guests join the existing host bridge named by " +
-					"`bridge`; no addresses, DHCP or DNS of libvirt's own). Changing it replaces the network.",
+					"`bridge`, or with a `forward` block get macvtap links in bridge mode on its host links), `private`, `vepa`, " +
+					"`passthrough` (macvtap links of those modes on the `forward` block's host links) and `hostdev` (SR-IOV VFs " +
+					"of `forward.pf`); the last five have no addresses, DHCP or DNS of libvirt's own. Changing it replaces the network.",
 				Optional:      true,
 				Computed:      true,
 				Default:       stringdefault.StaticString(hostxml.ModeNAT),
@@ -90,7 +93,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"autostart": optionalBool("Start the network when libvirtd starts. Default `false`. Changes in place.", false),
 			"active":    optionalBool("Whether the network runs. Default `true`. Changes in place (stopping it cuts its guests off).", true),
-		},
+		}),
 		Blocks: map[string]schema.Block{
 			"dhcp": schema.SingleNestedBlock{
 				MarkdownDescription: "DHCP served by dnsmasq. Without this block the network has no DHCP server. Adding or " +
@@ -132,7 +135,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"(DNS on, nothing extra). Adding or removing the block, `enabled` or `forwarders` replaces the network; " +
 					"`hosts` change in place.",
 				PlanModifiers: replacedOnPresence("dns"),
-				Attributes: map[string]schema.Attribute{
+				Attributes: withAttributes(dnsRecordAttributes(), map[string]schema.Attribute{
 					"enabled": enabledAttr("Serve DNS. Default `true`. `false` turns dnsmasq's DNS off (DHCP still works)."),
 					"hosts": schema.SetNestedAttribute{
 						MarkdownDescription: "Extra names dnsmasq answers, applied live without restarting the network. " +
@@ -154,7 +157,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 							"domain": optionalString("Domain this forwarder serves."),
 						}},
 					},
-				},
+				}),
 			},
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
