@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"slices"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
@@ -55,4 +57,39 @@ func (c *Client) UpdateNetworkSections(ctx context.Context, name string, changes
 		}
 	}
 	return nil
+}
+
+// NetworkUsers names the domains with a port on a running network (libvirt's network
+// ports, one per plugged interface), sorted, each once. Unlike the live XML's
+// connections count, which libvirt 9.0 resets when network-update changes the running
+// network, ports stay right. An inactive network has none.
+func (c *Client) NetworkUsers(ctx context.Context, name string) ([]string, error) {
+	var out []string
+	err := c.Read(ctx, "list the ports of network "+name, func(l *golibvirt.Libvirt) error {
+		out = nil
+		n, err := l.NetworkLookupByName(name)
+		if err != nil {
+			return err
+		}
+		if active, err := l.NetworkIsActive(n); err != nil || active == 0 {
+			return err
+		}
+		ports, _, err := l.NetworkListAllPorts(n, 1, 0)
+		if err != nil {
+			return err
+		}
+		for _, p := range ports {
+			doc, err := l.NetworkPortGetXMLDesc(p, 0)
+			if err != nil {
+				continue // unplugged while we listed
+			}
+			var x libvirtxml.NetworkPort
+			if x.Unmarshal(doc) == nil && x.Owner != nil && x.Owner.Name != "" {
+				out = append(out, x.Owner.Name)
+			}
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return slices.Compact(out), err
 }

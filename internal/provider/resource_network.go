@@ -66,21 +66,21 @@ func replaces(ctx context.Context, state, plan networkModel) bool {
 }
 
 // warnInUse adds a warning when running domains use the network: replacing or
-// destroying it takes their bridge away.
+// destroying it takes their bridge away. It names them (from libvirt's network ports).
 func (r *networkResource) warnInUse(ctx context.Context, name, doing string, d *diag.Diagnostics) {
 	if r.client == nil || name == "" {
 		return
 	}
-	st, err := r.client.ReadNetwork(ctx, name)
+	users, err := r.client.NetworkUsers(ctx, name)
 	if err != nil {
 		tflog.Debug(ctx, "could not tell whether the network is in use", map[string]any{"name": name, "error": err.Error()})
 		return
 	}
-	if st.Connections > 0 {
+	if len(users) > 0 {
 		d.AddWarning(fmt.Sprintf("%s network %s cuts off running guests", doing, name),
-			fmt.Sprintf("%d interface(s) of running domains are attached to network %s. %s it removes their bridge: those guests "+
+			fmt.Sprintf("Running domains have interfaces attached to network %s: %s. %s it removes their bridge: those guests "+
 				"lose connectivity until each domain is restarted, or its interface detached and attached again, after the "+
-				"network is back.", st.Connections, name, doing))
+				"network is back.", name, strings.Join(users, ", "), doing))
 	}
 }
 

@@ -116,9 +116,15 @@ func forwardModelOf(f *hostxml.Forward, prior *netForwardModel) *netForwardModel
 	}
 	m := &netForwardModel{Dev: optString(f.Dev), PF: optString(f.PF)}
 	ifaces := f.Interfaces
-	// libvirt sets dev to the first interface when only interfaces were given.
-	if prior != nil && prior.Dev.IsNull() && len(ifaces) > 0 && f.Dev == ifaces[0] {
-		m.Dev = types.StringNull()
+	// libvirt sets dev to the first interface when only interfaces were given (and
+	// hostxml reads a pool of that one link as dev alone).
+	if prior != nil && prior.Dev.IsNull() && len(prior.Interfaces) > 0 && f.Dev != "" {
+		if len(ifaces) == 0 {
+			ifaces = []string{f.Dev}
+		}
+		if ifaces[0] == f.Dev {
+			m.Dev = types.StringNull()
+		}
 	}
 	if prior != nil {
 		var p []string

@@ -144,7 +144,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 	// bridge is unknown in a create plan when libvirt is to pick it: that is "".
 	if !allKnown(m.Name, m.Mode, m.MTU, m.Domain, m.Addresses, m.DHCP, m.DNS, m.Routes, m.PortGroups, m.DnsmasqOptions) ||
 		!modelKnown(m.Forward, m.VLAN, m.VirtualPort, m.Bandwidth) ||
-		(m.Bridge.IsUnknown() && m.Mode.ValueString() == hostxml.ModeBridge) {
+		(m.Bridge.IsUnknown() && m.Mode.ValueString() == hostxml.ModeBridge && m.Forward == nil) {
 		return nil, false, nil
 	}
 	n := &hostxml.Network{Name: m.Name.ValueString(), Mode: m.Mode.ValueString(), Bridge: knownString(m.Bridge), Domain: knownString(m.Domain)}
