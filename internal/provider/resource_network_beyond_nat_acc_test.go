@@ -177,3 +177,72 @@ echo routed=$(p $r ` + v4 + `.1) macvtap=$(p $m 192.0.2.1)`
 		},
 	})
 }
+
+// Define-only networks (active = false) with what cannot run here: bandwidth (the kernel
+// has no sfq qdisc), an Open vSwitch bridge with VLANs (no openvswitch), an SR-IOV
+// hostdev pool (no VFs), a passthrough pool with a VLAN, dnsmasq options and DNS
+// records. Each is defined as written, plans clean, and imports; a network defined by
+// virsh with every part imports with its generated configuration planning clean.
+func TestAccNetworkBeyondNAT_defineOnly(t *testing.T) {
+	acctest.RequireAcc(t)
+	acctest.Parallel(t)
+	names := map[string]string{}
+	for _, k := range []string{"shaped", "ovs", "vf", "pt"} {
+		names[k] = acctest.RandomName("netd")
+	}
+	_, v4 := netTestName()
+	config := acctest.ProviderBlock("") +
+		resourceHCL("libvirt_network", "shaped", attr("name", names["shaped"]), attr("mode", "route"), attr("active", false),
+			attr("addresses", hcl(fmt.Sprintf(`["%s.0/24"]`, v4))),
+			attr("bandwidth", hcl(`{ inbound = { average_kib = 1000, peak_kib = 2000, burst_kib = 512 }, outbound = { average_kib = 500 } }`)),
+			attr("port_groups", hcl(`[{ name = "slow", default = true, bandwidth = { inbound = { average_kib = 100 } } }, { name = "fast" }]`)),
+			attr("dnsmasq_options", hcl(`["log-queries", "dhcp-option=option:ntp-server,`+v4+`.1"]`)),
+			blockHCL("dns", attr("srv", hcl(`[{ service = "ldap", protocol = "tcp", target = "ldap.example", port = 389, priority = 10, weight = 5 }]`)),
+				attr("txt", hcl(`[{ name = "info", value = "shaped" }]`)))) +
+		resourceHCL("libvirt_network", "ovs", attr("name", names["ovs"]), attr("mode", "bridge"), attr("bridge", "ovsbr0"), attr("active", false),
+			attr("virtualport", hcl(`{ type = "openvswitch" }`)), attr("vlan", hcl(`{ tags = [10] }`)),
+			attr("port_groups", hcl(`[{ name = "trunk", vlan = { tags = [20, 30] }, virtualport = { type = "openvswitch", profile_id = "gold" } }]`))) +
+		resourceHCL("libvirt_network", "vf", attr("name", names["vf"]), attr("mode", "hostdev"), attr("active", false),
+			attr("forward", hcl(`{ pf = "enp1s0f0" }`)), attr("vlan", hcl(`{ tags = [42] }`))) +
+		resourceHCL("libvirt_network", "pt", attr("name", names["pt"]), attr("mode", "passthrough"), attr("active", false),
+			attr("forward", hcl(`{ dev = "eth7", interfaces = ["eth7", "eth8"] }`)))
+	gone := map[string]acctest.Lookup{}
+	steps := []resource.TestStep{{
+		Config:           config,
+		ConfigPlanChecks: acctest.Plans(),
+		Check: acctest.HostCheck(func() error {
+			st, err := acctest.Client(t).ReadNetwork(acctest.Ctx(t), names["shaped"])
+			if err != nil {
+				return err
+			}
+			if len(st.Doc.PortGroups) != 2 || st.Doc.PortGroups[0].Bandwidth == nil || st.Def.DnsmasqOptions == nil || len(st.Def.DnsmasqOptions.Option) != 2 {
+				return fmt.Errorf("network %s: port groups %+v dnsmasq %+v", names["shaped"], st.Doc.PortGroups, st.Def.DnsmasqOptions)
+			}
+			return nil
+		}),
+	}}
+	for _, k := range []string{"shaped", "ovs", "vf", "pt"} {
+		gone["network "+names[k]] = acctest.NetworkLookup(names[k])
+		steps = append(steps, resource.TestStep{ResourceName: "libvirt_network." + k, ImportState: true,
+			ImportStateKind: resource.ImportBlockWithID, ImportStateId: names[k]})
+	}
+	steps = append(steps, resource.TestStep{
+		Config: config,
+		Check: acctest.HostCheck(func() error {
+			byHand := acctest.RandomName("netv")
+			acctest.DefineNetwork(t, &libvirtxml.Network{Name: byHand,
+				Forward: &libvirtxml.NetworkForward{Mode: "route"},
+				IPs:     []libvirtxml.NetworkIP{{Address: v4 + ".1", Netmask: "255.255.255.0"}},
+				Routes:  []libvirtxml.NetworkRoute{{Address: "10.250.1.0", Netmask: "255.255.255.0", Gateway: v4 + ".9"}},
+				DNS:     &libvirtxml.NetworkDNS{TXTs: []libvirtxml.NetworkDNSTXT{{Name: "t", Value: "v"}}, SRVs: []libvirtxml.NetworkDNSSRV{{Service: "s", Protocol: "udp"}}},
+				Bandwidth: &libvirtxml.NetworkBandwidth{Inbound: &libvirtxml.NetworkBandwidthParams{Average: new(uint(10))}},
+				PortGroups: []libvirtxml.NetworkPortGroup{{Name: "a", Default: "yes"}, {Name: "b"}},
+				DnsmasqOptions: &libvirtxml.NetworkDnsmasqOptions{Option: []libvirtxml.NetworkDnsmasqOption{{Value: "log-dhcp"}}}}, false)
+			if g := generateConfigPlansClean(t, "libvirt_network.adopted", byHand); !strings.Contains(g, "10.250.1.0/24") || !strings.Contains(g, "log-dhcp") {
+				return fmt.Errorf("the generated configuration lacks the route or the dnsmasq option:\n%s", g)
+			}
+			return nil
+		}),
+	})
+	acctest.Run(t, resource.TestCase{CheckDestroy: acctest.CheckGone(gone), Steps: steps})
+}
