@@ -43,7 +43,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"**A network in use.** Replacing or destroying a network that running domains use cuts them off: libvirt " +
 			"removes the bridge their interfaces are plugged into, and the new network's bridge does not take them back. " +
 			"Those guests lose connectivity until each domain is restarted (or its interface detached and attached again) " +
-			"after the new network is up. The plan warns when this would happen, naming how many interfaces are attached; " +
+			"after the new network is up. The plan warns when this would happen, naming the running domains; " +
 			"the apply is not refused.\n\n" +
 			"What libvirt fills in by itself (the bridge name when none is given, the bridge's MAC, the uuid, STP and " +
 			"forward delay, NAT port ranges) never shows as a change.",
