@@ -231,12 +231,12 @@ func TestAccNetworkBeyondNAT_defineOnly(t *testing.T) {
 		Check: acctest.HostCheck(func() error {
 			byHand := acctest.RandomName("netv")
 			acctest.DefineNetwork(t, &libvirtxml.Network{Name: byHand,
-				Forward: &libvirtxml.NetworkForward{Mode: "route"},
-				IPs:     []libvirtxml.NetworkIP{{Address: v4 + ".1", Netmask: "255.255.255.0"}},
-				Routes:  []libvirtxml.NetworkRoute{{Address: "10.250.1.0", Netmask: "255.255.255.0", Gateway: v4 + ".9"}},
-				DNS:     &libvirtxml.NetworkDNS{TXTs: []libvirtxml.NetworkDNSTXT{{Name: "t", Value: "v"}}, SRVs: []libvirtxml.NetworkDNSSRV{{Service: "s", Protocol: "udp"}}},
-				Bandwidth: &libvirtxml.NetworkBandwidth{Inbound: &libvirtxml.NetworkBandwidthParams{Average: new(uint(10))}},
-				PortGroups: []libvirtxml.NetworkPortGroup{{Name: "a", Default: "yes"}, {Name: "b"}},
+				Forward:        &libvirtxml.NetworkForward{Mode: "route"},
+				IPs:            []libvirtxml.NetworkIP{{Address: v4 + ".1", Netmask: "255.255.255.0"}},
+				Routes:         []libvirtxml.NetworkRoute{{Address: "10.250.1.0", Netmask: "255.255.255.0", Gateway: v4 + ".9"}},
+				DNS:            &libvirtxml.NetworkDNS{TXTs: []libvirtxml.NetworkDNSTXT{{Name: "t", Value: "v"}}, SRVs: []libvirtxml.NetworkDNSSRV{{Service: "s", Protocol: "udp"}}},
+				Bandwidth:      &libvirtxml.NetworkBandwidth{Inbound: &libvirtxml.NetworkBandwidthParams{Average: new(uint(10))}},
+				PortGroups:     []libvirtxml.NetworkPortGroup{{Name: "a", Default: "yes"}, {Name: "b"}},
 				DnsmasqOptions: &libvirtxml.NetworkDnsmasqOptions{Option: []libvirtxml.NetworkDnsmasqOption{{Value: "log-dhcp"}}}}, false)
 			if g := generateConfigPlansClean(t, "libvirt_network.adopted", byHand); !strings.Contains(g, "10.250.1.0/24") || !strings.Contains(g, "log-dhcp") {
 				return fmt.Errorf("the generated configuration lacks the route or the dnsmasq option:\n%s", g)
