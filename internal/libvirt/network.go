@@ -260,15 +260,9 @@ type networkUpdate struct {
 
 func networkUpdateOf(ch netaddr.HostChange) (networkUpdate, error) {
 	u := networkUpdate{parent: int32(ch.Parent)}
-	switch ch.Op {
-	case netaddr.Add:
-		u.command = golibvirt.NetworkUpdateCommandAddLast
-	case netaddr.Modify:
-		u.command = golibvirt.NetworkUpdateCommandModify
-	case netaddr.Delete:
-		u.command = golibvirt.NetworkUpdateCommandDelete
-	default:
-		return u, fmt.Errorf("unknown host change %d", ch.Op)
+	var err error
+	if u.command, err = commandOf(ch.Op); err != nil {
+		return u, err
 	}
 	var elem any
 	switch {
@@ -283,4 +277,17 @@ func networkUpdateOf(ch netaddr.HostChange) (networkUpdate, error) {
 	b, err := xml.Marshal(elem)
 	u.xml = string(b)
 	return u, err
+}
+
+// commandOf is network-update's command for op (additions go last).
+func commandOf(op netaddr.Op) (golibvirt.NetworkUpdateCommand, error) {
+	switch op {
+	case netaddr.Add:
+		return golibvirt.NetworkUpdateCommandAddLast, nil
+	case netaddr.Modify:
+		return golibvirt.NetworkUpdateCommandModify, nil
+	case netaddr.Delete:
+		return golibvirt.NetworkUpdateCommandDelete, nil
+	}
+	return 0, fmt.Errorf("unknown host change %d", op)
 }

@@ -10,7 +10,6 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
 // Sections of a network, beyond host entries, that network-update changes in place
@@ -44,13 +43,8 @@ func (c *Client) UpdateNetworkSections(ctx context.Context, name string, changes
 			return fmt.Errorf("%s in network %s: %w", ch, name, err)
 		}
 		u := networkUpdate{section: sec, parent: -1, xml: string(b)}
-		switch ch.Op {
-		case netaddr.Add:
-			u.command = golibvirt.NetworkUpdateCommandAddLast
-		case netaddr.Modify:
-			u.command = golibvirt.NetworkUpdateCommandModify
-		case netaddr.Delete:
-			u.command = golibvirt.NetworkUpdateCommandDelete
+		if u.command, err = commandOf(ch.Op); err != nil {
+			return fmt.Errorf("%s in network %s: %w", ch, name, err)
 		}
 		if err := c.networkUpdate(ctx, name, ch.String(), u); err != nil {
 			return err
