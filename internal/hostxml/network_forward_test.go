@@ -175,6 +175,17 @@ func TestNetworkLiveChanges(t *testing.T) {
 	if !InPlace(a, b) || len(ch) != 1 || ch[0].Op != netaddr.Add || ch[0].String() != "add forward-interface forward interface eth2" {
 		t.Errorf("forward pool changes %v", ch)
 	}
+	// DHCP ranges: from some to others in place (new ones first), the last one removed is a replace.
+	r1 := &Network{Name: "d", Mode: ModeNAT, Addresses: []string{"fd00:1::/64", "10.1.0.0/24"}, DHCP: &DHCP{Enabled: true, Ranges: []netaddr.Range{rng("10.1.0.2", "10.1.0.254")}}}
+	r2 := &Network{Name: "d", Mode: ModeNAT, Addresses: []string{"fd00:1::/64", "10.1.0.0/24"}, DHCP: &DHCP{Enabled: true, Ranges: []netaddr.Range{rng("10.1.0.100", "10.1.0.199")}}}
+	ch = LiveChanges(r1, r2)
+	if !InPlace(r1, r2) || len(ch) != 2 || ch[0].String() != "add ip-dhcp-range DHCP range 10.1.0.100-10.1.0.199" || ch[0].Parent != 1 || ch[1].Op != netaddr.Delete {
+		t.Errorf("range changes %v", ch)
+	}
+	r2.DHCP.Ranges = nil
+	if InPlace(r1, r2) {
+		t.Error("removing the last range changes in place, want a replace")
+	}
 	for _, edit := range []func(n *Network){
 		func(n *Network) { n.Routes = nil },
 		func(n *Network) { n.DnsmasqOptions = nil },

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 
+	"libvirt.org/go/libvirtxml"
+
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
@@ -23,6 +25,7 @@ const (
 	SectionDNSSRV           Section = "dns-srv"
 	SectionDNSTXT           Section = "dns-txt"
 	SectionForwardInterface Section = "forward-interface"
+	SectionDHCPRange        Section = "ip-dhcp-range"
 )
 
 // SectionChange is one network-update: Elem is the element (libvirtxml or PortGroupXML).
@@ -31,6 +34,7 @@ type SectionChange struct {
 	Op      netaddr.Op
 	Elem    any
 	What    string
+	Parent  int // index of the <ip> element of a DHCP range (ignored for other sections)
 }
 
 func (c SectionChange) String() string { return fmt.Sprintf("%s %s %s", c.Op, c.Section, c.What) }
@@ -45,6 +49,9 @@ func InPlace(have, want *Network) bool {
 		if n.DHCP != nil {
 			d := *n.DHCP
 			d.Hosts, d.ManageHosts = nil, false
+			if liveRanges(have, want) {
+				d.Ranges = nil
+			}
 			c.DHCP = &d
 		}
 		if n.DNS != nil {
@@ -107,7 +114,23 @@ func LiveChanges(have, want *Network) []SectionChange {
 		return SectionChange{Section: SectionForwardInterface, Elem: forwardInterfaceXML(dev), What: "forward interface " + dev}
 	})
 	del, add = append(del, d...), append(add, a...)
-	return append(append(del, mod...), add...)
+	out := append(append(del, mod...), add...)
+	if liveRanges(have, want) {
+		// New ranges first: libvirt serves the subnet's DHCP from the ranges left.
+		d, a = diffList(have.DHCP.Ranges, want.DHCP.Ranges, func(r netaddr.Range) SectionChange {
+			return SectionChange{Section: SectionDHCPRange, Elem: libvirtxml.NetworkDHCPRange{Start: r.Start.String(), End: r.End.String()},
+				What: "DHCP range " + r.String(), Parent: netaddr.IndexFor(want.Subnets(), r.Start.String())}
+		})
+		out = append(append(out, a...), d...)
+	}
+	return out
+}
+
+// liveRanges reports whether the DHCP ranges go from some to others (network-update);
+// adding the first or removing the last replaces the network.
+func liveRanges(have, want *Network) bool {
+	return have.DHCP != nil && want.DHCP != nil && have.DHCP.Enabled && want.DHCP.Enabled &&
+		len(have.DHCP.Ranges) > 0 && len(want.DHCP.Ranges) > 0
 }
 
 // diffList is the deletions (in have, not in want) and additions (the other way) of

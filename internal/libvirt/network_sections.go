@@ -25,6 +25,8 @@ func sectionOf(s hostxml.Section) (golibvirt.NetworkUpdateSection, error) {
 		return golibvirt.NetworkSectionDNSTxt, nil
 	case hostxml.SectionForwardInterface:
 		return golibvirt.NetworkSectionForwardInterface, nil
+	case hostxml.SectionDHCPRange:
+		return golibvirt.NetworkSectionIPDhcpRange, nil
 	}
 	return 0, fmt.Errorf("network-update has no section %q", s)
 }
@@ -43,6 +45,9 @@ func (c *Client) UpdateNetworkSections(ctx context.Context, name string, changes
 			return fmt.Errorf("%s in network %s: %w", ch, name, err)
 		}
 		u := networkUpdate{section: sec, parent: -1, xml: string(b)}
+		if ch.Section == hostxml.SectionDHCPRange {
+			u.parent = int32(ch.Parent)
+		}
 		if u.command, err = commandOf(ch.Op); err != nil {
 			return fmt.Errorf("%s in network %s: %w", ch, name, err)
 		}

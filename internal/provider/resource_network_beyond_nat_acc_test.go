@@ -17,7 +17,8 @@ import (
 // (libvirt adds it on the host: `ip route` shows it through the guest's network) and a
 // macvtap network in bridge mode on one end of a veth pair in libvirtd's namespace (the
 // guest's NIC is a macvtap link on the veth; it pings the far end). Then port groups,
-// DNS TXT/SRV records and a second link of the macvtap pool are added live: the same
+// DNS TXT/SRV records, a changed DHCP range and a second link of the macvtap pool are
+// applied live: the same
 // bridge, the guest still connected and pinging, both the live and the persistent
 // definitions show them. The networks import with their generated configuration
 // planning clean.
@@ -35,6 +36,7 @@ func TestAccNetworkBeyondNAT_booted(t *testing.T) {
 			attr("routes", hcl(fmt.Sprintf(`[{ address = %q, gateway = "%s.2", metric = 5 }]`, dest, v4))), blockHCL("dhcp")}
 		pool := fmt.Sprintf(`{ interfaces = [%q] }`, lower)
 		if live {
+			routedLines[len(routedLines)-1] = blockHCL("dhcp", attr("ranges", hcl(fmt.Sprintf(`[{ start = "%s.100", end = "%s.199" }]`, v4, v4))))
 			routedLines = append(routedLines,
 				attr("port_groups", hcl(`[{ name = "gold", default = true }, { name = "plain" }]`)),
 				blockHCL("dns", attr("txt", hcl(`[{ name = "info", value = "beyond-nat" }]`)),
@@ -155,6 +157,9 @@ echo routed=$(p $r ` + v4 + `.1) macvtap=$(p $m 192.0.2.1)`
 					}
 					if r.DNS == nil || len(r.DNS.TXTs) != 1 || r.DNS.TXTs[0].Value != "beyond-nat" || len(r.DNS.SRVs) != 1 || r.DNS.SRVs[0].Port != 389 {
 						return fmt.Errorf("DNS %+v", r.DNS)
+					}
+					if rs := r.IPs[0].DHCP.Ranges; len(rs) != 1 || rs[0].Start != v4+".100" || rs[0].End != v4+".199" {
+						return fmt.Errorf("DHCP ranges %+v", rs)
 					}
 					if len(m.Forward.Interfaces) != 2 || m.Forward.Interfaces[1].Dev != lower2 {
 						return fmt.Errorf("macvtap pool %+v", m.Forward.Interfaces)

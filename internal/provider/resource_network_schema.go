@@ -107,10 +107,14 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 							"omitting ranges later keeps what the network has): one range on the first IPv4 " +
 							"subnet, from the address after the host's to the one before the broadcast address " +
 							"(`10.17.0.2`-`10.17.0.254` for `10.17.0.0/24`); IPv6 subnets get no default range (guests " +
-							"still configure themselves from router advertisements).",
-						Optional:      true,
-						Computed:      true,
-						PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+							"still configure themselves from router advertisements). A change from some ranges to others applies " +
+							"**in place** (network-update: dnsmasq is restarted, the network is not); adding the first range or " +
+							"removing the last replaces the network.",
+						Optional: true,
+						Computed: true,
+						PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(rangesReplace,
+							"Adding the first DHCP range or removing the last replaces the network.",
+							"Adding the first DHCP range or removing the last replaces the network.")},
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 							"start": schema.StringAttribute{MarkdownDescription: "First address of the range.", Required: true},
 							"end":   schema.StringAttribute{MarkdownDescription: "Last address of the range.", Required: true},
@@ -174,4 +178,10 @@ func replacedOnPresence(block string) []planmodifier.Object {
 func enabledAttr(desc string) schema.BoolAttribute {
 	return schema.BoolAttribute{MarkdownDescription: desc, Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 		PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}}
+}
+
+// rangesReplace replaces the network unless it had ranges and keeps some (those change
+// with network-update).
+func rangesReplace(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = !allKnown(req.PlanValue, req.StateValue) || len(req.PlanValue.Elements()) == 0 || len(req.StateValue.Elements()) == 0
 }
