@@ -21,7 +21,7 @@ import (
 // applied live: the same
 // bridge, the guest still connected and pinging, both the live and the persistent
 // definitions show them. The networks import with their generated configuration
-// planning clean.
+// planning clean, and a plan that replaces the routed network warns naming the guest.
 func TestAccNetworkBeyondNAT_booted(t *testing.T) {
 	name, disk := acctest.DomainDisk(t, "netx")
 	routed, v4 := netTestName()
@@ -175,6 +175,15 @@ echo routed=$(p $r ` + v4 + `.1) macvtap=$(p $m 192.0.2.1)`
 					}
 					if g := generateConfigPlansClean(t, "libvirt_network.adopted", mv); !strings.Contains(g, lower2) {
 						return fmt.Errorf("the generated configuration lacks the pool:\n%s", g)
+					}
+					// A change that replaces the routed network warns, naming the running guest.
+					w := newCLIWork(t, acctest.ProviderBlock("")+fmt.Sprintf("\nimport {\n  to = libvirt_network.adopted\n  id = %q\n}\n", routed)+
+						resourceHCL("libvirt_network", "adopted", attr("name", routed), attr("mode", "route"), attr("addresses", hcl(fmt.Sprintf(`["%s.0/24"]`, v4))),
+							attr("routes", hcl(fmt.Sprintf(`[{ address = %q, gateway = "%s.2", metric = 6 }]`, dest, v4)))))
+					out, _ := w.run("plan", "-input=false")
+					if !strings.Contains(out, "must be replaced") || !strings.Contains(strings.Join(strings.Fields(out), " "),
+						fmt.Sprintf("Running domains have interfaces attached to network %s: %s.", routed, name)) {
+						return fmt.Errorf("the plan of a replace does not warn naming %s:\n%s", name, out)
 					}
 					return nil
 				}),
