@@ -25,7 +25,7 @@ const (
 )
 
 // Modes lists the network modes, in the order the docs give them.
-var Modes = []string{ModeNAT, ModeRoute, ModeOpen, ModeIsolated, ModeBridge}
+var Modes = []string{ModeNAT, ModeRoute, ModeOpen, ModeIsolated, ModeBridge, ModePrivate, ModeVEPA, ModePassthrough, ModeHostdev}
 
 // Network is a libvirt network as users write it.
 type Network struct {
@@ -37,6 +37,14 @@ type Network struct {
 	Addresses []string // CIDRs; see netaddr.ParseCIDR
 	DHCP      *DHCP    // nil: no DHCP server
 	DNS       *DNS     // nil: libvirt's default (DNS on, nothing configured)
+	// Beyond NAT (network_forward.go, network_portgroup.go, network_dns_records.go).
+	Routes         []Route
+	Forward        *Forward // nil: none (macvtap and hostdev modes need one)
+	PortGroups     []PortGroup
+	VLAN           *VLAN
+	VirtualPort    *VirtualPort
+	Bandwidth      *Bandwidth
+	DnsmasqOptions []string
 }
 
 // DHCP is the network's DHCP service.
@@ -55,6 +63,8 @@ type DNS struct {
 	Hosts       []netaddr.DNSHost
 	ManageHosts bool
 	Forwarders  []Forwarder
+	SRVs        []SRV
+	TXTs        []TXT
 }
 
 // Forwarder sends queries (for Domain, or all when empty) to Addr (or, with Addr empty,
@@ -111,9 +121,9 @@ func (n *Network) Validate() []FieldError {
 	if n.Bridge != "" && !ifnameRE.MatchString(n.Bridge) {
 		add("bridge", "%q is not a valid interface name (letters, digits, '_', '.', ':', '-'; at most 15 characters)", n.Bridge)
 	}
-	if n.Mode == ModeBridge {
+	if n.Mode == ModeBridge && n.Forward == nil {
 		if n.Bridge == "" {
-			add("bridge", "mode = \"bridge\" attaches guests to an existing host bridge: set bridge to its name, e.g. \"br0\"")
+			add("bridge", "mode = \"bridge\" attaches guests to an existing host bridge: set bridge to its name, e.g. \"br0\" (or forward.interfaces for macvtap links)")
 		}
 		if len(n.Addresses) > 0 {
 			add("addresses", "mode = \"bridge\" networks have no addresses of their own (the host bridge's LAN provides them): remove addresses")
@@ -153,7 +163,11 @@ func (n *Network) Validate() []FieldError {
 	}
 	if n.DNS != nil {
 		errs = append(errs, n.validateDNS()...)
+		n.validateDNSRecords(add)
 	}
+	n.validateForward(add)
+	n.validateRoutes(subnets, add)
+	n.validatePortGroups(add)
 	return errs
 }
 
@@ -240,50 +254,6 @@ func (n *Network) validateDHCP(subnets []netaddr.Subnet) []FieldError {
 	return errs
 }
 
-func (n *Network) validateDNS() []FieldError {
-	var errs []FieldError
-	add := func(f string, a ...any) { errs = append(errs, FieldError{"dns", fmt.Sprintf(f, a...)}) }
-	d := n.DNS
-	if !d.Enabled && (len(d.Hosts) > 0 || len(d.Forwarders) > 0) {
-		add("hosts and forwarders need enabled = true (or remove them)")
-	}
-	seen := map[string]int{}
-	for i, h := range d.Hosts {
-		ip, err := netip.ParseAddr(h.IP)
-		if err != nil || ip.String() != h.IP {
-			add("hosts[%d]: ip %q must be an IP address in canonical form", i, h.IP)
-		}
-		if len(h.Hostnames) == 0 {
-			add("hosts[%d]: give at least one hostname", i)
-		}
-		for _, k := range append([]string{"ip " + h.IP}, prefixAll("hostname ", h.Hostnames)...) {
-			if j, ok := seen[k]; ok {
-				add("hosts: %s appears in hosts[%d] and hosts[%d]; libvirt allows each once", k, j, i)
-			}
-			seen[k] = i
-		}
-		for _, name := range h.Hostnames {
-			if !hostnameRE.MatchString(name) {
-				add("hosts[%d]: %q is not a host name", i, name)
-			}
-		}
-	}
-	for i, f := range d.Forwarders {
-		if f.Addr == "" && f.Domain == "" {
-			add("forwarders[%d]: give addr, domain or both", i)
-		}
-		if f.Addr != "" {
-			if a, err := netip.ParseAddr(f.Addr); err != nil || a.String() != f.Addr {
-				add("forwarders[%d]: addr %q must be an IP address in canonical form", i, f.Addr)
-			}
-		}
-		if f.Domain != "" && !hostnameRE.MatchString(f.Domain) {
-			add("forwarders[%d]: %q is not a DNS domain", i, f.Domain)
-		}
-	}
-	return errs
-}
-
 func prefixAll(p string, ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
@@ -297,8 +267,8 @@ func (n *Network) ToXML() (*libvirtxml.Network, error) {
 	x := &libvirtxml.Network{Name: n.Name}
 	switch n.Mode {
 	case ModeIsolated:
-	case ModeNAT, ModeRoute, ModeOpen, ModeBridge:
-		x.Forward = &libvirtxml.NetworkForward{Mode: n.Mode}
+	case ModeNAT, ModeRoute, ModeOpen, ModeBridge, ModePrivate, ModeVEPA, ModePassthrough, ModeHostdev:
+		x.Forward = n.forwardXML()
 	default:
 		return nil, fmt.Errorf("unknown network mode %q", n.Mode)
 	}
@@ -322,8 +292,24 @@ func (n *Network) ToXML() (*libvirtxml.Network, error) {
 		for _, h := range n.DNS.Hosts {
 			dns.Host = append(dns.Host, h.XML())
 		}
+		for _, r := range n.DNS.SRVs {
+			dns.SRVs = append(dns.SRVs, r.XML())
+		}
+		for _, r := range n.DNS.TXTs {
+			dns.TXTs = append(dns.TXTs, r.XML())
+		}
 		x.DNS = dns
 	}
+	x.VLAN, x.VirtualPort, x.Bandwidth = vlanXML(n.VLAN), virtualPortXML(n.VirtualPort), bandwidthXML(n.Bandwidth)
+	x.DnsmasqOptions = dnsmasqXML(n.DnsmasqOptions)
+	for _, g := range n.PortGroups {
+		x.PortGroups = append(x.PortGroups, g.XML().NetworkPortGroup)
+	}
+	routes, err := routesXML(n.Routes)
+	if err != nil {
+		return nil, err
+	}
+	x.Routes = routes
 	var subnets []netaddr.Subnet
 	for _, a := range n.Addresses {
 		s, err := netaddr.ParseCIDR(a)
@@ -366,13 +352,23 @@ func ensureDHCP(ip *libvirtxml.NetworkIP) *libvirtxml.NetworkDHCP {
 // NetworkFromXML reads back what the spec models from a definition; everything libvirt
 // fills in by itself (uuid, bridge MAC, stp, delay, NAT port ranges) is ignored.
 func NetworkFromXML(x *libvirtxml.Network) (*Network, error) {
-	n := &Network{Name: x.Name, Mode: ModeIsolated}
+	n := &Network{Name: x.Name, Mode: ModeIsolated, VLAN: vlanFromXML(x.VLAN), VirtualPort: virtualPortFromXML(x.VirtualPort),
+		Bandwidth: bandwidthFromXML(x.Bandwidth), DnsmasqOptions: dnsmasqFromXML(x.DnsmasqOptions)}
 	if x.Forward != nil {
 		n.Mode = x.Forward.Mode
 		if n.Mode == "" {
 			n.Mode = ModeNAT // libvirt's default for <forward/>
 		}
+		n.Forward = forwardFromXML(x.Forward)
 	}
+	for _, g := range x.PortGroups {
+		n.PortGroups = append(n.PortGroups, portGroupFromXML(PortGroupXML{NetworkPortGroup: g}))
+	}
+	routes, err := routesFromXML(x.Routes)
+	if err != nil {
+		return nil, err
+	}
+	n.Routes = routes
 	if x.Bridge != nil {
 		n.Bridge = x.Bridge.Name
 	}
@@ -388,6 +384,7 @@ func NetworkFromXML(x *libvirtxml.Network) (*Network, error) {
 			d.Forwarders = append(d.Forwarders, Forwarder{Addr: f.Addr, Domain: f.Domain})
 		}
 		d.Hosts = netaddr.DNSHosts(x)
+		dnsRecordsFromXML(x.DNS, d)
 		n.DNS = d
 	}
 	subnets, err := netaddr.Subnets(x)

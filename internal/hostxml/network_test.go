@@ -197,18 +197,33 @@ func FuzzNetworkFromXML(f *testing.F) {
 	f.Add(`<network><name>a</name><forward mode='nat'/><ip address='10.0.0.1' prefix='24'><dhcp><range start='10.0.0.2' end='10.0.0.9'/></dhcp></ip></network>`)
 	f.Add(`<network><name>b</name><ip address='10.0.0.1' netmask='255.255.0.0'/><ip family='ipv6' address='fd00::1' prefix='64'/><dns enable='no'/></network>`)
 	f.Add(`<network><name>c</name><ip address='10.0.0.1'/></network>`)
+	f.Add(routedFixture)
+	f.Add(`<network><name>d</name><forward dev='eth7' mode='vepa'><interface dev='eth7'/><interface dev='eth8'/></forward></network>`)
 	f.Fuzz(func(t *testing.T, doc string) {
-		var x libvirtxml.Network
-		if x.Unmarshal(doc) != nil {
+		x, err := ParseNetworkXML(doc)
+		if err != nil {
 			return
 		}
-		n, err := NetworkFromXML(&x)
+		n, err := NetworkFromDefinition(x)
 		if err != nil || !validMode(n.Mode) {
 			return
 		}
 		if len(n.Validate()) == 0 {
-			if _, err := n.ToXML(); err != nil {
-				t.Errorf("valid spec %+v does not build: %v", n, err)
+			d, err := n.Definition()
+			if err != nil {
+				t.Fatalf("valid spec %+v does not build: %v", n, err)
+			}
+			out, err := d.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := ParseNetworkXML(out)
+			if err != nil {
+				t.Fatalf("%v:\n%s", err, out)
+			}
+			// The parts beyond NAT come back as they were.
+			if m, err := NetworkFromDefinition(back); err != nil || !reflect.DeepEqual(beyondNAT(m), beyondNAT(n)) {
+				t.Errorf("round trip of a valid spec:\n got %+v (%v)\nwant %+v", beyondNAT(m), err, beyondNAT(n))
 			}
 		}
 	})
@@ -221,4 +236,24 @@ func validMode(m string) bool {
 		}
 	}
 	return false
+}
+
+// beyondNAT is the parts of n beyond NAT, empty lists as nil.
+func beyondNAT(n *Network) []any {
+	if n == nil {
+		return nil
+	}
+	var srv []SRV
+	var txt []TXT
+	if n.DNS != nil {
+		srv, txt = n.DNS.SRVs, n.DNS.TXTs
+	}
+	out := []any{n.Forward, n.VLAN, n.VirtualPort, n.Bandwidth}
+	for _, l := range []any{n.Routes, n.PortGroups, n.DnsmasqOptions, srv, txt} {
+		if reflect.ValueOf(l).Len() == 0 {
+			l = nil
+		}
+		out = append(out, l)
+	}
+	return out
 }

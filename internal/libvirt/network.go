@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
@@ -21,6 +22,8 @@ type NetworkState struct {
 	Persistent bool
 	Def        *libvirtxml.Network // persistent definition (the live one for a transient network)
 	Live       *libvirtxml.Network // running network; nil when inactive
+	// Doc and LiveDoc are Def and Live with what libvirtxml drops (port group bandwidth).
+	Doc, LiveDoc *hostxml.NetworkXML
 	// Connections counts the interfaces of running domains plugged into the network
 	// (libvirt's connections attribute of the live XML).
 	Connections int
@@ -63,16 +66,16 @@ func (c *Client) ReadNetwork(ctx context.Context, name string) (*NetworkState, e
 	if err != nil {
 		return nil, err
 	}
-	out.Def = &libvirtxml.Network{}
-	if err := out.Def.Unmarshal(persistent); err != nil {
+	if out.Doc, err = hostxml.ParseNetworkXML(persistent); err != nil {
 		return nil, fmt.Errorf("parse the definition of network %s: %w", name, err)
 	}
+	out.Def = out.Doc.Network
 	out.UUID = out.Def.UUID
 	if out.Active {
-		out.Live = &libvirtxml.Network{}
-		if err := out.Live.Unmarshal(live); err != nil {
+		if out.LiveDoc, err = hostxml.ParseNetworkXML(live); err != nil {
 			return nil, fmt.Errorf("parse the live XML of network %s: %w", name, err)
 		}
+		out.Live = out.LiveDoc.Network
 		var conns struct {
 			N int `xml:"connections,attr"`
 		}
@@ -92,8 +95,9 @@ func (c *Client) ReadNetwork(ctx context.Context, name string) (*NetworkState, e
 // and defining the same name with the same UUID again only rewrites it, while a network
 // of that name that was there before has another UUID and refuses it; autostart and
 // start look before they change anything.
-func (c *Client) CreateNetwork(ctx context.Context, def *libvirtxml.Network, active, autostart bool) error {
-	d := *def
+func (c *Client) CreateNetwork(ctx context.Context, def *hostxml.NetworkXML, active, autostart bool) error {
+	x := *def.Network
+	d := hostxml.NetworkXML{Network: &x, PortGroups: def.PortGroups}
 	if d.UUID == "" {
 		d.UUID = uuid.NewString()
 	}
@@ -219,26 +223,31 @@ func (c *Client) UpdateNetwork(ctx context.Context, name string, changes []netad
 		if err != nil {
 			return fmt.Errorf("%s in network %s: %w", ch, name, err)
 		}
-		err = c.Write(ctx, fmt.Sprintf("%s in network %s (network-update)", ch, name), func(l *golibvirt.Libvirt) error {
-			n, err := l.NetworkLookupByName(name)
-			if err != nil {
-				return err
-			}
-			active, err := l.NetworkIsActive(n)
-			if err != nil {
-				return err
-			}
-			flags := golibvirt.NetworkUpdateAffectConfig
-			if active == 1 {
-				flags |= golibvirt.NetworkUpdateAffectLive
-			}
-			return l.NetworkUpdateCompat(n, u.command, u.section, u.parent, u.xml, flags)
-		})
-		if err != nil {
+		if err := c.networkUpdate(ctx, name, ch.String(), u); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// networkUpdate sends one network-update, to the definition and, when the network
+// runs, to the live network too.
+func (c *Client) networkUpdate(ctx context.Context, name, what string, u networkUpdate) error {
+	return c.Write(ctx, fmt.Sprintf("%s in network %s (network-update)", what, name), func(l *golibvirt.Libvirt) error {
+		n, err := l.NetworkLookupByName(name)
+		if err != nil {
+			return err
+		}
+		active, err := l.NetworkIsActive(n)
+		if err != nil {
+			return err
+		}
+		flags := golibvirt.NetworkUpdateAffectConfig
+		if active == 1 {
+			flags |= golibvirt.NetworkUpdateAffectLive
+		}
+		return l.NetworkUpdateCompat(n, u.command, u.section, u.parent, u.xml, flags)
+	})
 }
 
 // networkUpdate is a host change in go-libvirt's terms.
@@ -251,15 +260,9 @@ type networkUpdate struct {
 
 func networkUpdateOf(ch netaddr.HostChange) (networkUpdate, error) {
 	u := networkUpdate{parent: int32(ch.Parent)}
-	switch ch.Op {
-	case netaddr.Add:
-		u.command = golibvirt.NetworkUpdateCommandAddLast
-	case netaddr.Modify:
-		u.command = golibvirt.NetworkUpdateCommandModify
-	case netaddr.Delete:
-		u.command = golibvirt.NetworkUpdateCommandDelete
-	default:
-		return u, fmt.Errorf("unknown host change %d", ch.Op)
+	var err error
+	if u.command, err = commandOf(ch.Op); err != nil {
+		return u, err
 	}
 	var elem any
 	switch {
@@ -274,4 +277,17 @@ func networkUpdateOf(ch netaddr.HostChange) (networkUpdate, error) {
 	b, err := xml.Marshal(elem)
 	u.xml = string(b)
 	return u, err
+}
+
+// commandOf is network-update's command for op (additions go last).
+func commandOf(op netaddr.Op) (golibvirt.NetworkUpdateCommand, error) {
+	switch op {
+	case netaddr.Add:
+		return golibvirt.NetworkUpdateCommandAddLast, nil
+	case netaddr.Modify:
+		return golibvirt.NetworkUpdateCommandModify, nil
+	case netaddr.Delete:
+		return golibvirt.NetworkUpdateCommandDelete, nil
+	}
+	return 0, fmt.Errorf("unknown host change %d", op)
 }

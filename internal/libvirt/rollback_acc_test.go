@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
@@ -76,7 +77,7 @@ func TestAccCreateNetwork_rollbackBounded(t *testing.T) {
 	})
 	def := &libvirtxml.Network{Name: name, IPs: []libvirtxml.NetworkIP{{Address: taken.Addr(1), Netmask: "255.255.255.0"}}}
 	err := runCreateWithFrozenRollback(t, proxy, acctest.ProcNetworkDestroy, func(ctx context.Context) error {
-		return c.CreateNetwork(ctx, def, true, false)
+		return c.CreateNetwork(ctx, &hostxml.NetworkXML{Network: def}, true, false)
 	})
 	if err == nil || !strings.Contains(err.Error(), "removing the half-made network failed") || !strings.Contains(err.Error(), "virsh net-undefine "+name) {
 		t.Fatalf("want the start's failure and the failed removal with what to do by hand, got %v", err)

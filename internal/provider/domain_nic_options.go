@@ -96,6 +96,25 @@ func nicLimitAttribute(dir string) schema.SingleNestedAttribute {
 	}
 }
 
+// vlanAttribute is a NIC's or a network's (or port group's) `vlan`.
+func vlanAttribute(desc string) schema.SingleNestedAttribute {
+	sourceOf := func(name string) path.Expression { return path.MatchRelative().AtParent().AtName(name) }
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: desc,
+		Optional:            true,
+		Attributes: map[string]schema.Attribute{
+			"tags": schema.ListAttribute{MarkdownDescription: "VLAN ids (0-4095).", Optional: true, ElementType: types.Int64Type,
+				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueInt64sAre(vlanID...)}},
+			"trunk": schema.BoolAttribute{MarkdownDescription: "Pass the tags to the guest (a trunk). More than one tag is always a trunk.",
+				Optional: true},
+			"native_tag": schema.Int64Attribute{MarkdownDescription: "The trunk's native VLAN id.", Optional: true,
+				Validators: append([]validator.Int64{int64validator.AlsoRequires(sourceOf("native_mode"))}, vlanID...)},
+			"native_mode": optionalString("How the native VLAN reaches the guest: `tagged` or `untagged`.",
+				stringvalidator.OneOf("tagged", "untagged"), stringvalidator.AlsoRequires(sourceOf("native_tag"))),
+		},
+	}
+}
+
 // nicOptionAttributes are added to the network_interface block's attributes.
 func nicOptionAttributes() map[string]schema.Attribute {
 	sourceOf := func(name string) path.Expression { return path.MatchRelative().AtParent().AtName(name) }
@@ -116,20 +135,7 @@ func nicOptionAttributes() map[string]schema.Attribute {
 		"port_group": optionalString("A port group of the `network` (its VLAN, bandwidth and virtual port apply). The plan fails when "+
 			"the network has no such port group."+nicRestart, stringvalidator.LengthAtLeast(1),
 			stringvalidator.AlsoRequires(sourceOf("network"))),
-		"vlan": schema.SingleNestedAttribute{
-			MarkdownDescription: "VLAN tags (needs a host side that supports them: Open vSwitch, or a macvtap/hostdev on SR-IOV)." + nicRestart,
-			Optional:            true,
-			Attributes: map[string]schema.Attribute{
-				"tags": schema.ListAttribute{MarkdownDescription: "VLAN ids (0-4095).", Optional: true, ElementType: types.Int64Type,
-					Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueInt64sAre(vlanID...)}},
-				"trunk": schema.BoolAttribute{MarkdownDescription: "Pass the tags to the guest (a trunk). More than one tag is always a trunk.",
-					Optional: true},
-				"native_tag": schema.Int64Attribute{MarkdownDescription: "The trunk's native VLAN id.", Optional: true,
-					Validators: append([]validator.Int64{int64validator.AlsoRequires(sourceOf("native_mode"))}, vlanID...)},
-				"native_mode": optionalString("How the native VLAN reaches the guest: `tagged` or `untagged`.",
-					stringvalidator.OneOf("tagged", "untagged"), stringvalidator.AlsoRequires(sourceOf("native_tag"))),
-			},
-		},
+		"vlan": vlanAttribute("VLAN tags (needs a host side that supports them: Open vSwitch, or a macvtap/hostdev on SR-IOV)." + nicRestart),
 		"virtualport": schema.SingleNestedAttribute{
 			MarkdownDescription: "The port profile of the switch the NIC connects to." + nicRestart,
 			Optional:            true,

@@ -56,7 +56,8 @@ func TestElementsOfAndPriorObject(t *testing.T) {
 		t.Error("a null or unknown object read as a prior one")
 	}
 	o := types.ObjectValueMust(networkDNSAttrTypes, map[string]attr.Value{
-		"enabled": types.BoolValue(true), "hosts": types.SetUnknown(networkDNSHostType), "forwarders": types.ListNull(networkForwarderType)})
+		"enabled": types.BoolValue(true), "hosts": types.SetUnknown(networkDNSHostType), "forwarders": types.ListNull(networkForwarderType),
+		"srv": types.SetNull(networkDNSAttrTypes["srv"].(types.SetType).ElemType), "txt": types.SetNull(networkDNSAttrTypes["txt"].(types.SetType).ElemType)})
 	if !priorObject(ctx, o, &m, &d) || d.HasError() || !m.Enabled.ValueBool() || !m.Hosts.IsUnknown() {
 		t.Errorf("prior %+v, diagnostics %v", m, d)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -58,40 +57,30 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 }
 
 // replaces reports whether the plan changes more than what changes in place (host
-// entries, autostart, active); unknown values count as a change.
+// entries, records, port groups, forward interfaces, autostart, active); unknown values
+// count as a change.
 func replaces(ctx context.Context, state, plan networkModel) bool {
 	a, ok1, _ := state.toSpec(ctx)
 	b, ok2, _ := plan.toSpec(ctx)
-	if !ok1 || !ok2 {
-		return true
-	}
-	for _, n := range []*hostxml.Network{a, b} {
-		if n.DHCP != nil {
-			n.DHCP.Hosts, n.DHCP.ManageHosts = nil, false
-		}
-		if n.DNS != nil {
-			n.DNS.Hosts, n.DNS.ManageHosts = nil, false
-		}
-	}
-	return !reflect.DeepEqual(a, b)
+	return !ok1 || !ok2 || !hostxml.InPlace(a, b)
 }
 
 // warnInUse adds a warning when running domains use the network: replacing or
-// destroying it takes their bridge away.
+// destroying it takes their bridge away. It names them (from libvirt's network ports).
 func (r *networkResource) warnInUse(ctx context.Context, name, doing string, d *diag.Diagnostics) {
 	if r.client == nil || name == "" {
 		return
 	}
-	st, err := r.client.ReadNetwork(ctx, name)
+	users, err := r.client.NetworkUsers(ctx, name)
 	if err != nil {
 		tflog.Debug(ctx, "could not tell whether the network is in use", map[string]any{"name": name, "error": err.Error()})
 		return
 	}
-	if st.Connections > 0 {
+	if len(users) > 0 {
 		d.AddWarning(fmt.Sprintf("%s network %s cuts off running guests", doing, name),
-			fmt.Sprintf("%d interface(s) of running domains are attached to network %s. %s it removes their bridge: those guests "+
+			fmt.Sprintf("Running domains have interfaces attached to network %s: %s. %s it removes their bridge: those guests "+
 				"lose connectivity until each domain is restarted, or its interface detached and attached again, after the "+
-				"network is back.", st.Connections, name, doing))
+				"network is back.", name, strings.Join(users, ", "), doing))
 	}
 }
 
@@ -140,7 +129,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		if err != nil {
 			return nil, err
 		}
-		def, err := spec.ToXML()
+		def, err := spec.Definition()
 		if err != nil {
 			return nil, err
 		}
@@ -207,6 +196,13 @@ func (r *networkResource) change(ctx context.Context, plan *networkModel, spec *
 		return err
 	}
 	if err := r.client.UpdateNetwork(ctx, name, changes); err != nil {
+		return err
+	}
+	have, err := hostxml.NetworkFromDefinition(st.Doc)
+	if err != nil {
+		return err
+	}
+	if err := r.client.UpdateNetworkSections(ctx, name, hostxml.LiveChanges(have, spec)); err != nil {
 		return err
 	}
 	if plan.Active.ValueBool() && !st.Active {

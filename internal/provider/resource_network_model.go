@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
@@ -29,6 +30,14 @@ type networkModel struct {
 	DNS       types.Object `tfsdk:"dns"`
 	Autostart types.Bool   `tfsdk:"autostart"`
 	Active    types.Bool   `tfsdk:"active"`
+	// Beyond NAT: resource_network_forward.go, resource_network_portgroups.go, resource_network_dns_records.go.
+	Routes         types.List           `tfsdk:"routes"`
+	Forward        *netForwardModel     `tfsdk:"forward"`
+	PortGroups     types.Set            `tfsdk:"port_groups"`
+	VLAN           *nicVLANModel        `tfsdk:"vlan"`
+	VirtualPort    *netVirtualPortModel `tfsdk:"virtualport"`
+	Bandwidth      *nicBandwidthModel   `tfsdk:"bandwidth"`
+	DnsmasqOptions types.List           `tfsdk:"dnsmasq_options"`
 }
 
 type networkDHCPModel struct {
@@ -52,6 +61,8 @@ type networkDNSModel struct {
 	Enabled    types.Bool `tfsdk:"enabled"`
 	Hosts      types.Set  `tfsdk:"hosts"`
 	Forwarders types.List `tfsdk:"forwarders"`
+	SRV        types.Set  `tfsdk:"srv"`
+	TXT        types.Set  `tfsdk:"txt"`
 }
 
 type networkDNSHostModel struct {
@@ -74,12 +85,29 @@ var (
 		"ranges":  types.ListType{ElemType: networkRangeType},
 		"hosts":   types.SetType{ElemType: networkDHCPHostType},
 	}
-	networkDNSAttrTypes = map[string]attr.Type{
+	networkDNSAttrTypes = withTypes(dnsRecordAttributes(), map[string]attr.Type{
 		"enabled":    types.BoolType,
 		"hosts":      types.SetType{ElemType: networkDNSHostType},
 		"forwarders": types.ListType{ElemType: networkForwarderType},
-	}
+	})
+	// networkAttrTypes are the types of the attributes beyond NAT, from their schema.
+	networkAttrTypes = withTypes(networkExtraAttributes(), map[string]attr.Type{})
 )
+
+// networkExtraAttributes are the network's attributes beyond NAT.
+func networkExtraAttributes() map[string]schema.Attribute {
+	attrs := withAttributes(networkForwardAttributes(), networkPortGroupAttributes())
+	attrs["dnsmasq_options"] = dnsmasqOptionsAttribute()
+	return attrs
+}
+
+// withTypes adds the types of attrs to types.
+func withTypes(attrs map[string]schema.Attribute, types map[string]attr.Type) map[string]attr.Type {
+	for k, a := range attrs {
+		types[k] = a.GetType()
+	}
+	return types
+}
 
 // known reports whether no value (nor anything nested in it) is unknown.
 func allKnown(vs ...attr.Value) bool {
@@ -114,8 +142,9 @@ func allKnown(vs ...attr.Value) bool {
 // known at plan time): callers then skip what needs the whole spec.
 func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bool, diags diag.Diagnostics) {
 	// bridge is unknown in a create plan when libvirt is to pick it: that is "".
-	if !allKnown(m.Name, m.Mode, m.MTU, m.Domain, m.Addresses, m.DHCP, m.DNS) ||
-		(m.Bridge.IsUnknown() && m.Mode.ValueString() == hostxml.ModeBridge) {
+	if !allKnown(m.Name, m.Mode, m.MTU, m.Domain, m.Addresses, m.DHCP, m.DNS, m.Routes, m.PortGroups, m.DnsmasqOptions) ||
+		!modelKnown(m.Forward, m.VLAN, m.VirtualPort, m.Bandwidth) ||
+		(m.Bridge.IsUnknown() && m.Mode.ValueString() == hostxml.ModeBridge && m.Forward == nil) {
 		return nil, false, nil
 	}
 	n := &hostxml.Network{Name: m.Name.ValueString(), Mode: m.Mode.ValueString(), Bridge: knownString(m.Bridge), Domain: knownString(m.Domain)}
@@ -126,6 +155,9 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		n.MTU = uint(max(m.MTU.ValueInt64(), 0))
 	}
 	elementsOf(ctx, m.Addresses, &n.Addresses, &diags)
+	n.Routes, n.Forward, n.PortGroups = routesSpec(ctx, m.Routes, &diags), forwardSpec(m.Forward), portGroupsSpec(ctx, m.PortGroups, &diags)
+	n.VLAN, n.VirtualPort, n.Bandwidth = vlanSpec(m.VLAN), virtualPortSpec(m.VirtualPort), bandwidthSpec(m.Bandwidth)
+	elementsOf(ctx, m.DnsmasqOptions, &n.DnsmasqOptions, &diags)
 	if !m.DHCP.IsNull() {
 		var d networkDHCPModel
 		diags.Append(m.DHCP.As(ctx, &d, basetypes.ObjectAsOptions{})...)
@@ -162,6 +194,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		for _, f := range fwds {
 			n.DNS.Forwarders = append(n.DNS.Forwarders, hostxml.Forwarder{Addr: knownString(f.Addr), Domain: knownString(f.Domain)})
 		}
+		dnsRecordsSpec(ctx, d.SRV, d.TXT, n.DNS, &diags)
 	}
 	return n, !diags.HasError(), diags
 }
@@ -202,7 +235,7 @@ func rangeList(ranges []netaddr.Range) types.List {
 // address was written, and whether host entries are managed here at all.
 func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, prior networkModel) error {
 	var diags diag.Diagnostics
-	n, err := hostxml.NetworkFromXML(st.Def)
+	n, err := hostxml.NetworkFromDefinition(st.Doc)
 	if err != nil {
 		return err
 	}
@@ -217,6 +250,10 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 	m.Domain = optString(n.Domain)
 	m.Autostart = types.BoolValue(st.Autostart)
 	m.Active = types.BoolValue(st.Active)
+	m.Routes, m.Forward = routesValue(ctx, n.Routes, &diags), forwardModelOf(n.Forward, prior.Forward)
+	m.PortGroups = portGroupsValue(ctx, n.PortGroups, prior.PortGroups, &diags)
+	m.VLAN, m.VirtualPort, m.Bandwidth = vlanModelOf(n.VLAN, prior.VLAN), virtualPortModelOf(n.VirtualPort), bandwidthModelOf(n.Bandwidth)
+	m.DnsmasqOptions = dnsmasqValue(n.DnsmasqOptions)
 
 	// addresses: keep the way each was written when it means the same.
 	var priorAddrs []string
@@ -286,8 +323,10 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 		} else {
 			priorFwds = types.ListNull(networkForwarderType)
 		}
+		srv, txt := dnsRecordValues(ctx, n.DNS, pn, &diags)
 		m.DNS = types.ObjectValueMust(networkDNSAttrTypes, map[string]attr.Value{
 			"enabled": types.BoolValue(n.DNS.Enabled), "hosts": hostSet(networkDNSHostType, hosts, priorDNS, pn.Hosts), "forwarders": listOrNull(networkForwarderType, fwds, priorFwds),
+			"srv": srv, "txt": txt,
 		})
 	}
 	return diagsErr(diags)

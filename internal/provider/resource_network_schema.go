@@ -35,18 +35,19 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A libvirt virtual network: a bridge on the host with, depending on `mode`, NAT or routed " +
 			"forwarding, DHCP and DNS served by libvirt's dnsmasq.\n\n" +
-			"DHCP host entries (`dhcp.hosts`) and DNS host entries (`dns.hosts`) change **in place**: they are written " +
+			"DHCP host entries (`dhcp.hosts`), DNS host entries (`dns.hosts`), DNS records (`dns.srv`, `dns.txt`), " +
+			"`port_groups` and `forward.interfaces` change **in place**: they are written " +
 			"with network-update to the persistent definition and, when the network runs, to the live network — dnsmasq " +
 			"re-reads them, the network is not restarted and guests keep their links. Every other change **replaces** the " +
 			"network (the plan says so).\n\n" +
 			"**A network in use.** Replacing or destroying a network that running domains use cuts them off: libvirt " +
 			"removes the bridge their interfaces are plugged into, and the new network's bridge does not take them back. " +
 			"Those guests lose connectivity until each domain is restarted (or its interface detached and attached again) " +
-			"after the new network is up. The plan warns when this would happen, naming how many interfaces are attached; " +
+			"after the new network is up. The plan warns when this would happen, naming the running domains; " +
 			"the apply is not refused.\n\n" +
 			"What libvirt fills in by itself (the bridge name when none is given, the bridge's MAC, the uuid, STP and " +
 			"forward delay, NAT port ranges) never shows as a change.",
-		Attributes: map[string]schema.Attribute{
+		Attributes: withAttributes(networkExtraAttributes(), map[string]schema.Attribute{
 			"id": keptString("The network's UUID."),
 			"name": requiredReplace("Network name, unique on the host; also the import id. Changing it replaces the network.",
 				stringvalidator.RegexMatches(objectNameRegexp, "must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
@@ -54,7 +55,9 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "How guests reach the outside: `nat` (default: masqueraded behind the host's address), `route` " +
 					"(routed, no NAT — the LAN needs a route back), `open` (routed, libvirt adds no firewall rules), `isolated` " +
 					"(guests reach only each other and the host), `bridge` (guests join the existing host bridge named by " +
-					"`bridge`; no addresses, DHCP or DNS of libvirt's own). Changing it replaces the network.",
+					"`bridge`, or with a `forward` block get macvtap links in bridge mode on its host links), `private`, `vepa`, " +
+					"`passthrough` (macvtap links of those modes on the `forward` block's host links) and `hostdev` (SR-IOV VFs " +
+					"of `forward.pf`); the last five have no addresses, DHCP or DNS of libvirt's own. Changing it replaces the network.",
 				Optional:      true,
 				Computed:      true,
 				Default:       stringdefault.StaticString(hostxml.ModeNAT),
@@ -90,7 +93,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"autostart": optionalBool("Start the network when libvirtd starts. Default `false`. Changes in place.", false),
 			"active":    optionalBool("Whether the network runs. Default `true`. Changes in place (stopping it cuts its guests off).", true),
-		},
+		}),
 		Blocks: map[string]schema.Block{
 			"dhcp": schema.SingleNestedBlock{
 				MarkdownDescription: "DHCP served by dnsmasq. Without this block the network has no DHCP server. Adding or " +
@@ -104,10 +107,14 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 							"omitting ranges later keeps what the network has): one range on the first IPv4 " +
 							"subnet, from the address after the host's to the one before the broadcast address " +
 							"(`10.17.0.2`-`10.17.0.254` for `10.17.0.0/24`); IPv6 subnets get no default range (guests " +
-							"still configure themselves from router advertisements).",
-						Optional:      true,
-						Computed:      true,
-						PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+							"still configure themselves from router advertisements). A change from some ranges to others applies " +
+							"**in place** (network-update: dnsmasq is restarted, the network is not); adding the first range or " +
+							"removing the last replaces the network.",
+						Optional: true,
+						Computed: true,
+						PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(rangesReplace,
+							"Adding the first DHCP range or removing the last replaces the network.",
+							"Adding the first DHCP range or removing the last replaces the network.")},
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 							"start": schema.StringAttribute{MarkdownDescription: "First address of the range.", Required: true},
 							"end":   schema.StringAttribute{MarkdownDescription: "Last address of the range.", Required: true},
@@ -132,7 +139,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"(DNS on, nothing extra). Adding or removing the block, `enabled` or `forwarders` replaces the network; " +
 					"`hosts` change in place.",
 				PlanModifiers: replacedOnPresence("dns"),
-				Attributes: map[string]schema.Attribute{
+				Attributes: withAttributes(dnsRecordAttributes(), map[string]schema.Attribute{
 					"enabled": enabledAttr("Serve DNS. Default `true`. `false` turns dnsmasq's DNS off (DHCP still works)."),
 					"hosts": schema.SetNestedAttribute{
 						MarkdownDescription: "Extra names dnsmasq answers, applied live without restarting the network. " +
@@ -154,7 +161,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 							"domain": optionalString("Domain this forwarder serves."),
 						}},
 					},
-				},
+				}),
 			},
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 		},
@@ -171,4 +178,10 @@ func replacedOnPresence(block string) []planmodifier.Object {
 func enabledAttr(desc string) schema.BoolAttribute {
 	return schema.BoolAttribute{MarkdownDescription: desc, Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 		PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}}
+}
+
+// rangesReplace replaces the network unless it had ranges and keeps some (those change
+// with network-update).
+func rangesReplace(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = !allKnown(req.PlanValue, req.StateValue) || len(req.PlanValue.Elements()) == 0 || len(req.StateValue.Elements()) == 0
 }
