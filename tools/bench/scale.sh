@@ -150,7 +150,7 @@ cpu_split() {
   [ -n "$u" ] && [ -n "$p" ] && awk -v u="$u" -v s="$s" -v p="$p" 'BEGIN { printf "%.2f + %.2f", u + s - p, p }' || echo "–"
 }
 scale_rows() {
-  local fa=$((N_RUNNING * 4)) g
+  local fa=$((N_RUNNING * 4))
   echo "| F: Terraform's floor | no-change plan, $fa terraform_data, wall s | – | $(wall F-terraform-plan-$fa) | $(wall F-tofu-plan-$fa) | | | |"
   echo "| | no-change plan, $N_STOPPED terraform_data, wall s | – | $(wall F-terraform-plan-$N_STOPPED) | $(wall F-tofu-plan-$N_STOPPED) | | | |"
   echo "| | plan -refresh=false, $N_STOPPED terraform_data, wall s | – | $(wall F-terraform-planr-$N_STOPPED) | $(wall F-tofu-planr-$N_STOPPED) | | | |"
@@ -174,8 +174,10 @@ scale_rows() {
   local et=$(get E-terraform-plan wall_s) eo=$(get E-tofu-plan wall_s)
   echo "| E: fleet $N_HOSTS hosts × $N_PER_HOST | apply, wall s | – | $(wall E-terraform-apply) | $(wall E-tofu-apply) | | | |"
   echo "| | no-change plan, wall s | – | $(wall E-terraform-plan)$(drift E-terraform-plan) | $(wall E-tofu-plan)$(drift E-tofu-plan) | < 2.5 s | $(verdict "$et" "<" 2.5) | $(verdict "$eo" "<" 2.5) |"
-  g=$(awk -v b="$GUARD_B_PLAN_RATIO" 'BEGIN { printf "%.2f", b * 1.2 }')
+  local gt go
+  gt=$(awk -v b="$GUARD_B_PLAN_RATIO_TERRAFORM" 'BEGIN { printf "%.2f", b * 1.2 }')
+  go=$(awk -v b="$GUARD_B_PLAN_RATIO_TOFU" 'BEGIN { printf "%.2f", b * 1.2 }')
   echo "| G: guard (no-change plan) | quickstart guest (A), ms per guest | – | $(per A-terraform-plan "$N_RUNNING") | $(per A-tofu-plan "$N_RUNNING") | | | |"
   echo "| | every-family domain, ms per domain ($N_GUARD) | – | $(per G-terraform-plan "$N_GUARD") | $(per G-tofu-plan "$N_GUARD") | | | |"
-  echo "| | plain domain (B) ÷ floor, against $GUARD_B_PLAN_RATIO at $GUARD_BASELINE_COMMIT | – | $(vsfloor B-terraform-plan "$N_STOPPED" terraform) | $(vsfloor B-tofu-plan "$N_STOPPED" tofu) | ≤ $g (+20 %) | $(ratio_verdicts B-@-plan "$N_STOPPED" "$g") |"
+  echo "| | plain domain (B) ÷ floor, against $GUARD_B_PLAN_RATIO_TERRAFORM / $GUARD_B_PLAN_RATIO_TOFU at $GUARD_BASELINE_COMMIT | – | $(vsfloor B-terraform-plan "$N_STOPPED" terraform) | $(vsfloor B-tofu-plan "$N_STOPPED" tofu) | ≤ +20 % ($gt / $go) | $(verdict "$(vsfloor B-terraform-plan "$N_STOPPED" terraform)" "<=" "$gt") | $(verdict "$(vsfloor B-tofu-plan "$N_STOPPED" tofu)" "<=" "$go") |"
 }
