@@ -100,6 +100,8 @@ resource "libvirt_volume" "golden_luks" {
   pool       = "default"
   clone_from = libvirt_volume.debian.id
   encryption = { format = "luks", secret_id = libvirt_secret.golden_luks.id }
+}
+
 # A compressed cloud image, decompressed while it streams into the pool (never stored
 # whole). source_compression = "auto" (the default) tells it by its magic bytes; the
 # checksum is the one published for the compressed file, as downloaded. capacity_bytes
