@@ -26,7 +26,9 @@ func TestAccNetworkBeyondNAT_booted(t *testing.T) {
 	name, disk := acctest.DomainDisk(t, "netx")
 	routed, v4 := netTestName()
 	mv := acctest.RandomName("netmv")
-	lower, peer := acctest.VethPair(t, "192.0.2.1/24") // TEST-NET-1: never leaves the namespace
+	// TEST-NET-3: never leaves the namespace, and not TestAccDomainMacvtap_booted's TEST-NET-1
+	// (two veths with one subnet in the namespace would steal each other's replies).
+	lower, peer := acctest.VethPair(t, "203.0.113.1/24")
 	lower2, _ := acctest.VethPair(t, "198.51.100.1/24")
 	dest := fmt.Sprintf("10.%d.%d.0/24", 200+rand.IntN(50), rand.IntN(256))
 	macR := fmt.Sprintf("52:54:00:c1:%02x:%02x", rand.IntN(256), rand.IntN(256))
@@ -98,9 +100,9 @@ func TestAccNetworkBeyondNAT_booted(t *testing.T) {
 nic() { for n in /sys/class/net/*; do grep -qx $1 $n/address && echo ${n##*/}; done; }
 r=$(nic ` + macR + `); m=$(nic ` + macM + `)
 [ -f /run/udhcpc.$m.pid ] && kill $(cat /run/udhcpc.$m.pid) 2>/dev/null
-ip link set $m up; ip -4 addr flush dev $m; ip addr add 192.0.2.2/24 dev $m
+ip link set $m up; ip -4 addr flush dev $m; ip addr add 203.0.113.2/24 dev $m
 p() { for i in $(seq 10); do ping -I $1 -c 1 -W 2 $2 >/dev/null 2>&1 && { echo ok; return; }; done; echo failed; }
-echo routed=$(p $r ` + v4 + `.1) macvtap=$(p $m 192.0.2.1)`
+echo routed=$(p $r ` + v4 + `.1) macvtap=$(p $m 203.0.113.1)`
 		out, err := acctest.GuestExec(t, name, "/bin/sh", "-c", script)
 		if err == nil && strings.TrimSpace(out) != "routed=ok macvtap=ok" {
 			err = fmt.Errorf("the guest says %q, want routed=ok macvtap=ok (peer %s)", out, peer)

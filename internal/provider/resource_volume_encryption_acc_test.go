@@ -81,8 +81,9 @@ func TestAccVolumeEncryption_booted(t *testing.T) {
 						return notInVolumes(t, []string{ids["libvirt_volume.luks"], ids["libvirt_volume.copy"]}, written, copied)
 					}),
 			},
-			importStep("libvirt_volume.luks", "", "timeouts", "allocation_bytes"), // the running guest allocates more
-			importStep("libvirt_volume.copy", "", "timeouts", "clone_from", "allocation_bytes"),
+			// The running guest allocates more, and libvirt gives its disks to the qemu user.
+			importStep("libvirt_volume.luks", "", "timeouts", "allocation_bytes", "permissions.owner", "permissions.group"),
+			importStep("libvirt_volume.copy", "", "timeouts", "clone_from", "allocation_bytes", "permissions.owner", "permissions.group"),
 			importStep("libvirt_secret.luks", "", "timeouts", "value", "value_wo_version"),
 			importStep(domRes, name, "timeouts"),
 		},

@@ -183,7 +183,9 @@ func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
 
 // TestAccVolume_streamsLargeSource uploads a 256 MiB raw image generated on the fly by a
 // local HTTP server, with its checksum, and samples the test process's heap (the
-// provider runs in it) meanwhile: the image is streamed, never held whole.
+// provider runs in it) meanwhile: the image is streamed, never held whole. Serial: a
+// parallel test's allocations (the compressed-image server holds its images) would be
+// counted too.
 func TestAccVolume_streamsLargeSource(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("vol")
@@ -222,7 +224,7 @@ func TestAccVolume_streamsLargeSource(t *testing.T) {
 	t.Cleanup(stopSampling)
 	config := acctest.ProviderBlock("") + volumeHCL("big", name,
 		attr("source_url", srv.URL+"/big.img"), attr("source_checksum", "sha256:"+sum), attr("format", "raw"))
-	acctest.Run(t, resource.TestCase{
+	acctest.RunSerial(t, resource.TestCase{
 		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{{
 			Config:            config,

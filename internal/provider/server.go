@@ -5,6 +5,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
@@ -13,7 +14,11 @@ import (
 // both serve this, so the tests cover what users run.
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	framework := providerserver.NewProtocol6(New(version)())
-	return func() tfprotov6.ProviderServer { return unchangedPlanServer{framework()} }
+	return func() tfprotov6.ProviderServer {
+		return unchangedPlanServer{ProviderServer: framework(), defaults: &schemaDefaults{newRes: func() []func() resource.Resource {
+			return New(version)().Resources(context.Background())
+		}}}
+	}
 }
 
 // unchangedPlanServer answers PlanResourceChange itself when Terraform proposes exactly
@@ -22,14 +27,17 @@ func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 // changes a resource whose configuration and state agree, but it gets there by writing
 // every top-level attribute back into the plan one at a time, each write copying the
 // whole object: quadratic in the schema's size, and 80 ms of CPU per libvirt_domain,
-// most of a no-change plan (docs/guides/performance.md). Anything else, creates,
-// destroys, any changed or unknown value, goes to the framework.
+// most of a no-change plan (docs/guides/performance.md). One thing the framework does
+// for an unchanged proposal is checked here too: a schema default for a value the
+// configuration leaves null (schemaDefaults). Anything else, creates, destroys, any
+// changed or unknown value, goes to the framework.
 type unchangedPlanServer struct {
 	tfprotov6.ProviderServer
+	defaults *schemaDefaults
 }
 
 func (s unchangedPlanServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if sameState(req.PriorState, req.ProposedNewState) {
+	if sameState(req.PriorState, req.ProposedNewState) && s.defaults.holds(ctx, req.TypeName, req.Config, req.PriorState) {
 		return &tfprotov6.PlanResourceChangeResponse{
 			PlannedState:    req.PriorState,
 			PlannedPrivate:  req.PriorPrivate,

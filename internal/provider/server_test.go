@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -20,10 +21,11 @@ func (c *countingServer) PlanResourceChange(context.Context, *tfprotov6.PlanReso
 }
 
 func TestUnchangedPlanServer(t *testing.T) {
-	ty := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String, "vcpu": tftypes.Number}}
-	value := func(name string, vcpu any) *tfprotov6.DynamicValue {
+	ty := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String, "vcpu": tftypes.Number, "running": tftypes.Bool}}
+	value := func(name string, vcpu, running any) *tfprotov6.DynamicValue {
 		v, err := tfprotov6.NewDynamicValue(ty, tftypes.NewValue(ty, map[string]tftypes.Value{
-			"name": tftypes.NewValue(tftypes.String, name), "vcpu": tftypes.NewValue(tftypes.Number, vcpu)}))
+			"name": tftypes.NewValue(tftypes.String, name), "vcpu": tftypes.NewValue(tftypes.Number, vcpu),
+			"running": tftypes.NewValue(tftypes.Bool, running)}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,26 +35,32 @@ func TestUnchangedPlanServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// "running" defaults to true, as libvirt_domain's does.
+	defs := &schemaDefaults{}
+	defs.once.Do(func() {
+		defs.byType = map[string]*defaultsIndex{"libvirt_domain": {typ: ty, values: map[string]tftypes.Value{"running": tftypes.NewValue(tftypes.Bool, true)}}}
+	})
+	unset := value("vm", 2, nil) // a configuration without running
 	for _, tc := range []struct {
-		name            string
-		prior, proposed *tfprotov6.DynamicValue
-		wantFramework   bool
+		name                    string
+		config, prior, proposed *tfprotov6.DynamicValue
+		wantFramework           bool
 	}{
-		{"same object: the plan is the prior state", value("vm", 2), value("vm", 2), false},
-		{"a changed value", value("vm", 2), value("vm", 4), true},
-		{"an unknown value", value("vm", 2), value("vm", tftypes.UnknownValue), true},
-		{"create", &null, value("vm", 2), true},
-		{"destroy", value("vm", 2), &null, true},
-		{"both null", &null, &null, true},
-		{"no prior", nil, value("vm", 2), true},
-		{"same JSON", &tfprotov6.DynamicValue{JSON: []byte(`{"name":"vm"}`)}, &tfprotov6.DynamicValue{JSON: []byte(`{"name":"vm"}`)}, false},
-		{"JSON null", &tfprotov6.DynamicValue{JSON: []byte(`null`)}, &tfprotov6.DynamicValue{JSON: []byte(`null`)}, true},
+		{"same object: the plan is the prior state", unset, value("vm", 2, true), value("vm", 2, true), false},
+		{"running set in the configuration, as in state", value("vm", 2, false), value("vm", 2, false), value("vm", 2, false), false},
+		{"a default the prior state lacks (stopped outside Terraform)", unset, value("vm", 2, false), value("vm", 2, false), true},
+		{"a changed value", unset, value("vm", 2, true), value("vm", 4, true), true},
+		{"an unknown value", unset, value("vm", 2, true), value("vm", tftypes.UnknownValue, true), true},
+		{"create", unset, &null, value("vm", 2, true), true},
+		{"destroy", &null, value("vm", 2, true), &null, true},
+		{"both null", &null, &null, &null, true},
+		{"no prior", unset, nil, value("vm", 2, true), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inner := &countingServer{}
-			req := &tfprotov6.PlanResourceChangeRequest{TypeName: "libvirt_domain", PriorState: tc.prior,
+			req := &tfprotov6.PlanResourceChangeRequest{TypeName: "libvirt_domain", Config: tc.config, PriorState: tc.prior,
 				ProposedNewState: tc.proposed, PriorPrivate: []byte(`{"k":"v"}`)}
-			resp, err := unchangedPlanServer{inner}.PlanResourceChange(context.Background(), req)
+			resp, err := unchangedPlanServer{ProviderServer: inner, defaults: defs}.PlanResourceChange(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,5 +71,28 @@ func TestUnchangedPlanServer(t *testing.T) {
 				t.Fatalf("plan %+v, want the prior state and private data unchanged", resp)
 			}
 		})
+	}
+}
+
+// Every resource's defaults can be read, so no type is left out of the shortcut, and
+// libvirt_domain's include the nested ones.
+func TestSchemaDefaultsOfEveryResource(t *testing.T) {
+	d := &schemaDefaults{newRes: func() []func() resource.Resource { return New("test")().Resources(context.Background()) }}
+	ctx := context.Background()
+	for _, f := range New("test")().Resources(ctx) {
+		var md resource.MetadataResponse
+		f().Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "libvirt"}, &md)
+		if d.index(ctx, md.TypeName) == nil {
+			t.Errorf("%s: its defaults could not be read", md.TypeName)
+		}
+	}
+	dom := d.index(ctx, "libvirt_domain")
+	for _, p := range []string{"running", "autostart", "disk.device", "graphics", "graphics.type"} {
+		if _, ok := dom.values[p]; !ok {
+			t.Errorf("libvirt_domain: no default for %s (have %d)", p, len(dom.values))
+		}
+	}
+	if v := dom.values["running"]; !v.Equal(tftypes.NewValue(tftypes.Bool, true)) {
+		t.Errorf("libvirt_domain.running defaults to %v, want true", v)
 	}
 }
