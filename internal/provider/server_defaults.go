@@ -19,10 +19,9 @@ import (
 // every such default (a domain stopped outside Terraform has running = false in state and
 // no running in its configuration: the plan must bring back the default, true).
 type schemaDefaults struct {
-	once    sync.Once
-	newRes  func() []func() resource.Resource
-	byType  map[string]*defaultsIndex
-	initErr bool
+	once   sync.Once
+	newRes func() []func() resource.Resource
+	byType map[string]*defaultsIndex
 }
 
 type defaultsIndex struct {
