@@ -9,19 +9,21 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// ProtocolServer serves the provider over protocol 6 with the no-change plan answered
-// without the framework (unchangedPlanServer). main and the in-process acceptance tests
+// ProtocolServer serves the provider over protocol 6 with the no-change plan and the
+// current-version state upgrade answered without the framework (shortcutServer). main and the in-process acceptance tests
 // both serve this, so the tests cover what users run.
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	framework := providerserver.NewProtocol6(New(version)())
 	return func() tfprotov6.ProviderServer {
-		return unchangedPlanServer{ProviderServer: framework(), defaults: &schemaDefaults{newRes: func() []func() resource.Resource {
+		return shortcutServer{ProviderServer: framework(), schemas: &schemaDefaults{newRes: func() []func() resource.Resource {
 			return New(version)().Resources(context.Background())
 		}}}
 	}
 }
 
-// unchangedPlanServer answers PlanResourceChange itself when Terraform proposes exactly
+// shortcutServer answers two calls itself where the framework's way costs most and the
+// answer is known: UpgradeResourceState of current-version state (server_upgrade.go), and
+// PlanResourceChange when Terraform proposes exactly
 // the prior state (the configuration asks for nothing new): the plan is the prior state.
 // The framework would reach the same plan, since no plan modifier or ModifyPlan here
 // changes a resource whose configuration and state agree, but it gets there by writing
@@ -31,13 +33,13 @@ func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 // for an unchanged proposal is checked here too: a schema default for a value the
 // configuration leaves null (schemaDefaults). Anything else, creates, destroys, any
 // changed or unknown value, goes to the framework.
-type unchangedPlanServer struct {
+type shortcutServer struct {
 	tfprotov6.ProviderServer
-	defaults *schemaDefaults
+	schemas *schemaDefaults
 }
 
-func (s unchangedPlanServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if sameState(req.PriorState, req.ProposedNewState) && s.defaults.holds(ctx, req.TypeName, req.Config, req.PriorState) {
+func (s shortcutServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if sameState(req.PriorState, req.ProposedNewState) && s.schemas.holds(ctx, req.TypeName, req.Config, req.PriorState) {
 		return &tfprotov6.PlanResourceChangeResponse{
 			PlannedState:    req.PriorState,
 			PlannedPrivate:  req.PriorPrivate,

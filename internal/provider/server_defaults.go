@@ -25,7 +25,11 @@ type schemaDefaults struct {
 }
 
 type defaultsIndex struct {
-	typ tftypes.Type
+	typ     tftypes.Type
+	version int64 // the schema's version (UpgradeResourceState)
+	// listBlocks holds the schema paths of list and set blocks: Terraform wants them empty,
+	// never null (upgradeCurrent).
+	listBlocks map[string]bool
 	// values maps a schema path (attribute and block names joined by ".", list and map
 	// elements left out) to its default.
 	values map[string]tftypes.Value
@@ -40,7 +44,8 @@ func (s *schemaDefaults) index(ctx context.Context, typeName string) *defaultsIn
 			r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "libvirt"}, &md)
 			var sr resource.SchemaResponse
 			r.Schema(ctx, resource.SchemaRequest{}, &sr)
-			idx := &defaultsIndex{typ: sr.Schema.Type().TerraformType(ctx), values: map[string]tftypes.Value{}}
+			idx := &defaultsIndex{typ: sr.Schema.Type().TerraformType(ctx), version: sr.Schema.Version,
+				values: map[string]tftypes.Value{}, listBlocks: map[string]bool{}}
 			if !idx.addAttributes(ctx, "", sr.Schema.Attributes) || !idx.addBlocks(ctx, "", sr.Schema.Blocks) {
 				continue // a default that cannot be read: that type always takes the framework's way
 			}
@@ -134,8 +139,10 @@ func (idx *defaultsIndex) addBlocks(ctx context.Context, prefix string, blocks m
 			attrs, inner = n.Attributes, n.Blocks
 		case schema.ListNestedBlock:
 			attrs, inner = n.NestedObject.Attributes, n.NestedObject.Blocks
+			idx.listBlocks[prefix+name] = true
 		case schema.SetNestedBlock:
 			attrs, inner = n.NestedObject.Attributes, n.NestedObject.Blocks
+			idx.listBlocks[prefix+name] = true
 		default:
 			return false
 		}

@@ -60,7 +60,7 @@ func TestUnchangedPlanServer(t *testing.T) {
 			inner := &countingServer{}
 			req := &tfprotov6.PlanResourceChangeRequest{TypeName: "libvirt_domain", Config: tc.config, PriorState: tc.prior,
 				ProposedNewState: tc.proposed, PriorPrivate: []byte(`{"k":"v"}`)}
-			resp, err := unchangedPlanServer{ProviderServer: inner, defaults: defs}.PlanResourceChange(context.Background(), req)
+			resp, err := shortcutServer{ProviderServer: inner, schemas: defs}.PlanResourceChange(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
