@@ -64,6 +64,9 @@ var (
 
 	_ resource.ResourceWithConfigure = (*volumeExportResource)(nil)
 
+	_ resource.ResourceWithModifyPlan     = (*secretResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*secretResource)(nil)
+
 	_ datasource.DataSourceWithConfigure = (*hostDataSource)(nil)
 
 	_ datasource.DataSourceWithConfigure = (*clusterDataSource)(nil)

@@ -133,6 +133,7 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 
 // Read reads the definition, and the value when state keeps one and libvirt shows it.
 func (r *secretResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	trackSecret(ctx, req.State)
 	refresh(ctx, req, resp, time.Minute, secretWhat, func(ctx context.Context, m *secretModel) (*secretModel, error) {
 		s, err := r.client.GetSecret(ctx, m.ID.ValueString())
 		if err != nil {

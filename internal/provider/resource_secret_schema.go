@@ -26,7 +26,9 @@ func (r *secretResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		"usage_type": requiredReplace("What the secret is for: `volume` (LUKS passphrase), `ceph` (rbd client key), `iscsi` (CHAP password), "+
 			"`tls` (TLS key passphrase) or `vtpm` (TPM state key).", stringvalidator.OneOf(libvirt.SecretUsageTypes...)),
 		"usage_name": requiredReplace("Whom it serves, unique per usage type: the volume's path (`volume`), the iSCSI target IQN (`iscsi`), "+
-			"or a name of your choice (`ceph`, e.g. `client.libvirt secret`; `tls`; `vtpm`).", stringvalidator.LengthAtLeast(1)),
+			"or a name of your choice (`ceph`, e.g. `client.libvirt secret`; `tls`; `vtpm`). libvirt keeps one secret per usage: "+
+			"a new secret whose usage a secret on the host has already (one no state tracks) is refused at plan time, naming that "+
+			"secret's UUID to import.", stringvalidator.LengthAtLeast(1)),
 		"description": optionalString("Free text stored with the secret."),
 		"value": schema.StringAttribute{
 			MarkdownDescription: "The secret's value. For `usage_type = \"ceph\"` the key exactly as `ceph auth get-key` prints it " +

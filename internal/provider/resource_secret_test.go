@@ -117,3 +117,19 @@ func TestAccSecret_writeOnlyPrivate(t *testing.T) {
 		},
 	})
 }
+
+// A second secret for a usage the host has a secret for already is refused at plan time,
+// naming the secret to import; nothing is made.
+func TestAccSecret_usageTaken(t *testing.T) {
+	acctest.RequireAcc(t)
+	id, name := uuid.NewString(), acctest.RandomName("taken")
+	acctest.DefineSecret(t, id, "ceph", name)
+	acctest.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock("") + resourceHCL("libvirt_secret", "s", attr("usage_type", "ceph"), attr("usage_name", name),
+				attr("value", base64.StdEncoding.EncodeToString([]byte("key")))),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)has a secret with\s+this\s+usage\s+already\s+\(UUID\s+` + id + `\).*terraform\s+import`),
+		}},
+	})
+}
