@@ -57,22 +57,31 @@ resource "libvirt_domain" "adopted" {
 // returns the generated configuration; the object is left to the test's cleanup.
 func generateConfigPlansClean(t *testing.T, to, id string) string {
 	t.Helper()
-	w := newCLIWork(t, acctest.ProviderBlock("")+fmt.Sprintf(`
-import {
-  to = %s
-  id = %q
+	return generateConfigPlansCleanAll(t, map[string]string{to: id})
 }
-`, to, id))
+
+// generateConfigPlansCleanAll is generateConfigPlansClean for several objects at once
+// (address: import id), in one configuration: one round of CLI runs for all of them.
+func generateConfigPlansCleanAll(t *testing.T, ids map[string]string) string {
+	t.Helper()
+	imports := ""
+	for to, id := range ids {
+		imports += fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", to, id)
+	}
+	w := newCLIWork(t, acctest.ProviderBlock("")+imports)
 	if out, code := w.run("plan", "-input=false", "-generate-config-out=generated.tf"); code != 0 {
 		t.Fatalf("plan -generate-config-out (exit %d):\n%s", code, out)
 	}
 	generated, _ := os.ReadFile(w.path("generated.tf"))
-	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
+	want := fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", len(ids))
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, want) {
 		t.Fatalf("apply of the generated config (exit %d) did more than import:\n%s\n--- generated.tf:\n%s", code, out, generated)
 	}
 	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the plan after importing with the generated config is not empty (exit %d):\n%s\n--- generated.tf:\n%s", code, out, generated)
 	}
-	w.run("state", "rm", to)
+	for to := range ids {
+		w.run("state", "rm", to)
+	}
 	return string(generated)
 }

@@ -93,8 +93,9 @@ func definedPools(prefix string) (config string, names map[string]string) {
 }
 
 // TestAccPool_defineOnly defines a pool of each type this host has no service for,
-// without starting it: the plan is empty after apply, each imports back the same, and
-// destroy undefines them.
+// without starting it: the plan is empty after apply, each imports back the same (by id,
+// and all together through -generate-config-out into a second configuration that then
+// plans clean), and destroy undefines them.
 func TestAccPool_defineOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	acctest.Parallel(t)
@@ -121,7 +122,18 @@ func TestAccPool_defineOnly(t *testing.T) {
 		gone["pool "+n] = acctest.PoolLookup(n)
 		steps = append(steps, importStep("libvirt_pool."+label, n, "timeouts"))
 	}
-	steps = append(steps, resource.TestStep{Config: config, PlanOnly: true})
+	steps = append(steps, resource.TestStep{Config: config, ConfigPlanChecks: acctest.Plans(acctest.NoChange()), Check: func(*terraform.State) error {
+		// The same pools taken over by another configuration written by -generate-config-out.
+		ids := map[string]string{}
+		for label, n := range names {
+			ids["libvirt_pool."+label] = n
+		}
+		generated := generateConfigPlansCleanAll(t, ids)
+		if !strings.Contains(generated, `"mon1.example:6789"`) || !strings.Contains(generated, `initiator`) {
+			t.Errorf("the generated configuration lacks the pools' sources:\n%s", generated)
+		}
+		return nil
+	}})
 	acctest.Run(t, resource.TestCase{CheckDestroy: acctest.CheckGone(gone), Steps: steps})
 }
 
