@@ -56,12 +56,16 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 	var info *VolumeInfo
 	var user *VolumeUser
 	var disks []string
+	var compat string
 	err = c.Read(ctx, "look up volume "+ref.String(), func(l *golibvirt.Libvirt) error {
 		v, err := LookupVolume(l, ref)
 		if err != nil {
 			return err
 		}
 		if info, err = volumeInfo(l, v); err != nil {
+			return err
+		}
+		if compat, err = volumeCompat(l, v); err != nil {
 			return err
 		}
 		if user, err = RunningUserOf(l, info); err != nil || user == nil {
@@ -84,6 +88,9 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 	case exportFormat(info.Format) != "qcow2":
 		return nil, fmt.Errorf("volume %s/%s is %s: incremental exports need a qcow2 volume (its checkpoints are bitmaps in the image)",
 			info.Pool, info.Name, exportFormat(info.Format))
+	case compat == "0.10":
+		return nil, fmt.Errorf("volume %s/%s is a version 2 qcow2 image (compat 0.10), which cannot hold the dirty bitmaps of checkpoints: "+
+			"upgrade it while no domain runs on it (`qemu-img amend -f qcow2 -o compat=1.1 %s`)", info.Pool, info.Name, info.Path)
 	case user == nil:
 		return nil, fmt.Errorf("volume %s/%s is not a disk of a running domain: incremental exports copy through the domain "+
 			"(libvirt's backup API needs a running or paused domain); start it, or set incremental = false", info.Pool, info.Name)
@@ -176,6 +183,23 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 		return nil, err
 	}
 	return res, nil
+}
+
+// volumeCompat is the qcow2 compatibility level libvirt reports for v ("0.10" is version
+// 2, "1.1" version 3; "" for other formats).
+func volumeCompat(l *golibvirt.Libvirt, v golibvirt.StorageVol) (string, error) {
+	doc, err := l.StorageVolGetXMLDesc(v, 0)
+	if err != nil {
+		return "", err
+	}
+	var x libvirtxml.StorageVolume
+	if err := x.Unmarshal(doc); err != nil {
+		return "", fmt.Errorf("parse volume XML of %s: %w", v.Name, err)
+	}
+	if x.Target == nil {
+		return "", nil
+	}
+	return x.Target.Compat, nil
 }
 
 // waitBackup waits for the domain's backup job to end and says how it ended: libvirt
