@@ -50,7 +50,8 @@ func withIncremental(s schema.Schema) schema.Schema {
 		PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplaceIf(
 			func(_ context.Context, req planmodifier.BoolRequest, resp *boolplanmodifier.RequiresReplaceIfFuncResponse) {
 				resp.RequiresReplace = req.PlanValue.ValueBool() != req.StateValue.ValueBool()
-			}, "Replaces the export when it changes", "Replaces the export when it changes")},
+			}, "If the value of this attribute changes, Terraform will destroy and recreate the resource.",
+			"If the value of this attribute changes, Terraform will destroy and recreate the resource.")},
 	}
 	s.Attributes["chain"] = schema.ListNestedAttribute{
 		MarkdownDescription: "The files of an incremental export, oldest first (null when `incremental = false`). " +
@@ -70,7 +71,8 @@ func withIncremental(s schema.Schema) schema.Schema {
 	t := s.Attributes["triggers"].(schema.MapAttribute)
 	t.MarkdownDescription += " With `incremental = true` a change adds the next link of the chain in place instead (update, not replace)."
 	t.PlanModifiers = []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(triggersReplace,
-		"Replaces the export unless it is incremental", "Replaces the export unless it is incremental (`incremental = true` in plan and state).")}
+		"Unless incremental is true before and after, a change will destroy and recreate the resource.",
+		"Unless `incremental` is true before and after, a change will destroy and recreate the resource.")}
 	s.Attributes["triggers"] = t
 	return s
 }
