@@ -68,12 +68,13 @@ func withIncremental(s schema.Schema) schema.Schema {
 			"created":     schema.StringAttribute{Computed: true, MarkdownDescription: "When the copy was taken (RFC 3339, UTC)."},
 		}},
 	}
-	t := s.Attributes["triggers"].(schema.MapAttribute)
-	t.MarkdownDescription += " With `incremental = true` a change adds the next link of the chain in place instead (update, not replace)."
-	t.PlanModifiers = []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(triggersReplace,
-		"Unless incremental is true before and after, a change will destroy and recreate the resource.",
-		"Unless `incremental` is true before and after, a change will destroy and recreate the resource.")}
-	s.Attributes["triggers"] = t
+	if t, ok := s.Attributes["triggers"].(schema.MapAttribute); ok { // actionSchema's
+		t.MarkdownDescription += " With `incremental = true` a change adds the next link of the chain in place instead (update, not replace)."
+		t.PlanModifiers = []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(triggersReplace,
+			"Unless incremental is true before and after, a change will destroy and recreate the resource.",
+			"Unless `incremental` is true before and after, a change will destroy and recreate the resource.")}
+		s.Attributes["triggers"] = t
+	}
 	return s
 }
 

@@ -50,8 +50,9 @@ func backingOf(img string) (string, error) {
 	return info.Backing, nil
 }
 
-func stateAttr(s *terraform.State, res, key string) string {
-	if r, ok := s.RootModule().Resources[res]; ok {
+// stateAttr is an attribute of the export in state.
+func stateAttr(s *terraform.State, key string) string {
+	if r, ok := s.RootModule().Resources["libvirt_volume_export.inc"]; ok {
 		return r.Primary.Attributes[key]
 	}
 	return ""
@@ -117,7 +118,7 @@ func TestAccVolumeExport_incremental(t *testing.T) {
 					resource.TestCheckResourceAttrPair(res, "size_bytes", res, "chain.0.size_bytes"),
 					checkExportFile(res, "none", nil),
 					func(s *terraform.State) error {
-						cp := stateAttr(s, res, "chain.0.checkpoint")
+						cp := stateAttr(s, "chain.0.checkpoint")
 						prefix = strings.TrimSuffix(cp, "0")
 						got, err := acctest.Checkpoints(t, name, prefix)
 						if err != nil || len(got) != 1 || got[0] != cp {
@@ -126,7 +127,7 @@ func TestAccVolumeExport_incremental(t *testing.T) {
 						if b, err := backingOf(full); err != nil || b != "" {
 							return fmt.Errorf("full export: backing %q (%v), want none", b, err)
 						}
-						fullSize, _ = strconv.ParseInt(stateAttr(s, res, "size_bytes"), 10, 64)
+						fullSize, _ = strconv.ParseInt(stateAttr(s, "size_bytes"), 10, 64)
 						t.Logf("full export: %d bytes", fullSize)
 						return checkNoExportTemps(t, name)(s)
 					},
@@ -153,7 +154,7 @@ func TestAccVolumeExport_incremental(t *testing.T) {
 					checkExportFile(res, "none", nil),
 					func(s *terraform.State) error {
 						defer acctest.ResumeDomain(t, name)
-						size, _ := strconv.ParseInt(stateAttr(s, res, "size_bytes"), 10, 64)
+						size, _ := strconv.ParseInt(stateAttr(s, "size_bytes"), 10, 64)
 						t.Logf("incremental export: %d bytes (full: %d)", size, fullSize)
 						if size <= 0 || size >= fullSize/4 {
 							return fmt.Errorf("incremental link is %d bytes, want under a quarter of the full export's %d", size, fullSize)
@@ -192,7 +193,7 @@ func TestAccVolumeExport_incremental(t *testing.T) {
 						if b, err := backingOf(link(2)); err != nil || b != "" {
 							return fmt.Errorf("link 2 after the lost checkpoint: backing %q (%v), want none", b, err)
 						}
-						size, _ := strconv.ParseInt(stateAttr(s, res, "size_bytes"), 10, 64)
+						size, _ := strconv.ParseInt(stateAttr(s, "size_bytes"), 10, 64)
 						if size < fullSize/2 {
 							return fmt.Errorf("link 2 is %d bytes, want a full copy (about %d)", size, fullSize)
 						}

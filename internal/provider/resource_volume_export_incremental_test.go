@@ -34,7 +34,7 @@ func TestLinkPath(t *testing.T) {
 }
 
 // exportValue is the export's state or plan with only incremental and triggers set.
-func exportValue(t *testing.T, incremental *bool, trigger string) (tfsdk.State, tfsdk.Plan) {
+func exportValue(incremental *bool, trigger string) (tfsdk.State, tfsdk.Plan) {
 	var r volumeExportResource
 	var resp resource.SchemaResponse
 	r.Schema(context.Background(), resource.SchemaRequest{}, &resp)
@@ -66,8 +66,8 @@ func TestTriggersReplace(t *testing.T) {
 		{"turned off", &yes, &no, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			state, _ := exportValue(t, c.before, "mon")
-			_, plan := exportValue(t, c.after, "tue")
+			state, _ := exportValue(c.before, "mon")
+			_, plan := exportValue(c.after, "tue")
 			var resp mapplanmodifier.RequiresReplaceIfFuncResponse
 			triggersReplace(context.Background(), planmodifier.MapRequest{State: state, Plan: plan}, &resp)
 			if resp.Diagnostics.HasError() || resp.RequiresReplace != c.replace {
