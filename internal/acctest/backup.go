@@ -12,15 +12,15 @@ import (
 // Fixtures of the incremental export tests: the tiny guest with a data disk, and the
 // domain's checkpoints as libvirt lists them.
 
-// DataVolume makes an empty qcow2 version 3 volume (compat 1.1: checkpoints need it;
-// libvirt 9.0 makes version 2 when not told) of size bytes in the test pool (removed when
-// the test ends) and returns its key (its path).
-func DataVolume(t testing.TB, name string, size uint64) string {
+// DataVolume makes an empty qcow2 volume of size bytes and qcow2 compat level compat
+// ("1.1": version 3, which checkpoints need; "0.10": version 2) in the test pool (removed
+// when the test ends) and returns its key (its path).
+func DataVolume(t testing.TB, name string, size uint64, compat string) string {
 	t.Helper()
 	v := libvirtxml.StorageVolume{
 		Name:     name,
 		Capacity: &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: size},
-		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: "qcow2"}, Compat: "1.1"},
+		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: "qcow2"}, Compat: compat},
 	}
 	doc, err := v.Marshal()
 	if err != nil {

@@ -71,7 +71,7 @@ func TestAccVolumeExport_incremental(t *testing.T) {
 	name := acctest.RandomName("vxi")
 	dir := t.TempDir()
 	root := acctest.Overlay(t, name+".qcow2")
-	data := acctest.DataVolume(t, name+"-data.qcow2", 64<<20)
+	data := acctest.DataVolume(t, name+"-data.qcow2", 64<<20, "1.1")
 	if _, err := exec.Command("qemu-io", "-f", "qcow2", "-c", "write -P 0x5a 0 24M", data).CombinedOutput(); err != nil {
 		t.Fatalf("fill the data disk: %v", err)
 	}
