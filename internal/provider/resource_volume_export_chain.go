@@ -92,20 +92,20 @@ func (r *volumeExportResource) createChain(ctx context.Context, plan *volumeExpo
 		d.AddError("Unable to export volume "+plan.VolumeID.ValueString(), err.Error())
 		return nil, nil
 	}
-	prefix := checkpointPrefix(dest)
-	if old, err := r.client.Checkpoints(ctx, link.DomainUUID.ValueString(), prefix); err == nil {
-		var stale []string
-		for _, n := range old {
-			if n != link.Checkpoint.ValueString() {
-				stale = append(stale, n)
-			}
+	// Best effort: the export is made; what is left is named in a warning.
+	old, err := r.client.Checkpoints(ctx, link.DomainUUID.ValueString(), checkpointPrefix(dest))
+	var stale []string
+	for _, n := range old {
+		if n != link.Checkpoint.ValueString() {
+			stale = append(stale, n)
 		}
-		if len(stale) > 0 {
-			_, err = r.client.DeleteCheckpoints(ctx, link.DomainUUID.ValueString(), stale)
-		}
-		if err != nil {
-			d.AddWarning("Old checkpoints left", fmt.Sprintf("Checkpoints %v of an earlier export chain at %s could not be removed: %v", stale, dest, err))
-		}
+	}
+	if err == nil && len(stale) > 0 {
+		_, err = r.client.DeleteCheckpoints(ctx, link.DomainUUID.ValueString(), stale)
+	}
+	if err != nil {
+		d.AddWarning("Old checkpoints may be left", fmt.Sprintf("Checkpoints of an earlier export chain at %s (%v) could not be "+
+			"listed or removed: %v. List them with `virsh checkpoint-list %s`.", dest, stale, err, link.DomainUUID.ValueString()))
 	}
 	plan.setLinks(ctx, []exportLink{*link}, d)
 	d.Append(stampLink(ctx, p, link)...)

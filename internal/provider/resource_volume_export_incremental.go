@@ -169,6 +169,11 @@ func (r *volumeExportResource) Update(ctx context.Context, req resource.UpdateRe
 			return
 		}
 		got, err := r.nextLink(ctx, plan, &state, resp.Private, &resp.Diagnostics)
+		if got == nil {
+			// A failed link leaves the chain as it was: the prior state (the framework
+			// would otherwise return none), whose old triggers plan the link again.
+			got = &state
+		}
 		keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to update "+state.what(), err)
 	})
 }
