@@ -88,7 +88,9 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 	case exportFormat(info.Format) != "qcow2":
 		return nil, fmt.Errorf("volume %s/%s is %s: incremental exports need a qcow2 volume (its checkpoints are bitmaps in the image)",
 			info.Pool, info.Name, exportFormat(info.Format))
-	case compat == "0.10":
+	case compat == "" || compat == "0.10":
+		// libvirt names the level of a version 3 image ("1.1") whenever it has read the
+		// file; a version 2 one shows none after a pool refresh, "0.10" before.
 		return nil, fmt.Errorf("volume %s/%s is a version 2 qcow2 image (compat 0.10), which cannot hold the dirty bitmaps of checkpoints: "+
 			"upgrade it while no domain runs on it (`qemu-img amend -f qcow2 -o compat=1.1 %s`)", info.Pool, info.Name, info.Path)
 	case user == nil:
