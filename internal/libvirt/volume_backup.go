@@ -165,7 +165,7 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 			return nil, fmt.Errorf("%w; and the backup job could not be aborted (%v): abort it with `virsh domjobabort %s`, "+
 				"then remove `virsh vol-delete --pool %s %s` and `virsh checkpoint-delete %s %s`", err, aerr, dom.Name, tmp.Pool, tmp.Name, dom.Name, opts.Checkpoint)
 		}
-		if _, derr := c.dropCheckpoint(ctx, res.DomainUUID, []string{opts.Checkpoint}); derr != nil {
+		if derr := c.dropCheckpoint(ctx, res.DomainUUID, opts.Checkpoint); derr != nil {
 			err = fmt.Errorf("%w; and its checkpoint could not be removed (remove it with `virsh checkpoint-delete %s %s`): %v", err, dom.Name, opts.Checkpoint, derr)
 		}
 		return nil, err
@@ -179,7 +179,7 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 	if err != nil {
 		// The checkpoint exists but the file does not: drop it, so the next try is full
 		// from the previous checkpoint again.
-		if _, derr := c.dropCheckpoint(ctx, res.DomainUUID, []string{opts.Checkpoint}); derr != nil {
+		if derr := c.dropCheckpoint(ctx, res.DomainUUID, opts.Checkpoint); derr != nil {
 			err = fmt.Errorf("%w; and checkpoint %s could not be removed: %v", err, opts.Checkpoint, derr)
 		}
 		return nil, err
@@ -189,10 +189,11 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 
 // dropCheckpoint deletes the checkpoint of a copy that failed, on a deadline of its own
 // (the caller's may be what ran out).
-func (c *Client) dropCheckpoint(ctx context.Context, domain string, names []string) ([]string, error) {
+func (c *Client) dropCheckpoint(ctx context.Context, domain, name string) error {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rpc.SettleBudget)
 	defer cancel()
-	return c.DeleteCheckpoints(dctx, domain, names)
+	_, err := c.DeleteCheckpoints(dctx, domain, []string{name})
+	return err
 }
 
 // volumeCompat is the qcow2 compatibility level libvirt reports for v ("0.10" is version
