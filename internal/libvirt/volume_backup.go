@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
@@ -98,6 +99,13 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 			"(libvirt's backup API needs a running or paused domain); start it, or set incremental = false", info.Pool, info.Name)
 	}
 	dom := user.Domain
+	// One backup job per domain at a time (libvirt refuses a second): two exports of its
+	// disks in one apply (two chains, a week closing as the next starts) take turns.
+	release, err := lockBackups(ctx, UUIDString(dom))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	res = &BackupResult{DomainUUID: UUIDString(dom), DomainName: dom.Name, Disk: user.Target, Incremental: opts.Since != ""}
 	if res.Incremental {
 		ok, err := c.HasCheckpoint(ctx, res.DomainUUID, opts.Since)
@@ -185,6 +193,23 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 		return nil, err
 	}
 	return res, nil
+}
+
+// backupTurns holds, per domain UUID, a channel of one slot: whoever holds it runs the
+// domain's backup job. Process-wide: every resource of an apply runs in one provider
+// process.
+var backupTurns sync.Map
+
+// lockBackups waits (bounded by ctx) for the domain's turn and returns its release.
+func lockBackups(ctx context.Context, uuid string) (func(), error) {
+	v, _ := backupTurns.LoadOrStore(uuid, make(chan struct{}, 1))
+	turn, _ := v.(chan struct{})
+	select {
+	case turn <- struct{}{}:
+		return func() { <-turn }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for another backup of the domain to end: %w", ctx.Err())
+	}
 }
 
 // dropCheckpoint deletes the checkpoint of a copy that failed, on a deadline of its own

@@ -100,6 +100,7 @@ func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRe
 			return nil, nil
 		}
 		plan.ID = types.StringValue(out.Path)
+		plan.Chain = types.ListNull(linkObjectType) // a plain export has none, also when incremental was unknown at plan time
 		plan.SizeBytes = types.Int64Value(out.Size)
 		plan.SHA256 = types.StringValue(out.SHA256)
 		d.Append(setStamp(ctx, resp.Private, export.Stamp{Size: out.Size, ModTime: out.ModTime.UnixNano()})...)

@@ -64,7 +64,8 @@ func stateAttr(s *terraform.State, key string) string {
 // the guest, the guest paused, and step 2 (new triggers) is an in-place update whose link
 // is a small qcow2 backed by the full file, equal (qemu-img compare) to a copy of the disk
 // taken while the guest is still paused; step 3, after the previous checkpoint was
-// deleted by hand, is a full link without backing file. Destroy removes the checkpoints
+// deleted by hand, is a full link without backing file. A second chain of the same disk,
+// made in the same apply as the first, runs alongside. Destroy removes the checkpoints
 // (the domain, defined outside Terraform, outlives the test's resources) and the files.
 func TestAccVolumeExport_incremental(t *testing.T) {
 	acctest.RequireAcc(t)
@@ -77,10 +78,15 @@ func TestAccVolumeExport_incremental(t *testing.T) {
 	}
 	const res = "libvirt_volume_export.inc"
 	full := filepath.Join(dir, "week.qcow2")
+	// other is a second chain of the same disk, made in the same apply as the first link
+	// of inc: the two backups take turns, and their checkpoints interleave on the disk.
+	other := filepath.Join(dir, "other.qcow2")
 	config := func(n int) string {
 		return acctest.ProviderBlock("") + resourceHCL("libvirt_volume_export", "inc", attr("volume_id", data),
 			attr("path", full), attr("incremental", hcl("true")), attr("remove_on_destroy", hcl("true")),
-			attr("triggers", hcl(fmt.Sprintf("{ day = %q }", strconv.Itoa(n)))))
+			attr("triggers", hcl(fmt.Sprintf("{ day = %q }", strconv.Itoa(n))))) +
+			resourceHCL("libvirt_volume_export", "other", attr("volume_id", data), attr("path", other),
+				attr("incremental", hcl("true")), attr("remove_on_destroy", hcl("true")))
 	}
 	var prefix string
 	var fullSize int64
@@ -89,11 +95,11 @@ func TestAccVolumeExport_incremental(t *testing.T) {
 	var started time.Time
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: func(*terraform.State) error {
-			left, err := acctest.Checkpoints(t, name, prefix)
+			left, err := acctest.Checkpoints(t, name, "tfexport-")
 			if err != nil || len(left) > 0 || prefix == "" {
-				return fmt.Errorf("checkpoints %q of %s after destroy: %v %v", prefix, name, left, err)
+				return fmt.Errorf("checkpoints of %s after destroy: %v %v", name, left, err)
 			}
-			for _, f := range []string{full, link(1), link(2)} {
+			for _, f := range []string{full, link(1), link(2), other} {
 				if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
 					return fmt.Errorf("%s still there after destroy (remove_on_destroy): %v", f, err)
 				}
@@ -123,6 +129,9 @@ func TestAccVolumeExport_incremental(t *testing.T) {
 						got, err := acctest.Checkpoints(t, name, prefix)
 						if err != nil || len(got) != 1 || got[0] != cp {
 							return fmt.Errorf("libvirt lists checkpoints %v of %s (%v), want [%s]", got, name, err, cp)
+						}
+						if all, err := acctest.Checkpoints(t, name, "tfexport-"); err != nil || len(all) != 2 {
+							return fmt.Errorf("checkpoints of both chains: %v (%v), want 2", all, err)
 						}
 						if b, err := backingOf(full); err != nil || b != "" {
 							return fmt.Errorf("full export: backing %q (%v), want none", b, err)
