@@ -126,6 +126,14 @@ func volumeXML(spec VolumeSpec, capacity uint64, backing *VolumeInfo) (string, e
 		Target: &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: spec.Format},
 			Encryption: spec.Encryption.encryptionXML(), Permissions: permissionsXML(spec.Perms)},
 	}
+	if spec.Format == "qcow2" && spec.Encryption == nil {
+		// libvirt 9.0 makes version 2 images (compat 0.10) unless told: they cannot hold
+		// persistent dirty bitmaps, so no checkpoint (incremental export) could be made on
+		// them. Version 3 is what qemu-img itself makes; QEMU reads it since 1.1. Not for
+		// an encrypted volume: libvirt then reads its secret back differently (an import
+		// lost encryption.secret_id in TestAccVolumeEncryption_refreshed).
+		x.Target.Compat = "1.1"
+	}
 	if a := spec.Allocation; a != nil {
 		// libvirt refuses more than the capacity; a capacity taken from a source may be less
 		// than what was asked for.

@@ -17,7 +17,8 @@ import (
 //   - `triggers` and every attribute that names the target or the action replace the
 //     resource, which so performs the action again. Nothing is changed in place: Update
 //     stores the plan (new timeouts, or an attribute such as remove_on_destroy that only
-//     shapes what comes later).
+//     shapes what comes later). One exception: an incremental libvirt_volume_export,
+//     whose triggers add the next link of its chain in place (its own Update).
 //   - Delete does nothing on the host: an action cannot be undone. A resource with a
 //     cleanup of its own (the exported file) has its own Delete.
 //   - Read keeps the state: there is nothing on the host to compare an action with. A

@@ -29,7 +29,7 @@ type volumeExportResource struct {
 }
 
 func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = actionSchema{
+	resp.Schema = withIncremental(actionSchema{
 		description: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
 			"optionally compressed (`gzip`, `zstd`). The bytes are streamed — never held whole in memory, and nothing " +
 			"is written locally but the destination (as `<path>.partial`, renamed at the end; removed when the export " +
@@ -66,7 +66,7 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"size_bytes": keptInt("Bytes written to the file (after compression)."),
 			"sha256":     keptString("SHA-256 of the file as written (hex), computed while streaming; compare with `sha256sum <path>`."),
 		},
-	}.schema(ctx)
+	}.schema(ctx))
 }
 
 // exportTimeout is the default of timeouts.create.
@@ -81,6 +81,8 @@ type volumeExportModel struct {
 	RemoveOnDestroy types.Bool   `tfsdk:"remove_on_destroy"`
 	SizeBytes       types.Int64  `tfsdk:"size_bytes"`
 	SHA256          types.String `tfsdk:"sha256"`
+	Incremental     types.Bool   `tfsdk:"incremental"` // resource_volume_export_incremental.go
+	Chain           types.List   `tfsdk:"chain"`
 }
 
 func (m *volumeExportModel) what() string { return "exported file " + m.ID.ValueString() }
@@ -88,6 +90,9 @@ func (m *volumeExportModel) what() string { return "exported file " + m.ID.Value
 func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	create(ctx, req, resp, exportTimeout, (*volumeExportModel).what, func(ctx context.Context, plan *volumeExportModel, d *diag.Diagnostics) (*volumeExportModel, error) {
 		volID := plan.VolumeID.ValueString()
+		if plan.Incremental.ValueBool() {
+			return r.createChain(ctx, plan, resp.Private, d)
+		}
 		out, err := r.export(ctx, plan)
 		if err != nil {
 			// Headed by what was asked, not the file: it was not made.
@@ -95,6 +100,7 @@ func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRe
 			return nil, nil
 		}
 		plan.ID = types.StringValue(out.Path)
+		plan.Chain = types.ListNull(linkObjectType) // a plain export has none, also when incremental was unknown at plan time
 		plan.SizeBytes = types.Int64Value(out.Size)
 		plan.SHA256 = types.StringValue(out.SHA256)
 		d.Append(setStamp(ctx, resp.Private, export.Stamp{Size: out.Size, ModTime: out.ModTime.UnixNano()})...)
@@ -207,6 +213,9 @@ func exportChanged(path string, size int64, recorded *export.Stamp) (string, err
 // state, so the next plan exports again.
 func (r *volumeExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	refresh(ctx, req, resp, time.Minute, (*volumeExportModel).what, func(ctx context.Context, m *volumeExportModel) (*volumeExportModel, error) {
+		if m.Incremental.ValueBool() {
+			return readChain(ctx, m, getStamp(ctx, req.Private))
+		}
 		why, err := exportChanged(m.ID.ValueString(), m.SizeBytes.ValueInt64(), getStamp(ctx, req.Private))
 		switch {
 		case err != nil:
@@ -223,6 +232,9 @@ func (r *volumeExportResource) Read(ctx context.Context, req resource.ReadReques
 // destroy, or someone else's), which is left in place with a warning.
 func (r *volumeExportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	remove(ctx, req, resp, time.Minute, (*volumeExportModel).what, func(ctx context.Context, m *volumeExportModel, d *diag.Diagnostics) error {
+		if m.Incremental.ValueBool() {
+			return r.deleteChain(ctx, m, getStamp(ctx, req.Private), d)
+		}
 		if !m.RemoveOnDestroy.ValueBool() {
 			return nil
 		}
