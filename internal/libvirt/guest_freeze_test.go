@@ -16,7 +16,10 @@ type fakeFreeze struct {
 	thawCtxCancelledErr error // the thaw's context error, seen when it ran
 }
 
-func (f *fakeFreeze) freeze(context.Context) error { f.steps = append(f.steps, "freeze"); return f.freezeErr }
+func (f *fakeFreeze) freeze(context.Context) error {
+	f.steps = append(f.steps, "freeze")
+	return f.freezeErr
+}
 func (f *fakeFreeze) thaw(ctx context.Context) error {
 	f.steps = append(f.steps, "thaw")
 	f.thawCtxCancelledErr = ctx.Err()
