@@ -29,6 +29,14 @@ func IsSnapshotOverlay(path string) bool {
 	return strings.Contains(path[i+1:], SnapshotOverlayMarker)
 }
 
+// SnapshotOverlayBase is the image path an overlay's name was made from (path itself
+// when it is no overlay): the file name up to the first marker.
+func SnapshotOverlayBase(path string) string {
+	i := strings.LastIndex(path, "/")
+	name, _, _ := strings.Cut(path[i+1:], SnapshotOverlayMarker)
+	return path[:i+1] + name
+}
+
 // snapshotBase is the image under the provider's snapshot overlays of disk x: its path
 // and format, walking the backing chain while the file name carries the marker. ok is
 // false for a disk that is not on such an overlay. When libvirt's XML has no backing
@@ -42,9 +50,7 @@ func snapshotBase(x *libvirtxml.DomainDisk) (path, format string, ok bool) {
 	bs := x.BackingStore
 	for IsSnapshotOverlay(path) {
 		if bs == nil || bs.Source == nil || bs.Source.File == nil || bs.Source.File.File == "" {
-			i := strings.LastIndex(path, "/")
-			name, _, _ := strings.Cut(path[i+1:], SnapshotOverlayMarker)
-			return path[:i+1] + name, "", true
+			return SnapshotOverlayBase(path), "", true
 		}
 		path, format = bs.Source.File.File, ""
 		if bs.Format != nil {
