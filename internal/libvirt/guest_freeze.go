@@ -120,3 +120,15 @@ func errCode(err error) golibvirt.ErrorNumber {
 	}
 	return lvCode(err)
 }
+
+// GuestFSFreezeStatus is what the guest agent of domain id (UUID or name) says of its
+// filesystems: "thawed" or "frozen" (guest-fsfreeze-status; for tests and diagnostics).
+func (c *Client) GuestFSFreezeStatus(ctx context.Context, id string) (string, error) {
+	dom, err := c.LookupDomain(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	var status string
+	err = c.agent(ctx, dom, map[string]any{"execute": "guest-fsfreeze-status"}, 5*time.Second, &status)
+	return status, err
+}
