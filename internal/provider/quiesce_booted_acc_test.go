@@ -108,7 +108,7 @@ func TestAccQuiesce_booted(t *testing.T) {
 	withExport := domain + exp("e", file)
 	withSnap := withExport + snapshot("s", snap)
 	noTemps := checkNoExportTemps(t, diskName)
-	agentErr := words("guest agent not available: domain "+name) + `(.|\n)*qemu-guest-agent(.|\n)*org\.qemu\.guest_agent\.0`
+	agentErr := acctest.ErrorText("guest agent not available: domain "+name).String() + `(.|\n)*qemu-guest-agent(.|\n)*org\.qemu\.guest_agent\.0`
 
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
@@ -164,7 +164,7 @@ resource "libvirt_snapshot_revert" "r" {
   snapshot_id = libvirt_snapshot.s.id
 }
 `,
-				ExpectError: regexp.MustCompile(words("is external") + `(.|\n)*` + words("reverts external snapshots only from 9.9; nothing was changed")),
+				ExpectError: regexp.MustCompile(acctest.ErrorText("is external").String() + `(.|\n)*` + acctest.ErrorText("reverts external snapshots only from 9.9; nothing was changed").String()),
 			},
 			{
 				// The snapshot alone destroyed (after checking the failed revert changed nothing): committed back, overlay gone, the domain on
@@ -228,12 +228,6 @@ func quiesceStopAgent(t *testing.T, dom string) {
 			t.Fatalf("the guest agent of %s still answers", dom)
 		}
 	}
-}
-
-// words matches phrase with any white space between its words (Terraform wraps long
-// diagnostics).
-func words(phrase string) string {
-	return strings.Join(strings.Fields(regexp.QuoteMeta(phrase)), `\s+`)
 }
 
 // mustPass runs state-free checks outside a step's Check (a step that expects an error

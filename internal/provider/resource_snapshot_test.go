@@ -138,7 +138,7 @@ resource "libvirt_snapshot" "disk" {
   domain_id = %q
 }
 `, name),
-				ExpectError: acctest.ErrorText("domain " + name + " is running: stop it first or set memory = true"),
+				ExpectError: acctest.ErrorText("domain " + name + " is running: stop it first, set memory = true, or quiesce = true for an external snapshot of the running domain"),
 			},
 		},
 	})
