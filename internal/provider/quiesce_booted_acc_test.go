@@ -240,3 +240,46 @@ func mustPass(t *testing.T, checks ...resource.TestCheckFunc) {
 		}
 	}
 }
+
+// quiesce = true of a shut-off domain: nothing runs that could write, so it is the usual
+// internal disk-only snapshot (no agent, no overlay, revertable). Import cannot tell it
+// was asked quiesced (libvirt keeps no such flag): it reads back false. No guest boots.
+func TestAccQuiesce_shutOff(t *testing.T) {
+	name, disk := acctest.DomainDisk(t, "quiesce")
+	snap := "tfacc-qoff"
+	config := acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
+		snapOf("libvirt_domain.test.id", attr("name", snap), attr("quiesce", true))
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
+			acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name), "snapshot " + snap: snapLookup(name, snap)}),
+			fileGone(disk+".tfsnap-"+snap),
+		),
+		Steps: []resource.TestStep{
+			{
+				Config:            config,
+				ConfigPlanChecks:  acctest.Plans(),
+				ConfigStateChecks: acctest.State(snapRes, "quiesce", true, "memory", false, "domain_state", "shutoff"),
+				Check: func(*terraform.State) error {
+					s, err := acctest.Client(t).GetSnapshot(acctest.Ctx(t), name, snap)
+					if err != nil {
+						return err
+					}
+					if len(s.Overlays) != 0 {
+						return fmt.Errorf("snapshot of the shut-off domain is external (%v), want internal", s.Overlays)
+					}
+					return fileGone(disk + ".tfsnap-" + snap)(nil)
+				},
+			},
+			{
+				ResourceName: snapRes, ImportState: true, ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"timeouts", "quiesce"},
+				ImportStateCheck: func(s []*terraform.InstanceState) error {
+					if len(s) != 1 || s[0].Attributes["quiesce"] != "false" {
+						return fmt.Errorf("imported %v, want quiesce = false (an internal snapshot)", s)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
