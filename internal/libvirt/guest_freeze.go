@@ -95,7 +95,7 @@ func freezeError(domain string, err error) error {
 	const need = "quiesce needs the QEMU guest agent running in the guest (the qemu-guest-agent package) " +
 		"and a virtio channel named org.qemu.guest_agent.0 in the domain"
 	if agentMissing(err) {
-		return fmt.Errorf("%w: domain %s: the guest's filesystems could not be frozen, so no copy was made: %s (%v)",
+		return fmt.Errorf("%w: domain %s: the guest's filesystems could not be frozen, so no copy was made: %s (%w)",
 			ErrGuestAgent, domain, need, err)
 	}
 	return fmt.Errorf("freeze the filesystems of domain %s: %w (no copy was made; %s)", domain, err, need)
