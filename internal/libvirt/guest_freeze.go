@@ -48,14 +48,28 @@ func (c *Client) FreezeDuring(ctx context.Context, dom Domain, fn func() error) 
 			return err
 		})
 	}
-	thaw := func(ctx context.Context) error {
-		// A guest already thawed is fine: libvirt then reports 0 filesystems thawed.
-		return c.Write(ctx, "thaw the filesystems of domain "+dom.Name, func(l *golibvirt.Libvirt) error {
-			_, err := l.DomainFsthaw(dom, nil, 0)
-			return err
-		})
-	}
+	thaw := func(ctx context.Context) error { return c.fsThaw(ctx, dom) }
 	return freezeDuring(ctx, dom.Name, freeze, thaw, fn)
+}
+
+// fsThaw thaws dom's filesystems; a guest already thawed is fine (libvirt then reports 0
+// filesystems thawed).
+func (c *Client) fsThaw(ctx context.Context, dom Domain) error {
+	return c.Write(ctx, "thaw the filesystems of domain "+dom.Name, func(l *golibvirt.Libvirt) error {
+		_, err := l.DomainFsthaw(dom, nil, 0)
+		return err
+	})
+}
+
+// thawNow is fsThaw on its own short deadline (the caller's may have ended); its failure
+// is a *GuestFrozenError.
+func (c *Client) thawNow(ctx context.Context, dom Domain) error {
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), thawTimeout)
+	defer cancel()
+	if err := c.fsThaw(tctx, dom); err != nil {
+		return &GuestFrozenError{Domain: dom.Name, Err: err}
+	}
+	return nil
 }
 
 // freezeDuring is FreezeDuring's order of things, apart from libvirt (unit-tested).

@@ -185,7 +185,10 @@ func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec Snaps
 		case !IsTransport(err) || !sent:
 			// libvirt's answer, or a create never sent (nothing was taken).
 			if flags&golibvirt.DomainSnapshotCreateQuiesce != 0 {
-				return nil, quiesceError(d.Name, err)
+				if !sent {
+					return nil, quiesceError(d.Name, err)
+				}
+				return c.quiescedCreateFailed(ctx, d, spec.Name, err)
 			}
 			if spec.Memory && strings.Contains(err.Error(), "pflash") {
 				// Measured on libvirt 9.0: "internal snapshots of a VM with pflash based
