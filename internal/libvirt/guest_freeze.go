@@ -7,6 +7,8 @@ import (
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 )
 
 // Quiescing: the guest agent freezes the guest's filesystems (guest-fsfreeze-freeze,
@@ -106,13 +108,42 @@ func freezeDuring(ctx context.Context, domain string, freeze, thaw func(context.
 // channel is not in the domain (argument unsupported), the agent does not answer
 // (unresponsive, timeout), or the agent refused the command.
 func freezeError(domain string, err error) error {
-	const need = "quiesce needs the QEMU guest agent running in the guest (the qemu-guest-agent package) " +
-		"and a virtio channel named org.qemu.guest_agent.0 in the domain"
 	if agentMissing(err) {
 		return fmt.Errorf("%w: domain %s: the guest's filesystems could not be frozen, so no copy was made: %s (%w)",
-			ErrGuestAgent, domain, need, err)
+			ErrGuestAgent, domain, needAgent, err)
 	}
-	return fmt.Errorf("freeze the filesystems of domain %s: %w (no copy was made; %s)", domain, err, need)
+	return fmt.Errorf("freeze the filesystems of domain %s: %w (no copy was made; %s)", domain, err, needAgent)
+}
+
+const needAgent = "quiesce needs the QEMU guest agent running in the guest (the qemu-guest-agent package) " +
+	"and a virtio channel named org.qemu.guest_agent.0 in the domain"
+
+// requireAgent fails (ErrGuestAgent) unless the running domain dom has the agent channel
+// and libvirt sees its agent connected — from the live XML, so no agent command runs
+// (nothing is frozen, no hook runs). A quiesced export checks it before it copies a whole
+// disk only to find no agent at the end.
+func (c *Client) requireAgent(ctx context.Context, dom Domain) error {
+	var live string
+	err := c.Read(ctx, "read domain "+dom.Name, func(l *golibvirt.Libvirt) error {
+		var err error
+		live, err = l.DomainGetXMLDesc(dom, 0)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	p, err := domainxml.Parse(live)
+	switch {
+	case err != nil:
+		return err
+	case !p.Spec.QemuAgent:
+		return fmt.Errorf("%w: domain %s has no guest agent channel, so its filesystems cannot be frozen and no copy was made: %s",
+			ErrGuestAgent, dom.Name, needAgent)
+	case !p.AgentConnected:
+		return fmt.Errorf("%w: domain %s: its guest agent is not connected (not running in the guest?), so the filesystems "+
+			"cannot be frozen and no copy was made: %s", ErrGuestAgent, dom.Name, needAgent)
+	}
+	return nil
 }
 
 // agentMissing reports whether err says the domain's guest agent is absent or silent.

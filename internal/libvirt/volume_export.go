@@ -109,6 +109,11 @@ func (c *Client) ExportVolume(ctx context.Context, ref VolumeRef, format string,
 	fw := &failWriter{w: w, cancel: cancel}
 
 	switch {
+	case user != nil && opts.Quiesce:
+		if err := c.requireAgent(ctx, user.Domain); err != nil {
+			return nil, err // before anything is copied or made
+		}
+		res.Method, res.Domain = ExportBlockCopy, user.Domain.Name
 	case user != nil:
 		res.Method, res.Domain = ExportBlockCopy, user.Domain.Name
 	case res.SourceFormat == format && info.Backing == "":

@@ -25,6 +25,7 @@ func quiesceHookActions(t *testing.T, dom string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.Logf("freeze hook log of %s (n, action, guest uptime):\n%s", dom, out)
 	var actions []string
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if f := strings.Fields(line); len(f) >= 2 {
