@@ -265,6 +265,12 @@ resource "libvirt_snapshot" "s" {
 				ExpectError: regexp.MustCompile(`domain_id`),
 			},
 			{
+				// libvirt quiesces disk-only snapshots only: refused at plan time.
+				Config:      acctest.ProviderBlock("") + snapOf(`"web"`, attr("memory", true), attr("quiesce", true)),
+				PlanOnly:    true,
+				ExpectError: acctest.ErrorText("quiesce = true makes a disk-only snapshot (libvirt quiesces only those): remove memory = true, or quiesce."),
+			},
+			{
 				Config:      acctest.ProviderBlock("") + `resource "libvirt_snapshot_revert" "r" { snapshot_id = "just-a-name" }`,
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`must be <domain uuid or name>/<snapshot name>`),
