@@ -89,6 +89,9 @@ var diskFamily = family{
 				dk.BootOrder = x.Boot.Order
 			}
 			dk.Path, dk.Network, dk.Encryption = diskSourcePath(&x), parseNetworkSource(&x), parseEncryption(&x)
+			if base, format, ok := snapshotBase(&x); ok {
+				dk.Path, dk.Format = base, format // on a quiesced snapshot's overlay: the disk is the image below
+			}
 			if x.Source != nil && x.Source.Volume != nil {
 				dk.VolumeID = x.Source.Volume.Pool + "/" + x.Source.Volume.Volume
 			}
@@ -331,6 +334,9 @@ func buildDisk(byTarget map[string]libvirtxml.DomainDisk, dk Disk, readonly bool
 		x.Source = &libvirtxml.DomainDiskSource{Block: &libvirtxml.DomainDiskSourceBlock{Dev: dk.Path}}
 	default:
 		x.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: dk.Path}}
+	}
+	if prev != nil && ok && dk.Network == nil && keepSnapshotOverlay(&libvirtxml.DomainDisk{Source: prev, BackingStore: x.BackingStore}, dk.Path) {
+		x.Source, x.Driver.Type = prev, "qcow2" // the guest writes into a snapshot's overlay until the snapshot is deleted
 	}
 	buildEncryption(&x, dk, prev)
 	x.BackingStore = nil // libvirt reads the chain from the image itself

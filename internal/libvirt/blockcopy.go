@@ -32,6 +32,11 @@ type BlockCopyJob struct {
 	Refused string
 	// Poll is how often the job is looked at while it catches up (default blockJobPoll).
 	Poll time.Duration
+	// AtCopyPoint, when set, wraps the instant the copy point is taken: it is given the
+	// end of the ready job (without pivot) and must call it once, e.g. inside a freeze of
+	// the guest's filesystems (FreezeDuring). When it returns without calling it, the job
+	// is ended anyway and its error is returned: no copy.
+	AtCopyPoint func(endJob func() error) error
 }
 
 // BlockCopy copies a disk of a running domain into job.Dest through QEMU's mirror
@@ -113,7 +118,7 @@ func (c *Client) BlockCopy(ctx context.Context, job BlockCopyJob) error {
 	// Ending a ready copy without pivot leaves the copy as of this moment — when libvirt
 	// accepts that first abort. A job that ended otherwise may have ended for another
 	// reason too: its copy is not trusted.
-	first, err := end()
+	first, err := job.endAtCopyPoint(end)
 	if err != nil {
 		return err
 	}
@@ -121,6 +126,34 @@ func (c *Client) BlockCopy(ctx context.Context, job BlockCopyJob) error {
 		return fmt.Errorf("end the %s: %w (the job was ended on a later try, so the copy is not used: try again)", op, first)
 	}
 	return nil
+}
+
+// endAtCopyPoint ends the ready job through AtCopyPoint when set. An AtCopyPoint that
+// failed before ending the job (a freeze refused) leaves the job to end here: the copy is
+// then not used, and the error is AtCopyPoint's.
+func (job BlockCopyJob) endAtCopyPoint(end func() (first, err error)) (first, err error) {
+	if job.AtCopyPoint == nil {
+		return end()
+	}
+	called := false
+	var endErr error
+	err = job.AtCopyPoint(func() error {
+		called = true
+		first, endErr = end()
+		return endErr
+	})
+	if called {
+		// err wraps endErr (a *BlockJobRunningError: the caller keeps Dest) and any thaw
+		// failure after it: both must reach the user.
+		if err == nil {
+			err = endErr
+		}
+		return first, err
+	}
+	if _, eerr := end(); eerr != nil {
+		return nil, fmt.Errorf("%w; %w", err, eerr)
+	}
+	return nil, err
 }
 
 // copyDestXML is the <disk> a block copy writes into: a file image of the given format.

@@ -21,6 +21,9 @@ type Snapshot struct {
 	CreationTime time.Time
 	State        string // the domain's state when taken: running, paused, shutoff
 	Memory       bool   // the guest's RAM is part of it (memory snapshot='internal')
+	// Overlays are the overlay files of an external disk-only snapshot (a quiesced one of
+	// a running domain); none for an internal snapshot.
+	Overlays []string
 }
 
 // SnapshotSpec is a snapshot to take.
@@ -31,6 +34,11 @@ type SnapshotSpec struct {
 	// internal, disk-only snapshot of a shut-off domain: libvirt 9.0 can revert and
 	// delete internal snapshots, not external disk-only ones.
 	Memory bool
+	// Quiesce freezes the guest's filesystems through its agent while the snapshot is
+	// taken. Of a running domain that is an external disk-only snapshot (qcow2 overlays
+	// next to the disks, snapshot_external.go); of a shut-off domain the usual internal
+	// disk-only one (nothing runs that could write). Not with Memory.
+	Quiesce bool
 }
 
 // SnapshotXML is the <domainsnapshot> libvirt is asked to create for s.
@@ -55,6 +63,7 @@ func snapshotFromXML(d Domain, text string) (*Snapshot, error) {
 		Description: x.Description,
 		State:       x.State,
 		Memory:      x.Memory != nil && x.Memory.Snapshot == "internal",
+		Overlays:    snapshotOverlays(&x),
 	}
 	if x.CreationTime != "" {
 		secs, err := strconv.ParseInt(x.CreationTime, 10, 64)
@@ -118,22 +127,38 @@ func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec Snaps
 	}
 	var d Domain
 	var state int32
+	var live string
 	err = c.Read(ctx, "read domain "+domainID, func(l *golibvirt.Libvirt) error {
 		var err error
 		if d, err = LookupDomainOn(l, domainID); err != nil {
 			return err
 		}
-		state, _, err = l.DomainGetState(d, 0)
+		if state, _, err = l.DomainGetState(d, 0); err != nil || !spec.Quiesce {
+			return err
+		}
+		live, err = l.DomainGetXMLDesc(d, 0)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	flags := golibvirt.DomainSnapshotCreateAtomic
 	switch name := DomainStateName(state); {
+	case spec.Quiesce && spec.Memory:
+		return nil, fmt.Errorf("%w: quiesce makes a disk-only snapshot: set memory = false", ErrSnapshotState)
+	case spec.Quiesce && name == "running":
+		if doc, _, err = externalSnapshotXML(spec, live); err != nil {
+			return nil, err
+		}
+		flags = externalSnapshotFlags
+	case spec.Quiesce && name != "shutoff":
+		return nil, fmt.Errorf("%w: a quiesced snapshot needs the guest agent of a running domain (or a shut-off domain, "+
+			"which needs no freeze), domain %s is %s: resume it", ErrSnapshotState, d.Name, name)
 	case spec.Memory && name != "running" && name != "paused":
 		return nil, fmt.Errorf("%w: a memory snapshot includes the guest's RAM and needs a running domain, domain %s is %s: start it or set memory = false", ErrSnapshotState, d.Name, name)
-	case !spec.Memory && name != "shutoff":
-		return nil, fmt.Errorf("%w: a disk-only snapshot is an internal qcow2 snapshot of a shut-off domain (libvirt cannot revert or delete external disk-only snapshots), domain %s is %s: stop it first or set memory = true", ErrSnapshotState, d.Name, name)
+	case !spec.Memory && !spec.Quiesce && name != "shutoff":
+		return nil, fmt.Errorf("%w: a disk-only snapshot is an internal qcow2 snapshot of a shut-off domain (libvirt 9.0 cannot revert external disk-only snapshots), domain %s is %s: stop it first, set memory = true, or "+
+			"quiesce = true for an external snapshot of the running domain", ErrSnapshotState, d.Name, name)
 	}
 	op := fmt.Sprintf("create snapshot %s of domain %s", spec.Name, d.Name)
 	for attempt := 1; ; attempt++ {
@@ -148,7 +173,7 @@ func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec Snaps
 				return lerr
 			}
 			sent = true
-			_, err := l.DomainSnapshotCreateXML(d, doc, uint32(golibvirt.DomainSnapshotCreateAtomic))
+			_, err := l.DomainSnapshotCreateXML(d, doc, uint32(flags))
 			return err
 		})
 		switch {
@@ -159,6 +184,12 @@ func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec Snaps
 			return c.readSnapshotSettled(ctx, d, spec.Name)
 		case !IsTransport(err) || !sent:
 			// libvirt's answer, or a create never sent (nothing was taken).
+			if flags&golibvirt.DomainSnapshotCreateQuiesce != 0 {
+				if !sent {
+					return nil, quiesceError(d.Name, err)
+				}
+				return c.quiescedCreateFailed(ctx, d, spec.Name, err)
+			}
 			if spec.Memory && strings.Contains(err.Error(), "pflash") {
 				// Measured on libvirt 9.0: "internal snapshots of a VM with pflash based
 				// firmware are not supported". Say what the user can do instead.
@@ -196,20 +227,33 @@ func (c *Client) readSnapshotSettled(ctx context.Context, d Domain, name string)
 }
 
 // DeleteSnapshot deletes snapshot name of domain domainID (its metadata and, for an
-// internal snapshot, its data in the qcow2 images). A missing domain or snapshot is
-// ErrNotFound.
+// internal snapshot, its data in the qcow2 images; an external one is committed back
+// into the images below its overlays, which libvirt then removes). A missing domain or
+// snapshot is ErrNotFound.
 func (c *Client) DeleteSnapshot(ctx context.Context, domainID, name string) error {
-	return c.Write(ctx, fmt.Sprintf("delete snapshot %s of domain %s", name, domainID), func(l *golibvirt.Libvirt) error {
+	var overlays []string
+	var pools map[string]bool
+	err := c.Write(ctx, fmt.Sprintf("delete snapshot %s of domain %s", name, domainID), func(l *golibvirt.Libvirt) error {
 		d, err := LookupDomainOn(l, domainID)
 		if err != nil {
 			return err
 		}
+		s, err := readSnapshotOn(l, d, name)
+		if err != nil {
+			return err
+		}
+		overlays = s.Overlays
+		pools = overlayPools(l, overlays)
 		snap, err := l.DomainSnapshotLookupByName(d, name, 0)
 		if err != nil {
 			return err
 		}
 		return l.DomainSnapshotDelete(snap, 0)
 	})
+	if err != nil || len(overlays) == 0 {
+		return err
+	}
+	return removeOverlays(ctx, c, pools, overlays)
 }
 
 // RevertSnapshot reverts domain domainID to snapshot name: the disks, and for a memory
@@ -223,6 +267,9 @@ func (c *Client) RevertSnapshot(ctx context.Context, domainID, name string) erro
 		}
 		snap, err := l.DomainSnapshotLookupByName(d, name, 0)
 		if err != nil {
+			return err
+		}
+		if err := refuseExternalRevert(l, d, snap); err != nil {
 			return err
 		}
 		return l.DomainRevertToSnapshot(snap, 0)

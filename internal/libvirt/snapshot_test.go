@@ -1,6 +1,7 @@
 package libvirt
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +44,7 @@ func TestSnapshotFromXML(t *testing.T) {
 	}
 	want := Snapshot{DomainUUID: "6b1c3a5e-0d4f-4c2a-9e1b-010203040506", DomainName: "web", Name: "s1", Description: "d",
 		CreationTime: time.Unix(1764504000, 0).UTC(), State: "running", Memory: true}
-	if *s != want {
+	if !reflect.DeepEqual(*s, want) {
 		t.Errorf("got %+v, want %+v", *s, want)
 	}
 	if s.CreationTime.Format(time.RFC3339) != "2025-11-30T12:00:00Z" {

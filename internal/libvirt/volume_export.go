@@ -31,6 +31,10 @@ type ExportOptions struct {
 	TempName string
 	// BlockJobPoll is how often a block copy's progress is polled (default 200 ms, BlockCopy's).
 	BlockJobPoll time.Duration
+	// Quiesce freezes the guest's filesystems (FreezeDuring) for the instant a block copy
+	// of a running domain's disk takes its copy point. A volume no running domain has
+	// open needs no freeze: nothing writes to it, its copy is consistent as it is.
+	Quiesce bool
 }
 
 // ExportResult says how an export was done.
@@ -40,6 +44,7 @@ type ExportResult struct {
 	SourceFormat string
 	TempVolume   string // <pool>/<name> of the temporary volume, removed again
 	Bytes        uint64 // bytes written to w
+	Quiesced     bool   // the guest's filesystems were frozen at the copy point (block copy with Quiesce)
 }
 
 // exportFormat is a volume format as an export compares it: libvirt's directory pools
@@ -61,7 +66,10 @@ func exportFormat(f string) string {
 //   - a volume a running domain has open as a disk cannot be read by qemu-img (QEMU
 //     holds its write lock), so the domain copies it itself: a block copy job into a
 //     temporary volume, ended without pivot once in sync, leaves a point-in-time,
-//     crash-consistent copy of the disk while the guest keeps running.
+//     crash-consistent copy of the disk while the guest keeps running; with
+//     opts.Quiesce the guest's filesystems are frozen through its agent just around the
+//     end of the job, which makes the copy filesystem-consistent (no agent: an error,
+//     and no copy).
 //
 // The temporary volume is removed afterwards, also on failure and when ctx is cancelled
 // (on its own deadline then) — except while a block copy job that could not be ended may
@@ -101,6 +109,11 @@ func (c *Client) ExportVolume(ctx context.Context, ref VolumeRef, format string,
 	fw := &failWriter{w: w, cancel: cancel}
 
 	switch {
+	case user != nil && opts.Quiesce:
+		if err := c.requireAgent(ctx, user.Domain); err != nil {
+			return nil, err // before anything is copied or made
+		}
+		res.Method, res.Domain = ExportBlockCopy, user.Domain.Name
 	case user != nil:
 		res.Method, res.Domain = ExportBlockCopy, user.Domain.Name
 	case res.SourceFormat == format && info.Backing == "":
@@ -136,6 +149,7 @@ func (c *Client) ExportVolume(ctx context.Context, ref VolumeRef, format string,
 		logf("volume is a disk of a running domain: copying it through a block copy job into a temporary volume",
 			map[string]any{"volume": info.Pool + "/" + info.Name, "domain": user.Domain.Name, "disk": user.Target, "temporary_volume": tmp.String(), "format": format})
 		tmpKey, err = c.blockCopy(dctx, user, tmp, opts)
+		res.Quiesced = err == nil && opts.Quiesce
 	} else {
 		logf("converting the volume on the host into a temporary volume",
 			map[string]any{"volume": info.Pool + "/" + info.Name, "from": res.SourceFormat, "to": format, "flatten": info.Backing != "", "temporary_volume": tmp.String()})
@@ -209,12 +223,22 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 		Cleanup:  fmt.Sprintf("virsh vol-delete --pool %s %s", tmp.Pool, tmp.Name),
 		Refused: fmt.Sprintf("the volume is a disk of running domain %s: shut it down (running = false) or "+
 			"snapshot it and export while it is stopped", user.Domain.Name),
-		Poll: opts.BlockJobPoll,
+		Poll:        opts.BlockJobPoll,
+		AtCopyPoint: c.freezeAtCopyPoint(ctx, user.Domain, opts.Quiesce),
 	})
 	if err != nil {
 		return "", err
 	}
 	return vol.Key, nil
+}
+
+// freezeAtCopyPoint is a BlockCopyJob.AtCopyPoint that ends the job with dom's
+// filesystems frozen; nil (no freeze) unless quiesce.
+func (c *Client) freezeAtCopyPoint(ctx context.Context, dom Domain, quiesce bool) func(func() error) error {
+	if !quiesce {
+		return nil
+	}
+	return func(endJob func() error) error { return c.FreezeDuring(ctx, dom, endJob) }
 }
 
 // removeTemp deletes a temporary volume by name, whether or not it was made: on its own

@@ -402,6 +402,8 @@ func badInputCases() []badInputCase {
 			bad: vol(attr("capacity_bytes", 1048576)), want: `Unable to import volume POOL/.*look up volume POOL/: Storage volume not found: no storage vol with matching key POOL/`},
 		{name: "volume_format", phase: "plan",
 			bad: vol(attr("capacity_bytes", 1048576), attr("format", "vmdk")), want: `with libvirt_volume.v,.*Attribute format value must be one of: \["qcow2" "raw" "iso"\], got: "vmdk"`},
+		{name: "snapshot_quiesce_memory", phase: "plan",
+			bad: snapshot(attr("domain_id", "NAME"), attr("memory", true), attr("quiesce", true)), want: `Invalid snapshot kind with libvirt_snapshot.s,.*quiesce = true makes a disk-only snapshot \(libvirt quiesces only those\): remove memory = true, or quiesce`},
 		{name: "snapshot_name", phase: "plan",
 			bad: snapshot(attr("domain_id", "NAME"), attr("name", "before upgrade")), want: `with libvirt_snapshot.s,.*Attribute name must not contain \x27/\x27 or white space, got: before upgrade`},
 		{name: "hostdev_missing_pci", phase: "plan",

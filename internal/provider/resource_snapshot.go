@@ -29,12 +29,12 @@ type snapshotResource struct {
 }
 
 func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = resourceSchema(ctx, "An internal qcow2 snapshot of a domain, taken atomically. Two kinds, both of which libvirt can "+
-		"revert (see `libvirt_snapshot_revert`) and delete:\n\n"+
+	resp.Schema = resourceSchema(ctx, "A snapshot of a domain, taken atomically. Two internal qcow2 kinds, both of which libvirt can "+
+		"revert (see `libvirt_snapshot_revert`) and delete, and a quiesced external one:\n\n"+
 		"- `memory = true`: a snapshot of a **running** domain with its RAM and device state; reverting brings the "+
 		"guest back running exactly where it was. Under TCG (no KVM) this takes a while: the default create timeout is 10 minutes.\n"+
-		"- `memory = false` (default): a disk-only snapshot of a **shut-off** domain. External disk-only snapshots "+
-		"are not offered: libvirt 9.0 cannot revert them.\n\n"+
+		"- `memory = false` (default): a disk-only snapshot of a **shut-off** domain.\n"+
+		"- `quiesce = true` (with `memory = false`) of a **running** domain: "+quiesceSnapshotSummary+"\n\n"+
 		"Every writable disk of the domain must be qcow2. UEFI domains: a disk-only snapshot of a shut-off one works "+
 		"but does not include its nvram varstore; a memory snapshot of a running one is refused by libvirt "+
 		"(\"internal snapshots of a VM with pflash based firmware are not supported\", libvirt 9.0). See the "+
@@ -57,7 +57,8 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				},
 			},
 			"description":   optionalReplace("Free text stored with the snapshot."),
-			"memory":        boolReplace("Include the guest's RAM (the domain must be running). Default `false`: disk-only, the domain must be shut off.", false),
+			"memory":        boolReplace("Include the guest's RAM (the domain must be running). Default `false`: disk-only, the domain must be shut off (or running, with `quiesce = true`).", false),
+			"quiesce":       boolReplace(quiesceSnapshotDescription, false),
 			"creation_time": keptString("When libvirt took the snapshot, RFC 3339 (UTC)."),
 			"domain_state":  keptString("The domain's state recorded in the snapshot (`running`, `paused`, `shutoff`): the state a revert returns to."),
 		})
@@ -70,6 +71,7 @@ type snapshotModel struct {
 	Name         types.String `tfsdk:"name"`
 	Description  types.String `tfsdk:"description"`
 	Memory       types.Bool   `tfsdk:"memory"`
+	Quiesce      types.Bool   `tfsdk:"quiesce"`
 	CreationTime types.String `tfsdk:"creation_time"`
 	DomainState  types.String `tfsdk:"domain_state"`
 }
@@ -83,6 +85,11 @@ func (m *snapshotModel) fromSnapshot(s *libvirt.Snapshot) {
 		m.Description = types.StringValue(s.Description)
 	}
 	m.Memory = types.BoolValue(s.Memory)
+	if m.Quiesce.IsNull() || m.Quiesce.IsUnknown() {
+		// After an import: quiesce is a create flag libvirt does not record. The provider
+		// makes external snapshots only when quiescing, so an external one reads as true.
+		m.Quiesce = types.BoolValue(len(s.Overlays) > 0)
+	}
 	m.CreationTime = types.StringValue(s.CreationTime.Format(time.RFC3339))
 	m.DomainState = types.StringValue(s.State)
 }
@@ -111,8 +118,11 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 			Name:        plan.Name.ValueString(),
 			Description: plan.Description.ValueString(),
 			Memory:      plan.Memory.ValueBool(),
+			Quiesce:     plan.Quiesce.ValueBool(),
 		})
 		switch {
+		case errors.Is(err, libvirt.ErrGuestAgent):
+			return nil, atAttribute(path.Root("quiesce"), err)
 		case errors.Is(err, libvirt.ErrSnapshotState):
 			return nil, atAttribute(path.Root("memory"), err)
 		case errors.Is(err, libvirt.ErrNotFound):
@@ -167,4 +177,36 @@ func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), s.DomainUUID+"/"+s.Name)...)
 }
 
+// ValidateConfig refuses quiesce with memory at plan time: libvirt quiesces disk-only
+// snapshots only.
+func (r *snapshotResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m snapshotModel
+	if d := req.Config.Get(ctx, &m); d.HasError() {
+		return
+	}
+	if m.Quiesce.ValueBool() && m.Memory.ValueBool() {
+		resp.Diagnostics.AddAttributeError(path.Root("quiesce"), "Invalid snapshot kind",
+			"quiesce = true makes a disk-only snapshot (libvirt quiesces only those): remove memory = true, or quiesce.")
+	}
+}
+
 var snapshotNameRegexp = regexp.MustCompile(`^[^/\s]+$`)
+
+const quiesceSnapshotSummary = "an **external** disk-only snapshot, with the guest's filesystems frozen by the " +
+	"QEMU guest agent while it is taken (see `quiesce`)."
+
+const quiesceSnapshotDescription = "Freeze the guest's filesystems through the QEMU guest agent while the snapshot is " +
+	"taken (libvirt's `VIR_DOMAIN_SNAPSHOT_CREATE_QUIESCE`), so it holds them as if cleanly unmounted. Default `false`. " +
+	"Needs `memory = false` (checked at plan time). Of a **running** domain this is an **external** disk-only snapshot: " +
+	"each writable file disk gets a new qcow2 overlay next to its image, named `<image>.tfsnap-<snapshot name>`, which " +
+	"the guest writes into from then on (the image below keeps the snapshot); read-only disks (cdrom, seed ISO) are left " +
+	"out, and a writable disk that is not a file is refused. The guest must run `qemu-guest-agent` and the domain needs " +
+	"the agent channel (`org.qemu.guest_agent.0`, `libvirt_domain`'s `devices.qemu_agent`, on by default); an agent that " +
+	"is missing or does not answer fails the create with an error saying so, and nothing is left (no snapshot, no " +
+	"overlay). While the snapshot exists `libvirt_domain` still shows its disks on their volumes (no drift) and keeps " +
+	"them on the overlays when it updates the domain. Destroying the snapshot commits the overlays back into the images " +
+	"and removes them (libvirt 9.0 does this running or shut off). libvirt reverts external snapshots only from 9.9: on " +
+	"an older libvirt `libvirt_snapshot_revert` refuses it with an error and changes nothing. Of a **shut-off** domain " +
+	"nothing runs that could write, so `quiesce = true` takes the usual internal disk-only snapshot (no freeze, no " +
+	"agent needed; revertable). Import: libvirt does not record the flag; an external snapshot imports as `quiesce = " +
+	"true`, an internal one as `false`."

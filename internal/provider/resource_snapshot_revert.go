@@ -27,7 +27,9 @@ func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"(or `snapshot_id`) replaces the resource, which reverts again. Destroying it does nothing on the host.\n\n" +
 			"The domain comes back in the state the snapshot recorded: from a memory snapshot running, with the RAM it had " +
 			"(processes, files under `/run`); from a disk-only snapshot shut off, with the disks as they were. A " +
-			"`libvirt_domain` with `running = true` starts a domain reverted to a shut-off snapshot on its next apply.",
+			"`libvirt_domain` with `running = true` starts a domain reverted to a shut-off snapshot on its next apply. " +
+			"An external snapshot (`quiesce = true` of a running domain) needs libvirt 9.9 or later to revert: an older " +
+			"libvirt refuses it with an error before changing anything.",
 		id:       "The snapshot id, `<domain uuid>/<snapshot name>`.",
 		triggers: "Arbitrary values; any change replaces the resource and so reverts again.",
 		attributes: map[string]schema.Attribute{

@@ -138,7 +138,7 @@ resource "libvirt_snapshot" "disk" {
   domain_id = %q
 }
 `, name),
-				ExpectError: acctest.ErrorText("domain " + name + " is running: stop it first or set memory = true"),
+				ExpectError: acctest.ErrorText("domain " + name + " is running: stop it first, set memory = true, or quiesce = true for an external snapshot of the running domain"),
 			},
 		},
 	})
@@ -263,6 +263,12 @@ resource "libvirt_snapshot" "s" {
 				Config:      acctest.ProviderBlock("") + `resource "libvirt_snapshot" "s" { domain_id = "web/x" }`,
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`domain_id`),
+			},
+			{
+				// libvirt quiesces disk-only snapshots only: refused at plan time.
+				Config:      acctest.ProviderBlock("") + snapOf(`"web"`, attr("memory", true), attr("quiesce", true)),
+				PlanOnly:    true,
+				ExpectError: acctest.ErrorText("quiesce = true makes a disk-only snapshot (libvirt quiesces only those): remove memory = true, or quiesce."),
 			},
 			{
 				Config:      acctest.ProviderBlock("") + `resource "libvirt_snapshot_revert" "r" { snapshot_id = "just-a-name" }`,

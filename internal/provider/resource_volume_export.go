@@ -63,11 +63,22 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"remove_on_destroy": optionalBool("Delete the file when the resource is destroyed (default `false`: the file stays). "+
 				"A file that was changed since the export (other size or modification time) is left in place with a "+
 				"warning. Changing it is an in-place update: nothing is exported again.", false),
+			"quiesce":    boolReplace(quiesceExportDescription, false),
 			"size_bytes": keptInt("Bytes written to the file (after compression)."),
 			"sha256":     keptString("SHA-256 of the file as written (hex), computed while streaming; compare with `sha256sum <path>`."),
 		},
 	}.schema(ctx))
 }
+
+const quiesceExportDescription = "Freeze the guest's filesystems for the instant the copy is taken, so the file " +
+	"holds them as if cleanly unmounted (pending writes flushed), not crash-consistent. Default `false`. Only " +
+	"a disk of a running domain is frozen: through the QEMU guest agent (`virDomainFSFreeze`), for the end of " +
+	"the block copy job only (well under a second), and always thawed again, also when the export fails. The " +
+	"guest must run `qemu-guest-agent` and the domain needs the agent channel (`org.qemu.guest_agent.0`, " +
+	"`libvirt_domain`'s `devices.qemu_agent`, on by default); an agent that is missing or does not answer fails the export with an " +
+	"error saying so, and nothing is left behind (no temporary volume, no file) — never a silent unquiesced " +
+	"copy. A volume no running domain has open is not written to, so its copy is consistent without freezing: " +
+	"`quiesce = true` then exports as usual, with no warning. Changing it exports again."
 
 // exportTimeout is the default of timeouts.create.
 const exportTimeout = 30 * time.Minute
@@ -79,6 +90,7 @@ type volumeExportModel struct {
 	Format          types.String `tfsdk:"format"`
 	Compression     types.String `tfsdk:"compression"`
 	RemoveOnDestroy types.Bool   `tfsdk:"remove_on_destroy"`
+	Quiesce         types.Bool   `tfsdk:"quiesce"`
 	SizeBytes       types.Int64  `tfsdk:"size_bytes"`
 	SHA256          types.String `tfsdk:"sha256"`
 	Incremental     types.Bool   `tfsdk:"incremental"` // resource_volume_export_incremental.go
@@ -132,7 +144,8 @@ func (r *volumeExportResource) export(ctx context.Context, plan *volumeExportMod
 	}
 	tflog.Info(ctx, "exporting volume", map[string]any{"volume": volID, "path": dest, "format": format, "compression": comp})
 	res, err := r.client.ExportVolume(ctx, ref, format, f, libvirt.ExportOptions{
-		Log: func(msg string, f map[string]any) { tflog.Info(ctx, msg, f) },
+		Log:     func(msg string, f map[string]any) { tflog.Info(ctx, msg, f) },
+		Quiesce: plan.Quiesce.ValueBool(),
 	})
 	if err != nil {
 		_ = f.Abort()
@@ -153,7 +166,7 @@ func (r *volumeExportResource) export(ctx context.Context, plan *volumeExportMod
 	tflog.Info(ctx, fmt.Sprintf("exported volume %s to %s: %s in %s (%s/s)", volID, dest, libvirt.FormatBytes(float64(out.Size)),
 		out.Elapsed.Round(time.Millisecond), libvirt.FormatBytes(rate)), map[string]any{
 		"method": res.Method, "domain": res.Domain, "temporary_volume": res.TempVolume, "volume_bytes": out.In,
-		"bytes_written": out.Size, "sha256": out.SHA256, "bytes_per_second": int64(rate),
+		"bytes_written": out.Size, "sha256": out.SHA256, "bytes_per_second": int64(rate), "quiesced": res.Quiesced,
 	})
 	return out, nil
 }

@@ -24,8 +24,9 @@ func defaultReplace(desc, def string, validators ...validator.String) schema.Str
 	return a
 }
 
-// boolReplace is optionalBool for a bool whose change replaces the object.
-func boolReplace(desc string, def bool) schema.BoolAttribute {
+// boolReplace is optionalBool for a bool whose change replaces the object. Every default
+// is false today; the call sites still say so.
+func boolReplace(desc string, def bool) schema.BoolAttribute { //nolint:unparam // see above
 	a := optionalBool(desc, def)
 	a.PlanModifiers = []planmodifier.Bool{boolplanmodifier.RequiresReplace()}
 	return a

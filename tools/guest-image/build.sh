@@ -22,7 +22,8 @@ PKGS=(busybox-static syslinux syslinux-common mtools dosfstools cpio genisoimage
 # Kernel modules to load in the guest; their dependencies are added.
 MODULES=(virtio_pci virtio_net virtio_blk virtio_console virtio_scsi virtio_balloon
 	ahci ata_piix sr_mod sd_mod isofs button evdev e1000 e1000e
-	9pnet_virtio 9p virtiofs qemu_fw_cfg tpm_crb tpm_tis)
+	9pnet_virtio 9p virtiofs qemu_fw_cfg tpm_crb tpm_tis
+	loop ext4 crc32c_generic) # a filesystem qemu-ga can freeze (rcS); ext4 needs crc32c
 CMDLINE="console=tty0 console=ttyS0,115200n8 quiet no_timer_check mitigations=off"
 
 T_START=$EPOCHREALTIME
@@ -195,7 +196,7 @@ skip=()
 for d in sound drivers/gpu drivers/media drivers/net/wireless drivers/infiniband \
 	drivers/iio drivers/staging drivers/usb drivers/hwmon drivers/md drivers/hid \
 	drivers/video drivers/bluetooth net/bluetooth net/mac80211 net/wireless fs/btrfs \
-	fs/xfs fs/ocfs2 fs/ext4 fs/f2fs fs/gfs2 fs/nfs fs/nfsd fs/smb fs/ceph; do
+	fs/xfs fs/ocfs2 fs/f2fs fs/gfs2 fs/nfs fs/nfsd fs/smb fs/ceph; do
 	skip+=(--exclude "./lib/modules/*/kernel/$d")
 done
 dpkg-deb --fsys-tarfile "$DEB" |
