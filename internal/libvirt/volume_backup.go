@@ -23,6 +23,10 @@ type BackupOptions struct {
 	// copied. "" copies the whole disk. A Since the domain no longer has gives a full copy
 	// and BackupResult.Restarted says why.
 	Since string
+	// Quiesce freezes the guest's filesystems (FreezeDuring) for the instant the backup
+	// job starts, which is its copy point; an agent that does not answer fails the copy
+	// before anything is made.
+	Quiesce bool
 	// Open gives the writer for the copy once it is known whether the copy is incremental
 	// (an incremental one must name its backing file; a full one must not).
 	Open func(incremental bool) (io.Writer, error)
@@ -35,6 +39,7 @@ type BackupOptions struct {
 type BackupResult struct {
 	DomainUUID, DomainName, Disk string
 	Incremental                  bool   // only the blocks since opts.Since
+	Quiesced                     bool   // the guest's filesystems were frozen at the copy point
 	Restarted                    string // why a full copy was taken although Since was asked
 	TempVolume                   string // <pool>/<name>, removed again
 	Job                          time.Duration
@@ -99,6 +104,11 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 			"(libvirt's backup API needs a running or paused domain); start it, or set incremental = false", info.Pool, info.Name)
 	}
 	dom := user.Domain
+	if opts.Quiesce {
+		if err := c.requireAgent(ctx, dom); err != nil {
+			return nil, err
+		}
+	}
 	// One backup job per domain at a time (libvirt refuses a second): two exports of its
 	// disks in one apply (two chains, a week closing as the next starts) take turns.
 	release, err := lockBackups(ctx, UUIDString(dom))
@@ -158,9 +168,19 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 	logf("starting a backup job", map[string]any{"domain": dom.Name, "disk": user.Target, "checkpoint": opts.Checkpoint,
 		"incremental_since": since, "temporary_volume": tmp.String()})
 	start := time.Now()
-	err = c.Write(ctx, fmt.Sprintf("begin backup of disk %s of domain %s", user.Target, dom.Name), func(l *golibvirt.Libvirt) error {
-		return l.DomainBackupBegin(dom, bx, golibvirt.OptString{cx}, golibvirt.DomainBackupBeginReuseExternal)
-	})
+	begin := func() error {
+		return c.Write(ctx, fmt.Sprintf("begin backup of disk %s of domain %s", user.Target, dom.Name), func(l *golibvirt.Libvirt) error {
+			return l.DomainBackupBegin(dom, bx, golibvirt.OptString{cx}, golibvirt.DomainBackupBeginReuseExternal)
+		})
+	}
+	if opts.Quiesce {
+		// The copy point is the job's start: QEMU copies what is overwritten after it
+		// before the write lands, so the frozen instant is the begin call alone.
+		err = c.FreezeDuring(ctx, dom, begin)
+		res.Quiesced = err == nil
+	} else {
+		err = begin()
+	}
 	if err == nil {
 		err = c.waitBackup(ctx, dom, opts.Poll)
 	}

@@ -58,7 +58,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			},
 			"description":   optionalReplace("Free text stored with the snapshot."),
 			"memory":        boolReplace("Include the guest's RAM (the domain must be running). Default `false`: disk-only, the domain must be shut off (or running, with `quiesce = true`).", false),
-			"quiesce":       boolReplace(quiesceSnapshotDescription, false),
+			"quiesce":       addedBoolReplace(quiesceSnapshotDescription),
 			"creation_time": keptString("When libvirt took the snapshot, RFC 3339 (UTC)."),
 			"domain_state":  keptString("The domain's state recorded in the snapshot (`running`, `paused`, `shutoff`): the state a revert returns to."),
 		})

@@ -63,7 +63,7 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"remove_on_destroy": optionalBool("Delete the file when the resource is destroyed (default `false`: the file stays). "+
 				"A file that was changed since the export (other size or modification time) is left in place with a "+
 				"warning. Changing it is an in-place update: nothing is exported again.", false),
-			"quiesce":    boolReplace(quiesceExportDescription, false),
+			"quiesce":    addedBoolReplace(quiesceExportDescription),
 			"size_bytes": keptInt("Bytes written to the file (after compression)."),
 			"sha256":     keptString("SHA-256 of the file as written (hex), computed while streaming; compare with `sha256sum <path>`."),
 		},

@@ -164,7 +164,7 @@ func (r *volumeExportResource) exportLink(ctx context.Context, plan *volumeExpor
 	if err != nil {
 		return nil, err
 	}
-	opts := libvirt.BackupOptions{Checkpoint: fmt.Sprintf("%s%d", checkpointPrefix(dest), n),
+	opts := libvirt.BackupOptions{Checkpoint: fmt.Sprintf("%s%d", checkpointPrefix(dest), n), Quiesce: plan.Quiesce.ValueBool(),
 		Log: func(msg string, f map[string]any) { tflog.Info(ctx, msg, f) }}
 	if prev != nil {
 		opts.Since = prev.Checkpoint.ValueString()

@@ -79,14 +79,15 @@ func TestAccVolumeExport_incremental(t *testing.T) {
 	const res = "libvirt_volume_export.inc"
 	full := filepath.Join(dir, "week.qcow2")
 	// other is a second chain of the same disk, made in the same apply as the first link
-	// of inc: the two backups take turns, and their checkpoints interleave on the disk.
+	// of inc: the two backups take turns, and their checkpoints interleave on the disk. It
+	// is quiesced (the guest agent freezes the filesystems for the job's start).
 	other := filepath.Join(dir, "other.qcow2")
 	config := func(n int) string {
 		return acctest.ProviderBlock("") + resourceHCL("libvirt_volume_export", "inc", attr("volume_id", data),
 			attr("path", full), attr("incremental", hcl("true")), attr("remove_on_destroy", hcl("true")),
 			attr("triggers", hcl(fmt.Sprintf("{ day = %q }", strconv.Itoa(n))))) +
 			resourceHCL("libvirt_volume_export", "other", attr("volume_id", data), attr("path", other),
-				attr("incremental", hcl("true")), attr("remove_on_destroy", hcl("true")))
+				attr("incremental", hcl("true")), attr("quiesce", hcl("true")), attr("remove_on_destroy", hcl("true")))
 	}
 	var prefix string
 	var fullSize int64
@@ -123,6 +124,8 @@ func TestAccVolumeExport_incremental(t *testing.T) {
 					resource.TestCheckResourceAttr(res, "chain.0.incremental", "false"),
 					resource.TestCheckResourceAttrPair(res, "size_bytes", res, "chain.0.size_bytes"),
 					checkExportFile(res, "none", nil),
+					// The second chain is quiesced: its copy point ran the guest's freeze hook.
+					checkQuiesced(t, name, "freeze", "thaw"),
 					func(s *terraform.State) error {
 						cp := stateAttr(s, "chain.0.checkpoint")
 						prefix = strings.TrimSuffix(cp, "0")

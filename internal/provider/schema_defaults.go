@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -29,5 +31,20 @@ func defaultReplace(desc, def string, validators ...validator.String) schema.Str
 func boolReplace(desc string, def bool) schema.BoolAttribute { //nolint:unparam // see above
 	a := optionalBool(desc, def)
 	a.PlanModifiers = []planmodifier.Bool{boolplanmodifier.RequiresReplace()}
+	return a
+}
+
+// addedBoolReplace is boolReplace (default false) for an attribute added to a resource
+// that states already hold: there the attribute is null, and its default false — what
+// the object always was — is stored in place instead of replacing the object (a snapshot
+// or an export taken again only because the provider was upgraded).
+func addedBoolReplace(desc string) schema.BoolAttribute {
+	a := optionalBool(desc, false)
+	a.PlanModifiers = []planmodifier.Bool{boolplanmodifier.RequiresReplaceIf(
+		func(_ context.Context, req planmodifier.BoolRequest, resp *boolplanmodifier.RequiresReplaceIfFuncResponse) {
+			resp.RequiresReplace = !(req.StateValue.IsNull() && !req.PlanValue.ValueBool())
+		},
+		"If the value of this attribute changes, Terraform will destroy and recreate the resource.",
+		"If the value of this attribute changes, Terraform will destroy and recreate the resource.")}
 	return a
 }
