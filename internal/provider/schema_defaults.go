@@ -28,7 +28,7 @@ func defaultReplace(desc, def string, validators ...validator.String) schema.Str
 
 // boolReplace is optionalBool for a bool whose change replaces the object. Every default
 // is false today; the call sites still say so.
-func boolReplace(desc string, def bool) schema.BoolAttribute { //nolint:unparam // see above
+func boolReplace(desc string, def bool) schema.BoolAttribute {
 	a := optionalBool(desc, def)
 	a.PlanModifiers = []planmodifier.Bool{boolplanmodifier.RequiresReplace()}
 	return a
