@@ -142,15 +142,8 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 			err = derr
 		}
 	}()
-	vol, err := c.create(ctx, tmp, tmp.Capacity, nil)
+	vol, path, err := c.createTemp(ctx, tmp)
 	if err != nil {
-		return nil, err
-	}
-	var path string
-	if err := c.Read(ctx, "look up temporary volume "+tmp.String(), func(l *golibvirt.Libvirt) (err error) {
-		path, err = l.StorageVolGetPath(vol)
-		return err
-	}); err != nil {
 		return nil, err
 	}
 	since := ""

@@ -204,16 +204,7 @@ func (c *Client) convertInto(ctx context.Context, src VolumeRef, tmp VolumeSpec)
 // was at that moment. A job it cannot end is a *BlockJobRunningError: the caller must
 // keep tmp then.
 func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec, opts ExportOptions) (key string, err error) {
-	vol, err := c.create(ctx, tmp, tmp.Capacity, nil)
-	if err != nil {
-		return "", err
-	}
-	var path string
-	err = c.Read(ctx, "look up temporary volume "+tmp.String(), func(l *golibvirt.Libvirt) error {
-		var err error
-		path, err = l.StorageVolGetPath(vol)
-		return err
-	})
+	vol, path, err := c.createTemp(ctx, tmp)
 	if err != nil {
 		return "", err
 	}
@@ -239,6 +230,21 @@ func (c *Client) freezeAtCopyPoint(ctx context.Context, dom Domain, quiesce bool
 		return nil
 	}
 	return func(endJob func() error) error { return c.FreezeDuring(ctx, dom, endJob) }
+}
+
+// createTemp makes the empty temporary volume tmp (of its capacity) that a copy job of
+// the running domain writes into, and returns it with its path on the host.
+func (c *Client) createTemp(ctx context.Context, tmp VolumeSpec) (golibvirt.StorageVol, string, error) {
+	vol, err := c.create(ctx, tmp, tmp.Capacity, nil)
+	if err != nil {
+		return vol, "", err
+	}
+	var path string
+	err = c.Read(ctx, "look up temporary volume "+tmp.String(), func(l *golibvirt.Libvirt) (err error) {
+		path, err = l.StorageVolGetPath(vol)
+		return err
+	})
+	return vol, path, err
 }
 
 // removeTemp deletes a temporary volume by name, whether or not it was made: on its own
