@@ -61,9 +61,12 @@ data "libvirt_domain_console" "c" {
 				Config:           config(passing, "", false),
 				ConfigPlanChecks: acctest.Plans(),
 				Check: acctest.HostCheck(func() error {
-					// A line a second on the serial console, for the data source to read.
+					// A line a second on the serial console, for the data source to read: once
+					// the guest's init has written its last line there (its READY line; the agent
+					// answers seconds before, while init still looks for a seed it lacks).
 					_, err := acctest.GuestExec(t, name, "/bin/sh", "-c",
-						"(n=0; while :; do n=$((n+1)); echo console-tick-$n; sleep 1; done) >/dev/ttyS0 2>&1 </dev/null &")
+						"(while [ ! -f /run/tinyguest/ready ]; do usleep 200000; done; sleep 1; "+
+							"n=0; while :; do n=$((n+1)); echo console-tick-$n; sleep 1; done) >/dev/ttyS0 2>&1 </dev/null &")
 					return err
 				}),
 			},
