@@ -61,12 +61,16 @@ data "libvirt_domain_console" "c" {
 				Config:           config(passing, "", false),
 				ConfigPlanChecks: acctest.Plans(),
 				Check: acctest.HostCheck(func() error {
-					// A line a second on the serial console, for the data source to read: once
-					// the guest's init has written its last line there (its READY line; the agent
-					// answers seconds before, while init still looks for a seed it lacks).
+					// A line a second on the serial console, for the data source to read, once
+					// the guest's init has written its last line there (its READY line: the agent
+					// answers well before, while init still looks for a seed and a DHCP lease
+					// this guest has not, and its lines would land between the ticks).
+					if _, err := acctest.GuestExec(t, name, "/bin/sh", "-c",
+						"n=0; while [ ! -f /run/tinyguest/ready ] && [ $n -lt 300 ]; do usleep 200000; n=$((n+1)); done; sleep 1"); err != nil {
+						return err
+					}
 					_, err := acctest.GuestExec(t, name, "/bin/sh", "-c",
-						"(while [ ! -f /run/tinyguest/ready ]; do usleep 200000; done; sleep 1; "+
-							"n=0; while :; do n=$((n+1)); echo console-tick-$n; sleep 1; done) >/dev/ttyS0 2>&1 </dev/null &")
+						"(n=0; while :; do n=$((n+1)); echo console-tick-$n; sleep 1; done) >/dev/ttyS0 2>&1 </dev/null &")
 					return err
 				}),
 			},
