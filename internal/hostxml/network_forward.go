@@ -76,6 +76,9 @@ func (n *Network) validateForward(add func(attr, f string, a ...any)) {
 		// unreachable: bridge with a forward block is macvtap
 	case f != nil && (len(f.Interfaces) > 0 || f.PF != ""):
 		add("forward", "mode = %q takes only forward.dev (the host link traffic leaves by); interfaces and pf are for macvtap and hostdev modes", n.Mode)
+	case f != nil && f.Dev == "":
+		// libvirt writes no forward block's content for it, so it would read back as none.
+		add("forward", "the forward block sets nothing: set forward.dev (the host link traffic leaves by) or remove the block")
 	}
 	if f == nil {
 		return
@@ -160,19 +163,29 @@ func routesXML(routes []Route) ([]libvirtxml.NetworkRoute, error) {
 
 // forwardFromXML reads the forward block back. libvirt lists dev as an interface of
 // its own when only dev was given: that interface is dropped, so dev alone reads as dev.
+// Entries without a name (a hand edit; libvirt refuses them) name no link and are left
+// out, so a block of nothing reads as none, as it is written.
 func forwardFromXML(x *libvirtxml.NetworkForward) *Forward {
-	if x == nil || (x.Dev == "" && len(x.Interfaces) == 0 && len(x.PFs) == 0) {
+	if x == nil {
 		return nil
 	}
 	f := &Forward{Dev: x.Dev}
 	for _, i := range x.Interfaces {
-		f.Interfaces = append(f.Interfaces, i.Dev)
+		if i.Dev != "" {
+			f.Interfaces = append(f.Interfaces, i.Dev)
+		}
 	}
 	if len(f.Interfaces) == 1 && f.Interfaces[0] == f.Dev {
 		f.Interfaces = nil
 	}
-	if len(x.PFs) > 0 {
-		f.PF = x.PFs[0].Dev
+	for _, pf := range x.PFs {
+		if pf.Dev != "" {
+			f.PF = pf.Dev
+			break
+		}
+	}
+	if f.Dev == "" && len(f.Interfaces) == 0 && f.PF == "" {
+		return nil
 	}
 	return f
 }

@@ -137,6 +137,7 @@ func TestNetworkBeyondNATValidate(t *testing.T) {
 			*n = Network{Name: "b", Mode: ModeVEPA, Forward: &Forward{Dev: "eth0", Interfaces: []string{"eth1", "eth0"}}}
 		}, "dev eth0 must be the first of interfaces"},
 		{"nat with interfaces", func(n *Network) { n.Mode, n.Forward = ModeNAT, &Forward{Interfaces: []string{"eth0"}} }, "takes only forward.dev"},
+		{"nat with an empty forward", func(n *Network) { n.Mode, n.Forward = ModeNAT, &Forward{} }, "the forward block sets nothing"},
 		{"unknown mode", func(n *Network) { n.Mode = "macvtap" }, `mode: "macvtap" is not one of`},
 	} {
 		n := routedNetwork()
