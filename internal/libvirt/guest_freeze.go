@@ -63,27 +63,45 @@ func (c *Client) fsThaw(ctx context.Context, dom Domain) error {
 	})
 }
 
-// thawNow is fsThaw on its own short deadline (the caller's may have ended); its failure
-// is a *GuestFrozenError.
+// thawNow is fsThaw on its own short deadline (the caller's may have ended), tried again
+// once (thawAgain); its failure is a *GuestFrozenError.
 func (c *Client) thawNow(ctx context.Context, dom Domain) error {
+	return thawAgain(ctx, dom.Name, func(ctx context.Context) error { return c.fsThaw(ctx, dom) })
+}
+
+// thawAttempts: a thaw that fails is sent once more. qemu-ga thaws the filesystems before
+// it runs its thaw hook, and a hook that fails fails the thaw: a second thaw finds them
+// thawed and runs the hook again (a hook that failed once, e.g. a database slow to take
+// writes again, then passes; the tiny guest's fail-thaw-once shows it).
+const thawAttempts = 2
+
+// thawAgain runs thaw on its own deadline of thawTimeout, up to thawAttempts times a
+// second apart; its failure is a *GuestFrozenError.
+func thawAgain(ctx context.Context, domain string, thaw func(context.Context) error) error {
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), thawTimeout)
 	defer cancel()
-	if err := c.fsThaw(tctx, dom); err != nil {
-		return &GuestFrozenError{Domain: dom.Name, Err: err}
+	for attempt := 1; ; attempt++ {
+		err := thaw(tctx)
+		if err == nil {
+			return nil
+		}
+		if attempt == thawAttempts {
+			return &GuestFrozenError{Domain: domain, Err: err}
+		}
+		select {
+		case <-tctx.Done():
+			return &GuestFrozenError{Domain: domain, Err: err}
+		case <-time.After(thawRetryPause):
+		}
 	}
-	return nil
 }
+
+// thawRetryPause is the pause before a thaw is sent again (a variable for the unit tests).
+var thawRetryPause = time.Second
 
 // freezeDuring is FreezeDuring's order of things, apart from libvirt (unit-tested).
 func freezeDuring(ctx context.Context, domain string, freeze, thaw func(context.Context) error, fn func() error) error {
-	thawNow := func() error {
-		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), thawTimeout)
-		defer cancel()
-		if err := thaw(tctx); err != nil {
-			return &GuestFrozenError{Domain: domain, Err: err}
-		}
-		return nil
-	}
+	thawNow := func() error { return thawAgain(ctx, domain, thaw) }
 	if err := freeze(ctx); err != nil {
 		ferr := freezeError(domain, err)
 		if IsTransport(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 )
@@ -13,6 +14,7 @@ import (
 type fakeFreeze struct {
 	steps               []string
 	freezeErr, thawErr  error
+	thawFailures        int   // thaws that fail with thawErr before one works; 0: all fail
 	thawCtxCancelledErr error // the thaw's context error, seen when it ran
 }
 
@@ -23,6 +25,12 @@ func (f *fakeFreeze) freeze(context.Context) error {
 func (f *fakeFreeze) thaw(ctx context.Context) error {
 	f.steps = append(f.steps, "thaw")
 	f.thawCtxCancelledErr = ctx.Err()
+	if f.thawFailures > 0 {
+		f.thawFailures--
+		if f.thawFailures == 0 {
+			defer func() { f.thawErr = nil }()
+		}
+	}
 	return f.thawErr
 }
 
@@ -31,6 +39,8 @@ func (f *fakeFreeze) run(ctx context.Context, fnErr error) error {
 }
 
 func TestFreezeDuringThawsAlways(t *testing.T) {
+	thawRetryPause = time.Millisecond
+	t.Cleanup(func() { thawRetryPause = time.Second })
 	copyFailed := errors.New("copy failed")
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -60,11 +70,14 @@ func TestFreezeDuringThawsAlways(t *testing.T) {
 		{name: "lost answer: thawed, no copy", ctx: context.Background(),
 			fake:  fakeFreeze{freezeErr: &TransportError{Op: "freeze", Err: errors.New("connection reset")}},
 			steps: "freeze thaw", wantErr: []string{"connection reset"}},
-		{name: "thaw fails", ctx: context.Background(), fake: fakeFreeze{thawErr: errors.New("agent gone")},
-			steps: "freeze copy thaw", frozen: true, wantErr: []string{"may still be frozen", "virsh domfsthaw web"}},
+		{name: "thaw fails twice", ctx: context.Background(), fake: fakeFreeze{thawErr: errors.New("agent gone")},
+			steps: "freeze copy thaw thaw", frozen: true, wantErr: []string{"may still be frozen", "virsh domfsthaw web"}},
+		{name: "thaw fails once: sent again", ctx: context.Background(),
+			fake:  fakeFreeze{thawErr: errors.New("fsfreeze hook has failed with status 1"), thawFailures: 1},
+			steps: "freeze copy thaw thaw"},
 		{name: "copy and thaw fail: both said", ctx: context.Background(), fnErr: copyFailed,
 			fake:  fakeFreeze{thawErr: errors.New("agent gone")},
-			steps: "freeze copy thaw", frozen: true, wantErr: []string{"copy failed", "virsh domfsthaw web"}},
+			steps: "freeze copy thaw thaw", frozen: true, wantErr: []string{"copy failed", "virsh domfsthaw web"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.fake

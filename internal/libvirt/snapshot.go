@@ -119,7 +119,9 @@ const snapshotAttempts = 3
 // and when the create's answer is lost (a daemon restart, a dropped link) the snapshot is
 // looked up once the daemon answers again (readSettled): there, it is the one this call
 // took; not there, the create is sent again. A snapshot of that name that was there
-// before is never taken for this one: the create is not sent then.
+// before is never taken for this one: the create is not sent then. A snapshot returned
+// with an error was taken all the same (a quiesced one whose guest did not thaw after:
+// quiescedCreateFailed).
 func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec SnapshotSpec) (*Snapshot, error) {
 	doc, err := spec.SnapshotXML()
 	if err != nil {
@@ -143,11 +145,12 @@ func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec Snaps
 		return nil, err
 	}
 	flags := golibvirt.DomainSnapshotCreateAtomic
+	var overlays []string
 	switch name := DomainStateName(state); {
 	case spec.Quiesce && spec.Memory:
 		return nil, fmt.Errorf("%w: quiesce makes a disk-only snapshot: set memory = false", ErrSnapshotState)
 	case spec.Quiesce && name == "running":
-		if doc, _, err = externalSnapshotXML(spec, live); err != nil {
+		if doc, overlays, err = externalSnapshotXML(spec, live); err != nil {
 			return nil, err
 		}
 		flags = externalSnapshotFlags
@@ -188,7 +191,7 @@ func (c *Client) CreateSnapshot(ctx context.Context, domainID string, spec Snaps
 				if !sent {
 					return nil, quiesceError(d.Name, err)
 				}
-				return c.quiescedCreateFailed(ctx, d, spec.Name, err)
+				return c.quiescedCreateFailed(ctx, d, quiescedCreate{name: spec.Name, doc: doc, before: live, overlays: overlays}, err)
 			}
 			if spec.Memory && strings.Contains(err.Error(), "pflash") {
 				// Measured on libvirt 9.0: "internal snapshots of a VM with pflash based

@@ -96,25 +96,6 @@ func quiesceError(domain string, err error) error {
 	return err
 }
 
-// quiescedCreateFailed is the outcome of a quiesced create that libvirt answered with an
-// error after it was sent. libvirt freezes, snapshots and thaws in that one call, and a
-// thaw that fails fails the whole call — with the snapshot taken. So a snapshot of that
-// name now (the name was free just before) is this create's: the guest is thawed once
-// more, and when that works the snapshot (taken frozen) is the result; when it does not,
-// the error says the guest may still be frozen and that the snapshot exists.
-func (c *Client) quiescedCreateFailed(ctx context.Context, d Domain, name string, err error) (*Snapshot, error) {
-	s, rerr := c.readSnapshotSettled(ctx, d, name)
-	if rerr != nil {
-		return nil, quiesceError(d.Name, err) // not taken: the usual refusal
-	}
-	if terr := c.thawNow(ctx, d); terr != nil {
-		return nil, fmt.Errorf("%w; snapshot %s was taken all the same: delete it (virsh snapshot-delete %s %s) "+
-			"or import it (terraform import <address> %s/%s) once the guest is thawed; %w",
-			err, name, d.Name, name, UUIDString(d), name, terr)
-	}
-	return s, nil
-}
-
 // refuseExternalRevert is ErrExternalRevert when snapshot snap of domain d is external
 // and the daemon's libvirt is older than 9.9: checked before the revert, so nothing is
 // half done.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,30 @@ func checkDiskSource(t *testing.T, dom, want string) resource.TestCheckFunc {
 	}
 }
 
+// checkExternalSnapshot: libvirt has snapshot snap of dom, external on the one overlay
+// file, which exists.
+func checkExternalSnapshot(t *testing.T, dom, snap, overlay string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		s, err := acctest.Client(t).GetSnapshot(acctest.Ctx(t), dom, snap)
+		if err != nil {
+			return err
+		}
+		if len(s.Overlays) != 1 || s.Overlays[0] != overlay || s.Memory {
+			return fmt.Errorf("snapshot %s: overlays %v memory %v, want external on %s", snap, s.Overlays, s.Memory, overlay)
+		}
+		_, err = os.Stat(overlay)
+		return err
+	}
+}
+
+// quiesceGuestSh runs a shell command in the guest.
+func quiesceGuestSh(t *testing.T, dom, cmd string) {
+	t.Helper()
+	if _, err := acctest.GuestExec(t, dom, "/bin/sh", "-c", cmd); err != nil {
+		t.Fatalf("%s in %s: %v", cmd, dom, err)
+	}
+}
+
 // fileGone fails while any of the files exists.
 func fileGone(paths ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
@@ -118,14 +143,26 @@ func TestAccQuiesce_booted(t *testing.T) {
 	withExportT := domainCfg(attr("title", "quiesced")) + exp("e", file)
 	withSnapT := withExportT + snapshot("s", snap)
 	noTemps := checkNoExportTemps(t, diskName)
+	file3, snap3, snap4 := filepath.Join(dir, "thaw-retried.qcow2"), "tfacc-q3", "tfacc-q4"
+	overlay3, overlay4 := disk+".tfsnap-"+snap3, disk+".tfsnap-"+snap4
+	// What the guest's freeze hook has logged after the export and the snapshot (h2), the
+	// export whose thaw failed once (hA), the snapshot whose thaw failed once (hB), the
+	// snapshot whose thaws all failed (hD: libvirt's and the provider's two), its
+	// replacement (hE).
+	h2 := []string{"freeze", "thaw", "freeze", "thaw"}
+	hA := append(slices.Clone(h2), "freeze", "thaw-failed", "thaw")
+	hB := append(slices.Clone(hA), "freeze", "thaw-failed", "thaw")
+	hD := append(slices.Clone(hB), "freeze", "thaw-failed", "thaw-failed", "thaw-failed")
+	hE := append(slices.Clone(hD), "freeze", "thaw")
 	agentErr := acctest.ErrorText("guest agent not available: domain "+name).String() + `(.|\n)*qemu-guest-agent(.|\n)*org\.qemu\.guest_agent\.0`
 
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
 			acctest.CheckGone(map[string]acctest.Lookup{
 				"domain " + name: acctest.DomainLookup(name), "snapshot " + snap: snapLookup(name, snap), "snapshot " + snap2: snapLookup(name, snap2),
+				"snapshot " + snap3: snapLookup(name, snap3), "snapshot " + snap4: snapLookup(name, snap4),
 			}),
-			fileGone(overlay, overlay2),
+			fileGone(overlay, overlay2, overlay3, overlay4),
 		),
 		Steps: []resource.TestStep{
 			{
@@ -145,17 +182,7 @@ func TestAccQuiesce_booted(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkQuiesced(t, name, "freeze", "thaw", "freeze", "thaw"),
 					checkDiskSource(t, name, overlay), // the guest writes into the overlay now
-					func(*terraform.State) error {
-						s, err := acctest.Client(t).GetSnapshot(acctest.Ctx(t), name, snap)
-						if err != nil {
-							return err
-						}
-						if len(s.Overlays) != 1 || s.Overlays[0] != overlay || s.Memory {
-							return fmt.Errorf("snapshot %s: overlays %v memory %v, want external on %s", snap, s.Overlays, s.Memory, overlay)
-						}
-						_, err = os.Stat(overlay)
-						return err
-					},
+					checkExternalSnapshot(t, name, snap, overlay),
 				),
 			},
 			{
@@ -202,6 +229,65 @@ resource "libvirt_snapshot_revert" "r" {
 						return err
 					},
 				),
+			},
+			// A thaw that fails: the guest's freeze hook fails it once (fail-thaw-once) or
+			// every time (fail-thaw); qemu-ga has thawed the filesystems by then.
+			{
+				// The export's thaw fails once: sent again, it works; the copy stands.
+				PreConfig:        func() { quiesceGuestSh(t, name, "touch /run/tinyguest/fail-thaw-once") },
+				Config:           withExportT + exp("e3", file3),
+				ConfigPlanChecks: acctest.Plans(),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkQuiesced(t, name, hA...),
+					checkExportFile("libvirt_volume_export.e3", "none", func(string) error { return nil }),
+					noTemps,
+				),
+			},
+			{
+				// libvirt's own thaw of a quiesced snapshot fails once: libvirt fails the
+				// create after taking it (and 9.0 drops its metadata); the provider finds
+				// the guest on the overlay, defines the snapshot again, thaws the guest.
+				PreConfig:        func() { quiesceGuestSh(t, name, "touch /run/tinyguest/fail-thaw-once") },
+				Config:           withExportT + exp("e3", file3) + snapshot("s3", snap3),
+				ConfigPlanChecks: acctest.Plans(),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkQuiesced(t, name, hB...),
+					checkDiskSource(t, name, overlay3),
+					checkExternalSnapshot(t, name, snap3, overlay3),
+				),
+			},
+			{
+				// That snapshot deletes like any other: committed back, overlay gone.
+				Config:           withExportT + exp("e3", file3),
+				ConfigPlanChecks: acctest.Plans(),
+				Check:            resource.ComposeAggregateTestCheckFunc(checkDiskSource(t, name, disk), fileGone(overlay3)),
+			},
+			{
+				// Every thaw fails: the snapshot was taken (frozen) and is kept in state,
+				// tainted; the error says the guest may be frozen.
+				PreConfig:   func() { quiesceGuestSh(t, name, "touch /run/tinyguest/fail-thaw") },
+				Config:      withExportT + exp("e3", file3) + snapshot("s4", snap4),
+				ExpectError: regexp.MustCompile(acctest.ErrorText("snapshot "+snap4+" was taken all the same").String() + `(.|\n)*` + acctest.ErrorText("may still be frozen").String()),
+			},
+			{
+				// Thaws work again: the next apply replaces the tainted snapshot.
+				PreConfig: func() {
+					quiesceGuestSh(t, name, "rm /run/tinyguest/fail-thaw")
+					// libvirt's thaw, then the provider's two.
+					mustPass(t, checkQuiesced(t, name, hD...),
+						checkExternalSnapshot(t, name, snap4, overlay4))
+				},
+				Config:           withExportT + exp("e3", file3) + snapshot("s4", snap4),
+				ConfigPlanChecks: acctest.Does("libvirt_snapshot.s4", acctest.DestroyBeforeCreate),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkQuiesced(t, name, hE...),
+					checkExternalSnapshot(t, name, snap4, overlay4),
+				),
+			},
+			{
+				Config:           withExportT,
+				ConfigPlanChecks: acctest.Plans(),
+				Check:            resource.ComposeAggregateTestCheckFunc(checkDiskSource(t, name, disk), fileGone(overlay4)),
 			},
 			{
 				// The agent stopped: the quiesced export fails with the agent message.

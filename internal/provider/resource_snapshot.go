@@ -120,6 +120,12 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 			Memory:      plan.Memory.ValueBool(),
 			Quiesce:     plan.Quiesce.ValueBool(),
 		})
+		if s != nil {
+			// Taken, with an error (a quiesced one whose guest did not thaw): kept in
+			// state, tainted, so that the next apply replaces it.
+			plan.fromSnapshot(s)
+			return plan, err
+		}
 		switch {
 		case errors.Is(err, libvirt.ErrGuestAgent):
 			return nil, atAttribute(path.Root("quiesce"), err)
