@@ -55,26 +55,18 @@ type BackupResult struct {
 // removed, also on failure and cancel; a job still running then is aborted, and the
 // checkpoint of a copy that did not complete is deleted again.
 func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOptions) (res *BackupResult, err error) {
-	logf := opts.Log
-	if logf == nil {
-		logf = func(string, map[string]any) {}
-	}
+	logf := logOrNop(opts.Log)
 	var info *VolumeInfo
 	var user *VolumeUser
 	var disks []string
 	var compat string
 	err = c.Read(ctx, "look up volume "+ref.String(), func(l *golibvirt.Libvirt) error {
-		v, err := LookupVolume(l, ref)
+		v, i, u, err := volumeAndUser(l, ref)
 		if err != nil {
 			return err
 		}
-		if info, err = volumeInfo(l, v); err != nil {
-			return err
-		}
-		if compat, err = volumeCompat(l, v); err != nil {
-			return err
-		}
-		if user, err = RunningUserOf(l, info); err != nil || user == nil {
+		info, user = i, u
+		if compat, err = volumeCompat(l, v); err != nil || user == nil {
 			return err
 		}
 		doc, err := l.DomainGetXMLDesc(user.Domain, 0)

@@ -80,21 +80,12 @@ func (c *Client) ExportVolume(ctx context.Context, ref VolumeRef, format string,
 	if format != "qcow2" && format != "raw" {
 		return nil, fmt.Errorf("export format %q: use qcow2 or raw", format)
 	}
-	logf := opts.Log
-	if logf == nil {
-		logf = func(string, map[string]any) {}
-	}
+	logf := logOrNop(opts.Log)
 	var info *VolumeInfo
 	var user *VolumeUser
 	err = c.Read(ctx, "look up volume "+ref.String(), func(l *golibvirt.Libvirt) error {
-		v, err := LookupVolume(l, ref)
-		if err != nil {
-			return err
-		}
-		if info, err = volumeInfo(l, v); err != nil {
-			return err
-		}
-		user, err = RunningUserOf(l, info)
+		var err error
+		_, info, user, err = volumeAndUser(l, ref)
 		return err
 	})
 	if err != nil {
@@ -312,4 +303,27 @@ func (f *failWriter) cause(err error) error {
 		return f.err
 	}
 	return err
+}
+
+// volumeAndUser looks up the volume ref, its info and the running domain that uses it
+// (nil when none does): what a copy of a volume needs first.
+func volumeAndUser(l *golibvirt.Libvirt, ref VolumeRef) (golibvirt.StorageVol, *VolumeInfo, *VolumeUser, error) {
+	v, err := LookupVolume(l, ref)
+	if err != nil {
+		return v, nil, nil, err
+	}
+	info, err := volumeInfo(l, v)
+	if err != nil {
+		return v, nil, nil, err
+	}
+	user, err := RunningUserOf(l, info)
+	return v, info, user, err
+}
+
+// logOrNop is logf, or a log that drops everything when logf is nil.
+func logOrNop(logf func(string, map[string]any)) func(string, map[string]any) {
+	if logf == nil {
+		return func(string, map[string]any) {}
+	}
+	return logf
 }
