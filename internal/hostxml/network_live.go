@@ -110,7 +110,7 @@ func LiveChanges(have, want *Network) []SectionChange {
 		return SectionChange{Section: SectionDNSTXT, Elem: t.XML(), What: "DNS TXT " + t.Name}
 	})
 	del, add = append(del, d...), append(add, a...)
-	d, a = diffList(have.Forward.pool(), want.Forward.pool(), func(dev string) SectionChange {
+	d, a = diffList(have.Forward.Pool(), want.Forward.Pool(), func(dev string) SectionChange {
 		return SectionChange{Section: SectionForwardInterface, Elem: forwardInterfaceXML(dev), What: "forward interface " + dev}
 	})
 	del, add = append(del, d...), append(add, a...)
@@ -165,8 +165,8 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// pool is the forward block's interfaces as libvirt keeps them: dev alone is a pool of one.
-func (f *Forward) pool() []string {
+// Pool is the forward block's interfaces as libvirt keeps them: dev alone is a pool of one.
+func (f *Forward) Pool() []string {
 	switch {
 	case f == nil:
 		return nil

@@ -63,7 +63,24 @@ func (c *Client) UpdateNetworkSections(ctx context.Context, name string, changes
 // connections count, which libvirt 9.0 resets when network-update changes the running
 // network, ports stay right. An inactive network has none.
 func (c *Client) NetworkUsers(ctx context.Context, name string) ([]string, error) {
+	ports, err := c.NetworkPorts(ctx, name)
 	var out []string
+	for _, p := range ports {
+		out = append(out, p.Owner)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), err
+}
+
+// NetworkPort is a plugged interface of a running network: the domain that owns it and,
+// for a macvtap pool (direct plug), the host link it took.
+type NetworkPort struct {
+	Owner, Link string
+}
+
+// NetworkPorts lists the ports of a running network (none when it is inactive).
+func (c *Client) NetworkPorts(ctx context.Context, name string) ([]NetworkPort, error) {
+	var out []NetworkPort
 	err := c.Read(ctx, "list the ports of network "+name, func(l *golibvirt.Libvirt) error {
 		out = nil
 		n, err := l.NetworkLookupByName(name)
@@ -83,12 +100,16 @@ func (c *Client) NetworkUsers(ctx context.Context, name string) ([]string, error
 				continue // unplugged while we listed
 			}
 			var x libvirtxml.NetworkPort
-			if x.Unmarshal(doc) == nil && x.Owner != nil && x.Owner.Name != "" {
-				out = append(out, x.Owner.Name)
+			if x.Unmarshal(doc) != nil || x.Owner == nil || x.Owner.Name == "" {
+				continue
 			}
+			port := NetworkPort{Owner: x.Owner.Name}
+			if x.Plug != nil && x.Plug.Direct != nil {
+				port.Link = x.Plug.Direct.Dev
+			}
+			out = append(out, port)
 		}
 		return nil
 	})
-	slices.Sort(out)
-	return slices.Compact(out), err
+	return out, err
 }

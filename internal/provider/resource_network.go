@@ -31,8 +31,9 @@ func (r *networkResource) ValidateConfig(ctx context.Context, req resource.Valid
 	validateSpec(ctx, req, resp, "network", (*networkModel).toSpec)
 }
 
-// ModifyPlan fills the default DHCP ranges into the plan, so that plans show them, and
-// warns when a replace or destroy would cut off running guests.
+// ModifyPlan fills the default DHCP ranges into the plan, so that plans show them,
+// warns when a replace or destroy would cut off running guests, and refuses to take a
+// host link out of a macvtap pool while a running guest's interface is on it.
 func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	ctx, bound := planContext(ctx, req, r.client, "libvirt_network", "name")
 	defer bound.end(&resp.Diagnostics)
@@ -53,7 +54,9 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	if replaces(ctx, state, plan) {
 		r.warnInUse(ctx, state.Name.ValueString(), "Replacing", &resp.Diagnostics)
+		return
 	}
+	r.refuseUsedLinkRemoval(ctx, state, plan, &resp.Diagnostics)
 }
 
 // replaces reports whether the plan changes more than what changes in place (host

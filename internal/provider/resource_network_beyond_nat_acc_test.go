@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -168,6 +169,15 @@ echo routed=$(p $r ` + v4 + `.1) macvtap=$(p $m 203.0.113.1)`
 					}
 					return nil
 				})),
+			},
+			{
+				// Taking the guest's host link out of the macvtap pool is refused at plan time,
+				// naming the guest (libvirt would refuse the network-update at apply time).
+				Config: strings.Replace(config(true), fmt.Sprintf(`{ interfaces = [%q, %q] }`, lower, lower2),
+					fmt.Sprintf(`{ interfaces = [%q] }`, lower2), 1),
+				PlanOnly: true,
+				ExpectError: regexp.MustCompile(acctest.ErrorText(fmt.Sprintf("Host link %s of network %s is in use", lower, mv)).String() +
+					`(.|\n)*` + acctest.ErrorText(fmt.Sprintf("on host link %s: %s.", lower, name)).String()),
 			},
 			{
 				Config: config(true),
