@@ -3,8 +3,8 @@ package provider_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
