@@ -58,7 +58,7 @@ func networkForwardAttributes() map[string]schema.Attribute {
 				"link traffic leaves by. With `mode = \"bridge\"` (and no `bridge`), `\"private\"`, `\"vepa\"` or `\"passthrough\"`: each guest gets " +
 				"a macvtap link on one of the host links of `interfaces` (or `dev`); with `mode = \"hostdev\"`: an SR-IOV VF of `pf`. " +
 				"Adding or removing the block, `dev` or `pf` replaces the network; `interfaces` change in place (network-update, " +
-				"no restart; libvirt refuses to remove a link a running guest uses).",
+				"no restart; a link a running guest uses cannot be removed: the plan says which guests use it).",
 			Optional:      true,
 			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(presenceChanged, "Adding or removing forward replaces the network.", "Adding or removing `forward` replaces the network.")},
 			Attributes: map[string]schema.Attribute{
