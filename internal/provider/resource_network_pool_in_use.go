@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 // refuseUsedLinkRemoval fails the plan of an in-place change that takes host links out
@@ -23,16 +25,7 @@ func (r *networkResource) refuseUsedLinkRemoval(ctx context.Context, state, plan
 	}
 	have, ok1, _ := state.toSpec(ctx)
 	want, ok2, _ := plan.toSpec(ctx)
-	if !ok1 || !ok2 {
-		return
-	}
-	var removed []string
-	for _, link := range have.Forward.Pool() {
-		if !slices.Contains(want.Forward.Pool(), link) {
-			removed = append(removed, link)
-		}
-	}
-	if len(removed) == 0 {
+	if !ok1 || !ok2 || len(removedLinks(have.Forward.Pool(), want.Forward.Pool())) == 0 {
 		return
 	}
 	name := state.Name.ValueString()
@@ -41,18 +34,46 @@ func (r *networkResource) refuseUsedLinkRemoval(ctx context.Context, state, plan
 		tflog.Debug(ctx, "could not read the network's ports", map[string]any{"name": name, "error": err.Error()})
 		return
 	}
-	for _, link := range removed {
+	for _, u := range usedRemovedLinks(have.Forward.Pool(), want.Forward.Pool(), ports) {
+		d.AddAttributeError(path.Root("forward").AtName("interfaces"), fmt.Sprintf("Host link %s of network %s is in use", u.link, name),
+			fmt.Sprintf("Running domains have their interface on network %s on host link %s: %s. libvirt takes no link out of a "+
+				"macvtap pool while a guest uses it. Keep %s in forward.interfaces, or first shut those domains off or move "+
+				"their interfaces off the network.", name, u.link, strings.Join(u.users, ", "), u.link))
+	}
+}
+
+// linkUse is a host link of a pool and the domains whose ports are on it.
+type linkUse struct {
+	link  string
+	users []string
+}
+
+// removedLinks is the links of have that want lacks, in have's order.
+func removedLinks(have, want []string) []string {
+	var out []string
+	for _, link := range have {
+		if !slices.Contains(want, link) {
+			out = append(out, link)
+		}
+	}
+	return out
+}
+
+// usedRemovedLinks is the links going from have to want that ports use, each with its
+// domains (sorted, each once).
+func usedRemovedLinks(have, want []string, ports []libvirt.NetworkPort) []linkUse {
+	var out []linkUse
+	for _, link := range removedLinks(have, want) {
 		var users []string
 		for _, p := range ports {
-			if p.Link == link && !slices.Contains(users, p.Owner) {
+			if p.Link == link {
 				users = append(users, p.Owner)
 			}
 		}
 		if len(users) > 0 {
-			d.AddAttributeError(path.Root("forward").AtName("interfaces"), fmt.Sprintf("Host link %s of network %s is in use", link, name),
-				fmt.Sprintf("Running domains have their interface on network %s on host link %s: %s. libvirt takes no link out of a "+
-					"macvtap pool while a guest uses it. Keep %s in forward.interfaces, or first shut those domains off or move "+
-					"their interfaces off the network.", name, link, strings.Join(users, ", "), link))
+			slices.Sort(users)
+			out = append(out, linkUse{link, slices.Compact(users)})
 		}
 	}
+	return out
 }
