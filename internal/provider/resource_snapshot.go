@@ -209,7 +209,8 @@ const quiesceSnapshotDescription = "Freeze the guest's filesystems through the Q
 	"out, and a writable disk that is not a file is refused. The guest must run `qemu-guest-agent` and the domain needs " +
 	"the agent channel (`org.qemu.guest_agent.0`, `libvirt_domain`'s `devices.qemu_agent`, on by default); an agent that " +
 	"is missing or does not answer fails the create with an error saying so, and nothing is left (no snapshot, no " +
-	"overlay). While the snapshot exists `libvirt_domain` still shows its disks on their volumes (no drift) and keeps " +
+	"overlay). A guest that cannot be thawed after the snapshot (its agent's thaw fails twice) fails the create too, " +
+	"but the snapshot was taken frozen: it is kept in state, tainted, and the next apply replaces it. While the snapshot exists `libvirt_domain` still shows its disks on their volumes (no drift) and keeps " +
 	"them on the overlays when it updates the domain. Destroying the snapshot commits the overlays back into the images " +
 	"and removes them (libvirt 9.0 does this running or shut off). libvirt reverts external snapshots only from 9.9: on " +
 	"an older libvirt `libvirt_snapshot_revert` refuses it with an error and changes nothing. Of a **shut-off** domain " +
