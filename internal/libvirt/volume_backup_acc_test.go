@@ -87,6 +87,86 @@ func TestAccBackupVolume_cancelled(t *testing.T) {
 	}
 }
 
+// TestAccBackupVolume_cancelledInJob: a backup cancelled while libvirt's job still copies
+// (the cancel comes once the domain has a job; 512 MiB of data keep it busy well past
+// that) has the job aborted, and leaves no temporary volume and no checkpoint; a backup
+// after it is a full copy that works. Like TestAccBackupVolume_cancelled, no OS boots.
+func TestAccBackupVolume_cancelledInJob(t *testing.T) {
+	acctest.RequireAcc(t)
+	c := acctest.Client(t)
+	name := acctest.RandomName("bkjob")
+	data := acctest.DataVolume(t, name+".qcow2", 768<<20, "1.1")
+	if out, err := exec.Command("qemu-io", "-f", "qcow2", "-c", "write -P 0x5a 0 512M", data).CombinedOutput(); err != nil {
+		t.Fatalf("qemu-io: %v %s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var dom golibvirt.Domain
+	err := c.Write(ctx, "define and start "+name, func(l *golibvirt.Libvirt) error {
+		d, err := l.DomainDefineXML(diskGuestXML(t, acctest.DefaultDomainType(), name, data, 64, false))
+		if err != nil {
+			return err
+		}
+		dom = d
+		return l.DomainCreate(d)
+	})
+	t.Cleanup(func() { acctest.RemoveDomain(t, name) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// jobRunning: the domain has a job now.
+	jobRunning := func() bool {
+		var typ int32
+		_ = c.Read(ctx, "job of "+name, func(l *golibvirt.Libvirt) (err error) {
+			typ, _, err = l.DomainGetJobStats(dom, 0)
+			return err
+		})
+		return golibvirt.DomainJobType(typ) != golibvirt.DomainJobNone
+	}
+	ref := libvirt.VolumeRef{Key: data}
+	jctx, stop := context.WithCancel(ctx)
+	defer stop()
+	seen := make(chan bool, 1)
+	go func() {
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && jctx.Err() == nil; time.Sleep(10 * time.Millisecond) {
+			if jobRunning() {
+				seen <- true
+				stop()
+				return
+			}
+		}
+		seen <- false
+	}()
+	var wrote int
+	_, err = c.BackupVolume(jctx, ref, libvirt.BackupOptions{Checkpoint: "tfexport-job-0",
+		Open: func(bool) (io.Writer, error) { return countWriter{&wrote}, nil }})
+	stop()
+	if !<-seen {
+		t.Fatalf("the backup ended (%v, %d bytes) before its job was seen running: the cancel did not come during the job", err, wrote)
+	}
+	if !errors.Is(err, context.Canceled) || wrote != 0 {
+		t.Fatalf("backup cancelled in its job: %v, %d bytes written, want context.Canceled and nothing written", err, wrote)
+	}
+	if jobRunning() {
+		t.Error("the backup job still runs after the cancel")
+	}
+	if left := exportTemps(t, c, name); len(left) > 0 {
+		t.Errorf("temporary volumes left: %v", left)
+	}
+	if cps, err := c.Checkpoints(ctx, name, "tfexport-job-"); err != nil || len(cps) != 0 {
+		t.Errorf("checkpoints after the cancel: %v (%v), want none", cps, err)
+	}
+	var full int
+	res, err := c.BackupVolume(ctx, ref, libvirt.BackupOptions{Checkpoint: "tfexport-job-0",
+		Open: func(bool) (io.Writer, error) { return countWriter{&full}, nil }})
+	if err != nil || res.Incremental || full < 512<<20 {
+		t.Fatalf("backup after the cancel: %+v, %d bytes, %v (want a full copy of the 512 MiB written)", res, full, err)
+	}
+	if _, err := c.DeleteCheckpoints(ctx, name, []string{"tfexport-job-0"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 type countWriter struct{ n *int }
 
 func (w countWriter) Write(b []byte) (int, error) { *w.n += len(b); return len(b), nil }

@@ -45,8 +45,13 @@ func TestAccHostDataSource_size(t *testing.T) {
 						total, k.nodeMemKiB, k2.nodeMemKiB, k.memTotalKiB, k2.memTotalKiB)
 				case free <= 0 || free > total:
 					return fmt.Errorf("memory_free_bytes %d of %d", free, total)
-				case !near(free, int64(acctest.HostFreeMemory(t))) || !near(free, k.nodeFreeKiB*1024):
-					return fmt.Errorf("memory_free_bytes %d: libvirt now says %d, the NUMA nodes %d KiB", free, acctest.HostFreeMemory(t), k.nodeFreeKiB)
+				// Free memory moves by gigabytes under CI's load within seconds (guests start
+				// and stop, page cache): near the NUMA nodes' free memory before or now, or
+				// in between.
+				case !near(free, int64(acctest.HostFreeMemory(t))) || !(near(free, k.nodeFreeKiB*1024) || near(free, k2.nodeFreeKiB*1024) ||
+					between(free, k.nodeFreeKiB*1024, k2.nodeFreeKiB*1024)):
+					return fmt.Errorf("memory_free_bytes %d: libvirt now says %d, the NUMA nodes %d KiB (before) and %d KiB (now)",
+						free, acctest.HostFreeMemory(t), k.nodeFreeKiB, k2.nodeFreeKiB)
 				case n("cpus") != int64(k.cpus) || n("cpus") != int64(ni.CPUs):
 					return fmt.Errorf("cpus %s, the kernel has %d online, virNodeGetInfo %d", a["cpus"], k.cpus, ni.CPUs)
 				case n("cpu_topology.sockets") != int64(k.sockets) ||

@@ -143,16 +143,17 @@ func TestAccQuiesce_booted(t *testing.T) {
 	withExportT := domainCfg(attr("title", "quiesced")) + exp("e", file)
 	withSnapT := withExportT + snapshot("s", snap)
 	noTemps := checkNoExportTemps(t, diskName)
-	file3, snap3, snap4 := filepath.Join(dir, "thaw-retried.qcow2"), "tfacc-q3", "tfacc-q4"
+	file3, file4, snap3, snap4 := filepath.Join(dir, "thaw-retried.qcow2"), filepath.Join(dir, "thaw-failed.qcow2"), "tfacc-q3", "tfacc-q4"
 	overlay3, overlay4 := disk+".tfsnap-"+snap3, disk+".tfsnap-"+snap4
 	// What the guest's freeze hook has logged after the export and the snapshot (h2), the
 	// export whose thaw failed once (hA), the snapshot whose thaw failed once (hB), the
-	// snapshot whose thaws all failed (hD: libvirt's and the provider's two), its
-	// replacement (hE).
+	// export whose thaws all failed (hC), the snapshot whose thaws all failed (hD: libvirt's
+	// and the provider's two), its replacement (hE).
 	h2 := []string{"freeze", "thaw", "freeze", "thaw"}
 	hA := append(slices.Clone(h2), "freeze", "thaw-failed", "thaw")
 	hB := append(slices.Clone(hA), "freeze", "thaw-failed", "thaw")
-	hD := append(slices.Clone(hB), "freeze", "thaw-failed", "thaw-failed", "thaw-failed")
+	hC := append(slices.Clone(hB), "freeze", "thaw-failed", "thaw-failed")
+	hD := append(slices.Clone(hC), "freeze", "thaw-failed", "thaw-failed", "thaw-failed")
 	hE := append(slices.Clone(hD), "freeze", "thaw")
 	agentErr := acctest.ErrorText("guest agent not available: domain "+name).String() + `(.|\n)*qemu-guest-agent(.|\n)*org\.qemu\.guest_agent\.0`
 
@@ -263,9 +264,15 @@ resource "libvirt_snapshot_revert" "r" {
 				Check:            resource.ComposeAggregateTestCheckFunc(checkDiskSource(t, name, disk), fileGone(overlay3)),
 			},
 			{
-				// Every thaw fails: the snapshot was taken (frozen) and is kept in state,
-				// tainted; the error says the guest may be frozen.
+				// Every thaw fails: the export fails saying the guest may still be frozen ...
 				PreConfig:   func() { quiesceGuestSh(t, name, "touch /run/tinyguest/fail-thaw") },
+				Config:      withExportT + exp("e3", file3) + exp("e4", file4),
+				ExpectError: regexp.MustCompile(acctest.ErrorText("the guest may still be frozen").String() + `(.|\n)*` + acctest.ErrorText("virsh domfsthaw "+name).String()),
+			},
+			{
+				// ... and leaves no file and no temporary volume. The snapshot was taken
+				// (frozen) and is kept in state, tainted; the error says the guest may be frozen.
+				PreConfig:   func() { mustPass(t, checkQuiesced(t, name, hC...), noTemps, fileGone(file4, file4+".partial")) },
 				Config:      withExportT + exp("e3", file3) + snapshot("s4", snap4),
 				ExpectError: regexp.MustCompile(acctest.ErrorText("snapshot "+snap4+" was taken all the same").String() + `(.|\n)*` + acctest.ErrorText("may still be frozen").String()),
 			},
@@ -288,6 +295,25 @@ resource "libvirt_snapshot_revert" "r" {
 				Config:           withExportT,
 				ConfigPlanChecks: acctest.Plans(),
 				Check:            resource.ComposeAggregateTestCheckFunc(checkDiskSource(t, name, disk), fileGone(overlay4)),
+			},
+			{
+				// The connection drops between freeze and thaw (the daemon closes this test
+				// process's connections; the provider's client code, run here): the thaw
+				// reconnects and the guest is thawed.
+				PreConfig: func() {
+					c := acctest.Client(t)
+					d, err := c.LookupDomain(acctest.Ctx(t), name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					dropped := 0
+					if err := c.FreezeDuring(acctest.Ctx(t), d, func() error { dropped = acctest.DropDaemonClients(t); return nil }); err != nil || dropped == 0 {
+						t.Fatalf("freeze, drop %d connections, thaw: %v", dropped, err)
+					}
+					mustPass(t, checkQuiesced(t, name, append(slices.Clone(hE), "freeze", "thaw")...))
+				},
+				Config:   withExportT,
+				PlanOnly: true,
 			},
 			{
 				// The agent stopped: the quiesced export fails with the agent message.
