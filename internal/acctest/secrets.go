@@ -23,6 +23,15 @@ func SecretLookup(id string) Lookup {
 	}
 }
 
+// VolumeSecretLookup finds the volume secret whose usage is the volume path path: it
+// needs no UUID, so it asks also after an apply that failed before state had one.
+func VolumeSecretLookup(path string) Lookup {
+	return func(l *golibvirt.Libvirt) error {
+		_, err := l.SecretLookupByUsage(int32(golibvirt.SecretUsageTypeVolume), path)
+		return err
+	}
+}
+
 // SecretValue is the value libvirt keeps for the secret id (ok false: none set).
 func SecretValue(t testing.TB, id string) (value []byte, ok bool, err error) {
 	return Client(t).SecretValue(Ctx(t), id)

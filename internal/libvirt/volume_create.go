@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
@@ -194,6 +195,14 @@ func (c *Client) createVolume(ctx context.Context, op string, spec VolumeSpec, m
 			vol, err = mk(l, p)
 			return err
 		})
+		if err != nil && sent && !taken && transientBuildFailure(err) && attempt < createAttempts {
+			// libvirt removed what the failed build made; make sure, then build again.
+			if derr := c.removeMade(ctx, spec); derr != nil {
+				return vol, fmt.Errorf("%w; the volume %s it may have made could not be checked or removed either: %w; %s",
+					err, spec, derr, checkByHand(spec))
+			}
+			continue
+		}
 		if err == nil || !IsTransport(err) || !sent || taken {
 			// Done, libvirt's answer, or a create never sent / refused anyway (the name
 			// was taken before): nothing of this call's is on the host but what vol names.
@@ -215,6 +224,14 @@ func (c *Client) createVolume(ctx context.Context, op string, spec VolumeSpec, m
 		}
 	}
 	return golibvirt.StorageVol{}, fmt.Errorf("%w (gave up after %d attempts; nothing was left in pool %s)", err, createAttempts, spec.Pool)
+}
+
+// transientBuildFailure reports a volume build that failed by chance and is worth
+// another try: qemu-img's LUKS key-slot benchmark times its own CPU use and gives up with
+// "Unable to get accurate CPU usage" when it reads 0 ms (seen once under CI's load here,
+// creating a 16 MiB LUKS volume; the next create worked).
+func transientBuildFailure(err error) bool {
+	return strings.Contains(err.Error(), "Unable to get accurate CPU usage")
 }
 
 // removeMade deletes the volume spec, which a create whose answer was lost made, once

@@ -56,15 +56,14 @@ func TestAccVolumeEncryption_booted(t *testing.T) {
 		return nil
 	}
 	acctest.Run(t, resource.TestCase{
-		CheckDestroy: func(s *terraform.State) error {
-			return acctest.CheckGone(map[string]acctest.Lookup{
-				"domain " + name:                       acctest.DomainLookup(name),
-				"secret " + ids["libvirt_secret.luks"]: acctest.SecretLookup(ids["libvirt_secret.luks"]),
-				"secret " + ids["libvirt_secret.copy"]: acctest.SecretLookup(ids["libvirt_secret.copy"]),
-				"volume " + ids["libvirt_volume.luks"]: acctest.VolumeKeyLookup(ids["libvirt_volume.luks"]),
-				"volume " + ids["libvirt_volume.copy"]: acctest.VolumeKeyLookup(ids["libvirt_volume.copy"]),
-			})(s)
-		},
+		// By name and usage, not by the ids the steps saw: also after a first apply that failed.
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{
+			"domain " + name:                    acctest.DomainLookup(name),
+			"secret of " + name + "-luks.raw":   acctest.VolumeSecretLookup(filepath.Join(dir, name+"-luks.raw")),
+			"secret of " + name + "-copy.qcow2": acctest.VolumeSecretLookup(filepath.Join(dir, name+"-copy.qcow2")),
+			"volume " + name + "-luks.raw":      acctest.VolumeLookup(acctest.Pool(), name+"-luks.raw"),
+			"volume " + name + "-copy.qcow2":    acctest.VolumeLookup(acctest.Pool(), name+"-copy.qcow2"),
+		}),
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
