@@ -52,20 +52,16 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if !ok {
 		return
 	}
-	if replaces(ctx, state, plan) {
+	// A plan that changes more than what changes in place (host entries, records, port
+	// groups, forward interfaces, autostart, active) replaces the network; unknown values
+	// count as a change.
+	have, ok1, _ := state.toSpec(ctx)
+	want, ok2, _ := plan.toSpec(ctx)
+	if !ok1 || !ok2 || !hostxml.InPlace(have, want) {
 		r.warnInUse(ctx, state.Name.ValueString(), "Replacing", &resp.Diagnostics)
 		return
 	}
-	r.refuseUsedLinkRemoval(ctx, state, plan, &resp.Diagnostics)
-}
-
-// replaces reports whether the plan changes more than what changes in place (host
-// entries, records, port groups, forward interfaces, autostart, active); unknown values
-// count as a change.
-func replaces(ctx context.Context, state, plan networkModel) bool {
-	a, ok1, _ := state.toSpec(ctx)
-	b, ok2, _ := plan.toSpec(ctx)
-	return !ok1 || !ok2 || !hostxml.InPlace(a, b)
+	r.refuseUsedLinkRemoval(ctx, state.Name.ValueString(), have, want, &resp.Diagnostics)
 }
 
 // warnInUse adds a warning when running domains use the network: replacing or

@@ -10,25 +10,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// refuseUsedLinkRemoval fails the plan of an in-place change that takes host links out
-// of the network's macvtap pool (forward.interfaces) while a running guest's interface
+// refuseUsedLinkRemoval fails the plan of an in-place change (have to want) of network
+// name that takes host links out of its macvtap pool (forward.interfaces) while a running guest's interface
 // is on one of them: libvirt refuses that network-update at apply time, after the other
 // changes of the apply have been made. Which link a guest took is in the network's
 // ports. When they cannot be read, the plan goes on (the apply then says what libvirt
 // says).
-func (r *networkResource) refuseUsedLinkRemoval(ctx context.Context, state, plan networkModel, d *diag.Diagnostics) {
-	if r.client == nil {
+func (r *networkResource) refuseUsedLinkRemoval(ctx context.Context, name string, have, want *hostxml.Network, d *diag.Diagnostics) {
+	if r.client == nil || len(removedLinks(have.Forward.Pool(), want.Forward.Pool())) == 0 {
 		return
 	}
-	have, ok1, _ := state.toSpec(ctx)
-	want, ok2, _ := plan.toSpec(ctx)
-	if !ok1 || !ok2 || len(removedLinks(have.Forward.Pool(), want.Forward.Pool())) == 0 {
-		return
-	}
-	name := state.Name.ValueString()
 	ports, err := r.client.NetworkPorts(ctx, name)
 	if err != nil {
 		tflog.Debug(ctx, "could not read the network's ports", map[string]any{"name": name, "error": err.Error()})
