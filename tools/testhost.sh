@@ -277,6 +277,27 @@ clear_caps_cache() {
   fi
 }
 
+# --- swtpm's local CA ----------------------------------------------------------------------------
+
+# libvirt runs swtpm_setup as qemu.conf's swtpm_user (Debian: tss), and swtpm_setup signs the
+# TPM's endorsement key with the local CA in /var/lib/swtpm-localca, taking its lock file
+# there. On a machine where swtpm_setup once ran as root, that lock (and the CA's files)
+# belong to root and every emulated TPM fails to start: "Need read/write rights on
+# /var/lib/swtpm-localca/.lock.swtpm-localca for user tss" (seen on a fresh CI run). The
+# test host owns that state for the user libvirt runs swtpm as.
+ensure_swtpm_localca() {
+  local dir=/var/lib/swtpm-localca user
+  user=$(sed -nE 's/^[[:space:]]*swtpm_user[[:space:]]*=[[:space:]]*"([^"]+)".*/\1/p' "$QEMU_CONF" | tail -n 1)
+  user=${user:-tss}
+  id "$user" >/dev/null 2>&1 || die "swtpm user $user (qemu.conf swtpm_user) does not exist; is swtpm-tools installed?"
+  mkdir -p "$dir"
+  if [[ -n $(find "$dir" ! -user "$user" -print -quit) ]]; then
+    log "giving $dir to $user (swtpm_setup runs as that user; some files there were someone else's)"
+    chown -R "$user" "$dir"
+  fi
+  chmod 0750 "$dir"
+}
+
 # --- PKI for the TLS listener --------------------------------------------------------------------
 
 # Generated once. Layout: $PKI/client is what `?pkipath=` wants (cacert.pem, clientcert.pem,
@@ -681,6 +702,7 @@ cmd_up() {
   lock_state
   ensure_netns
   conf_changed=$(ensure_qemu_conf)
+  ensure_swtpm_localca
   ensure_pki
   cfg_changed=$(write_libvirtd_conf)
   ensure_virtlogd

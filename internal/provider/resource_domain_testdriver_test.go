@@ -13,6 +13,8 @@ import (
 // on it): a domain there gets type "test" by default, reads back with an empty second
 // plan, and is removed on destroy (the driver takes only two undefine flags).
 func TestAccDomain_testDriver(t *testing.T) {
+	// The gate first: holding the test driver dials libvirt, which a unit run has not got.
+	acctest.RequireAcc(t)
 	acctest.Parallel(t)
 	acctest.HoldTestDriver(t)
 	name := acctest.RandomName("testdrv")

@@ -101,6 +101,11 @@ resource "libvirt_snapshot_revert" "r" {
 		}
 	}
 	running := func(*terraform.State) error { return domainIn(t, name, "running", "after the revert") }
+	// After a memory revert the guest runs on from the snapshot's RAM, but libvirt sees the
+	// agent channel as disconnected until the guest's virtio-serial port opens again (seen
+	// in CI: "QEMU guest agent is not connected" right after the revert). The marker is read
+	// through the agent, so wait for it to answer first.
+	agentBack := func(*terraform.State) error { acctest.WaitForAgent(t, name); return nil }
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"snapshot " + snap: snapLookup(name, snap)}),
 		Steps: []resource.TestStep{
@@ -129,7 +134,7 @@ resource "libvirt_snapshot_revert" "r" {
 				Config:            withRevert,
 				ConfigPlanChecks:  acctest.Does("libvirt_snapshot_revert.r", acctest.Create),
 				ConfigStateChecks: acctest.State("libvirt_snapshot_revert.r", "domain_state", "running"),
-				Check:             resource.ComposeTestCheckFunc(running, marker("one")),
+				Check:             resource.ComposeTestCheckFunc(running, agentBack, marker("one")),
 			},
 			{
 				// A disk-only snapshot of the running domain is refused, with the fix.
