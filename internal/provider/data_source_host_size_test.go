@@ -121,6 +121,17 @@ resource "libvirt_domain" "vm" {
 				Config:            cfg(64),
 				ConfigStateChecks: acctest.State("libvirt_domain.vm", "memory_mib", 64),
 				ConfigPlanChecks:  acctest.Plans(),
+				// The domain that fits is defined on the host, stopped, with its 64 MiB.
+				Check: acctest.HostCheck(func() error {
+					d, err := acctest.InspectDomain(t, name)
+					if err != nil {
+						return err
+					}
+					if d.Active || d.Inactive.Memory == nil || memoryBytes(uint64(d.Inactive.Memory.Value), d.Inactive.Memory.Unit) != 64<<20 {
+						return fmt.Errorf("domain %s on the host: active %v, memory %+v; want it defined, stopped, with 64 MiB", name, d.Active, d.Inactive.Memory)
+					}
+					return nil
+				}),
 			},
 		},
 	})
@@ -143,6 +154,8 @@ func TestAccHostDataSource_testDriverCells(t *testing.T) {
 				// the daemon with an error, though virsh, which runs it in-process, shows counts)
 				"hugepages.1", acctest.Partial(map[string]any{"size_kib": 2048, "total": 0}),
 			),
+			// The test driver asked directly: virNodeGetInfo, its capabilities' cells and pages.
+			Check: hostSizeMatches("data.libvirt_host.this", acctest.TestDriverURI),
 		}},
 	})
 }

@@ -26,6 +26,8 @@ func TestAccHostDataSource(t *testing.T) {
 				"firmware_types", []string{"efi"},
 				"firmware", acctest.NotNull,
 			),
+			// What libvirt says when asked directly: hostname, versions, type, arch.
+			Check: hostMatches("data.libvirt_host.this", acctest.URI()),
 		}},
 	})
 }
@@ -40,6 +42,7 @@ func TestAccHostDataSource_testDriver(t *testing.T) {
 				"uri", "test:///default",
 				"default_domain_type", "test",
 			),
+			Check: hostMatches("data.libvirt_host.this", acctest.TestDriverURI),
 		}},
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 // The daemon drops the provider's live connections between two runs of the same
@@ -23,12 +24,14 @@ func TestAccProvider_reconnectsAfterDrop(t *testing.T) {
 				PreConfig:         func() { dropped = acctest.DropDaemonClients(t) },
 				Config:            config,
 				ConfigStateChecks: acctest.State("data.libvirt_host.this", "hypervisor_type", "QEMU"),
-				Check: func(*terraform.State) error {
+				Check: resource.ComposeTestCheckFunc(func(*terraform.State) error {
 					if dropped == 0 {
 						return fmt.Errorf("no live provider connection was dropped: the test proved nothing")
 					}
 					return nil
 				},
+					// Read again after the drop: what libvirt says when asked directly.
+					hostMatches("data.libvirt_host.this", acctest.URI())),
 			},
 		},
 	})
@@ -53,6 +56,9 @@ func TestAccProvider_ssh(t *testing.T) {
 					"uri", sshd.URI(),
 					"hypervisor_type", "QEMU",
 				),
+				// Through the tunnel, the test host's own daemon: its facts as it gives them
+				// on its local socket.
+				Check: hostMatches("data.libvirt_host.this", acctest.URI()),
 			},
 			{
 				// A known_hosts that names another key for this host: hard error, with the
@@ -64,12 +70,25 @@ func TestAccProvider_ssh(t *testing.T) {
 	})
 }
 
+// qemu+tcp: the host's facts and a volume made through the tcp transport are what the
+// daemon shows on its local socket.
 func TestAccProvider_tcp(t *testing.T) {
 	uri := acctest.Env("LIBVIRT_TEST_TCP_URI", "qemu+tcp://127.0.0.1/system")
+	name := acctest.RandomName("tcpvol")
 	acctest.RunSerial(t, resource.TestCase{
+		CheckDestroy: acctest.VolumesGone(name),
 		Steps: []resource.TestStep{{
-			Config:            providerAt(uri) + `data "libvirt_host" "this" {}`,
+			Config:            providerAt(uri) + `data "libvirt_host" "this" {}` + volumeHCL("v", name, attr("capacity_bytes", 1048576)),
 			ConfigStateChecks: acctest.State("data.libvirt_host.this", "uri", uri),
+			Check: resource.ComposeTestCheckFunc(
+				hostMatches("data.libvirt_host.this", acctest.URI()),
+				acctest.CheckVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
+					if v.Capacity != 1048576 {
+						return fmt.Errorf("volume %s made over tcp has %d bytes on the host, want 1048576", name, v.Capacity)
+					}
+					return nil
+				}),
+			),
 		}},
 	})
 }
