@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,6 +245,8 @@ resource "libvirt_snapshot_revert" "r" {
 func TestAccSnapshot_wrongState(t *testing.T) {
 	name, disk := acctest.DomainDisk(t, "snap")
 	acctest.Run(t, resource.TestCase{
+		// The refused snapshot left nothing: the domain (and with it any snapshot) is gone.
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 128) +
 				snapOf("libvirt_domain.test.id", attr("memory", true)),
@@ -288,7 +291,42 @@ resource "libvirt_snapshot" "s" {
 // qcow2 disks; the nvram varstore is not part of it). No guest boots here.
 func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
 	name, disk := acctest.DomainDisk(t, "snap")
+	snap := "" // its generated name, read from state by the check
+	// reverted asks libvirt what the revert left: the snapshot is the domain's current
+	// one, the domain is still shut off, and the snapshot is an internal one in the qcow2
+	// disk (qemu-img lists it there).
+	reverted := func(s *terraform.State) error {
+		a, err := stateAttrs(s, snapRes)
+		if err != nil {
+			return err
+		}
+		snap = a["name"]
+		if names := acctest.Names(t, "snapshots of "+name, ""); !slices.Equal(names, []string{snap}) {
+			return fmt.Errorf("snapshots of %s on the host: %v, want only %s", name, names, snap)
+		}
+		isCurrent, err := acctest.SnapshotIsCurrent(t, name, snap)
+		if err != nil {
+			return err
+		}
+		if !isCurrent {
+			return fmt.Errorf("snapshot %s of %s is not the current one after the revert", snap, name)
+		}
+		if err := domainIn(t, name, "shutoff", "after reverting to a disk-only snapshot"); err != nil {
+			return err
+		}
+		out, err := exec.Command("qemu-img", "snapshot", "-U", "-l", disk).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), snap) {
+			return fmt.Errorf("qemu-img snapshot -l %s (%v) does not list %s:\n%s", disk, err, snap, out)
+		}
+		return nil
+	}
 	acctest.Run(t, resource.TestCase{
+		CheckDestroy: func(s *terraform.State) error {
+			return acctest.CheckGone(map[string]acctest.Lookup{
+				"domain " + name:   acctest.DomainLookup(name),
+				"snapshot " + snap: snapLookup(name, snap),
+			})(s)
+		},
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +
 				snapOf("libvirt_domain.test.id") +
@@ -298,6 +336,7 @@ func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
 				acctest.StateIs(snapRes, "name", regexp.MustCompile(`^tfsnap-\d{8}-\d{6}$`)),
 				acctest.StateIs("libvirt_snapshot_revert.r", "domain_state", "shutoff"),
 			},
+			Check: reverted,
 		}},
 	})
 }
