@@ -21,6 +21,7 @@ import (
 // plan checks them only for a domain that is to run), the direct NICs links it lacks,
 // the network disks servers nobody runs: libvirt checks all that at start.
 func TestAccDomainAdopt_everyFamily(t *testing.T) {
+	acctest.RequireAcc(t)
 	for _, tc := range []struct {
 		name string
 		xml  func(d familyDomain) string

@@ -74,6 +74,7 @@ func TestAccDomain_deviceXML(t *testing.T) {
 // A domain defined by virsh with a device the schema lacks imports and plans clean: the
 // device is kept as the domain's own, not read into device_xml.
 func TestAccDomain_deviceXMLImportDefined(t *testing.T) {
+	acctest.RequireAcc(t)
 	name := acctest.RandomName("devxmlimp")
 	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'><name>%s</name><memory unit='MiB'>64</memory><vcpu>1</vcpu>
   <os><type arch='x86_64'>hvm</type></os><devices>%s</devices></domain>`, name, shmemXML))
