@@ -6,6 +6,11 @@
 set -euo pipefail
 
 version="${OPENTOFU_VERSION:-1.12.6}"
+# --version: the version this script builds (make cli-check checks it before anything runs).
+if [ "${1:-}" = "--version" ]; then
+  echo "$version"
+  exit 0
+fi
 cache="${KVMFORGE_CACHE:-/var/cache/kvmforge}/opentofu/${version}"
 bin="${cache}/tofu"
 
