@@ -7,7 +7,9 @@ import (
 	"time"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"libvirt.org/go/libvirtxml"
 
@@ -180,4 +182,32 @@ func memoryBytes(size uint64, unit string) uint64 {
 		return size
 	}
 	return size << 10
+}
+
+// hostPlanCheck is a plan check that asks the host, not the plan: the check of a PlanOnly
+// step, which runs no Check (give it as a PostApplyPreRefresh or PostApplyPostRefresh
+// check: a PlanOnly step runs those). It gets the plan, to compare.
+type hostPlanCheck func(plan *tfjson.Plan) error
+
+func (c hostPlanCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	resp.Error = c(req.Plan)
+}
+
+// afterPlan is the plan checks of a PlanOnly step: check, on the plan after the refresh.
+func afterPlan(check hostPlanCheck) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{check}}
+}
+
+// priorAttr is the attribute key of res in the state the plan starts from ("" when none).
+func priorAttr(plan *tfjson.Plan, res, key string) string {
+	if plan == nil || plan.PriorState == nil || plan.PriorState.Values == nil || plan.PriorState.Values.RootModule == nil {
+		return ""
+	}
+	for _, r := range plan.PriorState.Values.RootModule.Resources {
+		if r.Address == res {
+			v, _ := r.AttributeValues[key].(string)
+			return v
+		}
+	}
+	return ""
 }

@@ -180,6 +180,17 @@ func TestAccDomainPower_shutdownTimeout(t *testing.T) {
 				PreConfig:        stillRunning,
 				Config:           dom,
 				ConfigPlanChecks: acctest.Plans(),
+				// Without the power resource the domain is left as it is: running.
+				Check: acctest.HostCheck(func() error {
+					live, err := acctest.InspectDomain(t, name)
+					if err != nil {
+						return err
+					}
+					if !live.Active {
+						return fmt.Errorf("domain %s is not running after the failed graceful shutdown", name)
+					}
+					return nil
+				}),
 			},
 		},
 	})
@@ -189,6 +200,8 @@ func TestAccDomainPower_missingDomain(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("pow")
 	acctest.Run(t, resource.TestCase{
+		// Starting a domain that does not exist defines none.
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{{
 			Config:      acctest.ProviderBlock("") + resourceHCL("libvirt_domain_power", "p", attr("domain_id", name), attr("action", "start")),
 			ExpectError: acctest.ErrorText(fmt.Sprintf("domain %q does not exist", name)),
@@ -196,8 +209,8 @@ func TestAccDomainPower_missingDomain(t *testing.T) {
 	})
 }
 
-func TestAccDomainPower_badInput(t *testing.T) {
-	acctest.RequireAcc(t)
+// Bad input is refused at plan time, on the offline provider: a unit test.
+func TestDomainPower_badInput(t *testing.T) {
 	expectPlanErrors(t, "resource \"libvirt_domain_power\" \"p\" {\n  domain_id = \"x\"\n  %s\n}\n", []planCase{
 		{"action", `action = "suspend"`, regexp.QuoteMeta(`value must be one of`)},
 		{"timeout", "action = \"shutdown\"\n  timeout = \"soon\"", regexp.QuoteMeta(`"soon" is not a duration`)},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -122,6 +123,17 @@ func TestAccDomainReady_failedCreateTainted(t *testing.T) {
 				Config:             config,
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
+				// The domain in state is the one on the host.
+				ConfigPlanChecks: afterPlan(func(plan *tfjson.Plan) error {
+					live, err := acctest.InspectDomain(t, name)
+					if err != nil {
+						return fmt.Errorf("the domain whose wait failed is not on the host: %w", err)
+					}
+					if id := priorAttr(plan, "libvirt_domain.test", "id"); !strings.EqualFold(id, live.Inactive.UUID) {
+						return fmt.Errorf("libvirt_domain.test has id %q in state, the domain %s on the host is %s", id, name, live.Inactive.UUID)
+					}
+					return nil
+				}),
 			},
 		},
 	})
