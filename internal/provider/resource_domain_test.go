@@ -231,6 +231,29 @@ func TestAccDomain_waitForIPTimeout(t *testing.T) {
 					"network_interface.1.model", "e1000",
 					"network_interface.1.mac", regexp.MustCompile(`^52:54:00:`),
 				),
+				// The replacement on the host: stopped, its second NIC on the bridge, an
+				// e1000 with the MAC in state.
+				Check: func(s *terraform.State) error {
+					a, err := stateAttrs(s, domRes)
+					if err != nil {
+						return err
+					}
+					live, err := acctest.InspectDomain(t, name)
+					if err != nil {
+						return err
+					}
+					nics := live.Inactive.Devices.Interfaces
+					switch {
+					case live.Active:
+						return fmt.Errorf("domain %s runs, want it shut off", name)
+					case len(nics) != 2 || nics[1].Source == nil || nics[1].Source.Bridge == nil || nics[1].Model == nil || nics[1].MAC == nil:
+						return fmt.Errorf("domain %s has interfaces %+v, want a second one on bridge %s", name, nics, bridge)
+					case nics[1].Source.Bridge.Bridge != bridge || nics[1].Model.Type != "e1000" || !strings.EqualFold(nics[1].MAC.Address, a["network_interface.1.mac"]):
+						return fmt.Errorf("second interface of %s: bridge %s, model %s, mac %s; want %s, e1000, %s", name,
+							nics[1].Source.Bridge.Bridge, nics[1].Model.Type, nics[1].MAC.Address, bridge, a["network_interface.1.mac"])
+					}
+					return nil
+				},
 			},
 		},
 	})

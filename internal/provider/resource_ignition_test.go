@@ -79,6 +79,8 @@ func TestAccIgnition_basic(t *testing.T) {
 func TestAccIgnition_invalidJSON(t *testing.T) {
 	acctest.RequireAcc(t)
 	acctest.Run(t, resource.TestCase{
+		// The refused content made no volume.
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"volume default/tfacc-bad.ign": acctest.VolumeLookup("default", "tfacc-bad.ign")}),
 		Steps: []resource.TestStep{{
 			Config:      acctest.ProviderBlock("") + ignitionHCL("tfacc-bad.ign", "default", attr("content", "{ignition: 3}")),
 			PlanOnly:    true,

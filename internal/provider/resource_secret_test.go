@@ -125,6 +125,21 @@ func TestAccSecret_usageTaken(t *testing.T) {
 	id, name := uuid.NewString(), acctest.RandomName("taken")
 	acctest.DefineSecret(t, id, "ceph", name)
 	acctest.Run(t, resource.TestCase{
+		// Nothing was made or changed: the usage's secret on the host is still the one
+		// defined here, and still holds no value.
+		CheckDestroy: acctest.HostCheck(func() error {
+			got, err := acctest.Client(t).SecretByUsage(acctest.Ctx(t), "ceph", name)
+			if err != nil {
+				return err
+			}
+			if got != id {
+				return fmt.Errorf("the ceph secret %s on the host is %s, want the one defined before, %s", name, got, id)
+			}
+			if _, ok, err := acctest.SecretValue(t, id); err != nil || ok {
+				return fmt.Errorf("secret %s has a value now (err %v): the refused plan set it", id, err)
+			}
+			return nil
+		}),
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + resourceHCL("libvirt_secret", "s", attr("usage_type", "ceph"), attr("usage_name", name),
 				attr("value", base64.StdEncoding.EncodeToString([]byte("key")))),
