@@ -176,7 +176,16 @@ func TestAccVolume_readKeepsStateOnTransportError(t *testing.T) {
 			// Had the failed refresh dropped the volume from state, this plan would want to
 			// create it (a PlanOnly step fails on any non-empty plan).
 			resource.TestStep{PreConfig: func() { proxy.Thaw(); proxy.Cut() }, PlanOnly: true},
-			resource.TestStep{ConfigPlanChecks: acctest.Plans()},
+			resource.TestStep{
+				ConfigPlanChecks: acctest.Plans(),
+				// The volume the failed refresh kept in state is the one on the host.
+				Check: acctest.CheckVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
+					if v.Capacity != 1048576 {
+						return fmt.Errorf("volume %s has %d bytes on the host, want 1048576", name, v.Capacity)
+					}
+					return nil
+				}),
+			},
 		),
 	})
 }
@@ -230,7 +239,7 @@ func TestAccVolume_streamsLargeSource(t *testing.T) {
 			Config:            config,
 			ConfigPlanChecks:  acctest.Plans(),
 			ConfigStateChecks: acctest.State("libvirt_volume.big", "capacity_bytes", int64(size)),
-			Check: func(*terraform.State) error {
+			Check: resource.ComposeTestCheckFunc(func(*terraform.State) error {
 				stopSampling()
 				grew := int64(peak.Load()) - int64(base.HeapAlloc)
 				t.Logf("heap: %d MiB before, peak %d MiB during the 256 MiB upload", base.HeapAlloc>>20, peak.Load()>>20)
@@ -239,6 +248,8 @@ func TestAccVolume_streamsLargeSource(t *testing.T) {
 				}
 				return nil
 			},
+				// Streamed whole: the volume on the host holds every byte the server sent.
+				volumeHolds(t, name, size, sum)),
 		}},
 	})
 }

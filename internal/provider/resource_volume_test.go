@@ -197,6 +197,8 @@ func TestAccVolume_sourceURLWrongChecksum(t *testing.T) {
 				PreConfig:        func() { acctest.RequireVolumeGone(t, acctest.Pool(), name) },
 				Config:           urlConfig(name, srv.URL+"/tiny.qcow2", "sha256:"+fileSHA256(t, img)),
 				ConfigPlanChecks: acctest.Plans(),
+				// The volume on the host holds the image byte for byte.
+				Check: volumeHolds(t, name, uint64(imageVirtualSize(t, img)), fileSHA256(t, img)),
 			},
 		},
 	})
@@ -216,6 +218,8 @@ func TestAccVolume_interruptedUpload(t *testing.T) {
 			{
 				PreConfig: func() { acctest.RequireVolumeGone(t, acctest.Pool(), name) },
 				Config:    acctest.ProviderBlock(""),
+				// Still nothing of it on the host, under its name or one starting so.
+				Check: noVolumesNamed(t, name),
 			},
 		},
 	})
@@ -296,6 +300,16 @@ func TestAccVolume_goneOutsideTerraform(t *testing.T) {
 				PreConfig:        deleteBoth,
 				Config:           config,
 				ConfigPlanChecks: acctest.Does("libvirt_volume.v", acctest.Create, acctest.Planned("libvirt_cloudinit_iso.s", acctest.Create)),
+				// Both are on the host again.
+				Check: resource.ComposeTestCheckFunc(
+					acctest.CheckVolume(t, acctest.Pool(), vol, func(v *libvirt.VolumeInfo) error {
+						if v.Capacity != 1048576 {
+							return fmt.Errorf("volume %s made again has %d bytes, want 1048576", vol, v.Capacity)
+						}
+						return nil
+					}),
+					acctest.CheckVolume(t, acctest.Pool(), seed, func(*libvirt.VolumeInfo) error { return nil }),
+				),
 			},
 		},
 	})
