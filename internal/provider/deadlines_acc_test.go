@@ -180,6 +180,30 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 							proxy.Thaw()
 						},
 						Config: cfg(c.before),
+						// Asked of libvirt after the thaw: the frozen plan or import made
+						// nothing, and the network of the network case is still there, stopped.
+						Check: acctest.HostCheck(func() error {
+							if err := acctest.CheckGone(map[string]acctest.Lookup{
+								"domain " + dom:   acctest.DomainLookup(dom),
+								"domain " + clone: acctest.DomainLookup(clone),
+								"volume " + vol:   acctest.VolumeLookup(pool, vol),
+								"volume " + seed:  acctest.VolumeLookup(pool, seed),
+								"volume " + ign:   acctest.VolumeLookup(pool, ign),
+							})(nil); err != nil {
+								return err
+							}
+							if !strings.Contains(c.before, "libvirt_network") {
+								return nil
+							}
+							active, err := acctest.Client(t).NetworkActive(acctest.Ctx(t), net)
+							if err != nil {
+								return fmt.Errorf("network %s on the host: %w", net, err)
+							}
+							if active {
+								return fmt.Errorf("network %s is active, want it as made: inactive", net)
+							}
+							return nil
+						}),
 					},
 				},
 			})

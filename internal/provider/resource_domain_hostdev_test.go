@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -34,7 +36,7 @@ data "libvirt_node_devices" "these" {
 		Steps: []resource.TestStep{
 			{
 				Config: config(`capability = "pci"`),
-				Check: func(s *terraform.State) error {
+				Check: resource.ComposeTestCheckFunc(func(s *terraform.State) error {
 					a := s.RootModule().Resources[ds].Primary.Attributes
 					if n, _ := strconv.Atoi(a["devices.#"]); n != len(sysfs) {
 						return fmt.Errorf("%d PCI devices, /sys/bus/pci/devices has %d: %v", n, len(sysfs), sysfs)
@@ -57,6 +59,8 @@ data "libvirt_node_devices" "these" {
 					}
 					return nil
 				},
+					// And the names libvirt lists when asked directly.
+					nodeDevicesAsLibvirtLists(t, ds, "pci", "")),
 			},
 			{
 				Config: config(`
@@ -64,9 +68,38 @@ data "libvirt_node_devices" "these" {
   name_prefix = "pci_0000_00_00_"`),
 				ConfigStateChecks: acctest.State(ds, "devices", acctest.ListSize(1), "devices.0.pci_address", "0000:00:00.0",
 					"devices.0.virtual_functions", acctest.ListSize(0), "devices.0.mdev_types", acctest.ListSize(0)),
+				Check: nodeDevicesAsLibvirtLists(t, ds, "pci", "pci_0000_00_00_"),
 			},
 		},
 	})
+}
+
+// nodeDevicesAsLibvirtLists is a step check: the libvirt_node_devices data source ds
+// lists, in order, the devices of capability whose names start with prefix that libvirt
+// lists when asked directly (virsh nodedev-list --cap).
+func nodeDevicesAsLibvirtLists(t *testing.T, ds, capability, prefix string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		a, err := stateAttrs(s, ds)
+		if err != nil {
+			return err
+		}
+		var want []string
+		for _, n := range acctest.NodeDeviceNames(t, capability) {
+			if strings.HasPrefix(n, prefix) {
+				want = append(want, n)
+			}
+		}
+		var got []string
+		for i := range len(want) + 1 {
+			if n, ok := a[fmt.Sprintf("devices.%d.name", i)]; ok {
+				got = append(got, n)
+			}
+		}
+		if a["devices.#"] != strconv.Itoa(len(want)) || !slices.Equal(got, want) {
+			return fmt.Errorf("%s lists %s devices %v, libvirt lists %v", ds, a["devices.#"], got, want)
+		}
+		return nil
+	}
 }
 
 // sysPCIDevices reads the kernel's PCI devices: address -> vendor id (0x8086).
@@ -252,6 +285,27 @@ import {
 // could not start here, without an IOMMU: the plan is all this proves).
 func TestAccDomain_hostdevCheckKnownDevice(t *testing.T) {
 	acctest.RequireAcc(t)
+	name := acctest.RandomName("hostdev")
+	// The plan passes a device libvirt lists, and makes nothing.
+	known := func(plan *tfjson.Plan) error {
+		var planned []any
+		for _, rc := range plan.ResourceChanges {
+			if rc.Address == "libvirt_domain.test" && rc.Change != nil {
+				if after, ok := rc.Change.After.(map[string]any); ok {
+					planned, _ = after["hostdev"].([]any)
+				}
+			}
+		}
+		if len(planned) != 1 {
+			return fmt.Errorf("the plan has hostdevs %v, want one", planned)
+		}
+		addr, _ := planned[0].(map[string]any)["pci"].(string)
+		dev := "pci_" + strings.NewReplacer(":", "_", ".", "_").Replace(addr)
+		if !slices.Contains(acctest.NodeDeviceNames(t, "pci"), dev) {
+			return fmt.Errorf("the plan passed PCI device %q, which libvirt does not list (no %s)", addr, dev)
+		}
+		return acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)})(nil)
+	}
 	acctest.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + fmt.Sprintf(`
@@ -267,9 +321,10 @@ resource "libvirt_domain" "test" {
     pci = data.libvirt_node_devices.pci.devices[0].pci_address
   }
 }
-`, acctest.RandomName("hostdev")),
+`, name),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks:   afterPlan(known),
 		}},
 	})
 }

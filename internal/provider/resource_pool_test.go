@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -273,6 +274,20 @@ func TestAccPool_lostDirectory(t *testing.T) {
 				// The stopped pool reads without a diff (its sizes are libvirt's last known).
 				Config:   poolConfig(name, dir, false),
 				PlanOnly: true,
+				// On the host: still defined, inactive, its directory gone.
+				ConfigPlanChecks: afterPlan(func(*tfjson.Plan) error {
+					active, err := acctest.Client(t).PoolActive(acctest.Ctx(t), name)
+					if err != nil {
+						return fmt.Errorf("pool %s on the host: %w", name, err)
+					}
+					if active {
+						return fmt.Errorf("pool %s is active on the host, want it stopped", name)
+					}
+					if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+						return fmt.Errorf("the directory %s of pool %s is there (%v), want it gone", dir, name, err)
+					}
+					return nil
+				}),
 			},
 		},
 	})
