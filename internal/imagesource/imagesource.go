@@ -112,11 +112,18 @@ func describe(kind string) string {
 	return kind + "-compressed"
 }
 
+// Open is DefaultLimits.Open.
+func Open(r io.Reader, want, name string) (image io.Reader, kind string, err error) {
+	return DefaultLimits.Open(r, want, name)
+}
+
 // Open reads the start of r, resolves its compression (Resolve) and returns the image:
 // r decompressed, or r itself for None. The image reader reads r to its end before it
 // says EOF, so that whatever counts or hashes r below sees every byte and can fail the
-// stream (a wrong checksum) before its consumer takes it as complete.
-func Open(r io.Reader, want, name string) (image io.Reader, kind string, err error) {
+// stream (a wrong checksum) before its consumer takes it as complete. A stream whose
+// header asks for a dictionary or window above l fails with *LimitError before its
+// decoder allocates it. The image's length is not bounded here (Bound).
+func (l Limits) Open(r io.Reader, want, name string) (image io.Reader, kind string, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, err := br.Peek(SniffLen)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -128,27 +135,32 @@ func Open(r io.Reader, want, name string) (image io.Reader, kind string, err err
 	if kind == None {
 		return br, kind, nil
 	}
-	d, err := decoder(br, kind)
+	d, err := l.decoder(br, kind)
 	if err != nil {
+		var le *LimitError
+		if errors.As(err, &le) {
+			return nil, "", fmt.Errorf("%s: %w", name, err)
+		}
 		return nil, "", fmt.Errorf("%s: %s: %w", name, kind, err)
 	}
 	return &drained{d: d, src: br, kind: kind}, kind, nil
 }
 
-// maxWindow bounds a zstd window (the decoder's memory): 128 MiB is zstd's largest
-// without --long (--ultra -22). An xz stream names its own dictionary (64 MiB for xz -9),
-// which the decoder allocates.
-const maxWindow = 128 << 20
-
-func decoder(r io.Reader, kind string) (io.Reader, error) {
+// decoder reads r as kind. xz and zstd streams pass through a guard that reads their
+// headers first and refuses a dictionary or window above l (xzGuard, zstdGuard).
+func (l Limits) decoder(r io.Reader, kind string) (io.Reader, error) {
 	switch kind {
 	case Gzip:
 		return gzip.NewReader(r) // multistream: concatenated members, as gzip -d reads them
 	case XZ:
-		return xz.NewReader(r)
+		// DictCap 0: each block gets the dictionary its header asks for, which the guard
+		// bounded (a DictCap would be a floor, allocated for every block).
+		return xz.ReaderConfig{}.NewReader(newXZGuard(r, l.XZDictionary))
 	case Zstd:
-		// One goroutine: the frames decode as they arrive, never read far ahead of the upload.
-		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow), zstd.WithDecoderLowmem(true))
+		// One goroutine: the frames decode as they arrive, never read far ahead of the
+		// upload. The decoder's own window bound stays, behind the guard's.
+		d, err := zstd.NewReader(newZstdGuard(r, l.ZstdWindow), zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxWindow(max(l.ZstdWindow, zstd.MinWindowSize)), zstd.WithDecoderLowmem(true))
 		if err != nil {
 			return nil, err
 		}
@@ -185,6 +197,10 @@ func (d *drained) Read(p []byte) (int, error) {
 		}
 		return n, io.EOF
 	case err != nil:
+		var le *LimitError
+		if errors.As(err, &le) {
+			return n, err
+		}
 		return n, fmt.Errorf("decompress %s: %w", d.kind, err)
 	}
 	return n, nil
