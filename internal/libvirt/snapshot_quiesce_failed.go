@@ -46,7 +46,7 @@ func (c *Client) quiescedCreateFailed(ctx context.Context, d Domain, q quiescedC
 	case s == nil:
 		return nil, quiesceError(d.Name, err) // not taken: the usual refusal
 	}
-	if terr := c.thawNow(ctx, d); terr != nil {
+	if terr := c.thawNow(ctx, d, nil); terr != nil { // no log here: the snapshot API takes none
 		return s, fmt.Errorf("%w; snapshot %s was taken all the same (with the filesystems frozen) and is kept: "+
 			"once the guest is thawed, the next apply replaces it; %w", err, q.name, terr)
 	}

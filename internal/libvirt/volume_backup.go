@@ -161,7 +161,7 @@ func (c *Client) BackupVolume(ctx context.Context, ref VolumeRef, opts BackupOpt
 	if opts.Quiesce {
 		// The copy point is the job's start: QEMU copies what is overwritten after it
 		// before the write lands, so the frozen instant is the begin call alone.
-		err = c.FreezeDuring(ctx, dom, begin)
+		err = c.FreezeDuring(ctx, dom, logf, begin)
 		res.Quiesced = err == nil
 	} else {
 		err = begin()

@@ -206,7 +206,7 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 		Refused: fmt.Sprintf("the volume is a disk of running domain %s: shut it down (running = false) or "+
 			"snapshot it and export while it is stopped", user.Domain.Name),
 		Poll:        opts.BlockJobPoll,
-		AtCopyPoint: c.freezeAtCopyPoint(ctx, user.Domain, opts.Quiesce),
+		AtCopyPoint: c.freezeAtCopyPoint(ctx, user.Domain, opts.Quiesce, opts.Log),
 	})
 	if err != nil {
 		return "", err
@@ -215,12 +215,13 @@ func (c *Client) blockCopy(ctx context.Context, user *VolumeUser, tmp VolumeSpec
 }
 
 // freezeAtCopyPoint is a BlockCopyJob.AtCopyPoint that ends the job with dom's
-// filesystems frozen; nil (no freeze) unless quiesce.
-func (c *Client) freezeAtCopyPoint(ctx context.Context, dom Domain, quiesce bool) func(func() error) error {
+// filesystems frozen; nil (no freeze) unless quiesce. The freeze's thaw attempts go to
+// logf.
+func (c *Client) freezeAtCopyPoint(ctx context.Context, dom Domain, quiesce bool, logf func(string, map[string]any)) func(func() error) error {
 	if !quiesce {
 		return nil
 	}
-	return func(endJob func() error) error { return c.FreezeDuring(ctx, dom, endJob) }
+	return func(endJob func() error) error { return c.FreezeDuring(ctx, dom, logf, endJob) }
 }
 
 // createTemp makes the empty temporary volume tmp (of its capacity) that a copy job of

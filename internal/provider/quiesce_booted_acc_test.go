@@ -307,7 +307,7 @@ resource "libvirt_snapshot_revert" "r" {
 						t.Fatal(err)
 					}
 					dropped := 0
-					if err := c.FreezeDuring(acctest.Ctx(t), d, func() error { dropped = acctest.DropDaemonClients(t); return nil }); err != nil || dropped == 0 {
+					if err := c.FreezeDuring(acctest.Ctx(t), d, nil, func() error { dropped = acctest.DropDaemonClients(t); return nil }); err != nil || dropped == 0 {
 						t.Fatalf("freeze, drop %d connections, thaw: %v", dropped, err)
 					}
 					mustPass(t, checkQuiesced(t, name, append(slices.Clone(hE), "freeze", "thaw")...))
