@@ -1,8 +1,11 @@
 // Package export writes a stream of volume bytes into a local file the way
 // libvirt_volume_export needs it: optionally compressed (gzip or zstd), hashed and
-// counted as written, into <path>.partial that is renamed to <path> only when all went
-// well and removed otherwise. Nothing is buffered whole; nothing else touches the disk.
-// It knows nothing of libvirt: the caller feeds the bytes.
+// counted as written, into a temporary file of its own next to <path>
+// (<name>.<random>.partial) that is renamed to <path> only when all went well and
+// removed otherwise. Two exports to one path (two resources, two applies) never share
+// that file: each renames a whole file of its own, and the last rename wins. Nothing is
+// buffered whole; nothing else touches the disk. It knows nothing of libvirt: the caller
+// feeds the bytes.
 package export
 
 import (
@@ -32,13 +35,18 @@ const (
 // Compressions are the accepted values of compression, the default first.
 var Compressions = []string{None, Gzip, Zstd}
 
-// PartialSuffix is appended to the destination while it is being written.
+// PartialSuffix ends the name of the file an export is written into, next to its
+// destination: <name>.<random>.partial (PartialPattern).
 const PartialSuffix = ".partial"
+
+// PartialPattern is the os.CreateTemp pattern of the partial file of an export to path,
+// in path's directory: the destination's name, a random part, PartialSuffix.
+func PartialPattern(path string) string { return filepath.Base(path) + ".*" + PartialSuffix }
 
 // FileMode is the mode of every export: disk images may hold anything, so only the owner
 // reads it. The partial file is always made afresh with this mode (less the umask) and
-// renamed over the destination, so neither a leftover partial file nor an earlier export
-// passes its mode on; whoever wants the file shared changes its mode afterwards.
+// renamed over the destination, so neither an earlier export nor anything else passes
+// its mode on; whoever wants the file shared changes its mode afterwards.
 const FileMode os.FileMode = 0o600
 
 // NewCompressor returns a writer that compresses into w with the named kind ("" and
@@ -126,20 +134,20 @@ const queueDepth = 16
 
 var chunks = sync.Pool{New: func() any { b := make([]byte, 0, 256<<10); return &b }}
 
-// Create makes <path>.partial, a new file, for writing. A leftover of an earlier attempt
-// is removed first. The directory must exist.
+// Create makes a new partial file next to path (PartialPattern), for writing. The
+// directory must exist.
 func Create(path string, opts Options) (*File, error) {
 	if path == "" {
 		return nil, errors.New("export path is empty")
 	}
-	partial := path + PartialSuffix
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("export path %s is a directory: name a file", path)
 	}
-	f, err := createPartial(partial)
+	f, err := createPartial(path)
 	if err != nil {
 		return nil, err
 	}
+	partial := f.Name()
 	now := opts.Now
 	if now == nil {
 		now = time.Now
@@ -164,25 +172,17 @@ func Create(path string, opts Options) (*File, error) {
 	return x, nil
 }
 
-// createPartial makes the partial file exclusively (O_EXCL: never through a symlink, never
-// an existing file and its mode). Whatever non-directory is at that name is removed first:
-// a partial file left by a crash, or a symlink someone planted to have the export written
-// over another file (os.Remove removes the link itself, never its target). A variable, so
-// that a test can hand out /dev/full.
-var createPartial = func(partial string) (*os.File, error) {
-	if st, err := os.Lstat(partial); err == nil {
-		if st.IsDir() {
-			return nil, fmt.Errorf("%s is a directory, in the way of the export's partial file: remove it", partial)
-		}
-		if err := os.Remove(partial); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("remove the leftover %s: %w", partial, err)
-		}
-	}
-	f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+// createPartial makes the partial file of an export to path: a new file of a name of its
+// own in path's directory (os.CreateTemp: O_EXCL, mode 0600, never through a symlink,
+// never an existing file, always mode FileMode), so that two exports to one path never write into, or remove,
+// each other's. A variable, so that a test can hand out /dev/full; the returned file's
+// Name is what is renamed or removed.
+var createPartial = func(path string) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), PartialPattern(path))
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", partial, err)
+		return nil, fmt.Errorf("create the partial file of %s: %w", path, err)
 	}
-	return f, nil
+	return f, nil // mode 0600 (FileMode), less the umask
 }
 
 // drain compresses, hashes and writes what Write queued; after an error it only discards.
@@ -336,8 +336,8 @@ func (x *File) Commit() (*Result, error) {
 	}, nil
 }
 
-// Abort stops the export and removes the partial file; the destination, if an earlier
-// export left one, is not touched. Safe to call after Commit (it does nothing then).
+// Abort stops the export and removes its partial file; the destination, if an earlier
+// export left one, is not touched, nor is another export's partial file. Safe to call after Commit (it does nothing then).
 func (x *File) Abort() error {
 	x.wmu.Lock()
 	defer x.wmu.Unlock()

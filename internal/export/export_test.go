@@ -116,7 +116,11 @@ func TestFileCommit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := os.Stat(dest + PartialSuffix); err != nil {
+			if p := x.Partial(); filepath.Dir(p) != filepath.Dir(dest) || !strings.HasPrefix(filepath.Base(p), "disk.img.") ||
+				!strings.HasSuffix(p, PartialSuffix) {
+				t.Fatalf("partial file %s: want disk.img.<random>%s next to the destination", p, PartialSuffix)
+			}
+			if _, err := os.Stat(x.Partial()); err != nil {
 				t.Fatalf("partial file not there while writing: %v", err)
 			}
 			if _, err := os.Stat(dest); !errors.Is(err, os.ErrNotExist) {
@@ -131,9 +135,7 @@ func TestFileCommit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := os.Stat(dest + PartialSuffix); !errors.Is(err, os.ErrNotExist) {
-				t.Fatalf("partial file left after commit: %v", err)
-			}
+			noPartials(t, filepath.Dir(dest))
 			onDisk, err := os.ReadFile(dest)
 			if err != nil {
 				t.Fatal(err)
@@ -162,23 +164,25 @@ func TestFileCommit(t *testing.T) {
 	}
 }
 
+// noPartials fails when dir holds a partial file.
+func noPartials(t *testing.T, dir string) {
+	t.Helper()
+	if m, _ := filepath.Glob(filepath.Join(dir, "*"+PartialSuffix)); len(m) > 0 {
+		t.Fatalf("partial files left: %v", m)
+	}
+}
+
 // TestFileAbort: an aborted export removes its partial file and leaves an earlier export
-// at the destination alone; a leftover partial of an earlier crash is replaced.
+// at the destination alone.
 func TestFileAbort(t *testing.T) {
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "disk.qcow2")
 	if err := os.WriteFile(dest, []byte("earlier export"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(dest+PartialSuffix, bytes.Repeat([]byte("x"), 1<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	x, err := Create(dest, Options{Compression: Gzip})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if st, _ := os.Stat(dest + PartialSuffix); st.Size() != 0 {
-		t.Fatalf("leftover partial not replaced: %d bytes", st.Size())
 	}
 	if _, err := x.Write([]byte("some bytes")); err != nil {
 		t.Fatal(err)
@@ -186,9 +190,7 @@ func TestFileAbort(t *testing.T) {
 	if err := x.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(dest + PartialSuffix); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("partial left after abort: %v", err)
-	}
+	noPartials(t, dir)
 	if b, _ := os.ReadFile(dest); string(b) != "earlier export" {
 		t.Fatalf("abort touched the destination: %q", b)
 	}
@@ -211,7 +213,12 @@ func TestFileWriteFailure(t *testing.T) {
 	}
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "disk.raw")
-	createPartial = func(string) (*os.File, error) { return os.OpenFile("/dev/full", os.O_WRONLY, 0) }
+	// The partial file's name is a link to /dev/full: the export removes the link, not /dev/full.
+	link := filepath.Join(dir, "disk.raw.1"+PartialSuffix)
+	if err := os.Symlink("/dev/full", link); err != nil {
+		t.Fatal(err)
+	}
+	createPartial = func(string) (*os.File, error) { return os.OpenFile(link, os.O_WRONLY, 0) }
 	t.Cleanup(func() { createPartial = createPartialFile })
 	x, err := Create(dest, Options{})
 	if err != nil {
@@ -235,8 +242,11 @@ func TestFileWriteFailure(t *testing.T) {
 	if _, err := x.Commit(); !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("commit after a failed write: %v", err)
 	}
-	if _, err := os.Lstat(dest + PartialSuffix); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(link); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("partial left after a failed export: %v", err)
+	}
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Fatalf("/dev/full: %v", err)
 	}
 	if _, err := os.Stat(dest); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("destination made by a failed export: %v", err)
@@ -245,10 +255,10 @@ func TestFileWriteFailure(t *testing.T) {
 
 var createPartialFile = createPartial
 
-// TestCreate_partialSymlink: a <path>.partial symlink planted before the export (in a
-// shared directory, say) must not have the export written through it: the victim keeps
-// its bytes and mode, the export is a new 0600 file. A dangling link must not create its
-// target either.
+// TestCreate_partialSymlink: a symlink planted at a name an export could use (the
+// <path>.partial of earlier versions, in a shared directory, say) must not have the
+// export written through it: the victim keeps its bytes and mode, the export is a new
+// 0600 file. A dangling link must not create its target either.
 func TestCreate_partialSymlink(t *testing.T) {
 	for _, dangling := range []bool{false, true} {
 		t.Run(fmt.Sprintf("dangling=%v", dangling), func(t *testing.T) {
@@ -301,17 +311,15 @@ func TestCreate_partialSymlink(t *testing.T) {
 	}
 }
 
-// TestCreate_partialMode: a leftover partial file of mode 0666, and an earlier export of
-// mode 0644, pass neither mode on: the new export is 0600.
+// TestCreate_partialMode: an earlier export of mode 0644 does not pass its mode on: the
+// new export is 0600.
 func TestCreate_partialMode(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "disk.raw")
-	for p, mode := range map[string]os.FileMode{dest: 0o644, dest + PartialSuffix: 0o666} {
-		if err := os.WriteFile(p, []byte("old"), mode); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(p, mode); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(dest, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dest, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	x, err := Create(dest, Options{})
 	if err != nil {
@@ -328,14 +336,97 @@ func TestCreate_partialMode(t *testing.T) {
 	}
 }
 
+// TestCreate_partialDirectory: whatever sits at the old <path>.partial (here a
+// directory) is no obstacle and is left alone: the partial file has a name of its own.
 func TestCreate_partialDirectory(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "disk.raw")
 	if err := os.Mkdir(dest+PartialSuffix, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Create(dest, Options{}); err == nil || !strings.Contains(err.Error(), "is a directory") {
-		t.Fatalf("a directory at the partial name: err = %v", err)
+	x, err := Create(dest, Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if _, err := x.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(dest + PartialSuffix); err != nil || !st.IsDir() {
+		t.Fatalf("the directory at the old partial name: %v, %v", st, err)
+	}
+}
+
+// TestConcurrentExports: two exports to one path at once, their writes interleaved, each
+// in a partial file of its own: neither clobbers the other's. The first to commit puts a
+// whole file in place while the second still writes; the second's commit then replaces
+// it with its own whole file (the last rename wins); no partial file is left. An export
+// that fails meanwhile removes only its own partial file.
+func TestConcurrentExports(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "disk.raw")
+	a, err := Create(dest, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Create(dest, Options{Compression: Gzip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Create(dest, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Partial() == b.Partial() || a.Partial() == c.Partial() || b.Partial() == c.Partial() {
+		t.Fatalf("exports to one path share a partial file: %s, %s, %s", a.Partial(), b.Partial(), c.Partial())
+	}
+	dataA, dataB := bytes.Repeat([]byte("A"), 3<<20), volumeBytes(3<<20)
+	for i := 0; i < 3<<20; i += 64 << 10 {
+		for _, w := range []struct {
+			x    *File
+			data []byte
+		}{{a, dataA}, {b, dataB}, {c, dataA}} {
+			if _, err := w.x.Write(w.data[i : i+64<<10]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// c fails: its partial file goes, a's and b's stay.
+	if err := c.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*File{a, b} {
+		if _, err := os.Stat(x.Partial()); err != nil {
+			t.Fatalf("another export's abort removed %s: %v", x.Partial(), err)
+		}
+	}
+	resA, err := a.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(dest); !bytes.Equal(got, dataA) {
+		t.Fatalf("after the first commit the destination is not A's whole file (%d bytes)", len(got))
+	}
+	if _, err := b.Write([]byte("still writing")); err != nil {
+		t.Fatalf("the second export, after the first committed: %v", err)
+	}
+	resB, err := b.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, size, err := HashFile(dest)
+	if err != nil || sum != resB.SHA256 || size != resB.Size || sum == resA.SHA256 {
+		t.Fatalf("destination %s, %d bytes (%v): want B's %s, %d bytes", sum, size, err, resB.SHA256, resB.Size)
+	}
+	f, _ := os.Open(dest)
+	defer f.Close()
+	r, err := NewDecompressor(f, Gzip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := io.ReadAll(r)
+	if err != nil || !bytes.Equal(back, append(dataB, "still writing"...)) {
+		t.Fatalf("B's file is not whole (%v)", err)
+	}
+	noPartials(t, dir)
 }
 
 func TestCreateErrors(t *testing.T) {
@@ -349,13 +440,53 @@ func TestCreateErrors(t *testing.T) {
 	if _, err := Create(filepath.Join(dir, "x"), Options{Compression: "lz4"}); err == nil {
 		t.Fatal("unknown compression accepted")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "x"+PartialSuffix)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("partial left by a refused Create: %v", err)
-	}
+	noPartials(t, dir)
 }
 
 func TestStampMissing(t *testing.T) {
 	if _, err := StampOf(filepath.Join(t.TempDir(), "gone")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: %v", err)
 	}
+}
+
+// TestConcurrentExports_goroutines: two writers export to one path again and again at
+// the same time: every commit succeeds, and the destination is always one writer's whole
+// file, never a mix or a cut.
+func TestConcurrentExports_goroutines(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "disk.raw")
+	datas := [][]byte{bytes.Repeat([]byte("A"), 1<<20), volumeBytes(1 << 20)}
+	errs := make(chan error, len(datas))
+	for _, data := range datas {
+		go func() {
+			for range 20 {
+				x, err := Create(dest, Options{})
+				if err != nil {
+					errs <- err
+					return
+				}
+				for i := 0; i < len(data); i += 32 << 10 {
+					if _, err := x.Write(data[i : i+32<<10]); err != nil {
+						errs <- err
+						return
+					}
+				}
+				if _, err := x.Commit(); err != nil {
+					errs <- err
+					return
+				}
+				if got, err := os.ReadFile(dest); err != nil || !(bytes.Equal(got, datas[0]) || bytes.Equal(got, datas[1])) {
+					errs <- fmt.Errorf("destination is neither whole file (%d bytes, %v)", len(got), err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range datas {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	noPartials(t, dir)
 }

@@ -32,8 +32,8 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 	resp.Schema = withIncremental(actionSchema{
 		description: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
 			"optionally compressed (`gzip`, `zstd`). The bytes are streamed — never held whole in memory, and nothing " +
-			"is written locally but the destination (as `<path>.partial`, renamed at the end; removed when the export " +
-			"fails). Progress is logged every 5 s (bytes and rate; `TF_LOG=info`).\n\n" +
+			"is written locally but the destination (as `<name>.<random>.partial` next to it, renamed at the end; removed " +
+			"when the export fails). Progress is logged every 5 s (bytes and rate; `TF_LOG=info`).\n\n" +
 			"The export happens once, when the resource is created. Changing `volume_id`, `path`, `format`, " +
 			"`compression` or `triggers` exports again (replace); a later change of the volume itself does not — " +
 			"put something into `triggers` for that. Destroying the resource removes nothing on the libvirt host and " +
