@@ -25,6 +25,8 @@ const (
 	ProcDomainSnapshotCreateXML = 185
 	ProcDomainBlockJobAbort     = 237
 	ProcDomainGetBlockJobInfo   = 238
+	ProcDomainDestroy           = 12
+	ProcDomainUndefineFlags     = 231
 )
 
 // CallProxy forwards TCP connections to a libvirt listener (plain RPC: qemu+tcp) and

@@ -185,12 +185,27 @@ func (c *Client) SetDomainAutostart(ctx context.Context, id string, on bool) err
 }
 
 // UndefineDomain removes a stopped domain's definition with its nvram and metadata.
+//
+// Like DestroyDomain it is settled when the connection breaks under the call: the undefine
+// may or may not have been carried out, and looking again tells. Once the daemon answers,
+// a domain that is gone (a stopped one the lost call undefined) or no longer persistent (a
+// running one it made transient) is success; one still defined is undefined again. A
+// domain that was never there is still ErrNotFound.
 func (c *Client) UndefineDomain(ctx context.Context, id string) error {
-	return c.Write(ctx, "undefine domain "+id, func(l *golibvirt.Libvirt) error {
+	sent := false // an undefine went out on an earlier attempt whose connection then broke
+	return c.writeSettled(ctx, "undefine domain "+id, func(l *golibvirt.Libvirt) error {
 		d, err := LookupDomainOn(l, id)
-		if err != nil {
+		switch {
+		case err != nil && sent && isNotFound(err):
+			return nil // the lost call undefined it
+		case err != nil:
 			return err
+		case sent:
+			if p, perr := l.DomainIsPersistent(d); perr == nil && p == 0 {
+				return nil // the lost call left a running domain transient: its definition is gone
+			}
 		}
+		sent = true
 		err = l.DomainUndefineFlags(d, DomainUndefineAll)
 		// Inside the call the error is go-libvirt's own (rpc.Error wraps it only on the way out).
 		if lvCode(err) == golibvirt.ErrInvalidArg { // libvirt before 8.9 knows no TPM flag (nor persistent_state)

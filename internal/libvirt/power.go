@@ -124,9 +124,13 @@ func (c *Client) shutdown(ctx context.Context, id string, timeout time.Duration,
 			return err
 		})
 		switch {
-		case IsTransport(err), err != nil && !force:
+		case err != nil && !force:
 			return false, err
-		case err == nil:
+		case err == nil, IsTransport(err):
+			// A request whose answer was lost (the connection broke under it) may have
+			// reached the guest: it is waited for like one that was answered, and the force
+			// below ends the wait either way. It is not sent again: a guest already shutting
+			// down may refuse a second one, which would force it off at once.
 			var ok bool
 			if s, ok, err = c.waitState(ctx, id, "shutoff", timeout); err != nil || ok {
 				return false, err
@@ -142,9 +146,25 @@ func (c *Client) shutdown(ctx context.Context, id string, timeout time.Duration,
 
 // DestroyDomain forces a domain off at once (virsh destroy). One that is not running is
 // left alone.
+//
+// Forcing off is idempotent in effect once the domain is looked at again, so a call whose
+// connection broke under it (libvirtd restarted, the link dropped, the daemon closed the
+// connection: go-libvirt's "procedure interrupted while awaiting response") is settled
+// rather than reported: once the daemon answers again the domain is looked up anew and
+// forced off unless it is off already. Off already, or gone (a transient domain the lost
+// call did destroy), is success; a domain that was never there is still ErrNotFound.
 func (c *Client) DestroyDomain(ctx context.Context, id string) error {
-	return c.onDomain(ctx, "force off", id, func(l *golibvirt.Libvirt, d Domain) error {
-		err := l.DomainDestroy(d)
+	sent := false // a destroy went out on an earlier attempt whose connection then broke
+	return c.writeSettled(ctx, "force off domain "+id, func(l *golibvirt.Libvirt) error {
+		d, err := LookupDomainOn(l, id)
+		if err != nil {
+			if sent && isNotFound(err) {
+				return nil // the lost call destroyed a transient domain
+			}
+			return err
+		}
+		sent = true
+		err = l.DomainDestroy(d)
 		if HasCode(classify("", "", err), golibvirt.ErrOperationInvalid) && !isActive(l, d) {
 			return nil
 		}
