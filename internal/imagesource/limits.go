@@ -51,11 +51,8 @@ func (e *TooLargeError) Error() string {
 
 // Bound returns r cut at limit bytes: it never returns a byte past limit, and a read
 // that finds one fails with *TooLargeError, so that the consumer (libvirt's upload)
-// never takes a truncated image for a whole one. limit 0 is no bound.
+// never takes a truncated image for a whole one.
 func Bound(r io.Reader, limit uint64, name, why string) io.Reader {
-	if limit == 0 {
-		return r
-	}
 	return &bounded{r: r, left: limit, err: &TooLargeError{Name: name, Limit: limit, Why: why}}
 }
 

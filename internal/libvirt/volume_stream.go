@@ -14,6 +14,7 @@ import (
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/imagesource"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt/rpc"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/qcow2"
 )
@@ -30,8 +31,11 @@ type UploadOptions struct {
 // image (the qcow2 header says the virtual size, which is not the download's length),
 // creates the volume with that capacity, streams the source into it (verifying the
 // checksum over the bytes as downloaded, before any Decoder), then grows it when a larger
-// capacity is asked. On any failure — the source breaking off, a wrong checksum, libvirt
-// refusing — the volume is deleted again.
+// capacity is asked. The image is bounded (imageBound): by capacity_bytes for a raw
+// image of unknown length, by what its own header allows for a qcow2 image, and by the
+// free space of a pool whose files grow; past the bound the upload stops. On any failure
+// — the source breaking off, a wrong checksum, an image past its bound, libvirt refusing
+// — the volume is deleted again.
 func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source, opts UploadOptions) (*VolumeInfo, error) {
 	defer src.Body.Close()
 	if err := refuseEncrypted(spec, "an upload (source_url, source_file)"); err != nil {
@@ -58,7 +62,12 @@ func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source,
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("read the start of %s: %w", src.Name, err)
 	}
+	space, err := c.poolSpace(ctx, spec.Pool)
+	if err != nil {
+		return nil, err
+	}
 	var size, limit uint64
+	var bound imageBound
 	switch hdr, perr := qcow2.Probe(head); {
 	case perr == nil:
 		if spec.Format != "qcow2" {
@@ -70,12 +79,22 @@ func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source,
 		if size = hdr.VirtualSize; size == 0 {
 			return nil, fmt.Errorf("%s is an empty qcow2 image (virtual size 0)", src.Name)
 		}
+		most, err := qcow2.MaxFileSize(head)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Name, err)
+		}
+		bound.tighten(most, fmt.Sprintf("%d bytes (%s), the most a qcow2 file of virtual size %d can hold by its own header "+
+			"(every cluster, its tables and snapshots): the stream goes on past the image its header describes",
+			most, imagesource.FormatSize(most), hdr.VirtualSize))
 	case errors.Is(perr, qcow2.ErrNotQCOW2):
 		if spec.Format == "qcow2" {
 			return nil, fmt.Errorf("%s is not a qcow2 image (no qcow2 header): set format = \"raw\" (or \"iso\" for a CD image)", src.Name)
 		}
-		if size, limit, err = c.rawSize(ctx, spec, src.Name, known, decoded); err != nil {
+		if size, limit, err = rawSize(spec, src.Name, known, decoded, space.grows); err != nil {
 			return nil, err
+		}
+		if limit > 0 {
+			bound.tighten(limit, fmt.Sprintf("capacity_bytes = %d (%s): make capacity_bytes at least the image's size", limit, imagesource.FormatSize(limit)))
 		}
 		if len(head) == 0 {
 			return nil, fmt.Errorf("%s is empty", src.Name)
@@ -87,11 +106,18 @@ func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source,
 		return nil, fmt.Errorf("volume %s: capacity_bytes %d is smaller than the image's size %d bytes (%s): leave capacity_bytes unset or make it at least that", spec, spec.Capacity, size, src.Name)
 	}
 
+	if space.grows {
+		// A file grows as libvirt writes it: the pool's free space is the last bound (on a
+		// device, the volume's own size is, and libvirt stops there).
+		bound.tighten(space.available, fmt.Sprintf("the %d bytes (%s) free in pool %s (as libvirt reports it; virsh pool-refresh %s updates it): "+
+			"free space in the pool, or use another pool", space.available, imagesource.FormatSize(space.available), spec.Pool, spec.Pool))
+	}
+
 	vol, err := c.create(ctx, spec, size, nil)
 	if err != nil {
 		return nil, err
 	}
-	tail := &imageTail{r: br, limit: limit, name: src.Name}
+	tail := &imageTail{r: bound.bound(br, src.Name)}
 	err = c.Write(ctx, fmt.Sprintf("upload %s into volume %s", src.Name, spec), func(l *golibvirt.Libvirt) error {
 		// Aside, like DownloadVolume: a stream call that wedges its connection must not
 		// hold the apply past its deadline, nor for long once the source is all sent. (A
@@ -118,7 +144,7 @@ func (c *Client) UploadVolume(ctx context.Context, spec VolumeSpec, src *Source,
 		// The source failed or its checksum was wrong; libvirt only says "aborted".
 		err = fmt.Errorf("upload %s into volume %s: %w", src.Name, spec, ferr)
 	case terr != nil:
-		// The image could not be decoded, or outgrew capacity_bytes.
+		// The image could not be decoded, or outgrew its bound (imageBound).
 		err = fmt.Errorf("upload %s into volume %s: %w", src.Name, spec, terr)
 	case err == nil && tail.count() == 0:
 		err = fmt.Errorf("%s is empty", src.Name)

@@ -10,17 +10,31 @@ import (
 )
 
 func TestImageTailBoundsTheImage(t *testing.T) {
-	tail := &imageTail{r: bytes.NewReader(make([]byte, 3000)), limit: 2048, name: "x.raw.gz"}
-	_, err := io.Copy(io.Discard, tail)
-	if err == nil || !strings.Contains(err.Error(), "the image x.raw.gz is larger than capacity_bytes = 2048") {
-		t.Fatalf("copy: %v", err)
+	var b imageBound
+	b.tighten(4096, "the qcow2 bound")
+	b.tighten(2048, "capacity_bytes = 2048: make capacity_bytes at least the image's size")
+	b.tighten(3000, "the pool's free space")
+	tail := &imageTail{r: b.bound(bytes.NewReader(make([]byte, 3000)), "x.raw.gz")}
+	n, err := io.Copy(io.Discard, tail)
+	if err == nil || !strings.Contains(err.Error(), "the image x.raw.gz is larger than capacity_bytes = 2048") || n != 2048 {
+		t.Fatalf("copy: %d bytes, %v", n, err)
 	}
-	if tail.failure() == nil || tail.ended().IsZero() {
+	if tail.failure() == nil || tail.ended().IsZero() || tail.count() != 2048 {
 		t.Fatal("the failure and the end are not recorded")
 	}
-	ok := &imageTail{r: bytes.NewReader(make([]byte, 2048)), limit: 2048}
+	ok := &imageTail{r: b.bound(bytes.NewReader(make([]byte, 2048)), "x")}
 	if _, err := io.Copy(io.Discard, ok); err != nil || ok.count() != 2048 || ok.failure() != nil || ok.ended().IsZero() {
 		t.Fatalf("an image of exactly capacity_bytes: %v, %d bytes", err, ok.count())
+	}
+	// A pool with no free space at all: the first byte is too many.
+	var full imageBound
+	full.tighten(0, "the 0 bytes free in pool p")
+	if _, err := io.Copy(io.Discard, full.bound(bytes.NewReader([]byte{1}), "x")); err == nil {
+		t.Fatal("a full pool took a byte")
+	}
+	var none imageBound
+	if n, err := io.Copy(io.Discard, none.bound(bytes.NewReader(make([]byte, 5000)), "x")); n != 5000 || err != nil {
+		t.Fatalf("no bound: %d, %v", n, err)
 	}
 }
 
