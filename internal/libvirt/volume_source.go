@@ -11,11 +11,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/redact"
 )
 
 // Checksum is an expected digest of a source image, written "sha256:<hex>".
@@ -80,67 +80,12 @@ func checkSourceRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// RedactURL returns a URL fit for messages and logs: its query (often a token: signed
-// URLs, ?access_token=) replaced by "REDACTED", its fragment and any user:password
-// dropped. Of a string that does not parse as a URL only the scheme is shown: where its
-// credentials end cannot be told.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if scheme, _, ok := strings.Cut(raw, "://"); ok && schemeRe.MatchString(scheme) {
-			return scheme + "://[a URL that does not parse, not shown]"
-		}
-		return "[a URL that does not parse, not shown]"
-	}
-	r := *u
-	r.User = nil
-	if r.RawQuery != "" || r.ForceQuery {
-		r.RawQuery, r.ForceQuery = "REDACTED", false
-	}
-	r.Fragment, r.RawFragment = "", ""
-	return r.String()
-}
+// RedactURL returns a URL fit for messages and logs (redact.URL): user and password
+// shown as "***", the query as "REDACTED", no fragment.
+func RedactURL(raw string) string { return redact.URL(raw) }
 
-var schemeRe = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*$`)
-
-// urlsInText finds, in an error message, the %q-quoted strings (where Go's http client
-// puts the request's URL, "Get \"https://...\": ...", and a redirect's Location, absolute
-// or not, when it does not parse) and bare URLs.
-var urlsInText = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>()]+`)
-
-// redactErr returns err with every URL in its message redacted (RedactURL), still
-// unwrapping to err (errors.Is(err, context.DeadlineExceeded) and the like still hold).
-func redactErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	clean := urlsInText.ReplaceAllStringFunc(msg, func(m string) string {
-		if m[0] == '"' {
-			s, uerr := strconv.Unquote(m)
-			if uerr != nil || !strings.ContainsAny(s, "?@#") {
-				return m
-			}
-			return strconv.Quote(RedactURL(s))
-		}
-		// A bare URL: punctuation that ends a sentence is not part of it.
-		u := strings.TrimRight(m, ".,:;!")
-		return RedactURL(u) + m[len(u):]
-	})
-	if clean != msg {
-		return &redactedError{msg: clean, err: err}
-	}
-	return err
-}
-
-// redactedError is an error whose message had its URLs redacted.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (r *redactedError) Error() string { return r.msg }
-func (r *redactedError) Unwrap() error { return r.err }
+// redactErr returns err with every URL in its message redacted (redact.Error).
+func redactErr(err error) error { return redact.Error(err) }
 
 // OpenSource opens a source_url (http, https, file) or a local path for streaming.
 // Nothing is read yet beyond the response headers. Names and errors show the URL

@@ -146,7 +146,7 @@ func TestOpenSource_redacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := srv.URL + "/img.qcow2?REDACTED"; src.Name != want {
+	if want := strings.Replace(srv.URL, "://", "://***@", 1) + "/img.qcow2?REDACTED"; src.Name != want {
 		t.Errorf("Source.Name = %q, want %q", src.Name, want)
 	}
 	if b, _ := io.ReadAll(src.Body); string(b) != "image" {
@@ -187,8 +187,8 @@ func TestRedactURL(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://host/img.qcow2":                         "https://host/img.qcow2",
 		"https://host/img.qcow2?X-Amz-Signature=abc&x=1": "https://host/img.qcow2?REDACTED",
-		"https://alice:hunter2@host:8443/a/b?t=1#frag":   "https://host:8443/a/b?REDACTED",
-		"https://alice@host/x":                           "https://host/x",
+		"https://alice:hunter2@host:8443/a/b?t=1#frag":   "https://***@host:8443/a/b?REDACTED",
+		"https://alice@host/x":                           "https://***@host/x",
 		"http://host/x?":                                 "http://host/x?REDACTED",
 		"file:///var/lib/img.qcow2":                      "file:///var/lib/img.qcow2",
 		"http://alice:hunter2@host/%zz?sig=s3cr3t-token": "http://[a URL that does not parse, not shown]",
@@ -201,7 +201,7 @@ func TestRedactURL(t *testing.T) {
 	}
 	err := redactErr(fmt.Errorf(`Get "https://alice:hunter2@h/x?sig=s3cr3t-token": failed to parse Location header "http://[::1/x?sig=s3cr3t-token": bad`))
 	noSecrets(t, "redactErr", err.Error())
-	if !strings.Contains(err.Error(), `Get "https://h/x?REDACTED"`) {
+	if !strings.Contains(err.Error(), `Get "https://***@h/x?REDACTED"`) {
 		t.Errorf("redactErr = %v", err)
 	}
 }
