@@ -23,9 +23,14 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		storedVolumeAttributes("Volume name, unique in its pool, e.g. `web-1.qcow2`. Changing it replaces the volume.",
 			"Name of the storage pool to create the volume in, e.g. `default`. Changing it replaces the volume.",
 			"Path of the volume on the host (what a domain's disk uses).", map[string]schema.Attribute{
-				"source_url": optionalReplace("Image to upload: an `http://`, `https://` or `file://` URL. The image is streamed "+
+				"source_url": secretReplace("Image to upload: an `http://`, `https://` or `file://` URL. The image is streamed "+
 					"from the machine running Terraform into libvirt, never held whole in memory; progress is logged. "+
-					"At most one of `source_url`, `source_file`, `backing_volume`, `clone_from`. Changing it replaces the volume.", validators.SourceURL()),
+					"At most one of `source_url`, `source_file`, `backing_volume`, `clone_from`. Changing it replaces the volume. "+
+					"Sensitive: a URL may carry credentials (`https://user:password@host/...`) or a token in its query (a signed "+
+					"URL), and Terraform can hide an attribute only whole, so `plan` shows `(sensitive value)` for every "+
+					"`source_url`, and an output that uses it must be `sensitive = true`. The value is kept in state as written "+
+					"(state must be protected anyway); logs and error messages show it with the user, password and query "+
+					"replaced (`https://***@host/img.qcow2?REDACTED`).", validators.SourceURL()),
 				"source_file": optionalReplace("Path of an image file on the machine running Terraform, uploaded like `source_url`. "+
 					"Changing it replaces the volume.", stringvalidator.LengthAtLeast(1)),
 				"backing_volume": optionalReplace("`id` of a volume to overlay copy-on-write (a linked qcow2 disk whose `<backingStore>` is "+
@@ -50,7 +55,12 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				"permissions": volumePermissionsAttribute(),
 				"format": schema.StringAttribute{
 					MarkdownDescription: "Volume format: `qcow2` (default), `raw` or `iso`. An uploaded image must be of this " +
-						"format (a qcow2 image needs `qcow2`; anything else `raw` or `iso`). Changing it replaces the volume.",
+						"format (a qcow2 image needs `qcow2`; anything else `raw` or `iso`). Changing it replaces the volume. " +
+						"The format is stored and never probed again: libvirt is told it everywhere the provider uses the volume " +
+						"(its XML, the `<driver type>` of domain disks, the `<format>` of an overlay's backing store, exports and " +
+						"copies), so a guest that writes a qcow2 header on its raw disk changes nothing (a refresh warns that libvirt " +
+						"now reads it otherwise). An import (`<pool>/<name>` or the key), which has no configuration, takes the " +
+						"format libvirt reports at that first read (`raw` when it names none) and keeps it from then on.",
 					Optional:      true,
 					Computed:      true,
 					Default:       stringdefault.StaticString("qcow2"),
