@@ -19,11 +19,24 @@ import (
 
 // familyElements are the device elements a family owns: a fragment may not write them
 // (the family would take it away or read it as its own).
+//
+// The character devices (chardev.go) own every <serial> and <console>: they read each one
+// they can describe as a serial / console block, rewrite the list on every build, and
+// libvirt mirrors serial port 0 in a console. A fragment serial or console was read back
+// as one more block than the configuration has (an apply failed with "block count
+// changed", a later plan wanted to take it away and restart the domain, and the fragment
+// put it back), and a <console> without a target is libvirt's serial console, which
+// libvirt refuses a second of. <parallel> has no family: a fragment of it reads back as
+// written.
 var familyElements = map[string]string{
 	"disk": "disk", "interface": "network_interface", "hostdev": "hostdev", "filesystem": "filesystem",
-	"graphics": "graphics", "channel": "qemu_agent (and the consoles to come)",
+	"graphics": "graphics", "channel": "the channel blocks (qemu_agent for the guest agent's)",
+	"serial": "the serial blocks", "console": "the console blocks",
 	"video": "video", "rng": "rng", "watchdog": "watchdog", "panic": "panic", "vsock": "vsock",
 	"memballoon": "memballoon", "sound": "sound", "input": "input", "tpm": "tpm",
+	// The emulator is not a device: the emulator attribute chooses it, from the binaries
+	// the host's domain capabilities offer (a raw path here would bypass that check).
+	"emulator": "the emulator attribute (checked against the host's domain capabilities)",
 }
 
 var deviceXMLFamily = family{

@@ -63,9 +63,28 @@ func TestDeviceXML(t *testing.T) {
 		`<interface type="network"/>`:        "managed by network_interface",
 		`<nosuchdevice/>`:                    "not a device element",
 		`just text`:                          "not one XML element",
+		// The emulator is the emulator attribute's, checked against the host.
+		`<emulator>/usr/bin/qemu-system-x86_64</emulator>`: "managed by the emulator attribute",
+		// The character devices own serials and consoles (a fragment was read as a block).
+		`<serial type="pty"/>`:                                  "managed by the serial blocks",
+		`<console type="pty"><target type="virtio"/></console>`: "managed by the console blocks",
+		`<channel type="unix"/>`:                                "managed by the channel blocks",
+		// Anything but one plain element.
+		`<!-- note --><shmem name="a"/>`:                        "a comment",
+		`<shmem name="a"><!-- inside --></shmem>`:               "a comment",
+		`<?xml version="1.0"?><shmem name="a"/>`:                "processing instruction",
+		`<shmem name="a"><?pi x?></shmem>`:                      "processing instruction",
+		`<!DOCTYPE shmem [<!ENTITY e "x">]><shmem name="&e;"/>`: "directive",
+		`<cpu mode="host-passthrough"/>`:                        "not a device element",
+		`<os><type>hvm</type></os>`:                             "not a device element",
+		`<devices><shmem name="a"/></devices>`:                  "not a device element",
 	} {
 		if _, err := ParseDeviceFragment(frag); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", frag, err, want)
 		}
+	}
+	// A parallel port has no family: it is a device_xml device like any other.
+	if _, err := ParseDeviceFragment(`<parallel type="pty"/>`); err != nil {
+		t.Errorf("parallel: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package domainxml
 import (
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -18,8 +19,13 @@ type xmlNode struct {
 
 func xmlName(local string) xml.Name { return xml.Name{Local: local} }
 
-// parseNode reads text as exactly one element (comments and space around it allowed).
+// parseNode reads text as exactly one element, space around it allowed. A comment, a
+// processing instruction (an <?xml?> declaration too) or a directive (a DOCTYPE) anywhere
+// is refused: libvirt would drop it, and a DOCTYPE could declare entities.
 func parseNode(text string) (*xmlNode, error) {
+	if err := plainElements(text); err != nil {
+		return nil, err
+	}
 	dec := xml.NewDecoder(strings.NewReader(text))
 	var n *xmlNode
 	for {
@@ -51,6 +57,28 @@ func parseNode(text string) (*xmlNode, error) {
 		return nil, errors.New("no element")
 	}
 	return n, nil
+}
+
+// plainElements refuses a comment, a processing instruction or a directive anywhere in text.
+func plainElements(text string) error {
+	dec := xml.NewDecoder(strings.NewReader(text))
+	for {
+		tok, err := dec.RawToken()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.Comment:
+			return errors.New("a comment (<!-- -->): remove it")
+		case xml.ProcInst:
+			return fmt.Errorf("a processing instruction (<?%s ...?>): remove it", t.Target)
+		case xml.Directive:
+			return errors.New("a directive (<!DOCTYPE ...> or similar): remove it")
+		}
+	}
 }
 
 // writeNode writes n (and its children) to w.

@@ -27,8 +27,9 @@ var domainDeviceXML = domainFamily{
 				"`<controller>` of a model of your choosing, ...): each item is exactly one element that belongs under `<devices>`. " +
 				"What libvirt fills in (addresses, aliases, indexes, defaults) is no change, so an accepted fragment plans clean; " +
 				"write values as libvirt stores them (`virsh dumpxml` shows how), or the apply fails naming the fragment. Devices " +
-				"the schema has (disks, network interfaces, hostdevs, filesystems, graphics, channels, video, rng, watchdog, " +
-				"panic, vsock, memballoon, sound, inputs) are refused: use their blocks. Removing a fragment removes its device. " +
+				"the schema has (disks, network interfaces, hostdevs, filesystems, graphics, serials, consoles, channels, video, " +
+				"rng, watchdog, panic, vsock, memballoon, sound, inputs) are refused: use their blocks; so is `<emulator>` (use " +
+				"`emulator`), and a comment, processing instruction or DOCTYPE. Removing a fragment removes its device. " +
 				"Any change restarts a running domain.",
 			Optional:    true,
 			ElementType: types.StringType,
