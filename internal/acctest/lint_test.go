@@ -89,9 +89,7 @@ func TestAcceptanceTestsAskTheHost(t *testing.T) {
 // pendingStateOnly are state-only tests that another change, by their owner, is to give
 // real checks: the lint logs them instead of failing, and fails once one of them asks the
 // host (then its line goes). Keep it empty otherwise.
-var pendingStateOnly = map[string]string{
-	"TestAccDomain_testDriver": "its domain is never asked of the test driver, only its CheckDestroy asks",
-}
+var pendingStateOnly = map[string]string{}
 
 // TestLintClassifier runs the lint's classifier on small test packages.
 func TestLintClassifier(t *testing.T) {

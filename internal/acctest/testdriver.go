@@ -9,6 +9,7 @@ import (
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
@@ -64,5 +65,40 @@ func CheckGoneOnTestDriver(names ...string) resource.TestCheckFunc {
 			}
 		}
 		return errors.Join(errs...)
+	}
+}
+
+// CheckOnTestDriver is a check that asks the test driver for domain name: it must exist,
+// be in state (shutoff, running, ...) and have domain type typ in its definition.
+func CheckOnTestDriver(name, state, typ string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		c, err := libvirt.NewClient(libvirt.Config{URI: TestDriverURI, MaxConnections: 2})
+		if err != nil {
+			return err
+		}
+		st, err := c.GetDomainStatus(context.Background(), name)
+		if err != nil {
+			return fmt.Errorf("domain %s on %s: %w", name, TestDriverURI, err)
+		}
+		if st.State != state {
+			return fmt.Errorf("domain %s on %s is %s, want %s", name, TestDriverURI, st.State, state)
+		}
+		var doc string
+		err = c.Read(context.Background(), "read domain "+name, func(l *golibvirt.Libvirt) error {
+			var err error
+			doc, err = l.DomainGetXMLDesc(st.Domain, golibvirt.DomainXMLInactive)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		var d libvirtxml.Domain
+		if err := d.Unmarshal(doc); err != nil {
+			return err
+		}
+		if d.Type != typ {
+			return fmt.Errorf("domain %s on %s has type %q, want %q", name, TestDriverURI, d.Type, typ)
+		}
+		return nil
 	}
 }

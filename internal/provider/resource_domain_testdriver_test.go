@@ -35,6 +35,7 @@ resource "libvirt_domain" "t" {
 			{
 				Config:            config,
 				ConfigStateChecks: acctest.State("libvirt_domain.t", "type", "test", "name", name),
+				Check:             acctest.CheckOnTestDriver(name, "shutoff", "test"),
 			},
 			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
