@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/redact"
 )
 
 // ReadyAPI is what waiting for a guest to be ready asks of libvirt: the guest agent.
@@ -92,7 +93,7 @@ func WaitReady(ctx context.Context, api ReadyAPI, r Ready, console Console) erro
 	case code != 0:
 		msg := fmt.Sprintf("domain %s: wait_for_ready command %q exited %d", r.Name, cmd, code)
 		if out != "" {
-			msg += "; its output:\n" + lastBytes(out, 2000)
+			msg += "; its output:\n" + strings.Join(redact.Lines(strings.Split(lastBytes(out, 2000), "\n")), "\n")
 		}
 		return WithConsoleTail(errors.New(msg), console)
 	}
@@ -108,7 +109,10 @@ func waitError(ctx context.Context, err error, format string, args ...any) error
 }
 
 // WithConsoleTail adds the last lines the guest wrote on its console to err (nil stays
-// nil; a nil console adds nothing), or, when the console could not be read, why.
+// nil; a nil console adds nothing), or, when the console could not be read, why. What
+// looks like a secret in them (a password, token or key after its name, cloud-init's
+// chpasswd and random passwords, key blocks and fingerprints, URL credentials) is masked
+// (redact.Lines): the error goes to the terminal, CI logs and tickets.
 func WithConsoleTail(err error, console Console) error {
 	if err == nil || console == nil {
 		return err
@@ -123,7 +127,7 @@ func WithConsoleTail(err error, console Console) error {
 	case len(lines) == 0:
 		return fmt.Errorf("%w\n(the guest wrote nothing on its console while it was waited for)", err)
 	}
-	return fmt.Errorf("%w\nLast %d lines of the guest's console:\n%s", err, len(lines), strings.Join(lines, "\n"))
+	return fmt.Errorf("%w\nLast %d lines of the guest's console:\n%s", err, len(lines), strings.Join(redact.Lines(lines), "\n"))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -159,3 +159,35 @@ func TestWithConsoleTail(t *testing.T) {
 		t.Errorf("tail of 30 lines: %v", err)
 	}
 }
+
+// TestWithConsoleTailRedacts: what the guest printed that looks like a secret is masked
+// in the error (names kept), the rest of the tail is quoted as it was; a readiness
+// command's output is masked the same way.
+func TestWithConsoleTailRedacts(t *testing.T) {
+	console := fakeConsole{lines: []string{
+		"cloud-init[512]: Set the following 'random' passwords",
+		"root:Xk2pQ9vZ",
+		"db: password=hunter2 user=app",
+		"-----BEGIN SSH HOST KEY KEYS-----",
+		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl root@web",
+		"-----END SSH HOST KEY KEYS-----",
+		"web login: ",
+	}}
+	err := WithConsoleTail(errors.New("no address"), console)
+	for _, s := range []string{"Xk2pQ9vZ", "hunter2", "AAAAC3NzaC1"} {
+		if strings.Contains(err.Error(), s) {
+			t.Errorf("the error shows %q: %v", s, err)
+		}
+	}
+	for _, s := range []string{"Last 7 lines", "root:***", "password=*** user=app", "-----END SSH HOST KEY KEYS-----", "web login: "} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("the error lost %q: %v", s, err)
+		}
+	}
+	api := &readyFake{runs: []readyRun{{out: "status: error\ntoken: abc.def.ghi\n", code: 1}}}
+	err = WaitReady(context.Background(), api, Ready{ID: "u", Name: "web", Timeout: time.Second,
+		Command: []string{"check"}, Every: 10 * time.Millisecond}, nil)
+	if err == nil || strings.Contains(err.Error(), "abc.def.ghi") || !strings.Contains(err.Error(), "token: ***") {
+		t.Errorf("command output: %v", err)
+	}
+}
