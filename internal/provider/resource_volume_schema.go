@@ -25,6 +25,10 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"Path of the volume on the host (what a domain's disk uses).", map[string]schema.Attribute{
 				"source_url": secretReplace("Image to upload: an `http://`, `https://` or `file://` URL. The image is streamed "+
 					"from the machine running Terraform into libvirt, never held whole in memory; progress is logged. "+
+					"What it brings is bounded: by `capacity_bytes` for a raw image whose length is not known before it is all "+
+					"read, by what its own header allows for a qcow2 image (every cluster of its virtual size, its tables and "+
+					"snapshots), and by the free space libvirt reports in a directory pool; past the bound the upload stops, "+
+					"fails naming the bound, and the half-made volume is deleted. "+
 					"At most one of `source_url`, `source_file`, `backing_volume`, `clone_from`. Changing it replaces the volume. "+
 					"Sensitive: a URL may carry credentials (`https://user:password@host/...`) or a token in its query (a signed "+
 					"URL), and Terraform can hide an attribute only whole, so `plan` shows `(sensitive value)` for every "+
@@ -44,7 +48,11 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					MarkdownDescription: "How `source_url` / `source_file` is compressed: `auto` (the default when unset: by the " +
 						"magic bytes at its start, which must agree with a `.gz`, `.xz`, `.zst` or `.bz2` name), `none` (upload " +
 						"the bytes as they are), `gzip`, `xz`, `zstd` or `bzip2`. The image is decompressed while it streams, never " +
-						"stored whole; `capacity_bytes` defaults to the image's own virtual size (qcow2 header, or the length of a " +
+						"stored whole. The decoder's memory is bounded: an xz stream may ask for a dictionary of at most 64 MiB " +
+						"(what `xz -9` and `-9e` use), a zstd stream for a window of at most 128 MiB (`zstd --ultra -22`; a stream " +
+						"made with `--long=31` asks 2 GiB and is refused, as `zstd -d` refuses it without `--long=31`); a larger " +
+						"one fails before anything is allocated or made, naming the size asked. gzip and bzip2 need no bound. " +
+						"`capacity_bytes` defaults to the image's own virtual size (qcow2 header, or the length of a " +
 						"raw image once decompressed: on a pool that keeps volumes on devices, such as `logical`, a compressed raw " +
 						"image needs `capacity_bytes`), and `source_checksum` is over the bytes as downloaded. Changing it (other " +
 						"than between unset and `auto`) replaces the volume.",
@@ -68,7 +76,7 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					Validators:    []validator.String{stringvalidator.OneOf("qcow2", "raw", "iso")},
 				},
 				"capacity_bytes": defaultedInt("Size the guest sees, in bytes (for qcow2, a multiple of 512). Required for an empty volume. With a source it defaults "+
-					"to the image's own virtual size (read from its qcow2 header; for raw images their length, once decompressed: an image whose length is not known before it is all read — compressed, or served without a Content-Length — uploads into a directory pool's growing file, while a pool of fixed-size devices needs capacity_bytes); a larger "+
+					"to the image's own virtual size (read from its qcow2 header; for raw images their length, once decompressed: an image whose length is not known before it is all read — compressed, or served without a Content-Length — uploads into a directory pool's growing file, while a pool of fixed-size devices needs capacity_bytes, which then also bounds the image: one that decompresses past it fails and leaves no volume); a larger "+
 					"value grows the volume. Growing it later is an in-place update (online through a running domain that "+
 					"uses the volume, then a best-effort filesystem grow by the guest agent); shrinking is refused.", int64validator.AtLeast(1)),
 				"allocation_bytes": allocationAttribute(),
