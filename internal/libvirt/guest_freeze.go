@@ -28,13 +28,19 @@ var ErrGuestAgent = errors.New("guest agent not available")
 // GuestFrozenError is a thaw that failed: the guest's filesystems may still be frozen
 // (its writes then hang) until someone thaws them.
 type GuestFrozenError struct {
-	Domain string
-	Err    error
+	Domain   string
+	Err      error         // the last attempt's
+	Attempts int           // thaws sent
+	Took     time.Duration // from the first to the last
 }
 
 func (e *GuestFrozenError) Error() string {
-	return fmt.Sprintf("thaw the filesystems of domain %s: %v (the guest may still be frozen, its writes hang: "+
-		"thaw it by hand with `virsh domfsthaw %s`)", e.Domain, e.Err, e.Domain)
+	reason := errMessage(e.Err) // libvirt's words, without the op the prefix says already
+	if reason == "" {
+		reason = e.Err.Error()
+	}
+	return fmt.Sprintf("thaw the filesystems of domain %s: sent %d times over %s, the last: %s (the guest may still be frozen, its writes hang: "+
+		"thaw it by hand with `virsh domfsthaw %s`)", e.Domain, e.Attempts, e.Took.Round(time.Second), reason, e.Domain)
 }
 
 func (e *GuestFrozenError) Unwrap() error { return e.Err }
@@ -133,6 +139,7 @@ func thawAgain(ctx context.Context, domain string, logf func(string, map[string]
 			return false, nil
 		}
 		if tctx.Err() != nil {
+			logf("thaw failed: the guest agent was not reached and the thaw's deadline has passed; giving up", fields)
 			return false, last
 		}
 		logf("thaw failed: the guest agent was not reached; sending it again until the thaw's deadline", fields)
@@ -144,7 +151,7 @@ func thawAgain(ctx context.Context, domain string, logf func(string, map[string]
 	if last == nil {
 		last = err
 	}
-	return &GuestFrozenError{Domain: domain, Err: fmt.Errorf("sent %d times over %s: %w", attempts, time.Since(start).Round(time.Second), last)}
+	return &GuestFrozenError{Domain: domain, Err: last, Attempts: attempts, Took: time.Since(start)}
 }
 
 // thawRetryPause is the pause before a thaw is sent again (a variable for the unit tests).
