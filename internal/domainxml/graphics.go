@@ -190,19 +190,25 @@ func keptPassword(existing []libvirtxml.DomainGraphic, g Graphics) string {
 	return ""
 }
 
-// LogXML is d's XML for logs: console passwords blanked.
+// LogXML is d's XML for logs: console passwords blanked, qemu_args / qemu_env values
+// and the values of device_xml devices masked (logxml.go).
 func LogXML(d *libvirtxml.Domain) string {
-	text, err := redactPasswords(d).Marshal()
+	c := redactPasswords(d)
+	masked := redactForLog(&c)
+	text, err := c.Marshal()
 	if err != nil {
 		return "(unprintable: " + err.Error() + ")"
 	}
-	return text
+	return withDevices(text, masked)
 }
 
 // redactPasswords is a copy of d with its console passwords blanked.
-func redactPasswords(d *libvirtxml.Domain) *libvirtxml.Domain {
-	if d == nil || d.Devices == nil {
-		return d
+func redactPasswords(d *libvirtxml.Domain) libvirtxml.Domain {
+	if d == nil {
+		return libvirtxml.Domain{}
+	}
+	if d.Devices == nil {
+		return *d
 	}
 	c := *d
 	devs := *d.Devices
@@ -219,7 +225,7 @@ func redactPasswords(d *libvirtxml.Domain) *libvirtxml.Domain {
 		}
 		devs.Graphics[i] = g
 	}
-	return &c
+	return c
 }
 
 // listenOf is the listen address; none given means libvirt's default, 127.0.0.1.
