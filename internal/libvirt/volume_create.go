@@ -20,6 +20,7 @@ type VolumeInfo struct {
 	Format     string // qcow2, raw, iso, ... ("" when libvirt does not say)
 	Capacity   uint64 // bytes the guest sees
 	Allocation uint64 // bytes used on the host
+	Physical   uint64 // the file's own size (0 when libvirt does not say): a raw volume's capacity
 	Backing    string // path of the backing file of an overlay
 	// Encryption is the volume's (nil: plain), with its secret (see encryptionWithSecret).
 	Encryption *VolumeEncryption
@@ -74,6 +75,9 @@ func volumeInfo(l *golibvirt.Libvirt, v golibvirt.StorageVol) (*VolumeInfo, erro
 		return nil, err
 	}
 	if info.Allocation, err = sizeBytes(x.Allocation); err != nil {
+		return nil, err
+	}
+	if info.Physical, err = sizeBytes(x.Physical); err != nil {
 		return nil, err
 	}
 	return info, nil
@@ -278,12 +282,16 @@ func (c *Client) CreateOverlay(ctx context.Context, spec VolumeSpec, backing Vol
 	if err := refuseEncrypted(spec, "an overlay (backing_volume)"); err != nil {
 		return nil, err
 	}
-	b, err := c.VolumeInfo(ctx, backing)
+	// The overlay's header names the backing file's format (backing_fmt) and its XML
+	// tells libvirt: the trusted one, so QEMU never probes the backing file, and a raw
+	// backing volume whose guest wrote a qcow2 header stays raw under the overlay.
+	bf, doubt, b, err := c.TrustedFormat(ctx, backing)
 	if err != nil {
 		return nil, fmt.Errorf("backing volume %s: %w", backing, err)
 	}
-	if b.Format == "" {
-		b.Format = "raw"
+	b.Format = bf
+	if doubt != nil {
+		b.Capacity = RawCapacity(b)
 	}
 	capacity := b.Capacity
 	if spec.Capacity != 0 {
@@ -301,13 +309,28 @@ func (c *Client) CreateOverlay(ctx context.Context, spec VolumeSpec, backing Vol
 
 // CloneVolume copies a volume whole into a new one (libvirt converts to spec.Format and
 // flattens any backing chain). A larger capacity than the source's grows the copy.
+//
+// The source is read as its trusted format (TrustedFormat). libvirt's copy reads it as
+// the format libvirt reports; where that is not the trusted one (a raw volume whose guest
+// wrote a qcow2 header), a raw copy is made by streaming the bytes through the provider,
+// and any other copy is refused: libvirt would read the guest's header.
 func (c *Client) CloneVolume(ctx context.Context, spec VolumeSpec, from VolumeRef) (*VolumeInfo, error) {
-	src, err := c.VolumeInfo(ctx, from)
+	srcFormat, doubt, src, err := c.TrustedFormat(ctx, from)
 	if err != nil {
 		return nil, fmt.Errorf("clone_from volume %s: %w", from, err)
 	}
+	if doubt != nil {
+		src.Capacity = RawCapacity(src)
+		if spec.Format != "raw" && spec.Format != "iso" {
+			return nil, fmt.Errorf("clone_from volume %s: %w. libvirt's copy would read it as %s: clone it with format = \"raw\" "+
+				"(a byte-for-byte copy), or convert it by hand with `qemu-img convert -f raw`", from, doubt, doubt.Reported)
+		}
+	}
 	if spec.Capacity != 0 && spec.Capacity < src.Capacity {
 		return nil, fmt.Errorf("volume %s: capacity_bytes %d is smaller than the source volume's %d bytes", spec, spec.Capacity, src.Capacity)
+	}
+	if doubt != nil || (srcFormat == "raw" && exportFormat(src.Format) != "raw") {
+		return c.copyRaw(ctx, spec, src)
 	}
 	if err := c.checkEncryptionSecret(ctx, spec); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package libvirt
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -27,6 +26,7 @@ func (c *Client) DiskVolumeByPath(ctx context.Context, path, pool, volume string
 		op = "look up volume " + pool + "/" + volume
 	}
 	var out *DiskVolume
+	var info *VolumeInfo
 	err := c.Read(ctx, op, func(l *golibvirt.Libvirt) error {
 		var v golibvirt.StorageVol
 		var err error
@@ -43,7 +43,7 @@ func (c *Client) DiskVolumeByPath(ctx context.Context, path, pool, volume string
 		if err != nil {
 			return err
 		}
-		info, err := volumeInfo(l, v)
+		info, err = volumeInfo(l, v)
 		if err != nil {
 			return err
 		}
@@ -70,7 +70,20 @@ func (c *Client) DiskVolumeByPath(ctx context.Context, path, pool, volume string
 		out = dv
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	// The format is the trusted one (TrustedFormat), not libvirt's probe; a volume taken
+	// for raw has no backing file whatever its bytes say.
+	format, doubt, err := c.trustVolume(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	out.Format = format
+	if doubt != nil {
+		out.Capacity, out.Backing, out.BackingFormat = RawCapacity(info), "", ""
+	}
+	return out, nil
 }
 
 // DiskSource resolves what a domain disk points at: a volume reference (key or
@@ -98,6 +111,7 @@ func (c *Client) DiskSourceOf(ctx context.Context, volumeID, path string) (Resol
 	}
 	var format string
 	var enc *VolumeEncryption
+	var info *VolumeInfo
 	err := c.Read(ctx, op, func(l *golibvirt.Libvirt) error {
 		var vol golibvirt.StorageVol
 		var err error
@@ -125,25 +139,17 @@ func (c *Client) DiskSourceOf(ctx context.Context, volumeID, path string) (Resol
 			}
 			return err
 		}
-		text, err := l.StorageVolGetXMLDesc(vol, 0)
-		if err != nil {
+		if info, err = volumeInfo(l, vol); err != nil {
 			return err
 		}
-		var v libvirtxml.StorageVolume
-		if err := v.Unmarshal(text); err != nil {
-			return fmt.Errorf("parse volume XML: %w", err)
-		}
-		if v.Target != nil && v.Target.Format != nil && v.Target.Format.Type != "" {
-			format = v.Target.Format.Type
-		} else {
-			format = formatFromName(path)
-		}
-		if format == "iso" {
-			format = "raw"
-		}
-		enc, err = encryptionWithSecret(l, v.Target, path)
-		return err
+		enc = info.Encryption
+		return nil
 	})
+	if err == nil && info != nil {
+		// A volume's format is the trusted one (TrustedFormat): never a qcow2 header that
+		// a guest wrote on a raw disk, so a new disk's driver never follows its backing file.
+		format, _, err = c.trustVolume(ctx, info)
+	}
 	return ResolvedDisk{Path: path, Format: format, Encryption: enc}, err
 }
 

@@ -91,7 +91,16 @@ func (c *Client) ExportVolume(ctx context.Context, ref VolumeRef, format string,
 	if err != nil {
 		return nil, err
 	}
-	res = &ExportResult{SourceFormat: exportFormat(info.Format)}
+	// The volume is read as its trusted format, never as libvirt's probe of its bytes.
+	srcFormat, doubt, err := c.trustVolume(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	res = &ExportResult{SourceFormat: srcFormat}
+	if doubt != nil {
+		logf("volume read as raw", map[string]any{"volume": info.Pool + "/" + info.Name, "libvirt_format": info.Format, "reason": doubt.Error()})
+		info.Capacity, info.Backing = RawCapacity(info), ""
+	}
 	src := VolumeRef{Key: info.Key}
 
 	// The writer's own failure (a full disk, say) cancels the download at once.
@@ -107,12 +116,22 @@ func (c *Client) ExportVolume(ctx context.Context, ref VolumeRef, format string,
 		res.Method, res.Domain = ExportBlockCopy, user.Domain.Name
 	case user != nil:
 		res.Method, res.Domain = ExportBlockCopy, user.Domain.Name
-	case res.SourceFormat == format && info.Backing == "":
+	case res.SourceFormat == format && (format == "raw" || info.Backing == ""):
+		// A raw volume's bytes are the image, whatever they look like (a backing file named
+		// in them is data).
 		res.Method = ExportDirect
 		logf("downloading volume as it is", map[string]any{"volume": info.Pool + "/" + info.Name, "format": format})
 		err = c.DownloadVolume(dctx, src, fw)
 		res.Bytes = fw.count()
 		return res, fw.cause(err)
+	case res.SourceFormat != exportFormat(info.Format):
+		// libvirt's conversion (qemu-img convert -f <libvirt's format>) would read the
+		// volume as libvirt probed it.
+		if doubt == nil {
+			doubt = &FormatDoubt{Volume: info.Pool + "/" + info.Name, Reported: info.Format, Reason: "the provider does not read that format"}
+		}
+		return nil, fmt.Errorf("volume %s/%s cannot be converted to %s on the host: %w. A raw export (format = \"raw\") "+
+			"copies its bytes as they are", info.Pool, info.Name, format, doubt)
 	default:
 		res.Method = ExportConvert
 	}

@@ -227,13 +227,15 @@ func (r *volumeResource) create(ctx context.Context, spec libvirt.VolumeSpec, pl
 	}
 }
 
+// Read keeps the stored format whatever libvirt reports now (fromInfo): a probe that
+// disagrees is a warning, never a change of state (which would replace the volume).
 func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, 2*time.Minute, (*volumeModel).what, func(ctx context.Context, m *volumeModel) (*volumeModel, error) {
+	refreshWith(ctx, req, resp, 2*time.Minute, (*volumeModel).what, func(ctx context.Context, m *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
 		info, err := r.client.VolumeInfo(ctx, m.ref())
 		if err != nil {
 			return nil, err
 		}
-		m.fromInfo(info)
+		m.fromInfo(info).warn(d)
 		return m, nil
 	})
 }
@@ -244,6 +246,15 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 		func(ctx context.Context, plan, state *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
 			ref := state.ref()
 			if want := plan.CapacityBytes; !want.IsNull() && !want.IsUnknown() && !want.Equal(state.CapacityBytes) {
+				// libvirt resizes a volume as the format it reads it as: not one it misreads.
+				info, err := r.client.VolumeInfo(ctx, ref)
+				if err != nil {
+					return nil, err
+				}
+				if fd := state.formatDoubt(info); fd != nil {
+					return nil, fmt.Errorf("grow it to %d bytes: %s. libvirt would resize it as %s, so it is not resized; "+
+						"resize it by hand with `qemu-img resize -f %s`", want.ValueInt64(), fd.detail(), info.Format, state.Format.ValueString())
+				}
 				res, err := r.client.GrowVolume(ctx, ref, uint64(want.ValueInt64()))
 				if err != nil {
 					return nil, fmt.Errorf("grow it to %d bytes: %w", want.ValueInt64(), err)
@@ -261,7 +272,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 			if err != nil {
 				return nil, fmt.Errorf("read it back after the update: %w", err)
 			}
-			plan.fromInfo(info)
+			plan.fromInfo(info).warn(d)
 			return plan, nil
 		})
 }
@@ -295,23 +306,59 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// fromInfo sets what libvirt reports. libvirt's directory pools probe a raw file's
-// content on refresh and may call a raw volume holding a CD image "iso" (and back):
-// between raw and iso, the configured format stands.
-func (m *volumeModel) fromInfo(info *libvirt.VolumeInfo) {
+// fromInfo sets what libvirt reports, except the format: that is what the configuration
+// said (an import: what libvirt reported at the first read), never read again. libvirt's
+// directory pools probe each file's format on a pool refresh, and a guest owns every byte
+// of a raw disk: one that writes a qcow2 header on it would otherwise turn the state to
+// qcow2 (replacing the volume at the next plan) and have the provider follow the backing
+// file the header names. What libvirt reports instead is returned as a doubt to warn
+// about; a raw volume's capacity is then its file's length, not the header's.
+func (m *volumeModel) fromInfo(info *libvirt.VolumeInfo) *formatDoubt {
 	m.storedVolume.fromInfo(info)
-	m.CapacityBytes = types.Int64Value(int64(info.Capacity))
 	m.AllocationBytes = allocationRead(m.AllocationBytes, info)
 	m.Encryption = volumeEncryptionFrom(info.Encryption, m.Encryption)
 	m.Permissions = permsValue(context.Background(), info.Perms, m.Permissions)
-	have := m.Format.ValueString()
-	switch {
-	case info.Format == "":
-		if m.Format.IsNull() || m.Format.IsUnknown() {
-			m.Format = types.StringValue("raw")
-		}
-	case (have == "raw" || have == "iso") && (info.Format == "raw" || info.Format == "iso"):
-	default:
-		m.Format = types.StringValue(info.Format)
+	if m.Format.IsNull() || m.Format.IsUnknown() {
+		m.Format = types.StringValue(importedFormat(info.Format))
 	}
+	fd := m.formatDoubt(info)
+	m.CapacityBytes = types.Int64Value(int64(info.Capacity))
+	if fd != nil && m.Format.ValueString() != "qcow2" {
+		m.CapacityBytes = types.Int64Value(int64(libvirt.RawCapacity(info)))
+	}
+	return fd
+}
+
+// importedFormat is the format an import stores: libvirt's at that first read ("raw" when
+// it names none).
+func importedFormat(reported string) string {
+	if reported == "" {
+		return "raw"
+	}
+	return reported
+}
+
+// formatDoubt is libvirt reading the volume as another format than the stored one.
+type formatDoubt struct{ volume, stored, reported string }
+
+func (m *volumeModel) formatDoubt(info *libvirt.VolumeInfo) *formatDoubt {
+	if stored := m.Format.ValueString(); libvirt.FormatDisagrees(stored, info.Format) {
+		return &formatDoubt{volume: m.fullName(), stored: stored, reported: info.Format}
+	}
+	return nil
+}
+
+func (fd *formatDoubt) detail() string {
+	return fmt.Sprintf("libvirt reads volume %s as %s but it was created %s", fd.volume, fd.reported, fd.stored)
+}
+
+// warn adds the doubt, if any, as a warning: the provider keeps the stored format.
+func (fd *formatDoubt) warn(d *diag.Diagnostics) {
+	if fd == nil {
+		return
+	}
+	d.AddWarning("Volume "+fd.volume+" reads as "+fd.reported,
+		fmt.Sprintf("%s: the provider keeps treating it as %s (state, domain disks, exports and copies); a guest may have "+
+			"written a %s header on it. Nothing is replaced or changed. If the volume really was converted outside Terraform, "+
+			"replace it (terraform apply -replace=...) or import it again.", fd.detail(), fd.stored, fd.reported))
 }

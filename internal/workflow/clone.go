@@ -305,7 +305,14 @@ func cloneDisk(ctx context.Context, api CloneAPI, req CloneRequest, src *CloneSo
 	switch {
 	case !src.Status.Active && req.Mode == domainxml.CloneLinked:
 		backing = v.Path
-		made, err = api.CreateVolumeOver(ctx, vspec, v.Capacity, v.Path, v.Format)
+		// The overlay names its backing file's format as the source domain's definition
+		// does (the creator's word), else the volume's trusted one: never a probe of
+		// bytes a guest wrote.
+		bf := sd.Format
+		if bf == "" {
+			bf = v.Format
+		}
+		made, err = api.CreateVolumeOver(ctx, vspec, v.Capacity, v.Path, bf)
 	case !src.Status.Active:
 		made, err = api.CloneVolume(ctx, vspec, libvirt.VolumeRef{Key: v.Key})
 	default:
