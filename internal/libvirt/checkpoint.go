@@ -148,3 +148,11 @@ func (c *Client) DeleteCheckpoints(ctx context.Context, domain string, names []s
 	})
 	return notes, err
 }
+
+// DropCheckpoint deletes the checkpoint name of domain that marks a copy point no file
+// holds (the copy was made, but writing its file failed afterwards), so that the next
+// incremental copy starts from the last good one. It runs on a deadline of its own: the
+// caller's may be what ran out. A checkpoint or domain that is gone is nothing to do.
+func (c *Client) DropCheckpoint(ctx context.Context, domain, name string) error {
+	return c.dropCheckpoint(ctx, domain, name)
+}

@@ -148,10 +148,23 @@ func stampLink(ctx context.Context, p privateState, l *exportLink) diag.Diagnost
 	return setStamp(ctx, p, st)
 }
 
-// exportLink writes link n of the chain at dest: incremental since prev's checkpoint,
-// backed by prev's file, when prev is set and its checkpoint still exists; a full copy
-// otherwise.
+// linkBackend is what writing a link asks of libvirt (*libvirt.Client; a fake in tests).
+type linkBackend interface {
+	BackupVolume(ctx context.Context, ref libvirt.VolumeRef, opts libvirt.BackupOptions) (*libvirt.BackupResult, error)
+	DropCheckpoint(ctx context.Context, domain, name string) error
+}
+
 func (r *volumeExportResource) exportLink(ctx context.Context, plan *volumeExportModel, dest string, n int, prev *exportLink, d *diag.Diagnostics) (*exportLink, error) {
+	return writeLink(ctx, r.client, plan, dest, n, prev, d)
+}
+
+// writeLink writes link n of the chain at dest: incremental since prev's checkpoint,
+// backed by prev's file, when prev is set and its checkpoint still exists; a full copy
+// otherwise. When the file cannot be finished after libvirt made the link's checkpoint
+// (the backing header, the sync or rename, the temporary volume's removal), the
+// checkpoint is deleted again (unfinishedLink): it marks a copy point no file holds, and
+// the next export must start from the last good one.
+func writeLink(ctx context.Context, be linkBackend, plan *volumeExportModel, dest string, n int, prev *exportLink, d *diag.Diagnostics) (*exportLink, error) {
 	volID := plan.VolumeID.ValueString()
 	ref, err := libvirt.ParseVolumeRef(volID)
 	if err != nil {
@@ -178,12 +191,15 @@ func (r *volumeExportResource) exportLink(ctx context.Context, plan *volumeExpor
 		return bw, nil
 	}
 	taken := time.Now().UTC()
-	res, err := r.client.BackupVolume(ctx, ref, opts)
+	res, err := be.BackupVolume(ctx, ref, opts)
 	if err == nil && bw != nil {
 		err = bw.Close()
 	}
 	if err != nil {
 		_ = f.Abort()
+		// BackupVolume removes the checkpoint of a copy it failed; a result with an error
+		// (or an error after it) is a copy made whose file is not.
+		err = unfinishedLink(ctx, be, res, opts.Checkpoint, err)
 		if prev != nil {
 			// The previous checkpoint stays the base of the next try.
 			err = fmt.Errorf("%w (the chain is unchanged: the next apply tries link %d again)", err, n)
@@ -192,6 +208,10 @@ func (r *volumeExportResource) exportLink(ctx context.Context, plan *volumeExpor
 	}
 	out, err := f.Commit()
 	if err != nil {
+		err = unfinishedLink(ctx, be, res, opts.Checkpoint, err)
+		if prev != nil {
+			err = fmt.Errorf("%w (the chain is unchanged: the next apply tries link %d again)", err, n)
+		}
 		return nil, err
 	}
 	if res.Restarted != "" {
@@ -207,6 +227,20 @@ func (r *volumeExportResource) exportLink(ctx context.Context, plan *volumeExpor
 		Incremental: types.BoolValue(res.Incremental), SizeBytes: types.Int64Value(out.Size), SHA256: types.StringValue(out.SHA256),
 		Created: types.StringValue(taken.Format(time.RFC3339)),
 	}, nil
+}
+
+// unfinishedLink deletes the checkpoint of a copy libvirt made (res set) whose file could
+// not be finished (err), and says so in the error; res nil: nothing to undo.
+func unfinishedLink(ctx context.Context, be linkBackend, res *libvirt.BackupResult, checkpoint string, err error) error {
+	if res == nil || res.DomainUUID == "" {
+		return err
+	}
+	if derr := be.DropCheckpoint(ctx, res.DomainUUID, checkpoint); derr != nil {
+		return fmt.Errorf("%w; and checkpoint %s of domain %s, which marks this copy, could not be removed (%v): "+
+			"remove it with `virsh checkpoint-delete %s %s` (the next try of this link makes a checkpoint of that name again)",
+			err, checkpoint, res.DomainName, derr, res.DomainName, checkpoint)
+	}
+	return fmt.Errorf("%w (checkpoint %s of this copy was removed again)", err, checkpoint)
 }
 
 // readChain is the Read of an incremental export: every file of the chain must still be
