@@ -164,6 +164,64 @@ func (c *Client) DefineSecret(ctx context.Context, s SecretSpec, value []byte) (
 	return got, err
 }
 
+// SecretExistsError: a create found a secret with the UUID or the usage asked for
+// already on the host. Defining it anyway would take that secret over (the same UUID is
+// a redefinition: its description, flags and value replaced), so the create refuses.
+type SecretExistsError struct {
+	UUID      string // the existing secret's
+	UsageType string
+	UsageName string
+	ByUUID    bool // found by the UUID asked for (else by the usage)
+}
+
+func (e *SecretExistsError) Error() string {
+	by := fmt.Sprintf("the usage %s %s", e.UsageType, e.UsageName)
+	if e.ByUUID {
+		by = "the UUID " + e.UUID
+	}
+	return fmt.Sprintf("the host has a secret with %s already (secret %s, %s %s), which this create did not make: "+
+		"import it (terraform import <address> %s) instead of creating it", by, e.UUID, e.UsageType, e.UsageName, e.UUID)
+}
+
+// CreateSecret makes a new secret s with value (none when nil) and returns its UUID:
+// DefineSecret, but refused with a *SecretExistsError when a secret with s's UUID (when
+// set) or usage exists already, so that a create never takes over a secret it did not
+// make. It does not read the secret back: the caller does (a failed read-back must not
+// lose the UUID of a secret that now exists). A lost answer is sent again under the same
+// UUID, which is then this call's own secret.
+func (c *Client) CreateSecret(ctx context.Context, s SecretSpec, value []byte) (string, error) {
+	if s.UUID == "" {
+		s.UUID = uuid.NewString()
+	}
+	if got, err := c.GetSecret(ctx, s.UUID); err == nil {
+		return "", &SecretExistsError{UUID: got.UUID, UsageType: got.UsageType, UsageName: got.UsageName, ByUUID: true}
+	} else if !errors.Is(err, ErrNotFound) {
+		return "", err
+	}
+	if id, err := c.SecretByUsage(ctx, s.UsageType, s.UsageName); err == nil {
+		return "", &SecretExistsError{UUID: id, UsageType: s.UsageType, UsageName: s.UsageName}
+	} else if !errors.Is(err, ErrNotFound) {
+		return "", err
+	}
+	doc, err := s.secretXML()
+	if err != nil {
+		return "", err
+	}
+	err = c.writeSettled(ctx, "define secret "+s.UUID, func(l *golibvirt.Libvirt) error {
+		_, err := l.SecretDefineXML(doc, 0)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if value != nil {
+		if err := c.SetSecretValue(ctx, s.UUID, value); err != nil {
+			return "", errors.Join(err, c.DeleteSecret(ctx, s.UUID)) // ours: nothing is left
+		}
+	}
+	return s.UUID, nil
+}
+
 // SetSecretValue sets the value of the secret with UUID id.
 func (c *Client) SetSecretValue(ctx context.Context, id string, value []byte) error {
 	return c.writeSettled(ctx, "set the value of secret "+id, func(l *golibvirt.Libvirt) error {
@@ -190,17 +248,25 @@ func (c *Client) DeleteSecret(ctx context.Context, id string) error {
 // named usage: a disk's <auth> may name its secret that way. A missing one is
 // ErrNotFound.
 func (c *Client) SecretByUsage(ctx context.Context, usageType, usage string) (string, error) {
-	types := map[string]golibvirt.SecretUsageType{SecretVolume: golibvirt.SecretUsageTypeVolume, SecretCeph: golibvirt.SecretUsageTypeCeph,
-		SecretISCSI: golibvirt.SecretUsageTypeIscsi, SecretTLS: golibvirt.SecretUsageTypeTLS, SecretVTPM: golibvirt.SecretUsageTypeVtpm}
-	t, ok := types[usageType]
-	if !ok {
+	if _, ok := secretUsageTypes[usageType]; !ok {
 		return "", fmt.Errorf("secret usage type %q is not one of %s", usageType, strings.Join(SecretUsageTypes, ", "))
 	}
 	var id string
-	err := c.Read(ctx, "find "+usageType+" secret "+usage, func(l *golibvirt.Libvirt) error {
-		s, err := l.SecretLookupByUsage(int32(t), usage)
-		id = uuid.UUID(s.UUID).String()
+	err := c.Read(ctx, "find "+usageType+" secret "+usage, func(l *golibvirt.Libvirt) (err error) {
+		id, err = secretByUsageOn(l, usageType, usage)
 		return err
 	})
 	return id, err
 }
+
+func secretByUsageOn(l *golibvirt.Libvirt, usageType, usage string) (string, error) {
+	t, ok := secretUsageTypes[usageType]
+	if !ok {
+		return "", fmt.Errorf("secret usage type %q is not one of %s", usageType, strings.Join(SecretUsageTypes, ", "))
+	}
+	s, err := l.SecretLookupByUsage(int32(t), usage)
+	return uuid.UUID(s.UUID).String(), err
+}
+
+var secretUsageTypes = map[string]golibvirt.SecretUsageType{SecretVolume: golibvirt.SecretUsageTypeVolume, SecretCeph: golibvirt.SecretUsageTypeCeph,
+	SecretISCSI: golibvirt.SecretUsageTypeIscsi, SecretTLS: golibvirt.SecretUsageTypeTLS, SecretVTPM: golibvirt.SecretUsageTypeVtpm}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
@@ -23,8 +24,8 @@ import (
 // runs the plan or the import, which must fail within seconds with an error naming the
 // object and the bound; on ddbae63 it hangs until the go test -timeout.
 //
-// Covered: ModifyPlan of libvirt_domain, libvirt_clone, libvirt_dhcp_reservation (its
-// default bound, shortened), libvirt_network (a destroy plan of a network in state);
+// Covered: ModifyPlan of libvirt_domain, libvirt_clone, libvirt_secret (its uuid and usage
+// look-ups), libvirt_dhcp_reservation (its default bound, shortened), libvirt_network (a destroy plan of a network in state);
 // ImportState of libvirt_volume, libvirt_cloudinit_iso, libvirt_ignition,
 // libvirt_snapshot and libvirt_clone. Nothing is made on the host but the network of the
 // network case (isolated, inactive, named tfacc-...).
@@ -51,6 +52,7 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 	}
 	n := func(kind string) string { return acctest.RandomName(kind) }
 	dom, clone, vol, seed, ign, net := n("dom"), n("clone"), n("vol"), n("seed"), n("ign"), n("net")
+	secret, secretID := n("secret"), uuid.NewString()
 	t.Cleanup(func() { removeNetworkIfLeft(t, net) })
 	cases := []tc{
 		{
@@ -104,6 +106,19 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 }`, net, time.Now().Nanosecond()%250),
 			frozen: "",
 			want:   "Unable to plan libvirt_network " + net + " .*The libvirt daemon did not answer within 3s",
+		},
+		{
+			// The secret's ModifyPlan looks up the configured uuid and the usage.
+			name: "plan secret", before: host,
+			frozen: fmt.Sprintf(`resource "libvirt_secret" "x" {
+  uuid       = %q
+  usage_type = "ceph"
+  usage_name = %q
+  timeouts {
+    read = "3s"
+  }
+}`, secretID, secret),
+			want: "Unable to plan libvirt_secret ceph/" + secret + " .*The libvirt daemon did not answer within 3s",
 		},
 		{
 			name: "import volume", before: host,
@@ -184,11 +199,12 @@ func TestAccDeadline_frozenDaemon(t *testing.T) {
 						// nothing, and the network of the network case is still there, stopped.
 						Check: acctest.HostCheck(func() error {
 							if err := acctest.CheckGone(map[string]acctest.Lookup{
-								"domain " + dom:   acctest.DomainLookup(dom),
-								"domain " + clone: acctest.DomainLookup(clone),
-								"volume " + vol:   acctest.VolumeLookup(pool, vol),
-								"volume " + seed:  acctest.VolumeLookup(pool, seed),
-								"volume " + ign:   acctest.VolumeLookup(pool, ign),
+								"domain " + dom:      acctest.DomainLookup(dom),
+								"domain " + clone:    acctest.DomainLookup(clone),
+								"volume " + vol:      acctest.VolumeLookup(pool, vol),
+								"volume " + seed:     acctest.VolumeLookup(pool, seed),
+								"volume " + ign:      acctest.VolumeLookup(pool, ign),
+								"secret " + secretID: acctest.SecretLookup(secretID),
 							})(nil); err != nil {
 								return err
 							}

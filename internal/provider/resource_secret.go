@@ -98,13 +98,40 @@ func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest,
 		if err != nil {
 			return nil, err
 		}
-		s, err := r.client.DefineSecret(ctx, plan.spec(), value)
-		if err != nil {
-			return nil, err
-		}
-		plan.fromSpec(s)
-		return plan, nil
+		return createSecret(ctx, r.client, plan, value)
 	})
+}
+
+// secretCreator is what a secret's create asks of libvirt (*libvirt.Client).
+type secretCreator interface {
+	CreateSecret(ctx context.Context, s libvirt.SecretSpec, value []byte) (string, error)
+	GetSecret(ctx context.Context, id string) (*libvirt.SecretSpec, error)
+}
+
+// createSecret makes the secret plan describes and reads it back. A secret with the
+// planned UUID or usage already on the host is refused (CreateSecret), naming it: it is
+// imported, not taken over. When the secret was made but cannot be read back, the plan
+// with its UUID is returned with the error, so that it is stored (tainted, replaced by the
+// next apply) and no secret is left on the host that the state does not track.
+func createSecret(ctx context.Context, c secretCreator, plan *secretModel, value []byte) (*secretModel, error) {
+	id, err := c.CreateSecret(ctx, plan.spec(), value)
+	var taken *libvirt.SecretExistsError
+	if errors.As(err, &taken) && taken.ByUUID {
+		return nil, atAttribute(path.Root("uuid"), err)
+	} else if taken != nil {
+		return nil, atAttribute(path.Root("usage_name"), err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	got, err := readBack(ctx, func(ctx context.Context) (*libvirt.SecretSpec, error) { return c.GetSecret(ctx, id) })
+	if err != nil {
+		plan.ID, plan.UUID = types.StringValue(id), types.StringValue(id)
+		return plan, fmt.Errorf("secret %s was created, but reading it back failed; it stays in state, tainted, and the "+
+			"next apply replaces it: %w", id, err)
+	}
+	plan.fromSpec(got)
+	return plan, nil
 }
 
 // Update redefines the secret under its UUID (the description) and sets its value when

@@ -20,7 +20,8 @@ func (r *secretResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		"`value_wo_version` to set it again). Changing the value or the description changes the secret in place; "+
 		"the other attributes replace it. Import by UUID.", allTimeouts, map[string]schema.Attribute{
 		"id": idAttribute("The secret's UUID (what disks and pools name it by: `secret_id`)."),
-		"uuid": derivedString("UUID of the secret. Default: a random one. Changing it replaces the secret.",
+		"uuid": derivedString("UUID of the secret. Default: a random one. Changing it replaces the secret. A UUID a secret on the host has "+
+			"already (one no state tracks) is refused, at plan time and again by the create, naming that secret to import.",
 			// Lower case only: libvirt reports it so, and a configured upper-case one would read back changed.
 			stringvalidator.RegexMatches(lowerUUIDRegexp, "must be a UUID in lower case, as libvirt reports it, such as 6b1c3a5e-0d4f-4c2a-9e1b-1234567890ab")),
 		"usage_type": requiredReplace("What the secret is for: `volume` (LUKS passphrase), `ceph` (rbd client key), `iscsi` (CHAP password), "+

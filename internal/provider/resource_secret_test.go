@@ -3,8 +3,10 @@ package provider_test
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -12,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 const secretRes = "libvirt_secret.s"
@@ -146,5 +149,70 @@ func TestAccSecret_usageTaken(t *testing.T) {
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)has a secret with\s+this\s+usage\s+already\s+\(UUID\s+` + id + `\).*terraform\s+import`),
 		}},
+	})
+}
+
+// A configured uuid of a secret already on the host that no state tracks is refused,
+// naming it and saying to import it: at plan time, and at apply when the uuid is known only
+// then (Create checks again). The secret on the host is left as it was: its usage, and
+// its value.
+func TestAccSecret_uuidTaken(t *testing.T) {
+	acctest.RequireAcc(t)
+	id, theirs, ours := uuid.NewString(), acctest.RandomName("theirs"), acctest.RandomName("ours")
+	acctest.DefineSecret(t, id, "ceph", theirs)
+	if err := acctest.SetSecretValue(t, id, []byte("their key")); err != nil {
+		t.Fatal(err)
+	}
+	secret := func(uuidExpr string) string {
+		return resourceHCL("libvirt_secret", "s", "uuid = "+uuidExpr, attr("usage_type", "ceph"), attr("usage_name", ours),
+			attr("value", base64.StdEncoding.EncodeToString([]byte("our key"))))
+	}
+	untouched := acctest.HostCheck(func() error {
+		got, err := acctest.Client(t).GetSecret(acctest.Ctx(t), id)
+		if err != nil {
+			return err
+		}
+		if got.UsageName != theirs {
+			return fmt.Errorf("secret %s now serves %s, want %s as defined", id, got.UsageName, theirs)
+		}
+		if v, ok, err := acctest.SecretValue(t, id); err != nil || !ok || string(v) != "their key" {
+			return fmt.Errorf("secret %s holds %q (set %t, %v), want its own value", id, v, ok, err)
+		}
+		if other, err := acctest.Client(t).SecretByUsage(acctest.Ctx(t), "ceph", ours); err == nil {
+			return fmt.Errorf("a ceph secret %s (%s) was made", ours, other)
+		}
+		return nil
+	})
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: untouched,
+		Steps: []resource.TestStep{
+			{
+				Config:      acctest.ProviderBlock("") + secret(fmt.Sprintf("%q", id)),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Secret UUID taken.*has a secret with UUID\s+` + id + `\s+already.*terraform\s+import`),
+			},
+			{
+				// Known only at apply: Terraform plans the secret again with it then, and
+				// that plan refuses it.
+				Config: acctest.ProviderBlock("") + fmt.Sprintf("resource \"terraform_data\" \"u\" {\n  input = %q\n}\n", id) +
+					secret("terraform_data.u.output"),
+				ExpectError: regexp.MustCompile(`(?s)Secret UUID taken.*terraform\s+import`),
+			},
+			{
+				// The create itself (CreateSecret, which Create calls) refuses it too: by
+				// its UUID, and a new UUID by its usage.
+				PreConfig: func() {
+					for _, s := range []libvirt.SecretSpec{{UUID: id, UsageType: "ceph", UsageName: ours}, {UsageType: "ceph", UsageName: theirs}} {
+						made, err := acctest.Client(t).CreateSecret(acctest.Ctx(t), s, []byte("our key"))
+						var taken *libvirt.SecretExistsError
+						if !errors.As(err, &taken) || taken.UUID != id || !strings.Contains(err.Error(), "import it") {
+							t.Errorf("create %+v: made %q, error %v: want it refused, naming %s", s, made, err, id)
+						}
+					}
+				},
+				Config: acctest.ProviderBlock(""),
+				Check:  untouched,
+			},
+		},
 	})
 }

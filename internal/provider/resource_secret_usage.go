@@ -21,10 +21,12 @@ import (
 // is that replacement (or a configuration naming one usage twice, which apply reports).
 var trackedSecrets sync.Map
 
-// ModifyPlan refuses, at plan time, a new secret whose usage another secret on the host
-// has already: libvirt keeps one secret per usage (a volume path, a Ceph or iSCSI name)
-// and would refuse the define at apply, or, for the same UUID, overwrite a secret that no
-// state tracks. An unreachable host leaves the check to apply.
+// ModifyPlan refuses, at plan time, a new secret whose UUID (when configured) or usage
+// another secret on the host has already, one no state tracks: libvirt keeps one secret
+// per usage (a volume path, a Ceph or iSCSI name) and would refuse the define at apply,
+// and for the same UUID would overwrite that secret. An unreachable host leaves the check
+// to apply (Create checks again); a daemon that does not answer fails the plan when the
+// plan-time bound (timeouts.read, planTimeout when unset) runs out.
 func (r *secretResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if !req.State.Raw.IsNull() {
 		trackSecret(ctx, req.State)
@@ -37,6 +39,25 @@ func (r *secretResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() || !known(plan.UsageType) || !known(plan.UsageName) {
 		return
 	}
+	ctx, dl := planContext(ctx, req, r.client, "libvirt_secret", "usage_type", "usage_name")
+	defer dl.end(&resp.Diagnostics)
+	usage := plan.UsageType.ValueString() + " " + plan.UsageName.ValueString()
+	if known(plan.UUID) {
+		s, err := r.client.GetSecret(ctx, plan.UUID.ValueString())
+		switch {
+		case err == nil:
+			if _, replaced := trackedSecrets.Load(s.UUID); !replaced {
+				resp.Diagnostics.AddAttributeError(path.Root("uuid"), "Secret UUID taken",
+					fmt.Sprintf("libvirt_secret for %s: the host has a secret with UUID %s already (%s %s), which no state tracks; "+
+						"creating this one would take it over. Import that one (terraform import <address> %s) or choose another uuid.",
+						usage, s.UUID, s.UsageType, s.UsageName, s.UUID))
+			}
+			return
+		case !errors.Is(err, libvirt.ErrNotFound):
+			tflog.Debug(ctx, "secret uuid not checked at plan time", map[string]any{"error": err.Error()})
+			return
+		}
+	}
 	id, err := r.client.SecretByUsage(ctx, plan.UsageType.ValueString(), plan.UsageName.ValueString())
 	if err != nil {
 		if !errors.Is(err, libvirt.ErrNotFound) {
@@ -48,9 +69,9 @@ func (r *secretResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	resp.Diagnostics.AddAttributeError(path.Root("usage_name"), "Secret usage taken",
-		fmt.Sprintf("libvirt_secret for %s %s: the host has a secret with this usage already (UUID %s), and libvirt keeps "+
+		fmt.Sprintf("libvirt_secret for %s: the host has a secret with this usage already (UUID %s), and libvirt keeps "+
 			"one secret per usage. Import that one (terraform import <address> %s) or choose another usage_name.",
-			plan.UsageType.ValueString(), plan.UsageName.ValueString(), id, id))
+			usage, id, id))
 }
 
 // trackSecret notes the UUID of the secret in state (trackedSecrets).
