@@ -68,13 +68,11 @@ func (c *Client) trustVolume(ctx context.Context, info *VolumeInfo) (string, *Fo
 	doubt := func(reason string) *FormatDoubt {
 		return &FormatDoubt{Volume: info.Pool + "/" + info.Name, Reported: info.Format, Reason: reason}
 	}
-	var head bytes.Buffer
-	if _, err := c.downloadOnce(ctx, VolumeRef{Key: info.Key, Pool: info.Pool}, &head, 0, headerProbeBytes); err != nil && head.Len() < headerProbeBytes {
-		if !errors.Is(err, errShortStream) {
-			return "", nil, fmt.Errorf("read the header of volume %s/%s: %w", info.Pool, info.Name, err)
-		}
+	head, err := c.readHead(ctx, info)
+	if err != nil {
+		return "", nil, err
 	}
-	hdr, err := qcow2.Probe(head.Bytes())
+	hdr, err := qcow2.Probe(head)
 	if err != nil {
 		return "raw", doubt(fmt.Sprintf("its first bytes are no qcow2 header the provider accepts (%v)", err)), nil
 	}
@@ -95,6 +93,28 @@ func (c *Client) trustVolume(ctx context.Context, info *VolumeInfo) (string, *Fo
 		return "raw", doubt(fmt.Sprintf("its header names backing file %s, which is no volume of a running storage pool", info.Backing)), nil
 	}
 	return "", nil, fmt.Errorf("look up the backing file %s of volume %s/%s: %w", info.Backing, info.Pool, info.Name, err)
+}
+
+// readHead reads the first headerProbeBytes of the volume (all of a smaller one),
+// resuming where a stream that ended early stopped (see DownloadVolume).
+func (c *Client) readHead(ctx context.Context, info *VolumeInfo) ([]byte, error) {
+	want := uint64(headerProbeBytes)
+	if size := RawCapacity(info); size != 0 && size < want {
+		want = size
+	}
+	var head bytes.Buffer
+	for attempt := 1; uint64(head.Len()) < want; attempt++ {
+		_, err := c.downloadOnce(ctx, VolumeRef{Key: info.Key, Pool: info.Pool}, &head, uint64(head.Len()), want-uint64(head.Len()))
+		switch {
+		case uint64(head.Len()) >= want:
+		case err != nil && !errors.Is(err, errShortStream):
+			return nil, fmt.Errorf("read the header of volume %s/%s: %w", info.Pool, info.Name, err)
+		case attempt >= downloadAttempts:
+			return nil, fmt.Errorf("read the header of volume %s/%s: the stream ended early %d times (%d of %d bytes)",
+				info.Pool, info.Name, attempt, head.Len(), want)
+		}
+	}
+	return head.Bytes(), nil
 }
 
 // FormatDisagrees reports whether libvirt's reported format contradicts a volume's stored
