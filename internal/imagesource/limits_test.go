@@ -54,8 +54,12 @@ func TestXZDictionaryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zw.Write(data)
-	zw.Close()
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	two := append(append(append([]byte{}, buf.Bytes()...), 0, 0, 0, 0), xzFile(3, data)...)
 	img, _, err := Open(bytes.NewReader(two), XZ, "x")
 	if err != nil {

@@ -40,8 +40,8 @@ const (
 	xzRecords            // index records
 )
 
-func newXZGuard(r io.Reader, max uint64) *xzGuard {
-	return &xzGuard{r: bufio.NewReaderSize(r, 1<<16), max: max}
+func newXZGuard(r io.Reader, limit uint64) *xzGuard {
+	return &xzGuard{r: bufio.NewReaderSize(r, 1<<16), max: limit}
 }
 
 func (g *xzGuard) Read(p []byte) (int, error) {
@@ -59,7 +59,7 @@ func (g *xzGuard) Read(p []byte) (int, error) {
 		}
 		n, err := g.r.Read(p)
 		g.skip -= uint64(n)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return n, err
@@ -74,7 +74,7 @@ func (g *xzGuard) take(n int) ([]byte, error) {
 	k, err := io.ReadFull(g.r, b)
 	if err != nil {
 		g.out = append(g.out, b[:k]...)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, err
@@ -108,9 +108,9 @@ func (g *xzGuard) step() error {
 		k, err := io.ReadFull(g.r, b)
 		g.out = append(g.out, b[:k]...)
 		switch {
-		case k == 0 && err == io.EOF:
+		case k == 0 && errors.Is(err, io.EOF):
 			return io.EOF
-		case err == io.ErrUnexpectedEOF:
+		case errors.Is(err, io.ErrUnexpectedEOF):
 			return io.EOF // 1 to 3 bytes: the decoder says what is wrong with them
 		case err != nil:
 			return err

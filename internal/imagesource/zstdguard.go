@@ -30,8 +30,8 @@ const (
 	zstdBlock             // a block header
 )
 
-func newZstdGuard(r io.Reader, max uint64) *zstdGuard {
-	return &zstdGuard{r: bufio.NewReaderSize(r, 1<<16), max: max}
+func newZstdGuard(r io.Reader, limit uint64) *zstdGuard {
+	return &zstdGuard{r: bufio.NewReaderSize(r, 1<<16), max: limit}
 }
 
 func (g *zstdGuard) Read(p []byte) (int, error) {
@@ -49,7 +49,7 @@ func (g *zstdGuard) Read(p []byte) (int, error) {
 		}
 		n, err := g.r.Read(p)
 		g.skip -= uint64(n)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return n, err
@@ -62,7 +62,7 @@ func (g *zstdGuard) take(n int) ([]byte, error) {
 	k, err := io.ReadFull(g.r, b)
 	if err != nil {
 		g.out = append(g.out, b[:k]...)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, err
@@ -79,12 +79,12 @@ func (g *zstdGuard) step() error {
 	case zstdFrameStart:
 		magic := make([]byte, 4)
 		k, err := io.ReadFull(g.r, magic)
-		if k == 0 && err == io.EOF {
+		if k == 0 && errors.Is(err, io.EOF) {
 			return io.EOF
 		}
 		if err != nil {
 			g.out = append(g.out, magic[:k]...)
-			if err == io.ErrUnexpectedEOF {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
 				return io.EOF // the decoder says what is wrong with a stub
 			}
 			return err
@@ -93,7 +93,7 @@ func (g *zstdGuard) step() error {
 		if m&0xfffffff0 == 0x184d2a50 { // a skippable frame: its length, then that many bytes
 			n, err := g.take(4)
 			if err != nil {
-				g.out = append(magic, g.out...)
+				g.out = append(append([]byte{}, magic...), g.out...)
 				return err
 			}
 			g.out = append(append(g.out, magic...), n...)
