@@ -316,7 +316,9 @@ func cloneDisk(ctx context.Context, api CloneAPI, req CloneRequest, src *CloneSo
 	case !src.Status.Active:
 		made, err = api.CloneVolume(ctx, vspec, libvirt.VolumeRef{Key: v.Key})
 	default:
-		shallow := req.Mode == domainxml.CloneLinked && v.Backing != ""
+		// Shallow onto the backing file only of a disk the source domain reads as qcow2
+		// (a raw disk has none, whatever its bytes say).
+		shallow := req.Mode == domainxml.CloneLinked && v.Backing != "" && (sd.Format == "" || sd.Format == "qcow2")
 		if shallow {
 			backing = v.Backing
 			made, err = api.CreateVolumeOver(ctx, vspec, v.Capacity, v.Backing, v.BackingFormat)

@@ -180,3 +180,21 @@ func TestCloneKeepsDiskUnderRunningJob(t *testing.T) {
 		t.Errorf("left: volumes %v, domains %v; want only the disk the job may still write into", keys(f.volumes), f.defined)
 	}
 }
+
+// A linked clone of a shut-off source names each overlay's backing format as the source
+// domain's definition reads the disk (the creator's word), not as libvirt probes the
+// volume: a raw disk whose guest wrote a qcow2 header stays raw under the overlay, and
+// QEMU never follows the backing file the header names.
+func TestCloneLinkedBackingFormatFromDefinition(t *testing.T) {
+	f := newFake()
+	withSource(f, false, false)
+	f.source.XML = strings.Replace(f.source.XML, `<driver name="qemu" type="qcow2"/><source file="/pool/web-data.qcow2"/>`,
+		`<driver name="qemu" type="raw"/><source file="/pool/web-data.qcow2"/>`, 1)
+	if _, err := Clone(context.Background(), f, cloneReq()); err != nil {
+		t.Fatal(err)
+	}
+	want := "/pool/web.qcow2 as qcow2 /pool/web-data.qcow2 as raw"
+	if got := strings.Join(f.overlays, " "); got != want {
+		t.Errorf("overlays\n got %s\nwant %s", got, want)
+	}
+}

@@ -43,6 +43,9 @@ type fake struct {
 	definedXML map[string]string
 	volumes    map[string]*libvirt.VolumeInfo
 	pools      map[string]bool
+	// overlays are the backing files of the overlays CreateVolumeOver made, each
+	// "<path> as <format>".
+	overlays []string
 
 	// The networks of a machine test (name -> network), with their host entries and
 	// leases; content holds what UploadBytes wrote (volume key -> bytes).
@@ -196,7 +199,12 @@ func (f *fake) makeVolume(method string, spec libvirt.VolumeSpec) (*libvirt.Volu
 	return v, nil
 }
 
-func (f *fake) CreateVolumeOver(_ context.Context, spec libvirt.VolumeSpec, _ uint64, _, _ string) (*libvirt.VolumeInfo, error) {
+func (f *fake) CreateVolumeOver(_ context.Context, spec libvirt.VolumeSpec, _ uint64, backing, backingFormat string) (*libvirt.VolumeInfo, error) {
+	f.mu.Lock()
+	if backing != "" {
+		f.overlays = append(f.overlays, backing+" as "+backingFormat)
+	}
+	f.mu.Unlock()
 	return f.makeVolume("CreateVolumeOver", spec)
 }
 
