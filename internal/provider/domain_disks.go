@@ -74,10 +74,15 @@ var domainDisks = domainFamily{
 						Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^(vd|sd|hd|xvd)[a-z]+$`), "must be a device name such as vda or sdb")},
 					},
 					"format": schema.StringAttribute{
-						MarkdownDescription: "Image format for the driver (`qcow2`, `raw`, ...). Default: the volume's own format, else from the file name.",
-						Optional:            true,
-						Computed:            true,
-						Validators:          []validator.String{stringvalidator.OneOf("qcow2", "raw", "vmdk", "qed", "vdi", "vpc")},
+						MarkdownDescription: "Image format for the driver (`qcow2`, `raw`, ...), always written into the disk's `<driver type>` so that " +
+							"libvirt and QEMU never guess it from the bytes. Default for `volume_id`: `qcow2` only when libvirt reads the " +
+							"volume as a qcow2 image whose header the provider accepts (no external data file, a backing file only if it " +
+							"is a volume of a storage pool), else `raw` (a raw disk never follows a backing file, whatever a guest wrote " +
+							"into it); for `path` outside any pool, from the file name (`.qcow2`, `.vmdk`, else raw). Set it to the " +
+							"`format` of the `libvirt_volume` to take the provider's stored format.",
+						Optional:   true,
+						Computed:   true,
+						Validators: []validator.String{stringvalidator.OneOf("qcow2", "raw", "vmdk", "qed", "vdi", "vpc")},
 					},
 					"boot_order": schema.Int64Attribute{
 						MarkdownDescription: "Boot priority (1 first). Default: none, the first disk boots.",

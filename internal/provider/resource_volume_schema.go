@@ -41,7 +41,10 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"that volume), or `<pool>/<name>`. The overlay's capacity defaults to the backing volume's. Needs `format = \"qcow2\"`. "+
 					"Changing it replaces the volume.", validators.VolumeRef()),
 				"clone_from": optionalReplace("`id` of a volume to copy whole (or `<pool>/<name>`): libvirt converts it to `format` and "+
-					"flattens its backing chain. Changing it replaces the volume.", validators.VolumeRef()),
+					"flattens its backing chain. The source is read as raw unless libvirt reads it as a qcow2 image whose header the "+
+					"provider accepts (no external data file; a backing file only if it is a volume of a storage pool): a raw volume "+
+					"on which a guest wrote a qcow2 header is copied byte for byte (with `format = \"raw\"`; another `format` is "+
+					"refused, since libvirt's conversion would read the header). Changing it replaces the volume.", validators.VolumeRef()),
 				"source_checksum": optionalReplace("Expected digest of `source_url` / `source_file`, as `sha256:<64 hex digits>`. Verified while "+
 					"streaming; on a mismatch the apply fails and the volume is deleted.", validators.Checksum()),
 				"source_compression": schema.StringAttribute{
