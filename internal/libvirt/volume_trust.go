@@ -8,6 +8,7 @@ import (
 	"io"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/qcow2"
 )
@@ -56,10 +57,11 @@ func (c *Client) TrustedFormat(ctx context.Context, ref VolumeRef) (string, *For
 // trustVolume is TrustedFormat for a volume already read. libvirt's "qcow2" is believed
 // when the first bytes of the file, read here, are a qcow2 header that QEMU can open
 // without any other file of the host (no external data file), and that names either no
-// backing file or one that libvirt knows as a volume of a running pool: an overlay the
-// provider or an administrator made. Anything else — a header naming a host path that is
-// no volume, a data file, a header that does not parse — is a raw volume whose guest
-// wrote those bytes. Every other format libvirt reports (raw, iso, none, vmdk, ...) is
+// backing file or one that libvirt knows as a volume of a running pool, when no domain's
+// definition reads the volume as a raw disk: an overlay the provider or an administrator
+// made. Anything else — a header naming a host path that is no volume, a data file, a
+// header that does not parse, a header on a volume some domain has as a raw disk — is a
+// raw volume whose guest wrote those bytes. Every other format libvirt reports (raw, iso, none, vmdk, ...) is
 // raw: the provider names only qcow2, raw and iso.
 func (c *Client) trustVolume(ctx context.Context, info *VolumeInfo) (string, *FormatDoubt, error) {
 	if info.Format != "qcow2" {
@@ -88,11 +90,61 @@ func (c *Client) trustVolume(ctx context.Context, info *VolumeInfo) (string, *Fo
 	})
 	switch {
 	case err == nil:
+		// A header naming another volume is an overlay, or a guest's forgery pointing at
+		// another guest's disk. The guest wrote it through a disk; a domain definition that
+		// reads the volume as raw is its creator's word that it is raw.
+		var user string
+		err = c.Read(ctx, "look for domains that read volume "+info.Pool+"/"+info.Name+" as raw", func(l *golibvirt.Libvirt) (err error) {
+			user, err = rawDiskUser(l, info)
+			return err
+		})
+		switch {
+		case err != nil:
+			return "", nil, err
+		case user != "":
+			return "raw", doubt(fmt.Sprintf("its header names backing file %s, and domain %s reads it as a raw disk", info.Backing, user)), nil
+		}
 		return "qcow2", nil, nil
 	case errors.Is(err, ErrNotFound):
 		return "raw", doubt(fmt.Sprintf("its header names backing file %s, which is no volume of a running storage pool", info.Backing)), nil
 	}
 	return "", nil, fmt.Errorf("look up the backing file %s of volume %s/%s: %w", info.Backing, info.Pool, info.Name, err)
+}
+
+// rawDiskUser returns the name of a domain whose definition (the persistent one; a
+// transient domain's live one) has the volume as a disk with <driver type='raw'>, or "".
+func rawDiskUser(l *golibvirt.Libvirt, info *VolumeInfo) (string, error) {
+	doms, _, err := l.ConnectListAllDomains(1, 0)
+	if err != nil {
+		return "", err
+	}
+	for _, d := range doms {
+		doc, err := l.DomainGetXMLDesc(d, golibvirt.DomainXMLInactive)
+		if err != nil {
+			if HasCode(classify("", "", err), golibvirt.ErrNoDomain) {
+				continue // undefined meanwhile
+			}
+			return "", err
+		}
+		var x libvirtxml.Domain
+		if err := x.Unmarshal(doc); err != nil {
+			return "", fmt.Errorf("parse the definition of domain %s: %w", d.Name, err)
+		}
+		if x.Devices == nil {
+			continue
+		}
+		for _, disk := range x.Devices.Disks {
+			if disk.Source == nil || disk.Driver == nil || disk.Driver.Type != "raw" {
+				continue
+			}
+			s := disk.Source
+			if s.File != nil && s.File.File == info.Path || s.Block != nil && s.Block.Dev == info.Path ||
+				s.Volume != nil && s.Volume.Pool == info.Pool && s.Volume.Volume == info.Name {
+				return d.Name, nil
+			}
+		}
+	}
+	return "", nil
 }
 
 // readHead reads the first headerProbeBytes of the volume (all of a smaller one),
