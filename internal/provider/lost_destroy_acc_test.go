@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -32,12 +33,20 @@ func TestAccLostWrites_domainDestroy(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:            config,
 			ConfigStateChecks: acctest.State(domRes, "state", "running"),
-			// Armed for the destroy that ends the test (the plans in between only read).
-			Check: func(*terraform.State) error {
-				faults["force off"] = proxy.RestartAt(acctest.ProcDomainDestroy, 3*time.Second)
-				faults["undefine"] = proxy.RestartAt(acctest.ProcDomainUndefineFlags, 3*time.Second)
-				return nil
-			},
+			Check: resource.ComposeTestCheckFunc(
+				acctest.HostCheck(func() error {
+					d, err := acctest.InspectDomain(t, name)
+					if err == nil && !d.Active {
+						err = fmt.Errorf("domain %s is not running: its destroy would not force it off", name)
+					}
+					return err
+				}),
+				// Armed for the destroy that ends the test (the plans in between only read).
+				func(*terraform.State) error {
+					faults["force off"] = proxy.RestartAt(acctest.ProcDomainDestroy, 3*time.Second)
+					faults["undefine"] = proxy.RestartAt(acctest.ProcDomainUndefineFlags, 3*time.Second)
+					return nil
+				}),
 		}},
 	})
 }
