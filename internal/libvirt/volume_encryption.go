@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"github.com/google/uuid"
@@ -95,22 +96,134 @@ func refuseEncrypted(spec VolumeSpec, how string) error {
 		"encrypted one with clone_from", spec, how)
 }
 
+// volumeSecretLookups is what encryptionWithSecret asks of a connection
+// (*golibvirt.Libvirt).
+type volumeSecretLookups interface {
+	SecretLookupByUUID(UUID golibvirt.UUID) (golibvirt.Secret, error)
+	SecretLookupByUsage(UsageType int32, UsageID string) (golibvirt.Secret, error)
+	ConnectListAllDomains(NeedResults int32, Flags golibvirt.ConnectListAllDomainsFlags) ([]golibvirt.Domain, uint32, error)
+	DomainGetXMLDesc(Dom golibvirt.Domain, Flags golibvirt.DomainXMLFlags) (string, error)
+}
+
 // encryptionWithSecret is the encryption of a volume's target (at path) with its
-// secret: the one libvirt reports, else the volume secret whose usage names the path
-// (libvirt's own rule after a pool refresh), else none (Secret ""); nil when the volume
-// is plain.
-func encryptionWithSecret(l *golibvirt.Libvirt, t *libvirtxml.StorageVolumeTarget, path string) (*VolumeEncryption, error) {
+// secret; nil when the volume is plain. The secret is, in this order:
+//
+//  1. the one libvirt's volume XML names, when that secret exists. libvirt names the secret
+//     the volume was created with until its pool is refreshed (any client's refresh, an
+//     upload's, a daemon restart), then the volume secret whose usage is the path; it
+//     keeps naming a secret that was undefined meanwhile until the next refresh.
+//  2. the volume secret whose usage names the path (libvirt's own rule after a refresh).
+//  3. the secret the domains that use the volume name for it: a disk on an encrypted
+//     volume carries its <encryption> (the provider writes it there), and domain
+//     definitions outlive pool refreshes and restarts. Only when they all name the same
+//     one, and it exists.
+//
+// Without 3, what a read (an import above all) said depended on whether a pool refresh
+// had happened since the volume was made: the secret before, none after, for a volume
+// whose secret's usage is not its path (a secret shared by several volumes, a usage that
+// names the path another way). Secret is "" when none of them tells.
+func encryptionWithSecret(l volumeSecretLookups, t *libvirtxml.StorageVolumeTarget, path string) (*VolumeEncryption, error) {
 	e := volumeEncryption(t)
-	if e == nil || e.Secret != "" {
-		return e, nil
+	if e == nil {
+		return nil, nil
+	}
+	if e.Secret != "" {
+		ok, err := volumeSecretExists(l, e.Secret)
+		if err != nil || ok {
+			return e, err
+		}
+		e.Secret = "" // undefined since: libvirt names it until the next refresh
 	}
 	s, err := l.SecretLookupByUsage(int32(golibvirt.SecretUsageTypeVolume), path)
 	switch {
-	case isNotFound(err):
-		return e, nil // encrypted, with a secret no one can tell
-	case err != nil:
+	case err == nil:
+		e.Secret = uuid.UUID(s.UUID).String()
+		return e, nil
+	case !isNotFound(err):
 		return nil, err
 	}
-	e.Secret = uuid.UUID(s.UUID).String()
-	return e, nil
+	e.Secret, err = secretOfDomainDisks(l, path)
+	return e, err
+}
+
+// volumeSecretExists reports whether the secret with UUID id exists.
+func volumeSecretExists(l volumeSecretLookups, id string) (bool, error) {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return false, nil // not a UUID libvirt could have a secret under
+	}
+	_, err = l.SecretLookupByUUID(golibvirt.UUID(u))
+	switch {
+	case err == nil:
+		return true, nil
+	case isNotFound(err):
+		return false, nil
+	}
+	return false, err
+}
+
+// secretOfDomainDisks is the secret the domains' disks on the file path name for its
+// encryption: "" when no disk there names one, when they name different ones, or when it
+// does not exist. A domain that goes away during the look is passed over.
+func secretOfDomainDisks(l volumeSecretLookups, path string) (string, error) {
+	doms, _, err := l.ConnectListAllDomains(1, 0)
+	if err != nil {
+		return "", err
+	}
+	found := ""
+	for _, d := range doms {
+		doc, err := l.DomainGetXMLDesc(d, golibvirt.DomainXMLInactive)
+		if isNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if !strings.Contains(doc, path) {
+			continue // most domains: no need to parse them
+		}
+		var x libvirtxml.Domain
+		if err := x.Unmarshal(doc); err != nil {
+			return "", fmt.Errorf("parse the XML of domain %s: %w", d.Name, err)
+		}
+		for _, id := range diskSecretsAt(&x, path) {
+			if found != "" && found != id {
+				return "", nil // disagreement: none of them is taken for the volume's
+			}
+			found = id
+		}
+	}
+	if found == "" {
+		return "", nil
+	}
+	if ok, err := volumeSecretExists(l, found); err != nil || !ok {
+		return "", err
+	}
+	return found, nil
+}
+
+// diskSecretsAt lists the secret UUIDs the disks of x on the file path name for their
+// encryption (in <source>, where libvirt writes it, or directly under <disk>).
+func diskSecretsAt(x *libvirtxml.Domain, path string) []string {
+	var ids []string
+	if x.Devices == nil {
+		return nil
+	}
+	for _, disk := range x.Devices.Disks {
+		src := disk.Source
+		if src == nil || src.File == nil || src.File.File != path {
+			continue
+		}
+		for _, enc := range []*libvirtxml.DomainDiskEncryption{src.Encryption, disk.Encryption} {
+			if enc == nil {
+				continue
+			}
+			for _, s := range enc.Secrets {
+				if s.UUID != "" {
+					ids = append(ids, strings.ToLower(s.UUID))
+				}
+			}
+		}
+	}
+	return ids
 }

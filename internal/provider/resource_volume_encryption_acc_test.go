@@ -31,7 +31,13 @@ func TestAccVolumeEncryption_booted(t *testing.T) {
 	if err := os.WriteFile(plain, append([]byte(copied), make([]byte, 1<<20-len(copied))...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dir := acctest.Env("LIBVIRT_TEST_POOL_PATH", "/var/lib/libvirt/images")
+	// The secrets' usage names the volumes' paths as libvirt has them: the pool's own
+	// directory, not what the environment says it is.
+	pool, err := acctest.Client(t).ReadPool(acctest.Ctx(t), acctest.Pool())
+	if err != nil || pool.Def.Target == nil {
+		t.Fatalf("read pool %s: %v", acctest.Pool(), err)
+	}
+	dir := pool.Def.Target.Path
 	secret := func(label, vol, pass string) string {
 		return resourceHCL("libvirt_secret", label, attr("usage_type", "volume"), attr("usage_name", filepath.Join(dir, vol)),
 			attr("value_wo", pass), attr("value_wo_version", 1))
@@ -81,12 +87,24 @@ func TestAccVolumeEncryption_booted(t *testing.T) {
 					}),
 			},
 			// The running guest allocates more, and libvirt gives its disks to the qemu user.
-			importStep("libvirt_volume.luks", "", "timeouts", "allocation_bytes", "permissions.owner", "permissions.group"),
-			importStep("libvirt_volume.copy", "", "timeouts", "clone_from", "allocation_bytes", "permissions.owner", "permissions.group"),
+			// The volumes import after a refresh of the pool, which parallel tests do at any
+			// time: libvirt then no longer has the secrets the volumes were made with.
+			refreshedFirst(t, importStep("libvirt_volume.luks", "", "timeouts", "allocation_bytes", "permissions.owner", "permissions.group")),
+			refreshedFirst(t, importStep("libvirt_volume.copy", "", "timeouts", "clone_from", "allocation_bytes", "permissions.owner", "permissions.group")),
 			importStep("libvirt_secret.luks", "", "timeouts", "value", "value_wo_version"),
 			importStep(domRes, name, "timeouts"),
 		},
 	})
+}
+
+// refreshedFirst is step run after a refresh of the test pool.
+func refreshedFirst(t *testing.T, step resource.TestStep) resource.TestStep {
+	step.PreConfig = func() {
+		if _, err := acctest.VolumeNames(t, acctest.Pool(), func(string) bool { return false }); err != nil { // refreshes the pool
+			t.Fatal(err)
+		}
+	}
+	return step
 }
 
 // passphrasesNotInState: no attribute of any resource in the state (what `show -json`
