@@ -84,8 +84,17 @@ func ParseDeviceFragment(text string) (*xmlNode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("<%s> does not parse as a device: %w", name, err)
 	}
-	if back, err := devicesNode(probe); err != nil || len(back.Nodes) != 1 {
+	back, err := devicesNode(probe)
+	if err != nil || len(back.Nodes) != 1 {
 		return nil, fmt.Errorf("<%s> is not a device element libvirt knows under <devices>", name)
+	}
+	// What libvirt's domain format does not know (an attribute or element it has not, a
+	// value in a form it rewrites) does not survive the way to libvirt and back: the
+	// definition would never hold the fragment, and every plan would want to write it again.
+	if !back.Nodes[0].has(n) {
+		return nil, fmt.Errorf("<%s> says something libvirt's domain format does not know (an unknown attribute or "+
+			"element, or a value libvirt would rewrite): it would be dropped on define and the fragment would never "+
+			"read back; write the device as libvirt documents it", name)
 	}
 	return n, nil
 }
