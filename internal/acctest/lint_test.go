@@ -997,7 +997,7 @@ func (p *pkg) classify(test *fn) testKind {
 		}
 		return stateOnly
 	}
-	real, destroy, steps, errorSteps := false, false, 0, 0
+	hostChecked, destroy, steps, errorSteps := false, false, 0, 0
 	// The step and case literals of the test and of the functions of its package it calls.
 	visited := map[*fn]bool{}
 	var visit func(x *fn)
@@ -1023,7 +1023,7 @@ func (p *pkg) classify(test *fn) testKind {
 					if errs {
 						errorSteps++
 					}
-					real = real || r
+					hostChecked = hostChecked || r
 				case "[]TestStep":
 					for _, e := range n.Elts {
 						if lit, ok := e.(*ast.CompositeLit); ok && lit.Type == nil {
@@ -1032,7 +1032,7 @@ func (p *pkg) classify(test *fn) testKind {
 							if errs {
 								errorSteps++
 							}
-							real = real || r
+							hostChecked = hostChecked || r
 						}
 					}
 				}
@@ -1042,7 +1042,7 @@ func (p *pkg) classify(test *fn) testKind {
 					if sel, ok := l.(*ast.SelectorExpr); ok && i < len(n.Rhs) {
 						switch {
 						case checkKeys[sel.Sel.Name] && s.asks(n.Rhs[i]):
-							real = true
+							hostChecked = true
 						case sel.Sel.Name == "CheckDestroy" && s.asks(n.Rhs[i]):
 							destroy = true
 						}
@@ -1053,7 +1053,7 @@ func (p *pkg) classify(test *fn) testKind {
 				ran := false
 				for _, st := range n.List {
 					if ran && s.asks(st) {
-						real, destroy = true, true // a direct check: of the object, or that it is gone
+						hostChecked, destroy = true, true // a direct check: of the object, or that it is gone
 					}
 					ran = ran || s.runsCase(st)
 				}
@@ -1075,7 +1075,7 @@ func (p *pkg) classify(test *fn) testKind {
 		}
 		return stateOnly
 	}
-	if real {
+	if hostChecked {
 		return realObject
 	}
 	return stateOnly
@@ -1109,7 +1109,7 @@ func key(kv *ast.KeyValueExpr) string {
 // step reads a TestStep literal: whether it expects an error, and whether one of the
 // checks it runs asks the host. A step that expects an error runs none; a PlanOnly step
 // runs only its plan checks; an import step its import checks.
-func (s *scope) step(lit *ast.CompositeLit) (expectsError, real bool) {
+func (s *scope) step(lit *ast.CompositeLit) (expectsError, hostChecked bool) {
 	fields := map[string]ast.Expr{}
 	for _, e := range lit.Elts {
 		if kv, ok := e.(*ast.KeyValueExpr); ok {
@@ -1131,8 +1131,8 @@ func (s *scope) step(lit *ast.CompositeLit) (expectsError, real bool) {
 	}
 	for _, k := range runs {
 		if fields[k] != nil && s.asks(fields[k]) {
-			real = true
+			hostChecked = true
 		}
 	}
-	return false, real
+	return false, hostChecked
 }

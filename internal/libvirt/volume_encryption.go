@@ -148,11 +148,11 @@ func encryptionWithSecret(l volumeSecretLookups, t *libvirtxml.StorageVolumeTarg
 
 // volumeSecretExists reports whether the secret with UUID id exists.
 func volumeSecretExists(l volumeSecretLookups, id string) (bool, error) {
-	u, err := uuid.Parse(id)
-	if err != nil {
-		return false, nil // not a UUID libvirt could have a secret under
+	u, perr := uuid.Parse(id)
+	if perr != nil {
+		return false, nil //nolint:nilerr // not a UUID libvirt could have a secret under: no such secret
 	}
-	_, err = l.SecretLookupByUUID(golibvirt.UUID(u))
+	_, err := l.SecretLookupByUUID(golibvirt.UUID(u))
 	switch {
 	case err == nil:
 		return true, nil

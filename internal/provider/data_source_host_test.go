@@ -27,7 +27,7 @@ func TestAccHostDataSource(t *testing.T) {
 				"firmware", acctest.NotNull,
 			),
 			// What libvirt says when asked directly: hostname, versions, type, arch.
-			Check: hostMatches("data.libvirt_host.this", acctest.URI()),
+			Check: hostMatches(acctest.URI()),
 		}},
 	})
 }
@@ -42,7 +42,7 @@ func TestAccHostDataSource_testDriver(t *testing.T) {
 				"uri", "test:///default",
 				"default_domain_type", "test",
 			),
-			Check: hostMatches("data.libvirt_host.this", acctest.TestDriverURI),
+			Check: hostMatches(acctest.TestDriverURI),
 		}},
 	})
 }

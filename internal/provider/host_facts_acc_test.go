@@ -84,9 +84,10 @@ func stateAttrs(s *terraform.State, res string) (map[string]string, error) {
 	return rs.Primary.Attributes, nil
 }
 
-// hostMatches is a step check: the libvirt_host data source ds says of the host what the
-// daemon at uri says when asked directly.
-func hostMatches(ds, uri string) resource.TestCheckFunc {
+// hostMatches is a step check: the libvirt_host data source "this" says of the host what
+// the daemon at uri says when asked directly.
+func hostMatches(uri string) resource.TestCheckFunc {
+	const ds = "data.libvirt_host.this"
 	return func(s *terraform.State) error {
 		a, err := stateAttrs(s, ds)
 		if err != nil {

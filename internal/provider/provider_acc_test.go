@@ -31,7 +31,7 @@ func TestAccProvider_reconnectsAfterDrop(t *testing.T) {
 					return nil
 				},
 					// Read again after the drop: what libvirt says when asked directly.
-					hostMatches("data.libvirt_host.this", acctest.URI())),
+					hostMatches(acctest.URI())),
 			},
 		},
 	})
@@ -58,7 +58,7 @@ func TestAccProvider_ssh(t *testing.T) {
 				),
 				// Through the tunnel, the test host's own daemon: its facts as it gives them
 				// on its local socket.
-				Check: hostMatches("data.libvirt_host.this", acctest.URI()),
+				Check: hostMatches(acctest.URI()),
 			},
 			{
 				// A known_hosts that names another key for this host: hard error, with the
@@ -81,7 +81,7 @@ func TestAccProvider_tcp(t *testing.T) {
 			Config:            providerAt(uri) + `data "libvirt_host" "this" {}` + volumeHCL("v", name, attr("capacity_bytes", 1048576)),
 			ConfigStateChecks: acctest.State("data.libvirt_host.this", "uri", uri),
 			Check: resource.ComposeTestCheckFunc(
-				hostMatches("data.libvirt_host.this", acctest.URI()),
+				hostMatches(acctest.URI()),
 				acctest.CheckVolume(t, acctest.Pool(), name, func(v *libvirt.VolumeInfo) error {
 					if v.Capacity != 1048576 {
 						return fmt.Errorf("volume %s made over tcp has %d bytes on the host, want 1048576", name, v.Capacity)

@@ -40,7 +40,7 @@ func TestError(t *testing.T) {
 		t.Errorf("Error = %v (unwraps to the deadline: %v)", err, errors.Is(err, context.DeadlineExceeded))
 	}
 	plain := errors.New("no url here")
-	if Error(plain) != plain || Error(nil) != nil {
+	if got := Error(plain); !errors.Is(got, plain) || got.Error() != plain.Error() || Error(nil) != nil {
 		t.Error("an error without URLs must pass as it is")
 	}
 	if got := URLsIn("see https://bob:pw@example.org/a?b=c."); got != "see https://***@example.org/a?REDACTED." {

@@ -143,8 +143,8 @@ func (s *summary) event(e event) {
 		}
 		delete(s.buf, key)
 	case "fail":
-		switch {
-		case e.Test == "":
+		switch e.Test {
+		case "":
 			if !s.failedIn[e.Package] {
 				s.packageFailures = append(s.packageFailures, e.Package)
 				s.failed++
