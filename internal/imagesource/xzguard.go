@@ -1,7 +1,6 @@
 package imagesource
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,11 +18,8 @@ import (
 // byte, a malformed block header) are an error here too, so the two never disagree on
 // where a block header is.
 type xzGuard struct {
-	r     *bufio.Reader
+	headerGuard
 	max   uint64
-	out   []byte // bytes checked and not yet returned
-	skip  uint64 // bytes to pass on unread (chunk data, padding, checks)
-	err   error
 	state int
 
 	streams int
@@ -41,45 +37,9 @@ const (
 )
 
 func newXZGuard(r io.Reader, limit uint64) *xzGuard {
-	return &xzGuard{r: bufio.NewReaderSize(r, 1<<16), max: limit}
-}
-
-func (g *xzGuard) Read(p []byte) (int, error) {
-	for len(g.out) == 0 && g.skip == 0 && g.err == nil {
-		g.err = g.step()
-	}
-	switch {
-	case len(g.out) > 0:
-		n := copy(p, g.out)
-		g.out = g.out[n:]
-		return n, nil
-	case g.skip > 0:
-		if uint64(len(p)) > g.skip {
-			p = p[:g.skip]
-		}
-		n, err := g.r.Read(p)
-		g.skip -= uint64(n)
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return n, err
-	}
-	return 0, g.err
-}
-
-// take reads n bytes of structure; at the source's end, the bytes read so far are passed
-// on (the decoder names the truncation) with io.ErrUnexpectedEOF.
-func (g *xzGuard) take(n int) ([]byte, error) {
-	b := make([]byte, n)
-	k, err := io.ReadFull(g.r, b)
-	if err != nil {
-		g.out = append(g.out, b[:k]...)
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	return b, nil
+	g := &xzGuard{headerGuard: newHeaderGuard(r), max: limit}
+	g.headerGuard.step = g.step
+	return g
 }
 
 // uvarint reads an xz multibyte integer (at most 9 bytes) and passes it on.

@@ -1,7 +1,6 @@
 package imagesource
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -14,11 +13,8 @@ import (
 // asked. The decoder enforces the same bound (WithDecoderMaxWindow), but only says
 // "window size exceeded"; this says how large and what to do.
 type zstdGuard struct {
-	r     *bufio.Reader
+	headerGuard
 	max   uint64
-	out   []byte
-	skip  uint64
-	err   error
 	state int
 
 	frames   int
@@ -31,43 +27,9 @@ const (
 )
 
 func newZstdGuard(r io.Reader, limit uint64) *zstdGuard {
-	return &zstdGuard{r: bufio.NewReaderSize(r, 1<<16), max: limit}
-}
-
-func (g *zstdGuard) Read(p []byte) (int, error) {
-	for len(g.out) == 0 && g.skip == 0 && g.err == nil {
-		g.err = g.step()
-	}
-	switch {
-	case len(g.out) > 0:
-		n := copy(p, g.out)
-		g.out = g.out[n:]
-		return n, nil
-	case g.skip > 0:
-		if uint64(len(p)) > g.skip {
-			p = p[:g.skip]
-		}
-		n, err := g.r.Read(p)
-		g.skip -= uint64(n)
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return n, err
-	}
-	return 0, g.err
-}
-
-func (g *zstdGuard) take(n int) ([]byte, error) {
-	b := make([]byte, n)
-	k, err := io.ReadFull(g.r, b)
-	if err != nil {
-		g.out = append(g.out, b[:k]...)
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	return b, nil
+	g := &zstdGuard{headerGuard: newHeaderGuard(r), max: limit}
+	g.headerGuard.step = g.step
+	return g
 }
 
 // fcsSizes are the Frame_Content_Size field's lengths by its flag (0: 1 byte in a
