@@ -14,6 +14,7 @@ import (
 // generated configuration must then plan clean. Real CLI, real provider binary.
 func TestAccDomainsAdoptHost(t *testing.T) {
 	acctest.RequireAcc(t)
+	acctest.SkipBelowCLI(t, "1.7.0", "import blocks with for_each")
 	prefix := acctest.RandomName("adopt") + "-"
 	defineBareDomains(t, prefix+"one", prefix+"two")
 	providerTF := acctest.ProviderBlock("")

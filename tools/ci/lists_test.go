@@ -90,15 +90,21 @@ func TestOpenTofuSkipFile(t *testing.T) {
 	}
 }
 
-// cli-versions.txt lists exactly the tests that ask tfversion.SkipBelow for a version,
+// cli-versions.txt lists exactly the tests that ask tfversion.SkipBelow or
+// acctest.SkipBelowCLI for a version,
 // with the highest version each asks for: the list make check's version check and the old
 // CLIs' legs rely on.
 func TestCLIVersionsFile(t *testing.T) {
-	skipBelow := regexp.MustCompile(`SkipBelow\(tfversion\.Version(\d+)_(\d+)_(\d+)\)`)
+	// tfversion.SkipBelow with a tfversion.VersionX_Y_Z in resource.Test cases, and
+	// acctest.SkipBelowCLI with "X.Y.Z" in tests that drive the CLI themselves.
+	skipBelow := regexp.MustCompile(`SkipBelow\(tfversion\.Version(\d+)_(\d+)_(\d+)\)|SkipBelowCLI\(t, "(\d+)\.(\d+)\.(\d+)"`)
 	want := map[string]string{}
 	for name, src := range testFuncs(t) {
 		for _, m := range skipBelow.FindAllStringSubmatch(src, -1) {
 			v := m[1] + "." + m[2] + "." + m[3]
+			if m[1] == "" {
+				v = m[4] + "." + m[5] + "." + m[6]
+			}
 			if old, ok := want[name]; !ok || versionLess(old, v) {
 				want[name] = v
 			}
