@@ -24,7 +24,8 @@ func SkipBelowCLI(t testing.TB, least, why string) {
 	if err != nil {
 		t.Fatalf("%s version: %v", cli, err)
 	}
-	m := regexp.MustCompile(`v(\d+\.\d+\.\d+)`).FindStringSubmatch(string(out))
+	// Not the first line: OpenTofu prints CLI configuration warnings on stdout before it.
+	m := regexp.MustCompile(`(?:Terraform|OpenTofu) v(\d+\.\d+\.\d+)`).FindStringSubmatch(string(out))
 	if m == nil {
 		t.Fatalf("no version in the output of %s version: %q", cli, out)
 	}

@@ -18,9 +18,9 @@ die() { echo "cli.sh: $*" >&2; exit 1; }
 version() {
   local out
   out=$(CHECKPOINT_DISABLE=1 "$1" version 2>/dev/null) || die "$1 version failed"
-  out=${out%%$'\n'*}
-  [[ $out =~ v([0-9]+\.[0-9]+\.[0-9]+) ]] || die "cannot read a version from \"$out\" ($1 version)"
-  echo "${BASH_REMATCH[1]}"
+  # Not the first line: OpenTofu prints CLI configuration warnings on stdout before it.
+  [[ $out =~ (Terraform|OpenTofu)\ v([0-9]+\.[0-9]+\.[0-9]+) ]] || die "cannot read a version from \"$out\" ($1 version)"
+  echo "${BASH_REMATCH[2]}"
 }
 
 # older A B: A < B as versions.
