@@ -97,12 +97,7 @@ func hostMatches(uri string) resource.TestCheckFunc {
 		if err != nil {
 			return fmt.Errorf("ask %s: %w", uri, err)
 		}
-		for k, want := range facts {
-			if a[k] != want {
-				return fmt.Errorf("%s.%s = %q, libvirt at %s says %q", ds, k, a[k], uri, want)
-			}
-		}
-		return nil
+		return attrsAre(ds, a, facts, uri)
 	}
 }
 
@@ -161,12 +156,7 @@ func hostSizeMatches(ds, uri string) resource.TestCheckFunc {
 		if err != nil {
 			return fmt.Errorf("ask %s: %w", uri, err)
 		}
-		for k, w := range want {
-			if a[k] != w {
-				return fmt.Errorf("%s.%s = %q, libvirt at %s says %q", ds, k, a[k], uri, w)
-			}
-		}
-		return nil
+		return attrsAre(ds, a, want, uri)
 	}
 }
 
@@ -211,4 +201,15 @@ func priorAttr(plan *tfjson.Plan, res, key string) string {
 		}
 	}
 	return ""
+}
+
+// attrsAre fails on the first attribute of data source ds (attributes a) that differs
+// from what libvirt at uri says (want).
+func attrsAre(ds string, a, want map[string]string, uri string) error {
+	for k, w := range want {
+		if a[k] != w {
+			return fmt.Errorf("%s.%s = %q, libvirt at %s says %q", ds, k, a[k], uri, w)
+		}
+	}
+	return nil
 }
