@@ -34,6 +34,7 @@ type chardevModel struct {
 }
 
 var domainChardevs = domainFamily{
+	group: groupDevices,
 	blocks: map[string]schema.Block{
 		"serial": chardevBlock("Serial ports, in port order (the first is the guest's ttyS0, which libvirt also shows as the "+
 			"domain's first console). Given, they replace the default pty serial port; left out, the domain has that one "+
@@ -73,9 +74,9 @@ func chardevBlock(desc, targetDesc string, targets []string) schema.ListNestedBl
 }
 
 func chardevsToSpec(m *domainModel, s *domainxml.Spec) {
-	s.Chardevs.Serials = specChardevs(m.Serials)
-	s.Chardevs.Consoles = specChardevs(m.Consoles)
-	s.Chardevs.Channels = specChardevs(m.Channels)
+	s.Chardevs.Serials = specChardevs(m.Devices.Serials)
+	s.Chardevs.Consoles = specChardevs(m.Devices.Consoles)
+	s.Chardevs.Channels = specChardevs(m.Devices.Channels)
 }
 
 func specChardevs(ms []chardevModel) []domainxml.Chardev {
@@ -98,13 +99,13 @@ func specChardevs(ms []chardevModel) []domainxml.Chardev {
 func chardevsFromSpec(s domainxml.Spec, prior, m *domainModel) {
 	imported := prior.Name.IsNull()
 	c := s.Chardevs
-	if len(c.Serials) == 0 && len(prior.Serials) > 0 && domainxml.DefaultSerials(specChardevs(prior.Serials)) {
-		c.Serials = specChardevs(prior.Serials) // an explicit pty serial: what parse reads as the default
+	if len(c.Serials) == 0 && len(prior.Devices.Serials) > 0 && domainxml.DefaultSerials(specChardevs(prior.Devices.Serials)) {
+		c.Serials = specChardevs(prior.Devices.Serials) // an explicit pty serial: what parse reads as the default
 	}
-	m.domainChardevModel = domainChardevModel{
-		Serials:  modelChardevs(c.Serials, prior.Serials, imported),
-		Consoles: modelChardevs(c.Consoles, prior.Consoles, imported),
-		Channels: modelChardevs(c.Channels, prior.Channels, imported),
+	m.Devices.domainChardevModel = domainChardevModel{
+		Serials:  modelChardevs(c.Serials, prior.Devices.Serials, imported),
+		Consoles: modelChardevs(c.Consoles, prior.Devices.Consoles, imported),
+		Channels: modelChardevs(c.Channels, prior.Devices.Channels, imported),
 	}
 }
 
@@ -149,7 +150,7 @@ func validateChardevs(m *domainModel, diags *diag.Diagnostics) {
 		return
 	}
 	agent := m.QemuAgent.IsNull() || m.QemuAgent.ValueBool() // null: the default, true
-	c := domainxml.Chardevs{Serials: specChardevs(known(m.Serials)), Consoles: specChardevs(known(m.Consoles)), Channels: specChardevs(known(m.Channels))}
+	c := domainxml.Chardevs{Serials: specChardevs(known(m.Devices.Serials)), Consoles: specChardevs(known(m.Devices.Consoles)), Channels: specChardevs(known(m.Devices.Channels))}
 	if err := domainxml.ValidateChardevs(c, agent); err != nil {
 		diags.AddError("Invalid serial, console or channel block", err.Error())
 	}

@@ -22,25 +22,25 @@ func TestChardevsFromSpec(t *testing.T) {
 		Channels: []domainxml.Chardev{{Type: "null", TargetType: "virtio", TargetName: "org.example.0"}},
 	}}
 	prior := &domainModel{Name: types.StringValue("c")}
-	if m := fromSpec(s, prior); m.Serials != nil || m.Channels != nil {
-		t.Errorf("unmanaged kinds in state: %+v", m.domainChardevModel)
+	if m := fromSpec(s, prior); m.Devices.Serials != nil || m.Devices.Channels != nil {
+		t.Errorf("unmanaged kinds in state: %+v", m.Devices.domainChardevModel)
 	}
 	serial := chardevOf("unix")
 	serial.Path = types.StringValue("/s.sock")
-	prior.Serials = []chardevModel{serial}
+	prior.Devices.Serials = []chardevModel{serial}
 	m := fromSpec(s, prior)
-	if len(m.Serials) != 1 || !m.Serials[0].TargetType.IsNull() || !m.Serials[0].Mode.IsNull() || m.Serials[0].Path.ValueString() != "/s.sock" {
-		t.Errorf("managed serial: %+v", m.Serials)
+	if len(m.Devices.Serials) != 1 || !m.Devices.Serials[0].TargetType.IsNull() || !m.Devices.Serials[0].Mode.IsNull() || m.Devices.Serials[0].Path.ValueString() != "/s.sock" {
+		t.Errorf("managed serial: %+v", m.Devices.Serials)
 	}
 	// Import: everything as read.
 	m = fromSpec(s, &domainModel{})
-	if len(m.Serials) != 1 || m.Serials[0].TargetType.ValueString() != "isa-serial" || m.Serials[0].Mode.ValueString() != "bind" ||
-		len(m.Channels) != 1 || m.Channels[0].TargetName.ValueString() != "org.example.0" {
-		t.Errorf("imported: %+v", m.domainChardevModel)
+	if len(m.Devices.Serials) != 1 || m.Devices.Serials[0].TargetType.ValueString() != "isa-serial" || m.Devices.Serials[0].Mode.ValueString() != "bind" ||
+		len(m.Devices.Channels) != 1 || m.Devices.Channels[0].TargetName.ValueString() != "org.example.0" {
+		t.Errorf("imported: %+v", m.Devices.domainChardevModel)
 	}
 	// `serial { type = "pty" }` written out reads back as written.
-	prior.Serials = []chardevModel{chardevOf("pty")}
-	if m := fromSpec(domainxml.Spec{Name: "c"}, prior); len(m.Serials) != 1 || m.Serials[0].Type.ValueString() != "pty" {
-		t.Errorf("explicit pty serial: %+v", m.Serials)
+	prior.Devices.Serials = []chardevModel{chardevOf("pty")}
+	if m := fromSpec(domainxml.Spec{Name: "c"}, prior); len(m.Devices.Serials) != 1 || m.Devices.Serials[0].Type.ValueString() != "pty" {
+		t.Errorf("explicit pty serial: %+v", m.Devices.Serials)
 	}
 }

@@ -23,10 +23,10 @@ import (
 // vCPU and emulator pins (domainxml/cpu_topology.go and pinning.go own the XML and the
 // rules; domain_memory.go has memory_backing).
 type domainCPUModel struct {
-	CPUTopology     *cpuTopologyModel `tfsdk:"cpu_topology"`
-	CPUFeatures     types.Map         `tfsdk:"cpu_features"`
+	CPUTopology     *cpuTopologyModel `tfsdk:"topology"`
+	CPUFeatures     types.Map         `tfsdk:"feature"`
 	NUMACells       []numaCellModel   `tfsdk:"numa_cell"`
-	CPUPinning      types.Map         `tfsdk:"cpu_pinning"`
+	CPUPinning      types.Map         `tfsdk:"pinning"`
 	EmulatorPinning types.String      `tfsdk:"emulator_pinning"`
 }
 
@@ -63,8 +63,9 @@ func countAttr(desc string) schema.Int64Attribute {
 }
 
 var domainCPU = domainFamily{
+	group: groupCPU,
 	attributes: map[string]schema.Attribute{
-		"cpu_topology": schema.SingleNestedAttribute{
+		"topology": schema.SingleNestedAttribute{
 			MarkdownDescription: "The CPU topology the guest sees. sockets × dies × cores × threads must equal `max_vcpu` (or `vcpu` " +
 				"when `max_vcpu` is unset); the plan fails otherwise. Default: libvirt's (one socket per vCPU)." + cpuRestarts,
 			Optional: true,
@@ -76,7 +77,7 @@ var domainCPU = domainFamily{
 				"threads": countAttr("Threads per core."),
 			},
 		},
-		"cpu_features": schema.MapAttribute{
+		"feature": schema.MapAttribute{
 			MarkdownDescription: "CPU feature policies, feature name → `require`, `disable`, `optional`, `force` or `forbid`, e.g. " +
 				"`{ vmx = \"disable\", \"sse4.2\" = \"require\" }`. Names as libvirt's CPU map spells them (`virsh cpu-models`, " +
 				"`virsh domcapabilities`). They need a CPU model: `cpu_mode = \"host-model\"` or `\"host-passthrough\"`, or `\"custom\"` with `cpu_model`. With `cpu_mode = \"host-passthrough\"` only `disable` and `require` make sense." + cpuRestarts,
@@ -86,7 +87,7 @@ var domainCPU = domainFamily{
 				mapvalidator.KeysAre(stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`),
 					"must be a CPU feature name as libvirt spells it, lower case, e.g. vmx or sse4.2"))},
 		},
-		"cpu_pinning": schema.MapAttribute{
+		"pinning": schema.MapAttribute{
 			MarkdownDescription: "vCPU pinning: vCPU number → the host CPUs it may run on, e.g. `{ \"0\" = \"2\", \"1\" = \"3\" }`. " +
 				"Host CPU sets compare by the CPUs they hold (`0,1` is `0-1`)." + pinsLiveNote,
 			Optional:    true,
@@ -118,16 +119,16 @@ var domainCPU = domainFamily{
 }
 
 func cpuToSpec(m *domainModel, s *domainxml.Spec) {
-	if t := m.CPUTopology; t != nil {
+	if t := m.CPU.CPUTopology; t != nil {
 		s.CPUTopology = &domainxml.CPUTopology{Sockets: uint(t.Sockets.ValueInt64()), Dies: uint(t.Dies.ValueInt64()),
 			Cores: uint(t.Cores.ValueInt64()), Threads: uint(t.Threads.ValueInt64())}
 	}
-	s.CPUFeatures = mapOfStrings(m.CPUFeatures)
-	for _, c := range m.NUMACells {
+	s.CPUFeatures = mapOfStrings(m.CPU.CPUFeatures)
+	for _, c := range m.CPU.NUMACells {
 		s.NUMACells = append(s.NUMACells, domainxml.NUMACell{ID: uint(c.ID.ValueInt64()), CPUs: c.CPUs.ValueString(),
 			MemoryMiB: uint64(c.MemoryMiB.ValueInt64()), MemAccess: c.MemoryAccess.ValueString()})
 	}
-	if pins := mapOfStrings(m.CPUPinning); pins != nil {
+	if pins := mapOfStrings(m.CPU.CPUPinning); pins != nil {
 		s.CPUPinning = map[uint]string{}
 		for k, v := range pins {
 			n, err := strconv.ParseUint(k, 10, 32)
@@ -137,7 +138,7 @@ func cpuToSpec(m *domainModel, s *domainxml.Spec) {
 			s.CPUPinning[uint(n)] = v
 		}
 	}
-	s.EmulatorPinning = m.EmulatorPinning.ValueString()
+	s.EmulatorPinning = m.CPU.EmulatorPinning.ValueString()
 }
 
 // cpuFromSpec keeps what the configuration wrote while libvirt's definition says the same
@@ -147,28 +148,28 @@ func cpuFromSpec(s domainxml.Spec, prior, m *domainModel) {
 	cpuToSpec(prior, &ps)
 	ps.VCPU, ps.MaxVCPU = s.VCPU, s.MaxVCPU
 	if domainxml.SameCPUParts(ps, s) {
-		m.CPUTopology, m.CPUFeatures, m.NUMACells = prior.CPUTopology, knownMap(prior.CPUFeatures), prior.NUMACells
+		m.CPU.CPUTopology, m.CPU.CPUFeatures, m.CPU.NUMACells = prior.CPU.CPUTopology, knownMap(prior.CPU.CPUFeatures), prior.CPU.NUMACells
 	} else {
-		m.CPUTopology, m.NUMACells = nil, nil
+		m.CPU.CPUTopology, m.CPU.NUMACells = nil, nil
 		if t := s.CPUTopology; t != nil {
-			m.CPUTopology = &cpuTopologyModel{Sockets: int64Of(t.Sockets), Dies: int64Of(t.Dies), Cores: int64Of(t.Cores), Threads: int64Of(t.Threads)}
+			m.CPU.CPUTopology = &cpuTopologyModel{Sockets: int64Of(t.Sockets), Dies: int64Of(t.Dies), Cores: int64Of(t.Cores), Threads: int64Of(t.Threads)}
 		}
-		m.CPUFeatures = mapValue(s.CPUFeatures, prior.CPUFeatures)
+		m.CPU.CPUFeatures = mapValue(s.CPUFeatures, prior.CPU.CPUFeatures)
 		for _, c := range s.NUMACells {
-			m.NUMACells = append(m.NUMACells, numaCellModel{ID: int64Of(c.ID), CPUs: types.StringValue(c.CPUs),
+			m.CPU.NUMACells = append(m.CPU.NUMACells, numaCellModel{ID: int64Of(c.ID), CPUs: types.StringValue(c.CPUs),
 				MemoryMiB: types.Int64Value(int64(c.MemoryMiB)), MemoryAccess: optString(c.MemAccess)})
 		}
 	}
 	if domainxml.SamePinning(ps, s) {
-		m.CPUPinning, m.EmulatorPinning = knownMap(prior.CPUPinning), prior.EmulatorPinning
+		m.CPU.CPUPinning, m.CPU.EmulatorPinning = knownMap(prior.CPU.CPUPinning), prior.CPU.EmulatorPinning
 		return
 	}
 	pins := map[string]string{}
 	for v, set := range s.CPUPinning {
 		pins[strconv.FormatUint(uint64(v), 10)] = set
 	}
-	m.CPUPinning = mapValue(pins, prior.CPUPinning)
-	m.EmulatorPinning = optString(s.EmulatorPinning)
+	m.CPU.CPUPinning = mapValue(pins, prior.CPU.CPUPinning)
+	m.CPU.EmulatorPinning = optString(s.EmulatorPinning)
 }
 
 // knownMap is v, or a null map of strings when v is null or unknown (or the zero value
@@ -223,8 +224,8 @@ func validatePlatform(m *domainModel, diags *diag.Diagnostics) {
 			return
 		}
 	}
-	if m.MaxVCPU.IsUnknown() || m.MaxMemoryMiB.IsUnknown() || m.CPUFeatures.IsUnknown() || m.CPUPinning.IsUnknown() ||
-		m.EmulatorPinning.IsUnknown() || m.CPUMode.IsUnknown() || m.CPUModel.IsUnknown() || platformUnknown(m) {
+	if m.MaxVCPU.IsUnknown() || m.MaxMemoryMiB.IsUnknown() || m.CPU.CPUFeatures.IsUnknown() || m.CPU.CPUPinning.IsUnknown() ||
+		m.CPU.EmulatorPinning.IsUnknown() || m.CPU.CPUMode.IsUnknown() || m.CPU.CPUModel.IsUnknown() || platformUnknown(m) {
 		return // a value known only at apply: Build checks the same rules then
 	}
 	var s domainxml.Spec
@@ -240,10 +241,10 @@ func validatePlatform(m *domainModel, diags *diag.Diagnostics) {
 // platformUnknown reports whether a value the platform rules read is not known yet.
 func platformUnknown(m *domainModel) bool {
 	var vs []attr.Value
-	if t := m.CPUTopology; t != nil {
+	if t := m.CPU.CPUTopology; t != nil {
 		vs = append(vs, t.Sockets, t.Dies, t.Cores, t.Threads)
 	}
-	for _, c := range m.NUMACells {
+	for _, c := range m.CPU.NUMACells {
 		vs = append(vs, c.ID, c.CPUs, c.MemoryMiB, c.MemoryAccess)
 	}
 	if b := m.MemoryBacking; b != nil {

@@ -18,25 +18,25 @@ func TestCPUFromSpec(t *testing.T) {
 	s := domainxml.Spec{VCPU: 2, CPUPinning: map[uint]string{0: "0-1"}, EmulatorPinning: "0-1",
 		NUMACells: []domainxml.NUMACell{{ID: 0, CPUs: "0-1", MemoryMiB: 128}}, CPUTopology: &domainxml.CPUTopology{Sockets: 1, Dies: 1, Cores: 2, Threads: 1}}
 	prior := &domainModel{}
-	prior.CPUPinning = types.MapValueMust(types.StringType, map[string]attr.Value{"0": types.StringValue("0,1")})
-	prior.EmulatorPinning = types.StringValue("1,0")
-	prior.NUMACells = []numaCellModel{{ID: types.Int64Value(0), CPUs: types.StringValue("0,1"), MemoryMiB: types.Int64Value(128)}}
-	prior.CPUTopology = &cpuTopologyModel{Sockets: types.Int64Value(1), Dies: types.Int64Value(1), Cores: types.Int64Value(2), Threads: types.Int64Value(1)}
+	prior.CPU.CPUPinning = types.MapValueMust(types.StringType, map[string]attr.Value{"0": types.StringValue("0,1")})
+	prior.CPU.EmulatorPinning = types.StringValue("1,0")
+	prior.CPU.NUMACells = []numaCellModel{{ID: types.Int64Value(0), CPUs: types.StringValue("0,1"), MemoryMiB: types.Int64Value(128)}}
+	prior.CPU.CPUTopology = &cpuTopologyModel{Sockets: types.Int64Value(1), Dies: types.Int64Value(1), Cores: types.Int64Value(2), Threads: types.Int64Value(1)}
 	m := &domainModel{}
 	cpuFromSpec(s, prior, m)
-	if !m.CPUPinning.Equal(prior.CPUPinning) || m.EmulatorPinning != prior.EmulatorPinning || m.NUMACells[0].CPUs.ValueString() != "0,1" {
-		t.Errorf("as written: %v %v %+v", m.CPUPinning, m.EmulatorPinning, m.NUMACells)
+	if !m.CPU.CPUPinning.Equal(prior.CPU.CPUPinning) || m.CPU.EmulatorPinning != prior.CPU.EmulatorPinning || m.CPU.NUMACells[0].CPUs.ValueString() != "0,1" {
+		t.Errorf("as written: %v %v %+v", m.CPU.CPUPinning, m.CPU.EmulatorPinning, m.CPU.NUMACells)
 	}
 	m = &domainModel{}
 	cpuFromSpec(s, &domainModel{}, m)
-	if m.CPUPinning.Elements()["0"].(types.String).ValueString() != "0-1" || m.NUMACells[0].CPUs.ValueString() != "0-1" ||
-		!m.CPUFeatures.IsNull() || m.CPUTopology.Dies.ValueInt64() != 1 {
-		t.Errorf("imported: %+v", m.domainCPUModel)
+	if m.CPU.CPUPinning.Elements()["0"].(types.String).ValueString() != "0-1" || m.CPU.NUMACells[0].CPUs.ValueString() != "0-1" ||
+		!m.CPU.CPUFeatures.IsNull() || m.CPU.CPUTopology.Dies.ValueInt64() != 1 {
+		t.Errorf("imported: %+v", m.CPU.domainCPUModel)
 	}
 	m = &domainModel{}
 	cpuFromSpec(domainxml.Spec{VCPU: 1}, &domainModel{}, m)
-	if !m.CPUPinning.IsNull() || !m.CPUFeatures.IsNull() || m.CPUTopology != nil || m.NUMACells != nil || !m.EmulatorPinning.IsNull() {
-		t.Errorf("nothing set: %+v", m.domainCPUModel)
+	if !m.CPU.CPUPinning.IsNull() || !m.CPU.CPUFeatures.IsNull() || m.CPU.CPUTopology != nil || m.CPU.NUMACells != nil || !m.CPU.EmulatorPinning.IsNull() {
+		t.Errorf("nothing set: %+v", m.CPU.domainCPUModel)
 	}
 }
 
@@ -70,14 +70,14 @@ func TestMemoryFromSpec(t *testing.T) {
 func TestValidatePlatformUnknown(t *testing.T) {
 	m := &domainModel{}
 	m.VCPU, m.MemoryMiB, m.MaxVCPU, m.MaxMemoryMiB = types.Int64Value(1), types.Int64Value(256), types.Int64Null(), types.Int64Null()
-	m.CPUFeatures, m.CPUPinning = types.MapNull(types.StringType), types.MapNull(types.StringType)
-	m.NUMACells = []numaCellModel{{ID: types.Int64Value(0), CPUs: types.StringValue("0"), MemoryMiB: types.Int64Unknown()}}
+	m.CPU.CPUFeatures, m.CPU.CPUPinning = types.MapNull(types.StringType), types.MapNull(types.StringType)
+	m.CPU.NUMACells = []numaCellModel{{ID: types.Int64Value(0), CPUs: types.StringValue("0"), MemoryMiB: types.Int64Unknown()}}
 	var diags diag.Diagnostics
 	validatePlatform(m, &diags)
 	if diags.HasError() {
 		t.Errorf("unknown memory_mib: %v", diags)
 	}
-	m.NUMACells[0].MemoryMiB = types.Int64Value(128)
+	m.CPU.NUMACells[0].MemoryMiB = types.Int64Value(128)
 	validatePlatform(m, &diags)
 	if !diags.HasError() || !strings.Contains(diags.Errors()[0].Detail(), "add up to 128, but the domain has 256 MiB") {
 		t.Errorf("known wrong memory_mib: %v", diags)

@@ -19,6 +19,9 @@ import (
 // resolve, fromSpec, ValidateConfig and fillUnknowns go through domainFamilies. Adding a device family
 // to libvirt_domain is that file (and its embed and list line) plus the domainxml one.
 type domainFamily struct {
+	// group is the v3 group (domain_groups.go) that holds the family's attributes and
+	// blocks; "" puts them at the top level.
+	group      string
 	attributes map[string]schema.Attribute
 	blocks     map[string]schema.Block
 	// toSpec writes what m asks of the family into s; unknown values read as empty, so
@@ -38,10 +41,14 @@ type domainFamily struct {
 	fillUnknowns func(m *domainModel)
 }
 
-// domainFamilies in schema order; domainModel embeds one model per entry.
+// domainFamilies in schema order; domainModel, or its family's group, embeds one model
+// per entry.
 var domainFamilies = []domainFamily{
 	domainSizing,
+	domainIOThreads,
 	domainPlatform,
+	domainMachine,
+	domainCPUMode,
 	domainArch,
 	domainCPU,
 	domainMemory,
@@ -57,19 +64,25 @@ var domainFamilies = []domainFamily{
 	domainDeviceXML,
 	domainQEMU,
 	domainDescribe,
+	domainEvents,
 	domainFeatures,
 	domainBoot,
 	domainKernel,
 	domainSMBIOS,
-	domainFirmware,
+	domainSecureBoot,
+	domainTPM,
 	domainReady,
 }
 
-// withFamilies adds every family's attributes and blocks to a schema's.
+// withFamilies adds every top-level family's attributes and blocks to a schema's, and
+// the groups that hold the others.
 func withFamilies(attrs map[string]schema.Attribute, blocks map[string]schema.Block) (map[string]schema.Attribute, map[string]schema.Block) {
 	for _, f := range domainFamilies {
-		maps.Copy(attrs, f.attributes)
-		maps.Copy(blocks, f.blocks)
+		if f.group == "" {
+			maps.Copy(attrs, f.attributes)
+			maps.Copy(blocks, f.blocks)
+		}
 	}
+	maps.Copy(attrs, domainGroupAttributes())
 	return attrs, blocks
 }

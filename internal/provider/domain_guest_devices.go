@@ -78,6 +78,7 @@ const unmanagedNote = " Left out, the domain keeps what its definition has (libv
 	"nothing of it shows in state (an import reads what is not libvirt's default); removing the block takes the device away."
 
 var domainGuestDevices = domainFamily{
+	group: groupDevices,
 	attributes: map[string]schema.Attribute{
 		"video": guestDevice("The guest's video card, e.g. `{ model = \"virtio\" }`. libvirt gives a domain with `graphics` a "+
 			"`cirrus` card of its own when this is left out.", map[string]schema.Attribute{

@@ -43,30 +43,30 @@ func modelBool(p *bool) types.Bool {
 
 func guestDevicesToSpec(m *domainModel, s *domainxml.Spec) {
 	g := &s.GuestDevices
-	if v := m.Video; v != nil {
+	if v := m.Devices.Video; v != nil {
 		g.Video = &domainxml.Video{Model: v.Model.ValueString(), VRAMKiB: specUint(v.VRAMKiB), Heads: specUint(v.Heads), Accel3D: specBool(v.Accel3D)}
 	}
-	if r := m.RNG; r != nil {
+	if r := m.Devices.RNG; r != nil {
 		g.RNG = &domainxml.RNG{Model: r.Model.ValueString(), Backend: r.Backend.ValueString(), RateBytes: specUint(r.RateBytes),
 			RatePeriodMS: specUint(r.RatePeriodMS)}
 	}
-	if w := m.Watchdog; w != nil {
+	if w := m.Devices.Watchdog; w != nil {
 		g.Watchdog = &domainxml.Watchdog{Model: w.Model.ValueString(), Action: w.Action.ValueString()}
 	}
-	if p := m.Panic; p != nil {
+	if p := m.Devices.Panic; p != nil {
 		g.Panic = &domainxml.Panic{Model: p.Model.ValueString()}
 	}
-	if v := m.VSock; v != nil {
+	if v := m.Devices.VSock; v != nil {
 		g.VSock = &domainxml.VSock{CID: specUint(v.CID)}
 	}
-	if b := m.MemBalloon; b != nil {
+	if b := m.Devices.MemBalloon; b != nil {
 		g.MemBalloon = &domainxml.MemBalloon{Model: b.Model.ValueString(), StatsPeriodSec: specUint(b.StatsPeriodSec),
 			AutoDeflate: specBool(b.AutoDeflate), FreePageReporting: specBool(b.FreePageReporting)}
 	}
-	if p := m.Sound; p != nil {
+	if p := m.Devices.Sound; p != nil {
 		g.Sound = &domainxml.Sound{Model: p.Model.ValueString()}
 	}
-	for _, in := range m.Inputs {
+	for _, in := range m.Devices.Inputs {
 		g.Inputs = append(g.Inputs, domainxml.Input{Type: in.Type.ValueString(), Bus: in.Bus.ValueString()})
 	}
 }
@@ -79,51 +79,51 @@ func guestDevicesFromSpec(s domainxml.Spec, prior, m *domainModel) {
 	g := s.GuestDevices
 	imported := prior.Name.IsNull()
 	manage := func(priorSet bool) bool { return imported || priorSet }
-	m.domainGuestDevicesModel = domainGuestDevicesModel{}
+	m.Devices.domainGuestDevicesModel = domainGuestDevicesModel{}
 	// An import leaves out the video libvirt adds for a graphical console (as it does
 	// the plain memballoon and the ps2 inputs): a configuration written for the domain
 	// does not name it.
-	if v := g.Video; v != nil && (prior.Video != nil || imported && !domainxml.DefaultVideo(v)) {
+	if v := g.Video; v != nil && (prior.Devices.Video != nil || imported && !domainxml.DefaultVideo(v)) {
 		vm := &videoModel{Model: types.StringValue(v.Model), VRAMKiB: modelUint(v.VRAMKiB), Heads: modelUint(v.Heads), Accel3D: modelBool(v.Accel3D)}
 		if !imported {
-			vm.VRAMKiB = keepNullInt(prior.Video.VRAMKiB, vm.VRAMKiB)
-			vm.Heads = keepNullInt(prior.Video.Heads, vm.Heads)
+			vm.VRAMKiB = keepNullInt(prior.Devices.Video.VRAMKiB, vm.VRAMKiB)
+			vm.Heads = keepNullInt(prior.Devices.Video.Heads, vm.Heads)
 		}
-		m.Video = vm
+		m.Devices.Video = vm
 	}
-	if r := g.RNG; r != nil && manage(prior.RNG != nil) {
-		m.RNG = &rngModel{Model: types.StringValue(r.Model), Backend: types.StringValue(r.Backend), RateBytes: modelUint(r.RateBytes),
+	if r := g.RNG; r != nil && manage(prior.Devices.RNG != nil) {
+		m.Devices.RNG = &rngModel{Model: types.StringValue(r.Model), Backend: types.StringValue(r.Backend), RateBytes: modelUint(r.RateBytes),
 			RatePeriodMS: modelUint(r.RatePeriodMS)}
 	}
-	if w := g.Watchdog; w != nil && manage(prior.Watchdog != nil) {
-		m.Watchdog = &watchdogModel{Model: types.StringValue(w.Model), Action: types.StringValue(w.Action)}
+	if w := g.Watchdog; w != nil && manage(prior.Devices.Watchdog != nil) {
+		m.Devices.Watchdog = &watchdogModel{Model: types.StringValue(w.Model), Action: types.StringValue(w.Action)}
 	}
-	if p := g.Panic; p != nil && manage(prior.Panic != nil) {
-		m.Panic = &panicModel{Model: types.StringValue(p.Model)}
+	if p := g.Panic; p != nil && manage(prior.Devices.Panic != nil) {
+		m.Devices.Panic = &panicModel{Model: types.StringValue(p.Model)}
 	}
-	if v := g.VSock; v != nil && manage(prior.VSock != nil) {
-		m.VSock = &vsockModel{CID: modelUint(v.CID)}
+	if v := g.VSock; v != nil && manage(prior.Devices.VSock != nil) {
+		m.Devices.VSock = &vsockModel{CID: modelUint(v.CID)}
 	}
 	// libvirt's plain virtio memballoon reads as none: a configuration that asks for it
 	// gets it back.
-	if b := g.MemBalloon; b != nil && manage(prior.MemBalloon != nil) {
-		m.MemBalloon = &memballoonModel{Model: types.StringValue(b.Model), StatsPeriodSec: modelUint(b.StatsPeriodSec),
+	if b := g.MemBalloon; b != nil && manage(prior.Devices.MemBalloon != nil) {
+		m.Devices.MemBalloon = &memballoonModel{Model: types.StringValue(b.Model), StatsPeriodSec: modelUint(b.StatsPeriodSec),
 			AutoDeflate: modelBool(b.AutoDeflate), FreePageReporting: modelBool(b.FreePageReporting)}
-	} else if b == nil && !imported && prior.MemBalloon != nil {
-		m.MemBalloon = &memballoonModel{Model: types.StringValue("virtio"), StatsPeriodSec: types.Int64Null(),
+	} else if b == nil && !imported && prior.Devices.MemBalloon != nil {
+		m.Devices.MemBalloon = &memballoonModel{Model: types.StringValue("virtio"), StatsPeriodSec: types.Int64Null(),
 			AutoDeflate: types.BoolNull(), FreePageReporting: types.BoolNull()}
 	}
-	if p := g.Sound; p != nil && manage(prior.Sound != nil) {
-		m.Sound = &soundModel{Model: types.StringValue(p.Model)}
+	if p := g.Sound; p != nil && manage(prior.Devices.Sound != nil) {
+		m.Devices.Sound = &soundModel{Model: types.StringValue(p.Model)}
 	}
-	if manage(len(prior.Inputs) > 0) {
+	if manage(len(prior.Devices.Inputs) > 0) {
 		for _, in := range g.Inputs {
-			m.Inputs = append(m.Inputs, inputModel{Type: types.StringValue(in.Type), Bus: types.StringValue(in.Bus)})
+			m.Devices.Inputs = append(m.Devices.Inputs, inputModel{Type: types.StringValue(in.Type), Bus: types.StringValue(in.Bus)})
 		}
 		// The ps2 mouse and keyboard read as none: libvirt always has them.
-		for _, in := range prior.Inputs {
+		for _, in := range prior.Devices.Inputs {
 			if known(in.Type) && known(in.Bus) && domainxml.ImplicitInput(domainxml.Input{Type: in.Type.ValueString(), Bus: in.Bus.ValueString()}) {
-				m.Inputs = append(m.Inputs, in)
+				m.Devices.Inputs = append(m.Devices.Inputs, in)
 			}
 		}
 	}
@@ -139,7 +139,7 @@ func keepNullInt(prior, got types.Int64) types.Int64 {
 
 // validateGuestDevices checks the settings that go together, naming the block.
 func validateGuestDevices(m *domainModel, diags *diag.Diagnostics) {
-	if v := m.Video; v != nil && known(v.Model) {
+	if v := m.Devices.Video; v != nil && known(v.Model) {
 		if known(v.Accel3D) && v.Accel3D.ValueBool() && v.Model.ValueString() != "virtio" {
 			diags.AddAttributeError(path.Root("video").AtName("accel3d"), "accel3d needs a virtio video",
 				fmt.Sprintf("video: model %q has no 3D acceleration; set model = \"virtio\" (virtio-gpu) or remove accel3d.", v.Model.ValueString()))
@@ -149,16 +149,16 @@ func validateGuestDevices(m *domainModel, diags *diag.Diagnostics) {
 				"video: model = \"none\" means no video device; remove vram_kib, heads and accel3d.")
 		}
 	}
-	if r := m.RNG; r != nil && !r.RatePeriodMS.IsNull() && r.RateBytes.IsNull() {
+	if r := m.Devices.RNG; r != nil && !r.RatePeriodMS.IsNull() && r.RateBytes.IsNull() {
 		diags.AddAttributeError(path.Root("rng").AtName("rate_period_ms"), "rate_period_ms needs rate_bytes",
 			"rng: rate_period_ms is the period of a rate limit; set rate_bytes (the bytes allowed per period) or remove rate_period_ms.")
 	}
-	if b := m.MemBalloon; b != nil && known(b.Model) && b.Model.ValueString() == "none" &&
+	if b := m.Devices.MemBalloon; b != nil && known(b.Model) && b.Model.ValueString() == "none" &&
 		(!b.StatsPeriodSec.IsNull() || !b.AutoDeflate.IsNull() || !b.FreePageReporting.IsNull()) {
 		diags.AddAttributeError(path.Root("memballoon"), "memballoon model \"none\" has no settings",
 			"memballoon: model = \"none\" removes the balloon; remove stats_period_sec, autodeflate and free_page_reporting.")
 	}
-	for _, in := range m.Inputs {
+	for _, in := range m.Devices.Inputs {
 		if known(in.Type) && known(in.Bus) && in.Type.ValueString() == "tablet" && in.Bus.ValueString() == "ps2" {
 			diags.AddAttributeError(path.Root("input"), "A tablet cannot be on ps2",
 				"input: type = \"tablet\" needs bus = \"usb\" or \"virtio\" (ps2 has only mice and keyboards).")

@@ -12,37 +12,18 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 )
 
-// domainPlatformModel: machine type, firmware and CPU (domainxml's os and cpu families).
+// domainPlatformModel: the firmware (domainxml's os family), at the top level.
 type domainPlatformModel struct {
-	Machine  types.String `tfsdk:"machine"`
-	CPUMode  types.String `tfsdk:"cpu_mode"`
-	CPUModel types.String `tfsdk:"cpu_model"`
 	Firmware types.String `tfsdk:"firmware"`
+}
+
+// domainMachineModel: os.machine (domainxml's os family).
+type domainMachineModel struct {
+	Machine types.String `tfsdk:"machine"`
 }
 
 var domainPlatform = domainFamily{
 	attributes: map[string]schema.Attribute{
-		"machine": schema.StringAttribute{
-			MarkdownDescription: "Machine type, e.g. `q35` or `pc`. Default: libvirt's default for the architecture (`virt` for ARM `arch`). libvirt expands " +
-				"aliases (`q35` becomes `pc-q35-7.2`, `virt` `virt-7.2`); that is not drift.",
-			Optional:      true,
-			Computed:      true,
-			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
-		"cpu_mode": schema.StringAttribute{
-			MarkdownDescription: "CPU mode: `host-passthrough`, `host-model` or `custom` (with `cpu_model`). Default: libvirt's " +
-				"(for `qemu` domains that is `custom` with `qemu64`, shown here once created).",
-			Optional:      true,
-			Computed:      true,
-			Validators:    []validator.String{stringvalidator.OneOf("host-passthrough", "host-model", "custom")},
-			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
-		"cpu_model": schema.StringAttribute{
-			MarkdownDescription: "CPU model for `cpu_mode = \"custom\"`, e.g. `Haswell-noTSX`.",
-			Optional:            true,
-			Computed:            true,
-			// Kept from state by ModifyPlan while cpu_mode stays the same.
-		},
 		"firmware": schema.StringAttribute{
 			MarkdownDescription: "`bios` (default) or `uefi`. UEFI uses libvirt's firmware auto-selection (`<os firmware=\"efi\">`); " +
 				"the domain gets its own nvram varstore, removed when the domain is destroyed.",
@@ -52,18 +33,29 @@ var domainPlatform = domainFamily{
 			Validators: []validator.String{stringvalidator.OneOf(domainxml.FirmwareBIOS, domainxml.FirmwareUEFI)},
 		},
 	},
-	toSpec: func(m *domainModel, s *domainxml.Spec) {
-		s.Machine, s.Firmware = m.Machine.ValueString(), m.Firmware.ValueString()
-		s.CPUMode, s.CPUModel = m.CPUMode.ValueString(), m.CPUModel.ValueString()
+	toSpec:   func(m *domainModel, s *domainxml.Spec) { s.Firmware = m.Firmware.ValueString() },
+	fromSpec: func(s domainxml.Spec, _, m *domainModel) { m.Firmware = types.StringValue(s.Firmware) },
+}
+
+var domainMachine = domainFamily{
+	group: groupOS,
+	attributes: map[string]schema.Attribute{
+		"machine": schema.StringAttribute{
+			MarkdownDescription: "Machine type, e.g. `q35` or `pc`. Default: libvirt's default for the architecture (`virt` for ARM `arch`). libvirt expands " +
+				"aliases (`q35` becomes `pc-q35-7.2`, `virt` `virt-7.2`); that is not drift.",
+			Optional:      true,
+			Computed:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
 	},
+	toSpec: func(m *domainModel, s *domainxml.Spec) { s.Machine = m.OS.Machine.ValueString() },
 	// A machine alias the user wrote (q35) stays as written while libvirt's expansion
 	// (pc-q35-7.2) names the same machine.
 	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
-		m.Machine, m.Firmware = types.StringValue(s.Machine), types.StringValue(s.Firmware)
-		m.CPUMode, m.CPUModel = optString(s.CPUMode), optString(s.CPUModel)
-		if known(prior.Machine) && domainxml.SameMachine(prior.Machine.ValueString(), s.Machine) {
-			m.Machine = prior.Machine
+		m.OS.Machine = types.StringValue(s.Machine)
+		if known(prior.OS.Machine) && domainxml.SameMachine(prior.OS.Machine.ValueString(), s.Machine) {
+			m.OS.Machine = prior.OS.Machine
 		}
 	},
-	fillUnknowns: func(m *domainModel) { nullIfUnknown(&m.Machine, &m.CPUMode, &m.CPUModel) },
+	fillUnknowns: func(m *domainModel) { nullIfUnknown(&m.OS.Machine) },
 }

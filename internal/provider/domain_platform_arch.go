@@ -27,6 +27,7 @@ type domainArchModel struct {
 }
 
 var domainArch = domainFamily{
+	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"arch": schema.StringAttribute{
 			MarkdownDescription: "Guest architecture, e.g. `x86_64` or `aarch64` (see `virsh capabilities`). Default: the host's. " +
@@ -54,13 +55,13 @@ var domainArch = domainFamily{
 		},
 	},
 	toSpec: func(m *domainModel, s *domainxml.Spec) {
-		s.Arch, s.Emulator = knownString(m.Arch), knownString(m.Emulator)
+		s.Arch, s.Emulator = knownString(m.OS.Arch), knownString(m.OS.Emulator)
 	},
 	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
-		m.Arch, m.Emulator = optString(s.Arch), optString(s.Emulator)
+		m.OS.Arch, m.OS.Emulator = optString(s.Arch), optString(s.Emulator)
 	},
 	validate: func(m *domainModel, diags *diag.Diagnostics) {
-		if !known(m.Arch) || m.Arch.ValueString() != domainxml.ArchAArch64 || !known(m.Features) {
+		if !known(m.OS.Arch) || m.OS.Arch.ValueString() != domainxml.ArchAArch64 || !known(m.Features) {
 			return
 		}
 		acpi, ok := m.Features.Attributes()["acpi"].(types.Bool)
@@ -70,7 +71,7 @@ var domainArch = domainFamily{
 					"ACPI requires UEFI on this architecture). Set firmware = \"uefi\" or remove acpi.", m.Name.ValueString()))
 		}
 	},
-	fillUnknowns: func(m *domainModel) { nullIfUnknown(&m.Arch, &m.Emulator) },
+	fillUnknowns: func(m *domainModel) { nullIfUnknown(&m.OS.Arch, &m.OS.Emulator) },
 }
 
 // archReplace: a known arch that differs from a known one in state replaces the domain
@@ -93,16 +94,16 @@ func (r *domainResource) planArch(ctx context.Context, cfg tfsdk.Config, info *l
 		var v types.String
 		return !cfg.GetAttribute(ctx, path.Root(attr), &v).HasError() && v.IsNull()
 	}
-	if state == nil && plan.Arch.IsUnknown() && unset("arch") && caps.HostArch != "" {
-		plan.Arch = types.StringValue(caps.HostArch)
+	if state == nil && plan.OS.Arch.IsUnknown() && unset("arch") && caps.HostArch != "" {
+		plan.OS.Arch = types.StringValue(caps.HostArch)
 	}
-	if !known(plan.Arch) {
+	if !known(plan.OS.Arch) {
 		return info
 	}
-	name, arch := plan.Name.ValueString(), plan.Arch.ValueString()
+	name, arch := plan.Name.ValueString(), plan.OS.Arch.ValueString()
 	guest, ok := caps.Guest(arch)
 	if !ok {
-		if state == nil || !plan.Arch.Equal(state.Arch) {
+		if state == nil || !plan.OS.Arch.Equal(state.OS.Arch) {
 			diags.AddAttributeError(path.Root("arch"), "Architecture not offered by the host",
 				fmt.Sprintf("libvirt_domain %s: arch = %q, but host %s offers hvm guests of %s only (each needs its QEMU binary, "+
 					"e.g. qemu-system-%s). Use one of those, or remove arch for the host's (%s).",
@@ -120,7 +121,7 @@ func (r *domainResource) planArch(ctx context.Context, cfg tfsdk.Config, info *l
 	if typ == "" && state == nil {
 		typ = offers.DefaultDomainType
 	}
-	machine := knownString(plan.Machine)
+	machine := knownString(plan.OS.Machine)
 	if machine == "" {
 		machine = domainxml.DefaultMachine(arch)
 	}
@@ -129,21 +130,21 @@ func (r *domainResource) planArch(ctx context.Context, cfg tfsdk.Config, info *l
 			offers.FirmwareTypes, offers.FirmwarePaths = dc.FirmwareTypes, dc.FirmwarePaths
 		}
 	}
-	if state != nil && !plan.Arch.Equal(state.Arch) {
+	if state != nil && !plan.OS.Arch.Equal(state.OS.Arch) {
 		// A replacement: Terraform plans it again as a create, which fills in and checks the emulator.
-		if plan.Emulator.Equal(state.Emulator) {
-			plan.Emulator = types.StringUnknown()
+		if plan.OS.Emulator.Equal(state.OS.Emulator) {
+			plan.OS.Emulator = types.StringUnknown()
 		}
 		return &offers
 	}
 	switch {
 	case typ == "":
-	case plan.Emulator.IsUnknown() && state == nil && unset("emulator"):
+	case plan.OS.Emulator.IsUnknown() && state == nil && unset("emulator"):
 		if dc, err := r.client.DomainCapabilities(ctx, "", arch, machine, typ); err == nil && dc.Emulator != "" {
-			plan.Emulator = types.StringValue(dc.Emulator)
+			plan.OS.Emulator = types.StringValue(dc.Emulator)
 		}
-	case known(plan.Emulator) && (state == nil || !plan.Emulator.Equal(state.Emulator)):
-		emu := plan.Emulator.ValueString()
+	case known(plan.OS.Emulator) && (state == nil || !plan.OS.Emulator.Equal(state.OS.Emulator)):
+		emu := plan.OS.Emulator.ValueString()
 		if _, err := r.client.DomainCapabilities(ctx, emu, arch, "", typ); err != nil && !libvirt.IsTransport(err) {
 			diags.AddAttributeError(path.Root("emulator"), "Emulator not offered by the host",
 				fmt.Sprintf("libvirt_domain %s: emulator = %q is not an emulator host %s offers for %s %s domains (libvirt: %v). "+

@@ -19,13 +19,13 @@ import (
 // without UEFI is refused at plan time naming the domain.
 func TestDomainArch(t *testing.T) {
 	m := fromSpec(domainxml.Spec{Name: "a", Arch: "aarch64", Emulator: "/usr/bin/qemu-system-aarch64"}, nil)
-	if m.Arch.ValueString() != "aarch64" || m.Emulator.ValueString() != "/usr/bin/qemu-system-aarch64" {
-		t.Errorf("fromSpec: %v %v", m.Arch, m.Emulator)
+	if m.OS.Arch.ValueString() != "aarch64" || m.OS.Emulator.ValueString() != "/usr/bin/qemu-system-aarch64" {
+		t.Errorf("fromSpec: %v %v", m.OS.Arch, m.OS.Emulator)
 	}
 	if s := specFromModel(m); s.Arch != "aarch64" || s.Emulator != "/usr/bin/qemu-system-aarch64" {
 		t.Errorf("toSpec: %q %q", s.Arch, s.Emulator)
 	}
-	if s := specFromModel(&domainModel{domainArchModel: domainArchModel{Arch: types.StringUnknown(), Emulator: types.StringNull()}}); s.Arch != "" || s.Emulator != "" {
+	if s := specFromModel(&domainModel{groupsModel: groupsModel{OS: &domainOSGroup{domainArchModel: domainArchModel{Arch: types.StringUnknown(), Emulator: types.StringNull()}}}}); s.Arch != "" || s.Emulator != "" {
 		t.Errorf("unknown reads as empty: %q %q", s.Arch, s.Emulator)
 	}
 
@@ -60,7 +60,7 @@ func TestDomainArch(t *testing.T) {
 		{"x86_64", "bios", true, false},
 	} {
 		m := &domainModel{Name: types.StringValue("arm-1")}
-		m.Arch, m.Firmware, m.Features = types.StringValue(c.arch), types.StringValue(c.firmware), features(c.acpi)
+		m.OS.Arch, m.Firmware, m.Features = types.StringValue(c.arch), types.StringValue(c.firmware), features(c.acpi)
 		var diags diag.Diagnostics
 		domainArch.validate(m, &diags)
 		if diags.HasError() != c.bad || c.bad && !strings.Contains(diags.Errors()[0].Detail(), `libvirt_domain arm-1: features.acpi = true with arch = "aarch64" needs firmware = "uefi"`) {

@@ -18,13 +18,14 @@ import (
 // domainBootModel: boot_devices and boot_menu (domainxml's boot family). Unset means
 // libvirt's default (hd; no menu), and reads back unset.
 type domainBootModel struct {
-	BootDevices types.List `tfsdk:"boot_devices"`
+	BootDevices types.List `tfsdk:"boot"`
 	BootMenu    types.Bool `tfsdk:"boot_menu"`
 }
 
 var domainBoot = domainFamily{
+	group: groupOS,
 	attributes: map[string]schema.Attribute{
-		"boot_devices": schema.ListAttribute{
+		"boot": schema.ListAttribute{
 			MarkdownDescription: "OS-level boot order (`<os><boot dev>`): `hd`, `cdrom`, `network`, `fd`, first to try first. " +
 				"Default: `hd` (or nothing, when a disk, network_interface or hostdev has `boot_order`). Excludes `boot_order` on " +
 				"devices. A change rewrites the definition and restarts a running domain.",
@@ -40,11 +41,11 @@ var domainBoot = domainFamily{
 	},
 	toSpec: func(m *domainModel, s *domainxml.Spec) {
 		s.Boot = domainxml.BootOS{Devices: []string{}, Menu: new(bool)} // unset: the defaults
-		if known(m.BootDevices) {
-			s.Boot.Devices = listStrings(m.BootDevices)
+		if known(m.OS.BootDevices) {
+			s.Boot.Devices = listStrings(m.OS.BootDevices)
 		}
-		if known(m.BootMenu) {
-			*s.Boot.Menu = m.BootMenu.ValueBool()
+		if known(m.OS.BootMenu) {
+			*s.Boot.Menu = m.OS.BootMenu.ValueBool()
 		}
 	},
 	validate: validateBootDevices,
@@ -53,24 +54,24 @@ var domainBoot = domainFamily{
 	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
 		eff := domainxml.EffectiveBootDevices(s)
 		switch {
-		case known(prior.BootDevices) && slices.Equal(listStrings(prior.BootDevices), eff):
-			m.BootDevices = prior.BootDevices
+		case known(prior.OS.BootDevices) && slices.Equal(listStrings(prior.OS.BootDevices), eff):
+			m.OS.BootDevices = prior.OS.BootDevices
 		case s.Boot.Devices == nil:
-			m.BootDevices = types.ListNull(types.StringType)
+			m.OS.BootDevices = types.ListNull(types.StringType)
 		default:
-			m.BootDevices = stringList(s.Boot.Devices)
+			m.OS.BootDevices = stringList(s.Boot.Devices)
 		}
 		on := s.Boot.Menu != nil && *s.Boot.Menu
-		m.BootMenu = types.BoolNull()
-		if on || known(prior.BootMenu) {
-			m.BootMenu = types.BoolValue(on)
+		m.OS.BootMenu = types.BoolNull()
+		if on || known(prior.OS.BootMenu) {
+			m.OS.BootMenu = types.BoolValue(on)
 		}
 	},
 }
 
 // validateBootDevices: boot_devices and a device's boot_order exclude each other.
 func validateBootDevices(m *domainModel, diags *diag.Diagnostics) {
-	if !known(m.BootDevices) {
+	if !known(m.OS.BootDevices) {
 		return
 	}
 	var with []string
@@ -90,7 +91,7 @@ func validateBootDevices(m *domainModel, diags *diag.Diagnostics) {
 		}
 	}
 	if len(with) > 0 {
-		diags.AddAttributeError(path.Root("boot_devices"), "boot_devices with boot_order",
+		diags.AddAttributeError(path.Root("boot"), "boot_devices with boot_order",
 			fmt.Sprintf("libvirt_domain %s: boot_devices and the boot_order of %v exclude each other (libvirt takes one or the "+
 				"other). Remove boot_devices, or the boot_order of every device.", m.Name.ValueString(), with))
 	}

@@ -23,9 +23,6 @@ type domainDescribeModel struct {
 	Title       types.String `tfsdk:"title"`
 	Description types.String `tfsdk:"description"`
 	Tags        types.Map    `tfsdk:"tags"`
-	OnPoweroff  types.String `tfsdk:"on_poweroff"`
-	OnReboot    types.String `tfsdk:"on_reboot"`
-	OnCrash     types.String `tfsdk:"on_crash"`
 }
 
 var domainDescribe = domainFamily{
@@ -44,10 +41,6 @@ var domainDescribe = domainFamily{
 			Validators:    []validator.Map{mapvalidator.KeysAre(stringvalidator.LengthBetween(1, 128))},
 			PlanModifiers: []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
 		},
-		"on_poweroff": lifecycleAttribute("the guest powers off", "destroy", domainxml.LifecycleActions),
-		"on_reboot":   lifecycleAttribute("the guest reboots", "restart", domainxml.LifecycleActions),
-		"on_crash": lifecycleAttribute("the guest crashes", "destroy",
-			append(append([]string{}, domainxml.LifecycleActions...), domainxml.LifecycleCrashActions...)),
 	},
 	toSpec: func(m *domainModel, s *domainxml.Spec) {
 		s.Describe = domainxml.Describe{Title: knownPtr(m.Title), Description: knownPtr(m.Description)}
@@ -59,17 +52,14 @@ var domainDescribe = domainFamily{
 				}
 			}
 		}
-		s.Lifecycle = domainxml.Lifecycle{OnPoweroff: knownString(m.OnPoweroff), OnReboot: knownString(m.OnReboot), OnCrash: knownString(m.OnCrash)}
 	},
 	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
 		d := s.Describe
 		m.Title, m.Description = types.StringValue(deref(d.Title)), types.StringValue(deref(d.Description))
 		m.Tags = stringMap(d.Tags)
-		l := s.Lifecycle
-		m.OnPoweroff, m.OnReboot, m.OnCrash = types.StringValue(l.OnPoweroff), types.StringValue(l.OnReboot), types.StringValue(l.OnCrash)
 	},
 	fillUnknowns: func(m *domainModel) {
-		for _, v := range []*types.String{&m.Title, &m.Description, &m.OnPoweroff, &m.OnReboot, &m.OnCrash} {
+		for _, v := range []*types.String{&m.Title, &m.Description} {
 			if v.IsUnknown() {
 				*v = types.StringValue("")
 			}
@@ -90,13 +80,6 @@ func joinBackticked(s []string) string { return strings.Join(s, "`, `") }
 func keptValue(desc string, validators ...validator.String) schema.StringAttribute {
 	return schema.StringAttribute{MarkdownDescription: desc, Optional: true, Computed: true, Validators: validators,
 		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
-}
-
-func lifecycleAttribute(when, def string, actions []string) schema.StringAttribute {
-	return keptValue("What libvirt does when "+when+": one of `"+joinBackticked(actions)+"`. Default: what the domain has "+
-		"(libvirt writes `"+def+"` for a domain made here). libvirt's QEMU driver refuses `rename-restart`, and `preserve` but for "+
-		"`on_crash`. A change rewrites the definition and restarts a running domain.",
-		stringvalidator.OneOf(actions...))
 }
 
 // knownPtr is a pointer to v's value when known, else nil (keep what the domain has).

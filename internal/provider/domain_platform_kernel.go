@@ -25,6 +25,7 @@ type kernelModel struct {
 }
 
 var domainKernel = domainFamily{
+	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"kernel": schema.SingleNestedAttribute{
 			MarkdownDescription: "Direct kernel boot: QEMU loads the kernel (and initrd, command line, device tree) from the host " +
@@ -41,14 +42,14 @@ var domainKernel = domainFamily{
 	},
 	toSpec: func(m *domainModel, s *domainxml.Spec) {
 		s.Kernel = &domainxml.Kernel{} // unset: none
-		if k := m.Kernel; k != nil {
+		if k := m.OS.Kernel; k != nil {
 			s.Kernel = &domainxml.Kernel{Path: knownString(k.Path), Initrd: knownString(k.Initrd), Cmdline: knownString(k.Cmdline), DTB: knownString(k.DTB)}
 		}
 	},
 	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
-		m.Kernel = nil
+		m.OS.Kernel = nil
 		if k := s.Kernel; k != nil {
-			m.Kernel = &kernelModel{Path: types.StringValue(k.Path), Initrd: optString(k.Initrd), Cmdline: optString(k.Cmdline), DTB: optString(k.DTB)}
+			m.OS.Kernel = &kernelModel{Path: types.StringValue(k.Path), Initrd: optString(k.Initrd), Cmdline: optString(k.Cmdline), DTB: optString(k.DTB)}
 		}
 	},
 }

@@ -36,6 +36,7 @@ func smbiosTable(desc string) schema.MapAttribute {
 }
 
 var domainSMBIOS = domainFamily{
+	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"smbios": schema.SingleNestedAttribute{
 			MarkdownDescription: "SMBIOS strings the guest reads from its firmware tables (`/sys/class/dmi/id/...`). A change " +
@@ -64,10 +65,10 @@ var domainSMBIOS = domainFamily{
 	},
 	toSpec: func(m *domainModel, s *domainxml.Spec) {
 		s.SMBIOS, s.FWCfg = &domainxml.SMBIOS{}, map[string]string{} // unset: none
-		if known(m.FWCfg) {
-			s.FWCfg = mapStrings(m.FWCfg)
+		if known(m.OS.FWCfg) {
+			s.FWCfg = mapStrings(m.OS.FWCfg)
 		}
-		if t := m.SMBIOS; t != nil {
+		if t := m.OS.SMBIOS; t != nil {
 			s.SMBIOS = &domainxml.SMBIOS{Mode: knownString(t.Mode), BIOS: mapStrings(t.BIOS), System: mapStrings(t.System), BaseBoard: mapStrings(t.BaseBoard)}
 			if s.SMBIOS.Mode == "" && len(s.SMBIOS.BIOS)+len(s.SMBIOS.System)+len(s.SMBIOS.BaseBoard) > 0 {
 				s.SMBIOS.Mode = "sysinfo"
@@ -75,18 +76,18 @@ var domainSMBIOS = domainFamily{
 		}
 	},
 	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
-		m.FWCfg = types.MapNull(types.StringType)
+		m.OS.FWCfg = types.MapNull(types.StringType)
 		if len(s.FWCfg) > 0 {
-			m.FWCfg = stringMap(s.FWCfg)
+			m.OS.FWCfg = stringMap(s.FWCfg)
 		}
-		m.SMBIOS = nil
+		m.OS.SMBIOS = nil
 		if t := s.SMBIOS; t != nil {
-			m.SMBIOS = &smbiosModel{Mode: types.StringValue(t.Mode), BIOS: optMap(t.BIOS), System: optMap(t.System), BaseBoard: optMap(t.BaseBoard)}
+			m.OS.SMBIOS = &smbiosModel{Mode: types.StringValue(t.Mode), BIOS: optMap(t.BIOS), System: optMap(t.System), BaseBoard: optMap(t.BaseBoard)}
 		}
 	},
 	fillUnknowns: func(m *domainModel) {
-		if m.SMBIOS != nil && m.SMBIOS.Mode.IsUnknown() {
-			m.SMBIOS.Mode = types.StringValue("sysinfo")
+		if m.OS.SMBIOS != nil && m.OS.SMBIOS.Mode.IsUnknown() {
+			m.OS.SMBIOS.Mode = types.StringValue("sysinfo")
 		}
 	},
 }

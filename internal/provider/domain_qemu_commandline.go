@@ -16,8 +16,8 @@ import (
 // qemu_args / qemu_env: QEMU command-line passthrough (domainxml/qemu_commandline.go).
 
 type domainQEMUModel struct {
-	QEMUArgs types.List `tfsdk:"qemu_args"`
-	QEMUEnv  types.Map  `tfsdk:"qemu_env"`
+	QEMUArgs types.List `tfsdk:"args"`
+	QEMUEnv  types.Map  `tfsdk:"env"`
 }
 
 const qemuPassthroughNote = " Passed to QEMU as they are (`<qemu:commandline>`): libvirt neither checks them nor knows what they " +
@@ -26,15 +26,16 @@ const qemuPassthroughNote = " Passed to QEMU as they are (`<qemu:commandline>`):
 var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 var domainQEMU = domainFamily{
+	group: groupQEMU,
 	attributes: map[string]schema.Attribute{
-		"qemu_args": schema.ListAttribute{
+		"args": schema.ListAttribute{
 			MarkdownDescription: "Extra QEMU command-line arguments, in order, e.g. `[\"-fw_cfg\", \"name=opt/com.example/x,string=1\"]`." +
 				qemuPassthroughNote,
 			Optional:    true,
 			ElementType: types.StringType,
 			Validators:  []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
 		},
-		"qemu_env": schema.MapAttribute{
+		"env": schema.MapAttribute{
 			MarkdownDescription: "Environment variables for the QEMU process (name → value)." + qemuPassthroughNote,
 			Optional:            true,
 			ElementType:         types.StringType,
@@ -44,18 +45,18 @@ var domainQEMU = domainFamily{
 	},
 	toSpec: func(m *domainModel, s *domainxml.Spec) {
 		// libvirt_domain manages the whole command line: none set removes it.
-		s.QEMU = &domainxml.QEMUCommandline{Args: knownStrings(m.QEMUArgs), Env: mapOfStrings(m.QEMUEnv)}
+		s.QEMU = &domainxml.QEMUCommandline{Args: knownStrings(m.QEMU.QEMUArgs), Env: mapOfStrings(m.QEMU.QEMUEnv)}
 	},
 	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
-		m.QEMUArgs, m.QEMUEnv = types.ListNull(types.StringType), types.MapNull(types.StringType)
+		m.QEMU.QEMUArgs, m.QEMU.QEMUEnv = types.ListNull(types.StringType), types.MapNull(types.StringType)
 		if s.QEMU == nil {
 			return
 		}
 		if len(s.QEMU.Args) > 0 {
-			m.QEMUArgs = stringList(s.QEMU.Args)
+			m.QEMU.QEMUArgs = stringList(s.QEMU.Args)
 		}
 		if len(s.QEMU.Env) > 0 {
-			m.QEMUEnv = stringMap(s.QEMU.Env)
+			m.QEMU.QEMUEnv = stringMap(s.QEMU.Env)
 		}
 	},
 }

@@ -43,27 +43,19 @@ type domainModel struct {
 	Running   types.Bool   `tfsdk:"running"`
 	domainSizingModel
 	domainPlatformModel
-	domainArchModel
-	domainCPUModel
 	domainMemoryModel
 	domainDisksModel
 	domainNICsModel
 	domainHostdevsModel
 	domainFilesystemsModel
 	domainGraphicsModel
-	domainGuestDevicesModel
-	domainChardevModel
 	domainAgentModel
 	domainIgnitionModel
 	domainDeviceXMLModel
-	domainQEMUModel
 	domainDescribeModel
 	domainFeaturesModel
-	domainBootModel
-	domainKernelModel
-	domainSMBIOSModel
-	domainFirmwareModel
 	domainReadyModel
+	groupsModel                 // os, cpu, events, devices, qemu: domain_groups.go
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`

@@ -24,15 +24,15 @@ func TestFromSpec_keepsWhatTheUserWrote(t *testing.T) {
 		QemuAgent:  true,
 	}
 	prior := &domainModel{UpdateMethod: types.StringValue("live")}
-	prior.Machine = types.StringValue("q35")
+	prior.OS.Machine = types.StringValue("q35")
 	prior.MaxVCPU = types.Int64Value(2) // written equal to vcpu: libvirt omits current=
 	prior.MaxMemoryMiB = types.Int64Null()
 	prior.Graphics = &graphicsModel{Type: types.StringValue("none"), Listen: types.StringValue("0.0.0.0")}
 	prior.Interfaces = []nicModel{{MAC: types.StringValue("52:54:00:AA:BB:CC"), WaitForIP: &waitModel{Source: types.StringValue("lease")},
 		Addresses: stringList([]string{"192.168.122.10"})}}
 	m := fromSpec(s, prior)
-	if m.Machine.ValueString() != "q35" {
-		t.Errorf("machine alias lost: %s", m.Machine)
+	if m.OS.Machine.ValueString() != "q35" {
+		t.Errorf("machine alias lost: %s", m.OS.Machine)
 	}
 	if m.MaxVCPU.ValueInt64() != 2 || !m.MaxMemoryMiB.IsNull() {
 		t.Errorf("maxima: %s %s", m.MaxVCPU, m.MaxMemoryMiB)
@@ -56,7 +56,7 @@ func TestFromSpec_keepsWhatTheUserWrote(t *testing.T) {
 	}
 	// An import has no prior: every value from the XML, defaults for the rest.
 	imp := fromSpec(s, nil)
-	if imp.Machine.ValueString() != "pc-q35-7.2" || imp.UpdateMethod.ValueString() != "none" || imp.Interfaces[0].WaitForIP != nil {
+	if imp.OS.Machine.ValueString() != "pc-q35-7.2" || imp.UpdateMethod.ValueString() != "none" || imp.Interfaces[0].WaitForIP != nil {
 		t.Errorf("import: %+v", imp)
 	}
 	// What the model asks for classifies as no change against what was read.

@@ -17,6 +17,7 @@ import (
 // values read as empty, so that Classify sees them as changes.
 func specFromModel(m *domainModel) domainxml.Spec {
 	s := domainxml.Spec{Name: m.Name.ValueString(), UUID: m.UUID.ValueString(), Type: m.Type.ValueString()}
+	m = withGroups(m)
 	for _, f := range domainFamilies {
 		f.toSpec(m, &s)
 	}
@@ -92,6 +93,9 @@ func fromSpec(s domainxml.Spec, prior *domainModel) *domainModel {
 	if prior == nil {
 		prior = &domainModel{}
 	}
+	importing := isImport(prior)
+	kept := prior
+	prior = withGroups(prior)
 	m := &domainModel{
 		ID: types.StringValue(s.UUID), Name: types.StringValue(s.Name), UUID: types.StringValue(s.UUID), Type: types.StringValue(s.Type),
 		Shutdown: prior.Shutdown, UpdateMethod: prior.UpdateMethod, withTimeouts: prior.withTimeouts,
@@ -103,9 +107,11 @@ func fromSpec(s domainxml.Spec, prior *domainModel) *domainModel {
 	if known(prior.UUID) && strings.EqualFold(prior.UUID.ValueString(), s.UUID) {
 		m.UUID = prior.UUID // as the user wrote it (libvirt prints lower case)
 	}
+	m.groupsModel = withGroups(&domainModel{}).groupsModel
 	for _, f := range domainFamilies {
 		f.fromSpec(s, prior, m)
 	}
+	settleGroups(m, kept, importing)
 	if m.Shutdown == nil || m.Shutdown.Timeout.IsUnknown() {
 		m.Shutdown = &shutdownModel{Timeout: types.StringValue(defaultShutdownTimeout)}
 	}
@@ -124,11 +130,15 @@ func fillUnknowns(m *domainModel) {
 	if m.PendingRestart.IsUnknown() {
 		m.PendingRestart = types.BoolNull()
 	}
+	groups := m.groupsModel
+	w := withGroups(m)
 	for _, f := range domainFamilies {
 		if f.fillUnknowns != nil {
-			f.fillUnknowns(m)
+			f.fillUnknowns(w)
 		}
 	}
+	*m = *w
+	m.groupsModel = groups // the families changed what the written groups hold, in place
 }
 
 // sortAddresses orders addresses IPv4 first, then as text; duplicates dropped.

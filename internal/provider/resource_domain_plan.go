@@ -28,20 +28,21 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.Plan.Raw.IsNull() {
 		return // destroy
 	}
-	var plan domainModel
-	if d := req.Plan.Get(ctx, &plan); d.HasError() {
+	var planned domainModel
+	if d := req.Plan.Get(ctx, &planned); d.HasError() {
 		return // e.g. blocks from an unknown for_each: nothing to fill in yet
 	}
+	plan := *withGroups(&planned)                       // the groups the configuration leaves null stay so (below)
 	state, _ := priorState[domainModel](ctx, req.State) // one that does not decode plans as a create
+	if state != nil {
+		state = withGroups(state)
+	}
 
 	planDiskDefaults(&plan, state)
 	planDiskTuning(&plan)
 	planNICOptions(&plan, state)
 	planSecureBoot(&plan) // domain_platform_firmware.go
 	r.planNICReferences(ctx, &plan, state, &resp.Diagnostics)
-	if plan.CPUModel.IsUnknown() && state != nil && plan.CPUMode.Equal(state.CPUMode) {
-		plan.CPUModel = state.CPUModel // libvirt's model for the mode stays while the mode does
-	}
 	for i := range plan.Interfaces {
 		n := &plan.Interfaces[i]
 		if !n.MAC.IsUnknown() || state == nil || i >= len(state.Interfaces) {
@@ -55,8 +56,8 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 
 	// What only the host can say: the arch, emulator, domain type, machine type and firmware it offers.
 	// Asked on create and when one of them changes; an unreachable host leaves it to apply.
-	if r.client != nil && (state == nil || !plan.Type.Equal(state.Type) || !plan.Machine.Equal(state.Machine) ||
-		!plan.Firmware.Equal(state.Firmware) || !plan.Arch.Equal(state.Arch) || !plan.Emulator.Equal(state.Emulator)) {
+	if r.client != nil && (state == nil || !plan.Type.Equal(state.Type) || !plan.OS.Machine.Equal(state.OS.Machine) ||
+		!plan.Firmware.Equal(state.Firmware) || !plan.OS.Arch.Equal(state.OS.Arch) || !plan.OS.Emulator.Equal(state.OS.Emulator)) {
 		if info, err := r.client.HostInfo(ctx); err == nil {
 			info = r.planArch(ctx, req.Config, info, &plan, state, &resp.Diagnostics) // domain_platform_arch.go: for the domain's arch
 			if state == nil && plan.Type.IsUnknown() && info.DefaultDomainType != "" {
@@ -85,6 +86,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 					"shares removed; the graphics password.", change.Reason, shutdownTimeout(&plan)))
 		}
 	}
+	keepNullGroups(&plan, planned.groupsModel)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -102,8 +104,8 @@ func hostOffers(info *libvirt.HostInfo, plan, state *domainModel, d *diag.Diagno
 				"Set type = %q or remove type to use the host's default.",
 				name, plan.Type.ValueString(), info.Hostname, strings.Join(info.DomainTypes, ", "), info.Arch, info.DefaultDomainType))
 	}
-	if changed(plan.Machine, stateValue(state, func(m *domainModel) types.String { return m.Machine })) && len(info.Machines) > 0 &&
-		!slices.Contains(info.Machines, plan.Machine.ValueString()) {
+	if changed(plan.OS.Machine, stateValue(state, func(m *domainModel) types.String { return m.OS.Machine })) && len(info.Machines) > 0 &&
+		!slices.Contains(info.Machines, plan.OS.Machine.ValueString()) {
 		var aliases []string
 		for _, m := range info.Machines {
 			if !versionedMachine.MatchString(m) { // pc, q35, isapc, microvm, ...: the stable aliases
@@ -113,7 +115,7 @@ func hostOffers(info *libvirt.HostInfo, plan, state *domainModel, d *diag.Diagno
 		d.AddAttributeError(path.Root("machine"), "Machine type not offered by the host",
 			fmt.Sprintf("libvirt_domain %s: machine = %q is not a machine type host %s offers for %s guests. Use one of %s "+
 				"(or a versioned name that `virsh capabilities` lists), or remove machine for libvirt's default.",
-				name, plan.Machine.ValueString(), info.Hostname, info.Arch, strings.Join(aliases, ", ")))
+				name, plan.OS.Machine.ValueString(), info.Hostname, info.Arch, strings.Join(aliases, ", ")))
 	}
 	if changed(plan.Firmware, stateValue(state, func(m *domainModel) types.String { return m.Firmware })) &&
 		plan.Firmware.ValueString() == domainxml.FirmwareUEFI && info.DefaultDomainType != "" && !slices.Contains(info.FirmwareTypes, "efi") {
@@ -163,18 +165,11 @@ func planDiskDefaults(plan, state *domainModel) {
 
 // ValidateConfig checks what single attributes cannot.
 func (r *domainResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m domainModel
-	if d := req.Config.Get(ctx, &m); d.HasError() {
+	var config domainModel
+	if d := req.Config.Get(ctx, &config); d.HasError() {
 		return
 	}
-	if known(m.CPUModel) && known(m.CPUMode) && m.CPUMode.ValueString() != "custom" {
-		resp.Diagnostics.AddAttributeError(path.Root("cpu_model"), "cpu_model needs cpu_mode = \"custom\"",
-			fmt.Sprintf("cpu_model names a CPU model, which only cpu_mode = \"custom\" uses; cpu_mode is %q. Remove cpu_model or set cpu_mode = \"custom\".", m.CPUMode.ValueString()))
-	}
-	if known(m.CPUMode) && m.CPUMode.ValueString() == "custom" && m.CPUModel.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("cpu_model"), "cpu_mode \"custom\" needs cpu_model",
-			"Set cpu_model to a CPU model the host knows, e.g. \"qemu64\" or \"Haswell-noTSX\".")
-	}
+	m := withGroups(&config)
 	if known(m.MaxVCPU) && known(m.VCPU) && m.MaxVCPU.ValueInt64() < m.VCPU.ValueInt64() {
 		resp.Diagnostics.AddAttributeError(path.Root("max_vcpu"), "max_vcpu below vcpu",
 			fmt.Sprintf("libvirt_domain %s: max_vcpu = %d is below vcpu = %d. max_vcpu is the hot-add ceiling: set it to %d or more, "+
@@ -186,7 +181,7 @@ func (r *domainResource) ValidateConfig(ctx context.Context, req resource.Valida
 				"to %d or more, or remove it (default: memory_mib, no headroom).",
 				m.Name.ValueString(), m.MaxMemoryMiB.ValueInt64(), m.MemoryMiB.ValueInt64(), m.MemoryMiB.ValueInt64()))
 	}
-	validateHostdevs(&m, &resp.Diagnostics) // domain_hostdevs_check.go
+	validateHostdevs(m, &resp.Diagnostics) // domain_hostdevs_check.go
 	for i, n := range m.Interfaces {
 		if n.WaitForIP == nil {
 			continue
@@ -204,7 +199,7 @@ func (r *domainResource) ValidateConfig(ctx context.Context, req resource.Valida
 	}
 	for _, f := range domainFamilies {
 		if f.validate != nil {
-			f.validate(&m, &resp.Diagnostics)
+			f.validate(m, &resp.Diagnostics)
 		}
 	}
 	targets := map[string]int{}

@@ -1,0 +1,51 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+)
+
+// domainEventsModel: events.on_poweroff, on_reboot and on_crash (domainxml's events
+// family; libvirt's "events configuration").
+type domainEventsModel struct {
+	OnPoweroff types.String `tfsdk:"on_poweroff"`
+	OnReboot   types.String `tfsdk:"on_reboot"`
+	OnCrash    types.String `tfsdk:"on_crash"`
+}
+
+var domainEvents = domainFamily{
+	group: groupEvents,
+	attributes: map[string]schema.Attribute{
+		"on_poweroff": lifecycleAttribute("the guest powers off", "destroy", domainxml.LifecycleActions),
+		"on_reboot":   lifecycleAttribute("the guest reboots", "restart", domainxml.LifecycleActions),
+		"on_crash": lifecycleAttribute("the guest crashes", "destroy",
+			append(append([]string{}, domainxml.LifecycleActions...), domainxml.LifecycleCrashActions...)),
+	},
+	toSpec: func(m *domainModel, s *domainxml.Spec) {
+		e := m.Events
+		s.Lifecycle = domainxml.Lifecycle{OnPoweroff: knownString(e.OnPoweroff), OnReboot: knownString(e.OnReboot), OnCrash: knownString(e.OnCrash)}
+	},
+	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
+		l := s.Lifecycle
+		m.Events.OnPoweroff, m.Events.OnReboot, m.Events.OnCrash = types.StringValue(l.OnPoweroff), types.StringValue(l.OnReboot), types.StringValue(l.OnCrash)
+	},
+	fillUnknowns: func(m *domainModel) {
+		for _, v := range []*types.String{&m.Events.OnPoweroff, &m.Events.OnReboot, &m.Events.OnCrash} {
+			if v.IsUnknown() {
+				*v = types.StringValue("")
+			}
+		}
+	},
+}
+
+func lifecycleAttribute(when, def string, actions []string) schema.StringAttribute {
+	return keptValue("What libvirt does when "+when+": one of `"+joinBackticked(actions)+"`. Default: what the domain has "+
+		"(libvirt writes `"+def+"` for a domain made here). libvirt's QEMU driver refuses `rename-restart`, and `preserve` but for "+
+		"`on_crash`. A change rewrites the definition and restarts a running domain.",
+		stringvalidator.OneOf(actions...))
+}
+
+var _ = stringvalidator.OneOf
