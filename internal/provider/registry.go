@@ -17,6 +17,7 @@ var (
 	_ resource.ResourceWithModifyPlan       = (*domainResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*domainResource)(nil)
 	_ resource.ResourceWithValidateConfig   = (*domainResource)(nil)
+	_ resource.ResourceWithUpgradeState     = (*domainResource)(nil)
 
 	_ resource.ResourceWithConfigure      = (*volumeResource)(nil)
 	_ resource.ResourceWithImportState    = (*volumeResource)(nil)

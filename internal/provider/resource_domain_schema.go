@@ -23,6 +23,8 @@ func (r *domainResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 	})
 	resp.Schema = schema.Schema{
+		// 1: v3's groups (domain_groups.go); state of version 0 (v2) is upgraded by domain_upgrade.go.
+		Version: 1,
 		MarkdownDescription: "A libvirt domain (virtual machine). Defaults are what users expect of a cloud VM: virtio disks and NICs, " +
 			"a serial console, the QEMU guest-agent channel and VNC on 127.0.0.1. `vcpu` and `memory_mib` changes within the " +
 			"`max_vcpu` / `max_memory_mib` headroom of a running domain apply live, without a restart, as do disk `iotune`, a cdrom's " +
