@@ -54,7 +54,7 @@ func main() {
 		debug.SetGCPercent(200)
 		debug.SetMemoryLimit(128 << 20)
 	}
-	s := &server{real: provider.ProtocolServer("floor")()}
+	s := newServer()
 	if err := tf6server.Serve(provider.Address, func() tfprotov6.ProviderServer { return s }); err != nil {
 		log.Fatal(err)
 	}
@@ -74,6 +74,8 @@ func cliProviderLogLevel() string {
 		return "TRACE"
 	}
 }
+
+func newServer() *server { return &server{real: provider.ProtocolServer("floor")()} }
 
 // server is the floor. real is the provider's own protocol server, asked for schemas
 // (and functions) only.
