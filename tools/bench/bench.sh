@@ -474,7 +474,7 @@ cores=$(nproc)
   echo "| | destroy, wall s |$(col wall B-@-destroy) | | |"
   echo "| | destroy, ms per domain |$(col per B-@-destroy "$N_STOPPED") | | |"
   r_t=$(rss B-terraform-apply) r_o=$(rss B-tofu-apply)
-  echo "| | provider peak RSS, MiB (apply) | – | $r_t | $r_o | < 150 MiB | $(verdict "$r_t" "<" 150) | $(verdict "$r_o" "<" 150) |"
+  echo "| | provider peak RSS, MiB (apply) | – | $r_t | $r_o | ≤ 150 MiB | $(verdict "$r_t" "<=" 150) | $(verdict "$r_o" "<=" 150) |"
   c_v=$(mibs C-virsh-upload)
   c_t=$(ratio "$(mibs C-terraform-upload)" "$c_v") c_o=$(ratio "$(mibs C-tofu-upload)" "$c_v")
   echo "| C: upload $UPLOAD_MIB MiB (median of $UPLOAD_ROUNDS) | wall s |$(col wall C-@-upload) | | |"
