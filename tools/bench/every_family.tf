@@ -15,23 +15,25 @@ resource "libvirt_domain" "vm" {
   vcpu        = 2
   memory_mib  = 512
   running     = false
-  iothreads   = 1
   title       = "guard ${count.index}"
   description = "every device family"
   tags        = { bench = "guard" }
-  on_crash    = "preserve"
+  events      = { on_crash = "preserve" }
 
-  cpu_mode         = "host-model"
-  cpu_topology     = { sockets = 1, cores = 2, threads = 1 }
-  cpu_pinning      = { "0" = "0", "1" = "1" }
-  emulator_pinning = "0-1"
-  numa_cell {
-    id         = 0
-    cpus       = "0-1"
-    memory_mib = 512
+  cpu = {
+    mode             = "host-model"
+    iothreads        = 1
+    topology         = { sockets = 1, cores = 2, threads = 1 }
+    pinning          = { "0" = "0", "1" = "1" }
+    emulator_pinning = "0-1"
+    numa_cell = [{
+      id         = 0
+      cpus       = "0-1"
+      memory_mib = 512
+    }]
   }
-  features     = { hyperv = ["relaxed", "vapic"] }
-  boot_devices = ["hd", "network"]
+  features = { hyperv = ["relaxed", "vapic"] }
+  os       = { boot = ["hd", "network"] }
 
   disk {
     volume_id     = libvirt_volume.data[count.index].id
@@ -65,25 +67,21 @@ resource "libvirt_domain" "vm" {
     target = "guard"
   }
 
-  graphics   = { type = "vnc" }
-  video      = { model = "virtio" }
-  rng        = { rate_bytes = 1024, rate_period_ms = 1000 }
-  watchdog   = { model = "i6300esb", action = "reset" }
-  panic      = { model = "isa" }
-  memballoon = { model = "virtio", stats_period_sec = 10 }
-  sound      = { model = "ich9" }
-  input {
-    type = "tablet"
-    bus  = "usb"
+  graphics = { type = "vnc" }
+  devices = {
+    video      = { model = "virtio" }
+    rng        = { rate_bytes = 1024, rate_period_ms = 1000 }
+    watchdog   = { model = "i6300esb", action = "reset" }
+    panic      = { model = "isa" }
+    memballoon = { model = "virtio", stats_period_sec = 10 }
+    sound      = { model = "ich9" }
+    input      = [{ type = "tablet", bus = "usb" }]
+    serial     = [{ type = "pty" }]
+    channel = [{
+      type        = "unix"
+      path        = "/run/${local.prefix}-g${count.index}.sock"
+      target_name = "org.example.guard.0"
+    }]
+    tpm = { model = "tpm-crb", backend = "emulator", version = "2.0" }
   }
-
-  serial {
-    type = "pty"
-  }
-  channel {
-    type        = "unix"
-    path        = "/run/${local.prefix}-g${count.index}.sock"
-    target_name = "org.example.guard.0"
-  }
-  tpm = { model = "tpm-crb", backend = "emulator", version = "2.0" }
 }

@@ -11,7 +11,9 @@
 #      commands: the driver forgets it when its last connection closes, and a test:///<file>
 #      URI starts from the file on every connection, so one cannot hold state at all).
 #   G  the guard: N_GUARD (10) stopped domains that use every device family, no-change plan
-#      per domain, next to A's quickstart-shaped guests and B's plain domains.
+#      per domain, next to A's quickstart-shaped guests and B's plain domains. Per domain is
+#      CPU (CLI + provider) less what is not the domains: for G the same plan of its data
+#      volumes alone (GV), for B a plan of no resource (Z). Target: every family ≤ 1.2 × plain.
 N_LARGE=$(scaled 1000)
 N_HOSTS=${BENCH_FLEET_HOSTS:-10}
 N_PER_HOST=$(scaled 100)
@@ -131,10 +133,30 @@ workload_g() {
     must "G-$cli-apply" "${cli_bin[$cli]}" -chdir="$d" apply -input=false -no-color -auto-approve
     no_change_plan "G-$cli-plan" "$cli" "$d"
     must "G-$cli-destroy" "${cli_bin[$cli]}" -chdir="$d" destroy -input=false -no-color -auto-approve
+    # What G's plan costs besides the domains: the same data volumes alone.
+    d=$(tfdir "$cli" guard-volumes)
+    sed "s/@N@/$N_GUARD/; /^resource \"libvirt_domain\"/,\$d" "$repo/tools/bench/every_family.tf" >"$d/main.tf"
+    must "GV-$cli-apply" "${cli_bin[$cli]}" -chdir="$d" apply -input=false -no-color -auto-approve
+    no_change_plan "GV-$cli-plan" "$cli" "$d"
+    must "GV-$cli-destroy" "${cli_bin[$cli]}" -chdir="$d" destroy -input=false -no-color -auto-approve
+    # And B's: a plan of no resource at all (the CLI's and the provider's start).
+    d=$(tfdir "$cli" no-resource)
+    no_change_plan "Z-$cli-plan" "$cli" "$d"
   done
 }
 
 # ---------------------------------------------------------------- rows of the table
+# net_cpu_ms KEY BASE-KEY N: (CPU of KEY − CPU of BASE-KEY) ÷ N, in ms (user+sys of the
+# whole commands: CLI and provider).
+net_cpu_ms() {
+  local a b
+  a=$(cpu "$1") b=$(cpu "$2")
+  if [ "$a" = – ] || [ "$b" = – ]; then
+    echo "–"
+    return
+  fi
+  awk -v a="$a" -v b="$b" -v n="$3" 'BEGIN { printf "%.1f", (a - b) * 1000 / n }'
+}
 # vsfloor KEY N CLI [planr]: the plan's wall time ÷ the floor's of N resources.
 vsfloor() { ratio "$(get "$1" wall_s)" "$(get "F-$3-${4:-plan}-$2" wall_s)"; }
 ratio_cells() { # ratio_cells KEY-PATTERN N [planr]: "terraform | tofu" ratios
@@ -161,16 +183,21 @@ scale_rows() {
   echo "| | plan -refresh=false, wall s | – | $(wall B-terraform-planr)$(drift B-terraform-planr) | $(wall B-tofu-planr)$(drift B-tofu-planr) | | | |"
   echo "| | plan -refresh=false ÷ floor's | – | $(vsfloor B-terraform-planr "$N_STOPPED" terraform planr) | $(vsfloor B-tofu-planr "$N_STOPPED" tofu planr) | ≤ 2 | $(ratio_verdicts B-@-planr "$N_STOPPED" 2 planr) |"
   local dt=$(get D-terraform-plan wall_s) do=$(get D-tofu-plan wall_s) at=$(get D-terraform-apply wall_s) ao=$(get D-tofu-apply wall_s)
+  local pt=$(cpu_ms D-terraform-apply "$N_LARGE" prov) po=$(cpu_ms D-tofu-apply "$N_LARGE" prov)
+  local xt=$(get D-terraform-destroy wall_s) xo=$(get D-tofu-destroy wall_s) xf
+  local xr=$(ratio "$xt" "$xo")
+  xf=$(ratio "$(get S-D-terraform-destroy wall_s)" "$(get S-D-tofu-destroy wall_s)")
   echo "| D: $N_LARGE stopped domains | apply, wall s | – | $(wall D-terraform-apply) | $(wall D-tofu-apply) | < 25 s | $(verdict "$at" "<" 25) | $(verdict "$ao" "<" 25) |"
   echo "| | apply, ms per domain | – | $(per D-terraform-apply "$N_LARGE") | $(per D-tofu-apply "$N_LARGE") | | | |"
   echo "| | apply, CPU s: CLI + provider | – | $(cpu_split D-terraform-apply) | $(cpu_split D-tofu-apply) | | | |"
-  echo "| | no-change plan, wall s | – | $(wall D-terraform-plan)$(drift D-terraform-plan) | $(wall D-tofu-plan)$(drift D-tofu-plan) | < 2 s | $(verdict "$dt" "<" 2) | $(verdict "$do" "<" 2) |"
+  echo "| | apply, provider CPU ms per domain created | – | $pt | $po | ≤ 40 ms | $(verdict "$pt" "<=" 40) | $(verdict "$po" "<=" 40) |"
+  echo "| | no-change plan, wall s | – | $(wall D-terraform-plan)$(drift D-terraform-plan) | $(wall D-tofu-plan)$(drift D-tofu-plan) | ≤ 12 s | $(verdict "$dt" "<=" 12) | $(verdict "$do" "<=" 12) |"
   echo "| | no-change plan, CPU s: CLI + provider | – | $(cpu_split D-terraform-plan) | $(cpu_split D-tofu-plan) | | | |"
   echo "| | no-change plan ÷ floor of $N_LARGE | – | $(vsfloor D-terraform-plan "$N_LARGE" terraform) | $(vsfloor D-tofu-plan "$N_LARGE" tofu) | | | |"
   echo "| | plan -refresh=false, wall s | – | $(wall D-terraform-planr)$(drift D-terraform-planr) | $(wall D-tofu-planr)$(drift D-tofu-planr) | | | |"
-  echo "| | destroy, wall s | – | $(wall D-terraform-destroy) | $(wall D-tofu-destroy) | | | |"
+  echo "| | destroy, wall s | – | $(wall D-terraform-destroy) | $(wall D-tofu-destroy) | Terraform ≤ 1.5 × OpenTofu (now $xr; schema floor $xf) | $(verdict "$xr" "<=" 1.5) | |"
   local rt=$(rss D-terraform-apply) ro=$(rss D-tofu-apply)
-  echo "| | provider peak RSS, MiB (apply) | – | $rt | $ro | < 150 MiB | $(verdict "$rt" "<" 150) | $(verdict "$ro" "<" 150) |"
+  echo "| | provider peak RSS, MiB (apply) | – | $rt | $ro | ≤ 150 MiB | $(verdict "$rt" "<=" 150) | $(verdict "$ro" "<=" 150) |"
   local et=$(get E-terraform-plan wall_s) eo=$(get E-tofu-plan wall_s)
   echo "| E: fleet $N_HOSTS hosts × $N_PER_HOST | apply, wall s | – | $(wall E-terraform-apply) | $(wall E-tofu-apply) | | | |"
   echo "| | no-change plan, wall s | – | $(wall E-terraform-plan)$(drift E-terraform-plan) | $(wall E-tofu-plan)$(drift E-tofu-plan) | < 2.5 s | $(verdict "$et" "<" 2.5) | $(verdict "$eo" "<" 2.5) |"
@@ -179,5 +206,12 @@ scale_rows() {
   go=$(awk -v b="$GUARD_B_PLAN_RATIO_TOFU" 'BEGIN { printf "%.2f", b * 1.2 }')
   echo "| G: guard (no-change plan) | quickstart guest (A), ms per guest | – | $(per A-terraform-plan "$N_RUNNING") | $(per A-tofu-plan "$N_RUNNING") | | | |"
   echo "| | every-family domain, ms per domain ($N_GUARD) | – | $(per G-terraform-plan "$N_GUARD") | $(per G-tofu-plan "$N_GUARD") | | | |"
+  local ft fo bt bo rt2 ro2
+  ft=$(net_cpu_ms G-terraform-plan GV-terraform-plan "$N_GUARD") fo=$(net_cpu_ms G-tofu-plan GV-tofu-plan "$N_GUARD")
+  bt=$(net_cpu_ms B-terraform-plan Z-terraform-plan "$N_STOPPED") bo=$(net_cpu_ms B-tofu-plan Z-tofu-plan "$N_STOPPED")
+  rt2=$(ratio "$ft" "$bt") ro2=$(ratio "$fo" "$bo")
+  echo "| | every-family domain, CPU ms per domain (CLI + provider, less its volumes' plan) | – | $ft | $fo | | | |"
+  echo "| | plain domain (B), CPU ms per domain (CLI + provider, less a plan of nothing) | – | $bt | $bo | | | |"
+  echo "| | every family ÷ plain, CPU per domain | – | $rt2 | $ro2 | ≤ 1.2 | $(verdict "$rt2" "<=" 1.2) | $(verdict "$ro2" "<=" 1.2) |"
   echo "| | plain domain (B) ÷ floor, against $GUARD_B_PLAN_RATIO_TERRAFORM / $GUARD_B_PLAN_RATIO_TOFU at $GUARD_BASELINE_COMMIT | – | $(vsfloor B-terraform-plan "$N_STOPPED" terraform) | $(vsfloor B-tofu-plan "$N_STOPPED" tofu) | ≤ +20 % ($gt / $go) | $(verdict "$(vsfloor B-terraform-plan "$N_STOPPED" terraform)" "<=" "$gt") | $(verdict "$(vsfloor B-tofu-plan "$N_STOPPED" tofu)" "<=" "$go") |"
 }
