@@ -48,6 +48,11 @@ func init() {
 	if os.Getenv("CHECKPOINT_DISABLE") == "" {
 		os.Setenv("CHECKPOINT_DISABLE", "1") // no version check calls from the test sandbox
 	}
+	// Every refresh the provider's shortcut answers also takes the full way and must agree
+	// (internal/provider/server_read.go): each plan of a test checks both.
+	if os.Getenv("LIBVIRT_PROVIDER_VERIFY_SHORTCUT") == "" {
+		os.Setenv("LIBVIRT_PROVIDER_VERIFY_SHORTCUT", "1")
+	}
 }
 
 // OpenTofu reports whether the tests run under OpenTofu (TF_ACC_TERRAFORM_PATH names tofu).

@@ -73,9 +73,9 @@ func TestUpgradeFromV2_pruneToWritten(t *testing.T) {
 	}
 	str := func(s any) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	v3 := map[string]any{
-		"name":   "d",
-		groupOS:  map[string]any{"machine": "pc-i440fx-7.2", "arch": "x86_64", "kernel": map[string]any{"path": "/k"}},
-		groupCPU: map[string]any{"mode": "custom", "model": "qemu64"},
+		"name":     "d",
+		groupOS:    map[string]any{"machine": "pc-i440fx-7.2", "arch": "x86_64", "kernel": map[string]any{"path": "/k"}},
+		groupCPU:   map[string]any{"mode": "custom", "model": "qemu64"},
 		"features": map[string]any{"acpi": true, "smm": true},
 	}
 	written := map[string]tftypes.Value{

@@ -28,6 +28,9 @@ var (
 
 type libvirtProvider struct {
 	version string
+	// client is the configured host's, for the protocol server's refresh shortcut
+	// (server_read.go); nil until ConfigureProvider.
+	client *libvirt.Client
 }
 
 // New returns a constructor of the provider, as providerserver and tests want it.
@@ -167,6 +170,7 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 	}
 	resp.DataSourceData = client
 	resp.ResourceData = client
+	p.client = client
 }
 
 // toConfig resolves configuration, then environment, then defaults.

@@ -63,6 +63,8 @@ type domainModel struct {
 	// restart_on_update and pending_restart: resource_domain_pending.go.
 	RestartOnUpdate types.Bool `tfsdk:"restart_on_update"`
 	PendingRestart  types.Bool `tfsdk:"pending_restart"`
+	// stamp is what the read that made this model saw (resource_domain_stamp.go).
+	stamp string
 }
 
 type shutdownModel struct {
@@ -83,7 +85,10 @@ var (
 func domainWhat(m *domainModel) string { return "libvirt domain " + nameOr(m.Name, m.ID.ValueString()) }
 
 func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan *domainModel, diags *diag.Diagnostics) (*domainModel, error) {
+	var got *domainModel
+	defer func() { keepReadStamp(ctx, resp.Private, got, &resp.Diagnostics) }()
+	create(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan *domainModel, diags *diag.Diagnostics) (m *domainModel, err error) {
+		defer func() { got = m }()
 		name := plan.Name.ValueString()
 		if err := r.chooseType(ctx, plan); err != nil {
 			return nil, err
@@ -186,6 +191,9 @@ func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, res
 		if got != nil && !got.PendingRestart.ValueBool() {
 			keepDeferredRun(ctx, resp.Private, was, 0, &resp.Diagnostics) // restarted (or stopped) since
 		}
+		if err == nil {
+			keepReadStamp(ctx, resp.Private, got, &resp.Diagnostics)
+		}
 		return got, err
 	})
 }
@@ -200,7 +208,10 @@ func nameOr(n types.String, id string) string {
 // Update takes the domain to the plan through workflow.Apply (live, restart, or the
 // definition only, as the plan's update_method said), then waits for its addresses.
 func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	update(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan, state *domainModel, diags *diag.Diagnostics) (*domainModel, error) {
+	var got *domainModel
+	defer func() { keepReadStamp(ctx, resp.Private, got, &resp.Diagnostics) }()
+	update(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan, state *domainModel, diags *diag.Diagnostics) (m *domainModel, err error) {
+		defer func() { got = m }()
 		id, name := state.ID.ValueString(), plan.Name.ValueString()
 		plan.ID = state.ID
 		if plan.Type.IsUnknown() {

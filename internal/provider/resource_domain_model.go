@@ -52,6 +52,7 @@ func (r *domainResource) read(ctx context.Context, id string, prior *domainModel
 	if err != nil {
 		return nil, err
 	}
+	byUsage := secretsByUsage(p.Spec)
 	if err := resolveSecretUsages(ctx, r.client, &p.Spec); err != nil {
 		return nil, err
 	}
@@ -62,6 +63,7 @@ func (r *domainResource) read(ctx context.Context, id string, prior *domainModel
 		}
 	}
 	m := fromSpec(p.Spec, prior)
+	m.stamp = stampOf(st, byUsage)
 	m.State = types.StringValue(st.State)
 	m.Running = types.BoolValue(st.Active)
 	m.Autostart = types.BoolValue(st.Autostart)
@@ -155,4 +157,15 @@ func sortAddresses(in []string) []string {
 		return strings.Compare(a, b)
 	})
 	return slices.Compact(out)
+}
+
+// secretsByUsage is true when a disk of s logs in with a secret named by usage, which a
+// read resolves to its UUID through another object (no read stamp then).
+func secretsByUsage(s domainxml.Spec) bool {
+	for _, d := range s.Disks {
+		if n := d.Network; n != nil && n.Auth != nil && n.Auth.SecretID == "" && n.Auth.SecretUsage != "" {
+			return true
+		}
+	}
+	return false
 }

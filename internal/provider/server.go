@@ -13,11 +13,12 @@ import (
 // current-version state upgrade answered without the framework (shortcutServer). main and the in-process acceptance tests
 // both serve this, so the tests cover what users run.
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
-	framework := providerserver.NewProtocol6(New(version)())
 	return func() tfprotov6.ProviderServer {
-		return shortcutServer{ProviderServer: framework(), schemas: &schemaDefaults{newRes: func() []func() resource.Resource {
-			return New(version)().Resources(context.Background())
-		}}}
+		p := &libvirtProvider{version: version}
+		return shortcutServer{ProviderServer: providerserver.NewProtocol6(p)(), provider: p,
+			schemas: &schemaDefaults{newRes: func() []func() resource.Resource {
+				return New(version)().Resources(context.Background())
+			}}}
 	}
 }
 
@@ -35,7 +36,8 @@ func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 // changed or unknown value, goes to the framework.
 type shortcutServer struct {
 	tfprotov6.ProviderServer
-	schemas *schemaDefaults
+	schemas  *schemaDefaults
+	provider *libvirtProvider // its client, once configured: server_read.go
 }
 
 func (s shortcutServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {

@@ -1,0 +1,92 @@
+package provider
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// A read stamp says what a full read of a domain saw, for the refresh shortcut
+// (server_read.go): the provider's code, the domain's state and autostart flag and its
+// persistent definition. Only a stopped domain gets one: a running one's state also holds
+// what its guest reports (addresses, the console port), which a refresh must look at.
+// Neither does a domain whose disks log in with a secret named by usage, which a read
+// resolves through another object.
+type readStamp struct {
+	ID    string `json:"id"`
+	Stamp string `json:"stamp"`
+}
+
+// stampOf is the stamp of what st shows, "" where none may be taken.
+func stampOf(st *libvirt.DomainStatus, secretByUsage bool) string {
+	if st == nil || st.Active || secretByUsage {
+		return ""
+	}
+	h := sha256.New()
+	for _, s := range []string{codeToken(), st.State, strconv.FormatBool(st.Autostart), st.XML} {
+		h.Write([]byte(strconv.Itoa(len(s))))
+		h.Write([]byte{':'})
+		h.Write([]byte(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// codeToken names the provider's code: its module version and VCS revision when the
+// build has them and the tree was clean, else something new in every process, so that a
+// state read by other code never passes for this code's. CodeTokenEnv overrides it (the
+// acceptance tests name a build of a work tree that way).
+var codeToken = sync.OnceValue(func() string {
+	if t := os.Getenv(CodeTokenEnv); t != "" {
+		return "env-" + t
+	}
+	rev, clean := "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		clean = true
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				clean = clean && s.Value == "false"
+			}
+		}
+		if rev != "" {
+			rev = bi.Main.Version + "@" + rev
+		}
+	}
+	if rev == "" || !clean {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		return "process-" + hex.EncodeToString(b)
+	}
+	return rev
+})
+
+// CodeTokenEnv names the provider's code for the refresh shortcut when its build does not.
+const CodeTokenEnv = "LIBVIRT_PROVIDER_CODE_TOKEN" //nolint:gosec // an environment variable's name, not a credential
+
+// keepReadStamp writes m's read stamp into a resource's private state, or removes the
+// one there when m has none.
+func keepReadStamp(ctx context.Context, private interface {
+	SetKey(context.Context, string, []byte) diag.Diagnostics
+}, m *domainModel, diags *diag.Diagnostics,
+) {
+	if private == nil {
+		return
+	}
+	var b []byte
+	if m != nil && m.stamp != "" {
+		b, _ = json.Marshal(readStamp{ID: m.ID.ValueString(), Stamp: m.stamp})
+	}
+	diags.Append(private.SetKey(ctx, readStampKey, b)...)
+}
