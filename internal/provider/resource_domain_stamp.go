@@ -7,9 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -41,36 +42,25 @@ func stampOf(st *libvirt.DomainStatus, secretByUsage bool) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// codeToken names the provider's code: its module version and VCS revision when the
-// build has them and the tree was clean, else something new in every process, so that a
-// state read by other code never passes for this code's. CodeTokenEnv overrides it (the
-// acceptance tests name a build of a work tree that way).
+// codeToken names the provider's code: its version when that names one build (a
+// release, or `git describe` of a clean tree), else something new in every process, so
+// that a state read by other code never passes for this code's. CodeTokenEnv overrides
+// it (the acceptance tests name a build of a work tree that way).
 var codeToken = sync.OnceValue(func() string {
 	if t := os.Getenv(CodeTokenEnv); t != "" {
 		return "env-" + t
 	}
-	rev, clean := "", false
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		clean = true
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				clean = clean && s.Value == "false"
-			}
-		}
-		if rev != "" {
-			rev = bi.Main.Version + "@" + rev
-		}
+	v := buildVersion.Load()
+	if v != nil && *v != "" && *v != "dev" && *v != "test" && !strings.HasSuffix(*v, "-dirty") {
+		return "version-" + *v
 	}
-	if rev == "" || !clean {
-		b := make([]byte, 16)
-		_, _ = rand.Read(b)
-		return "process-" + hex.EncodeToString(b)
-	}
-	return rev
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return "process-" + hex.EncodeToString(b)
 })
+
+// buildVersion is the version the protocol server was made with (ProtocolServer).
+var buildVersion atomic.Pointer[string]
 
 // CodeTokenEnv names the provider's code for the refresh shortcut when its build does not.
 const CodeTokenEnv = "LIBVIRT_PROVIDER_CODE_TOKEN" //nolint:gosec // an environment variable's name, not a credential

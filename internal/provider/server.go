@@ -13,6 +13,7 @@ import (
 // current-version state upgrade answered without the framework (shortcutServer). main and the in-process acceptance tests
 // both serve this, so the tests cover what users run.
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
+	buildVersion.CompareAndSwap(nil, &version)
 	return func() tfprotov6.ProviderServer {
 		p := &libvirtProvider{version: version}
 		return shortcutServer{ProviderServer: providerserver.NewProtocol6(p)(), provider: p,
