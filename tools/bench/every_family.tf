@@ -15,20 +15,18 @@ resource "libvirt_domain" "vm" {
   vcpu        = 2
   memory_mib  = 512
   running     = false
-  iothreads   = 1
   title       = "guard ${count.index}"
   description = "every device family"
   tags        = { bench = "guard" }
   on_crash    = "preserve"
 
-  cpu_mode         = "host-model"
-  cpu_topology     = { sockets = 1, cores = 2, threads = 1 }
-  cpu_pinning      = { "0" = "0", "1" = "1" }
-  emulator_pinning = "0-1"
-  numa_cell {
-    id         = 0
-    cpus       = "0-1"
-    memory_mib = 512
+  cpu = {
+    mode             = "host-model"
+    topology         = { sockets = 1, cores = 2, threads = 1 }
+    pinning          = { "0" = "0", "1" = "1" }
+    emulator_pinning = "0-1"
+    numa_cell        = [{ id = 0, cpus = "0-1", memory_mib = 512 }]
+    iothreads        = 1
   }
   features     = { hyperv = ["relaxed", "vapic"] }
   boot_devices = ["hd", "network"]
