@@ -210,4 +210,17 @@ func TestValidatePlatformUnknown(t *testing.T) {
 	if d, ok := diags.Errors()[0].(diag.DiagnosticWithPath); !ok || !d.Path().Equal(path.Root("cpu").AtName("numa_cell")) {
 		t.Errorf("the error is not at cpu.numa_cell: %v", diags.Errors()[0])
 	}
+	// Features need a CPU model, which cpu.mode (its own family) gives.
+	m.CPU.NUMACells = nil
+	m.CPU.CPUFeatures = types.MapValueMust(types.StringType, map[string]attr.Value{"vmx": types.StringValue("disable")})
+	diags = nil
+	validatePlatform(m, &diags)
+	if !diags.HasError() || !strings.Contains(diags.Errors()[0].Detail(), "set cpu.mode") {
+		t.Errorf("features without a mode: %v", diags)
+	}
+	m.CPU.CPUMode = types.StringValue("host-model")
+	diags = nil
+	if validatePlatform(m, &diags); diags.HasError() {
+		t.Errorf("features with cpu.mode: %v", diags)
+	}
 }
