@@ -256,15 +256,6 @@ func cpuNullIfUnknownInts(vs ...*types.Int64) {
 	}
 }
 
-// knownMap is v, or a null map of strings when v is null or unknown (or the zero value
-// of an empty prior).
-func knownMap(v types.Map) types.Map {
-	if !known(v) {
-		return types.MapNull(types.StringType)
-	}
-	return v
-}
-
 func int64Of(v uint) types.Int64 { return types.Int64Value(int64(v)) }
 
 // mapOfStrings is a known map of strings as a Go map (nil: null, unknown or empty).
