@@ -92,17 +92,18 @@ func TestCPUModeFromSpec(t *testing.T) {
 		prior *domainModel
 		want  string
 	}{
-		"import, libvirt's CPU":     {libvirts, &domainModel{}, "null null null null"},
-		"import, no cpu":            {domainxml.Spec{Type: "qemu"}, &domainModel{}, "null null null null"},
-		"import, the ARM default":   {arm, &domainModel{}, "null null null null"},
-		"import, fallback allow":    {with(func(s *domainxml.Spec) { s.CPUFallback = "allow" }), &domainModel{}, "custom qemu64 null null"},
-		"import, check full":        {with(func(s *domainxml.Spec) { s.CPUCheck = "full" }), &domainModel{}, "custom qemu64 forbid full"},
-		"import, custom under kvm":  {with(func(s *domainxml.Spec) { s.Type, s.CPUCheck = "kvm", "partial" }), &domainModel{}, "null null null null"},
-		"import, features":          {with(func(s *domainxml.Spec) { s.CPUFeatures = map[string]string{"vmx": "disable"} }), &domainModel{}, "custom qemu64 forbid null"},
-		"import, host-model":        {domainxml.Spec{Type: "qemu", CPUMode: "host-model", CPUCheck: "partial"}, &domainModel{}, "host-model null null null"},
-		"import, host-passthrough":  {domainxml.Spec{Type: "qemu", CPUMode: "host-passthrough", CPUCheck: "partial"}, &domainModel{}, "host-passthrough null null partial"},
-		"not written: null":         {with(func(s *domainxml.Spec) { s.CPUModel = "Haswell" }), &domainModel{Name: types.StringValue("d")}, "null null null null"},
-		"written: libvirt's values": {with(func(s *domainxml.Spec) { s.CPUModel = "Haswell" }), written, "custom Haswell forbid null"},
+		"import, libvirt's CPU":          {libvirts, &domainModel{}, "null null null null"},
+		"import, no cpu":                 {domainxml.Spec{Type: "qemu"}, &domainModel{}, "null null null null"},
+		"import, the ARM default":        {arm, &domainModel{}, "null null null null"},
+		"import, fallback allow":         {with(func(s *domainxml.Spec) { s.CPUFallback = "allow" }), &domainModel{}, "custom qemu64 null null"},
+		"import, check full":             {with(func(s *domainxml.Spec) { s.CPUCheck = "full" }), &domainModel{}, "custom qemu64 forbid full"},
+		"import, custom under kvm":       {with(func(s *domainxml.Spec) { s.Type, s.CPUCheck = "kvm", "partial" }), &domainModel{}, "null null null null"},
+		"import, features":               {with(func(s *domainxml.Spec) { s.CPUFeatures = map[string]string{"vmx": "disable"} }), &domainModel{}, "custom qemu64 forbid null"},
+		"import, host-model":             {domainxml.Spec{Type: "qemu", CPUMode: "host-model", CPUCheck: "partial"}, &domainModel{}, "host-model null null null"},
+		"import, host-passthrough":       {domainxml.Spec{Type: "qemu", CPUMode: "host-passthrough", CPUCheck: "partial"}, &domainModel{}, "host-passthrough null null partial"},
+		"import, custom without a model": {domainxml.Spec{Type: "qemu", Arch: "ppc64le", CPUMode: "custom"}, &domainModel{}, "null null null null"},
+		"not written: null":              {with(func(s *domainxml.Spec) { s.CPUModel = "Haswell" }), &domainModel{Name: types.StringValue("d")}, "null null null null"},
+		"written: libvirt's values":      {with(func(s *domainxml.Spec) { s.CPUModel = "Haswell" }), written, "custom Haswell forbid null"},
 	} {
 		if g := got(c.s, c.prior); g != c.want {
 			t.Errorf("%s: %s, want %s", name, g, c.want)

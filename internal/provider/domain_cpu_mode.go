@@ -55,7 +55,9 @@ var domainCPUMode = domainFamily{
 func cpuModeFromSpec(s domainxml.Spec, prior, m *domainModel) {
 	c := &m.CPU.domainCPUModeModel
 	if isImport(prior) {
-		if !domainxml.IsDefaultCPU(s) || len(s.CPUFeatures) > 0 {
+		// A custom <cpu> without a model (topology only, where libvirt adds none) says
+		// nothing a mode would keep.
+		if (!domainxml.IsDefaultCPU(s) || len(s.CPUFeatures) > 0) && (s.CPUMode != "custom" || s.CPUModel != "") {
 			c.CPUMode, c.CPUModel = optString(s.CPUMode), optString(s.CPUModel)
 			if s.CPUFallback != "allow" {
 				c.CPUFallback = optString(s.CPUFallback)
