@@ -121,10 +121,7 @@ var domainCPU = domainFamily{
 }
 
 func cpuToSpec(m *domainModel, s *domainxml.Spec) {
-	if t := m.CPU.CPUTopology; t != nil {
-		s.CPUTopology = &domainxml.CPUTopology{Sockets: uint(t.Sockets.ValueInt64()), Dies: uint(t.Dies.ValueInt64()),
-			Cores: uint(t.Cores.ValueInt64()), Threads: uint(t.Threads.ValueInt64())}
-	}
+	s.CPUTopology = cpuTopologySpec(m.CPU.CPUTopology)
 	s.CPUFeatures = mapOfStrings(m.CPU.CPUFeatures)
 	for _, c := range m.CPU.NUMACells {
 		s.NUMACells = append(s.NUMACells, numaCellSpec(c))
@@ -223,10 +220,13 @@ func numaCellsFromSpec(cells []domainxml.NUMACell, prior []numaCellModel, import
 	return out
 }
 
+// cpuTopologySpec is t as domainxml's (a null dies reads as 0: libvirt's 1).
 func cpuTopologySpec(t *cpuTopologyModel) *domainxml.CPUTopology {
-	var s domainxml.Spec
-	cpuToSpec(&domainModel{groupsModel: groupsModel{CPU: &domainCPUGroup{domainCPUModel: domainCPUModel{CPUTopology: t}}}}, &s)
-	return s.CPUTopology
+	if t == nil {
+		return nil
+	}
+	return &domainxml.CPUTopology{Sockets: uint(t.Sockets.ValueInt64()), Dies: uint(t.Dies.ValueInt64()),
+		Cores: uint(t.Cores.ValueInt64()), Threads: uint(t.Threads.ValueInt64())}
 }
 
 // cpuFillUnknowns: a value known only at apply that the read-back could not fill is null.
