@@ -11,8 +11,8 @@ import (
 )
 
 // The parts of <cpu> beside its mode and model: the topology the guest sees
-// (cpu_topology), CPU feature policies (cpu_features) and the guest's NUMA cells
-// (numa_cell). cpu.go's family is the one writer of <cpu>; these are its helpers. Unset,
+// (cpu.topology), CPU feature policies (cpu.feature) and the guest's NUMA cells
+// (cpu.numa_cell). cpu.go's family is the one writer of <cpu>; these are its helpers. Unset,
 // each is absent from the definition (libvirt adds none of them on its own).
 
 // CPUTopology is <topology>: sockets × dies × cores × threads vCPUs (Dies 0 reads as 1).
@@ -51,9 +51,9 @@ func validateTopology(s *Spec) error {
 	switch {
 	case t == nil:
 	case t.Sockets == 0 || t.Cores == 0 || t.Threads == 0:
-		return fmt.Errorf("cpu_topology: sockets, cores and threads must each be at least 1")
+		return fmt.Errorf("cpu.topology: sockets, cores and threads must each be at least 1")
 	case t.vcpus() != maxV:
-		return fmt.Errorf("cpu_topology: sockets × dies × cores × threads = %d × %d × %d × %d = %d, but the domain has %d vCPUs "+
+		return fmt.Errorf("cpu.topology: sockets × dies × cores × threads = %d × %d × %d × %d = %d, but the domain has %d vCPUs "+
 			"(max_vcpu, or vcpu when max_vcpu is unset): make the product %d", t.Sockets, t.dies(), t.Cores, t.Threads, t.vcpus(), maxV, maxV)
 	}
 	return nil
@@ -63,16 +63,16 @@ func validateTopology(s *Spec) error {
 func validateFeatures(s *Spec) error {
 	var errs []error
 	if len(s.CPUFeatures) > 0 && (s.CPUMode == "" || (s.CPUMode == "custom" && s.CPUModel == "")) {
-		errs = append(errs, fmt.Errorf("cpu_features change a CPU model, and the domain names none: set cpu_mode = \"host-model\" "+
-			"or \"host-passthrough\", or cpu_mode = \"custom\" with cpu_model"))
+		errs = append(errs, fmt.Errorf("cpu.feature changes a CPU model, and the domain names none: set cpu.mode = \"host-model\" "+
+			"or \"host-passthrough\", or cpu.mode = \"custom\" with cpu.model"))
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.CPUFeatures)) {
 		policy := s.CPUFeatures[name]
 		if !cpuFeatureName.MatchString(name) {
-			errs = append(errs, fmt.Errorf("cpu_features: %q is not a CPU feature name (lower case, as libvirt's CPU map spells them, e.g. vmx or sse4.2)", name))
+			errs = append(errs, fmt.Errorf("cpu.feature: %q is not a CPU feature name (lower case, as libvirt's CPU map spells them, e.g. vmx or sse4.2)", name))
 		}
 		if !slices.Contains(CPUFeaturePolicies, policy) {
-			errs = append(errs, fmt.Errorf("cpu_features: feature %q has policy %q; use one of require, disable, optional, force, forbid", name, policy))
+			errs = append(errs, fmt.Errorf("cpu.feature: feature %q has policy %q; use one of require, disable, optional, force, forbid", name, policy))
 		}
 	}
 	return errors.Join(errs...)
@@ -84,17 +84,18 @@ type PlatformError struct {
 	Err       error
 }
 
-// ValidatePlatform checks cpu_topology, cpu_features, numa_cell, cpu_pinning,
-// emulator_pinning and memory_backing of s, naming the attribute of each error: what
-// the provider reports at plan time (Build checks the same).
+// ValidatePlatform checks cpu.topology, cpu.feature, cpu.numa_cell, cpu.pinning,
+// cpu.emulator_pinning and memory_backing of s, naming the attribute of each error (a
+// path, names joined by "."): what the provider reports at plan time (Build checks the
+// same).
 func ValidatePlatform(s Spec) []PlatformError {
 	var out []PlatformError
 	for _, v := range []struct {
 		attr string
 		err  error
 	}{
-		{"cpu_topology", validateTopology(&s)}, {"cpu_features", validateFeatures(&s)},
-		{"numa_cell", validateNUMA(&s, s.EffectiveMaxVCPU())}, {"cpu_pinning", pinningFamily.validate(&s)},
+		{"cpu.topology", validateTopology(&s)}, {"cpu.feature", validateFeatures(&s)},
+		{"cpu.numa_cell", validateNUMA(&s, s.EffectiveMaxVCPU())}, {"cpu.pinning", pinningFamily.validate(&s)},
 		{"memory_backing", validateMemoryBacking(&s)},
 	} {
 		if v.err != nil {
@@ -114,22 +115,22 @@ func validateNUMA(s *Spec, maxV uint) error {
 	var sum uint64
 	for _, c := range s.NUMACells {
 		if ids[c.ID] {
-			return fmt.Errorf("numa_cell: id %d is used twice; give each cell its own id", c.ID)
+			return fmt.Errorf("cpu.numa_cell: id %d is used twice; give each cell its own id", c.ID)
 		}
 		ids[c.ID] = true
 		if c.MemAccess != "" && c.MemAccess != "shared" && c.MemAccess != "private" {
-			return fmt.Errorf("numa_cell %d: memory_access %q is neither shared nor private", c.ID, c.MemAccess)
+			return fmt.Errorf("cpu.numa_cell %d: memory_access %q is neither shared nor private", c.ID, c.MemAccess)
 		}
 		cpus, err := ParseCPUSet(c.CPUs)
 		if err != nil {
-			return fmt.Errorf("numa_cell %d: cpus: %w", c.ID, err)
+			return fmt.Errorf("cpu.numa_cell %d: cpus: %w", c.ID, err)
 		}
 		for _, n := range cpus {
 			if n >= maxV {
-				return fmt.Errorf("numa_cell %d: cpus names vCPU %d, but the domain's vCPUs are 0 to %d (max_vcpu, or vcpu)", c.ID, n, maxV-1)
+				return fmt.Errorf("cpu.numa_cell %d: cpus names vCPU %d, but the domain's vCPUs are 0 to %d (max_vcpu, or vcpu)", c.ID, n, maxV-1)
 			}
 			if o, ok := owner[n]; ok {
-				return fmt.Errorf("numa_cell %d: vCPU %d is already in numa_cell %d; each vCPU belongs to one cell", c.ID, n, o)
+				return fmt.Errorf("cpu.numa_cell %d: vCPU %d is already in cpu.numa_cell %d; each vCPU belongs to one cell", c.ID, n, o)
 			}
 			owner[n] = c.ID
 		}
@@ -137,11 +138,11 @@ func validateNUMA(s *Spec, maxV uint) error {
 	}
 	for n := range maxV {
 		if _, ok := owner[n]; !ok {
-			return fmt.Errorf("numa_cell: vCPU %d is in no cell; the cells' cpus must cover vCPUs 0 to %d", n, maxV-1)
+			return fmt.Errorf("cpu.numa_cell: vCPU %d is in no cell; the cells' cpus must cover vCPUs 0 to %d", n, maxV-1)
 		}
 	}
 	if mem := s.EffectiveMaxMemoryMiB(); sum != mem {
-		return fmt.Errorf("numa_cell: the cells' memory_mib add up to %d, but the domain has %d MiB (max_memory_mib, or memory_mib): make them add up to %d", sum, mem, mem)
+		return fmt.Errorf("cpu.numa_cell: the cells' memory_mib add up to %d, but the domain has %d MiB (max_memory_mib, or memory_mib): make them add up to %d", sum, mem, mem)
 	}
 	return nil
 }
@@ -230,21 +231,24 @@ func maxOrString(v, def string) string {
 // sameCPUParts compares topology, features and cells by what the guest gets (cell cpus
 // as sets, a missing dies as 1).
 func sameCPUParts(a, b Spec) bool {
-	ta, tb := a.CPUTopology, b.CPUTopology
-	if (ta == nil) != (tb == nil) || (ta != nil && (ta.Sockets != tb.Sockets || ta.dies() != tb.dies() || ta.Cores != tb.Cores || ta.Threads != tb.Threads)) {
-		return false
-	}
-	if !maps.Equal(a.CPUFeatures, b.CPUFeatures) && (len(a.CPUFeatures) > 0 || len(b.CPUFeatures) > 0) {
-		return false
-	}
-	return slices.EqualFunc(a.NUMACells, b.NUMACells, func(x, y NUMACell) bool {
-		return x.ID == y.ID && SameCPUSet(x.CPUs, y.CPUs) && x.MemoryMiB == y.MemoryMiB && x.MemAccess == y.MemAccess
-	})
+	return SameTopology(a.CPUTopology, b.CPUTopology) && SameFeatures(a.CPUFeatures, b.CPUFeatures) &&
+		slices.EqualFunc(a.NUMACells, b.NUMACells, SameNUMACell)
 }
 
-// SameCPUParts, SamePinning and SameMemoryBacking say whether a and b want the same
-// topology, features and cells; pins; memory backing: the provider keeps what the user
-// wrote while it reads back the same ("0,1" as "0-1", dies = 1, virtiofs' memfd).
-func SameCPUParts(a, b Spec) bool      { return sameCPUParts(a, b) }
+// SameTopology, SameFeatures and SameNUMACell say whether a and b give the guest the
+// same topology (a missing dies as 1), feature policies (none as none), cell (cpus as
+// sets); SamePinning and SameMemoryBacking whether a and b want the same pins and memory
+// backing. The provider keeps what the user wrote while it reads back the same ("0,1" as
+// "0-1", dies = 1, virtiofs' memfd).
+func SameTopology(a, b *CPUTopology) bool {
+	return (a == nil) == (b == nil) && (a == nil || (a.Sockets == b.Sockets && a.dies() == b.dies() && a.Cores == b.Cores && a.Threads == b.Threads))
+}
+
+func SameFeatures(a, b map[string]string) bool { return maps.Equal(a, b) }
+
+func SameNUMACell(x, y NUMACell) bool {
+	return x.ID == y.ID && SameCPUSet(x.CPUs, y.CPUs) && x.MemoryMiB == y.MemoryMiB && x.MemAccess == y.MemAccess
+}
+
 func SamePinning(a, b Spec) bool       { return pinningFamily.same(a, b) }
 func SameMemoryBacking(a, b Spec) bool { return memoryBackingFamily.same(a, b) }

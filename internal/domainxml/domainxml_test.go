@@ -218,6 +218,7 @@ func TestParse_ignoresLibvirtFilled(t *testing.T) {
 	}
 	want := sample()
 	want.Firmware, want.Machine, want.CPUMode, want.CPUModel = FirmwareUEFI, "pc-q35-7.2", "custom", "qemu64"
+	want.CPUFallback, want.CPUCheck = "forbid", "full"
 	want.Arch, want.Emulator = ArchX86_64, "/usr/bin/qemu-system-x86_64"
 	want.Disks[0].Target, want.Disks[0].Bus, want.Disks[0].Device = "vda", "virtio", DeviceDisk
 	want.Disks[1].Target, want.Disks[1].Bus, want.Disks[1].Device = "vdb", "virtio", DeviceDisk
@@ -242,7 +243,7 @@ func TestRoundTrip(t *testing.T) {
 		"sample": sample(),
 		"minimal": {Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128, Firmware: FirmwareBIOS,
 			Graphics: Graphics{Type: GraphicsNone}},
-		"spice": {Name: "s", Type: "kvm", VCPU: 4, MemoryMiB: 4096, Firmware: FirmwareBIOS, CPUMode: "custom", CPUModel: "Haswell",
+		"spice": {Name: "s", Type: "kvm", VCPU: 4, MemoryMiB: 4096, Firmware: FirmwareBIOS, CPUMode: "custom", CPUModel: "Haswell", CPUFallback: "allow",
 			Graphics: Graphics{Type: GraphicsSpice, Listen: "0.0.0.0"}, Disks: []Disk{{Path: "/dev/vg/lv", Format: "raw", Bus: "scsi"}}},
 	}
 	for name, s := range tests {

@@ -98,7 +98,7 @@ func validateMemoryBacking(s *Spec) error {
 	share := virtiofsShare(s.Filesystems)
 	for _, c := range s.NUMACells {
 		if share != "" && c.MemAccess == MemoryAccessPrivate {
-			return fmt.Errorf("numa_cell %d: memory_access = private, but the virtiofs share %q needs the guest's memory shared: "+
+			return fmt.Errorf("cpu.numa_cell %d: memory_access = private, but the virtiofs share %q needs the guest's memory shared: "+
 				"set memory_access = shared or leave it out, or use driver 9p", c.ID, share)
 		}
 	}

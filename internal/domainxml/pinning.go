@@ -9,8 +9,8 @@ import (
 	"libvirt.org/go/libvirtxml"
 )
 
-// Pinning: which host CPUs each vCPU (cpu_pinning, <cputune><vcpupin>) and the emulator
-// threads (emulator_pinning, <emulatorpin>) may run on. A new or changed pin reaches a
+// Pinning: which host CPUs each vCPU (cpu.pinning, <cputune><vcpupin>) and the emulator
+// threads (cpu.emulator_pinning, <emulatorpin>) may run on. A new or changed pin reaches a
 // running domain live (virDomainPinVcpuFlags / virDomainPinEmulator, live and config);
 // removing one, or pinning a vCPU that is not online, restarts it. The rest of <cputune>
 // (shares, quotas, I/O thread pins) is kept as it is.
@@ -28,15 +28,15 @@ var pinningFamily = family{
 		maxV := s.EffectiveMaxVCPU()
 		for _, v := range slices.Sorted(maps.Keys(s.CPUPinning)) {
 			if v >= maxV {
-				return fmt.Errorf("cpu_pinning: vCPU %d does not exist: the domain's vCPUs are 0 to %d (max_vcpu, or vcpu)", v, maxV-1)
+				return fmt.Errorf("cpu.pinning: vCPU %d does not exist: the domain's vCPUs are 0 to %d (max_vcpu, or vcpu)", v, maxV-1)
 			}
 			if _, err := ParseCPUSet(s.CPUPinning[v]); err != nil {
-				return fmt.Errorf("cpu_pinning, vCPU %d: %w", v, err)
+				return fmt.Errorf("cpu.pinning, vCPU %d: %w", v, err)
 			}
 		}
 		if s.EmulatorPinning != "" {
 			if _, err := ParseCPUSet(s.EmulatorPinning); err != nil {
-				return fmt.Errorf("emulator_pinning: %w", err)
+				return fmt.Errorf("cpu.emulator_pinning: %w", err)
 			}
 		}
 		return nil
@@ -89,7 +89,7 @@ func pinningLive(old, next Spec, _ *libvirtxml.Domain) ([]LiveOp, string) {
 	var ops []LiveOp
 	for _, v := range slices.Sorted(maps.Keys(old.CPUPinning)) {
 		if _, ok := next.CPUPinning[v]; !ok {
-			return nil, fmt.Sprintf("cpu_pinning of vCPU %d is removed (unpinning has no live form)", v)
+			return nil, fmt.Sprintf("cpu.pinning of vCPU %d is removed (unpinning has no live form)", v)
 		}
 	}
 	for _, v := range slices.Sorted(maps.Keys(next.CPUPinning)) {
@@ -98,13 +98,13 @@ func pinningLive(old, next Spec, _ *libvirtxml.Domain) ([]LiveOp, string) {
 			continue
 		}
 		if v >= min(old.VCPU, next.VCPU) {
-			return nil, fmt.Sprintf("cpu_pinning of vCPU %d changes while that vCPU is not online", v)
+			return nil, fmt.Sprintf("cpu.pinning of vCPU %d changes while that vCPU is not online", v)
 		}
 		ops = append(ops, LiveOp{Kind: LivePinVCPU, Noun: "vcpu", Device: fmt.Sprint(v), VCPU: v, CPUSet: set})
 	}
 	switch {
 	case old.EmulatorPinning != "" && next.EmulatorPinning == "":
-		return nil, "emulator_pinning is removed (unpinning has no live form)"
+		return nil, "cpu.emulator_pinning is removed (unpinning has no live form)"
 	case next.EmulatorPinning != "" && (old.EmulatorPinning == "" || !SameCPUSet(old.EmulatorPinning, next.EmulatorPinning)):
 		ops = append(ops, LiveOp{Kind: LivePinEmulator, Noun: "emulator", Device: "threads", CPUSet: next.EmulatorPinning})
 	}

@@ -56,6 +56,11 @@ type Spec struct {
 	Firmware string // bios (or empty) / uefi
 	CPUMode  string // host-passthrough, host-model, custom; empty: libvirt's default
 	CPUModel string // for custom
+	// CPUFallback (allow, forbid) is the custom model's fallback; CPUCheck (none, partial,
+	// full) is <cpu check>. Empty keeps the domain's while the mode (and model) stay
+	// (cpu.go).
+	CPUFallback string
+	CPUCheck    string
 	// CPUTopology, CPUFeatures (feature → policy) and NUMACells are the rest of <cpu>
 	// (cpu_topology.go); unset, the definition has none.
 	CPUTopology *CPUTopology

@@ -2,8 +2,10 @@ package provider
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
@@ -12,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -67,12 +68,12 @@ var domainCPU = domainFamily{
 	attributes: map[string]schema.Attribute{
 		"topology": schema.SingleNestedAttribute{
 			MarkdownDescription: "The CPU topology the guest sees. sockets × dies × cores × threads must equal `max_vcpu` (or `vcpu` " +
-				"when `max_vcpu` is unset); the plan fails otherwise. Default: libvirt's (one socket per vCPU)." + cpuRestarts,
+				"when `max_vcpu` is unset); the plan fails otherwise. Null: none (libvirt's one socket per vCPU)." + cpuRestarts,
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
 				"sockets": countAttr("CPU sockets."),
-				"dies": schema.Int64Attribute{MarkdownDescription: "Dies per socket. Default `1`.", Optional: true, Computed: true,
-					Default: int64default.StaticInt64(1), Validators: []validator.Int64{int64validator.Between(1, 4096)}},
+				"dies": schema.Int64Attribute{MarkdownDescription: "Dies per socket. Null: 1.", Optional: true,
+					Validators: []validator.Int64{int64validator.Between(1, 4096)}},
 				"cores":   countAttr("Cores per die."),
 				"threads": countAttr("Threads per core."),
 			},
@@ -80,7 +81,8 @@ var domainCPU = domainFamily{
 		"feature": schema.MapAttribute{
 			MarkdownDescription: "CPU feature policies, feature name → `require`, `disable`, `optional`, `force` or `forbid`, e.g. " +
 				"`{ vmx = \"disable\", \"sse4.2\" = \"require\" }`. Names as libvirt's CPU map spells them (`virsh cpu-models`, " +
-				"`virsh domcapabilities`). They need a CPU model: `cpu_mode = \"host-model\"` or `\"host-passthrough\"`, or `\"custom\"` with `cpu_model`. With `cpu_mode = \"host-passthrough\"` only `disable` and `require` make sense." + cpuRestarts,
+				"`virsh domcapabilities`). They need a CPU model: `cpu.mode = \"host-model\"` or `\"host-passthrough\"`, or " +
+				"`\"custom\"` with `cpu.model`. With `cpu.mode = \"host-passthrough\"` only `disable` and `require` make sense." + cpuRestarts,
 			Optional:    true,
 			ElementType: types.StringType,
 			Validators: []validator.Map{mapvalidator.ValueStringsAre(stringvalidator.OneOf(domainxml.CPUFeaturePolicies...)),
@@ -97,36 +99,32 @@ var domainCPU = domainFamily{
 		},
 		"emulator_pinning": cpusetAttr("The host CPUs QEMU's emulator threads may run on, e.g. `0`."+
 			" Adding or changing it applies live to a running domain; removing it restarts it.", false),
-	},
-	blocks: map[string]schema.Block{
-		"numa_cell": schema.ListNestedBlock{
+		"numa_cell": schema.ListNestedAttribute{
 			MarkdownDescription: "Guest NUMA nodes. Together the cells' `cpus` must hold every vCPU from 0 to `max_vcpu` - 1 exactly " +
 				"once, and their `memory_mib` must add up to the domain's memory (`max_memory_mib`, or `memory_mib`)." + cpuRestarts,
-			NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+			Optional: true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"id": schema.Int64Attribute{MarkdownDescription: "Cell number, unique in the domain (usually 0, 1, ...).", Required: true,
 					Validators: []validator.Int64{int64validator.Between(0, 255)}},
 				"cpus": cpusetAttr("The vCPUs of the cell, e.g. `0-1`.", true),
 				"memory_mib": schema.Int64Attribute{MarkdownDescription: "The cell's memory in MiB.", Required: true,
 					Validators: []validator.Int64{int64validator.AtLeast(1)}},
-				"memory_access": optionalString("`shared` or `private`. Default: the memory backing's (private unless shared memory "+
+				"memory_access": optionalString("`shared` or `private`. Null: the memory backing's (private unless shared memory "+
 					"is asked for, or a virtiofs share needs it).", stringvalidator.OneOf(domainxml.MemoryAccessShared, domainxml.MemoryAccessPrivate)),
 			}},
 		},
 	},
-	toSpec:   cpuToSpec,
-	fromSpec: cpuFromSpec,
-	validate: validatePlatform,
+	toSpec:       cpuToSpec,
+	fromSpec:     cpuFromSpec,
+	validate:     validatePlatform,
+	fillUnknowns: cpuFillUnknowns,
 }
 
 func cpuToSpec(m *domainModel, s *domainxml.Spec) {
-	if t := m.CPU.CPUTopology; t != nil {
-		s.CPUTopology = &domainxml.CPUTopology{Sockets: uint(t.Sockets.ValueInt64()), Dies: uint(t.Dies.ValueInt64()),
-			Cores: uint(t.Cores.ValueInt64()), Threads: uint(t.Threads.ValueInt64())}
-	}
+	s.CPUTopology = cpuTopologySpec(m.CPU.CPUTopology)
 	s.CPUFeatures = mapOfStrings(m.CPU.CPUFeatures)
 	for _, c := range m.CPU.NUMACells {
-		s.NUMACells = append(s.NUMACells, domainxml.NUMACell{ID: uint(c.ID.ValueInt64()), CPUs: c.CPUs.ValueString(),
-			MemoryMiB: uint64(c.MemoryMiB.ValueInt64()), MemAccess: c.MemoryAccess.ValueString()})
+		s.NUMACells = append(s.NUMACells, numaCellSpec(c))
 	}
 	if pins := mapOfStrings(m.CPU.CPUPinning); pins != nil {
 		s.CPUPinning = map[uint]string{}
@@ -141,44 +139,121 @@ func cpuToSpec(m *domainModel, s *domainxml.Spec) {
 	s.EmulatorPinning = m.CPU.EmulatorPinning.ValueString()
 }
 
-// cpuFromSpec keeps what the configuration wrote while libvirt's definition says the same
-// (cpusets as written, dies left to its default).
+func numaCellSpec(c numaCellModel) domainxml.NUMACell {
+	return domainxml.NUMACell{ID: uint(c.ID.ValueInt64()), CPUs: c.CPUs.ValueString(), MemoryMiB: uint64(c.MemoryMiB.ValueInt64()),
+		MemAccess: c.MemoryAccess.ValueString()}
+}
+
+// cpuFromSpec: on import, everything of the family the domain has (a domain made here
+// has none of it; dies = 1 is the default and left out). Otherwise each part the prior
+// model wrote is libvirt's, kept as written while it says the same (cpusets "0,1" for
+// libvirt's "0-1", dies left out for 1), cell by cell for numa_cell; a part it left null
+// stays null.
 func cpuFromSpec(s domainxml.Spec, prior, m *domainModel) {
-	var ps domainxml.Spec
-	cpuToSpec(prior, &ps)
-	ps.VCPU, ps.MaxVCPU = s.VCPU, s.MaxVCPU
-	if domainxml.SameCPUParts(ps, s) {
-		m.CPU.CPUTopology, m.CPU.CPUFeatures, m.CPU.NUMACells = prior.CPU.CPUTopology, knownMap(prior.CPU.CPUFeatures), prior.CPU.NUMACells
-	} else {
-		m.CPU.CPUTopology, m.CPU.NUMACells = nil, nil
-		if t := s.CPUTopology; t != nil {
-			m.CPU.CPUTopology = &cpuTopologyModel{Sockets: int64Of(t.Sockets), Dies: int64Of(t.Dies), Cores: int64Of(t.Cores), Threads: int64Of(t.Threads)}
-		}
-		m.CPU.CPUFeatures = mapValue(s.CPUFeatures, prior.CPU.CPUFeatures)
-		for _, c := range s.NUMACells {
-			m.CPU.NUMACells = append(m.CPU.NUMACells, numaCellModel{ID: int64Of(c.ID), CPUs: types.StringValue(c.CPUs),
-				MemoryMiB: types.Int64Value(int64(c.MemoryMiB)), MemoryAccess: optString(c.MemAccess)})
+	importing, p, c := isImport(prior), prior.CPU.domainCPUModel, &m.CPU.domainCPUModel
+	switch {
+	case s.CPUTopology == nil || (!importing && p.CPUTopology == nil):
+		c.CPUTopology = nil
+	case !importing && domainxml.SameTopology(cpuTopologySpec(p.CPUTopology), s.CPUTopology):
+		c.CPUTopology = p.CPUTopology
+	default:
+		t := s.CPUTopology
+		c.CPUTopology = &cpuTopologyModel{Sockets: int64Of(t.Sockets), Dies: int64Of(t.Dies), Cores: int64Of(t.Cores), Threads: int64Of(t.Threads)}
+		if t.Dies <= 1 && (importing || !known(p.CPUTopology.Dies)) {
+			c.CPUTopology.Dies = types.Int64Null()
 		}
 	}
-	if domainxml.SamePinning(ps, s) {
-		m.CPU.CPUPinning, m.CPU.EmulatorPinning = knownMap(prior.CPU.CPUPinning), prior.CPU.EmulatorPinning
-		return
+	c.CPUFeatures = types.MapNull(types.StringType)
+	switch {
+	case importing:
+		c.CPUFeatures = mapValue(s.CPUFeatures, c.CPUFeatures)
+	case !known(p.CPUFeatures):
+	case domainxml.SameFeatures(mapOfStrings(p.CPUFeatures), s.CPUFeatures):
+		c.CPUFeatures = p.CPUFeatures
+	default:
+		c.CPUFeatures = mapValue(s.CPUFeatures, p.CPUFeatures)
 	}
+	c.NUMACells = numaCellsFromSpec(s.NUMACells, p.NUMACells, importing)
 	pins := map[string]string{}
 	for v, set := range s.CPUPinning {
 		pins[strconv.FormatUint(uint64(v), 10)] = set
 	}
-	m.CPU.CPUPinning = mapValue(pins, prior.CPU.CPUPinning)
-	m.CPU.EmulatorPinning = optString(s.EmulatorPinning)
+	c.CPUPinning, c.EmulatorPinning = types.MapNull(types.StringType), types.StringNull()
+	var ps domainxml.Spec
+	cpuToSpec(prior, &ps)
+	switch {
+	case importing:
+		c.CPUPinning = mapValue(pins, c.CPUPinning)
+	case !known(p.CPUPinning):
+	case maps.EqualFunc(ps.CPUPinning, s.CPUPinning, domainxml.SameCPUSet) && len(ps.CPUPinning) == len(s.CPUPinning):
+		c.CPUPinning = p.CPUPinning
+	default:
+		c.CPUPinning = mapValue(pins, p.CPUPinning)
+	}
+	switch {
+	case importing || (known(p.EmulatorPinning) && !domainxml.SameCPUSet(p.EmulatorPinning.ValueString(), s.EmulatorPinning)):
+		c.EmulatorPinning = optString(s.EmulatorPinning)
+	case known(p.EmulatorPinning):
+		c.EmulatorPinning = p.EmulatorPinning
+	}
 }
 
-// knownMap is v, or a null map of strings when v is null or unknown (or the zero value
-// of an empty prior).
-func knownMap(v types.Map) types.Map {
-	if !known(v) {
-		return types.MapNull(types.StringType)
+// numaCellsFromSpec is libvirt's cells, each kept as the prior model wrote it while it
+// says the same; nil where the prior model wrote none (an empty list stays empty while
+// libvirt has none).
+func numaCellsFromSpec(cells []domainxml.NUMACell, prior []numaCellModel, importing bool) []numaCellModel {
+	if !importing && (prior == nil || len(cells) == 0) {
+		if len(cells) == 0 && prior != nil {
+			return prior[:0:0]
+		}
+		return nil
 	}
-	return v
+	var out []numaCellModel
+	for i, c := range cells {
+		if !importing && i < len(prior) && domainxml.SameNUMACell(numaCellSpec(prior[i]), c) {
+			out = append(out, prior[i])
+			continue
+		}
+		out = append(out, numaCellModel{ID: int64Of(c.ID), CPUs: types.StringValue(c.CPUs),
+			MemoryMiB: types.Int64Value(int64(c.MemoryMiB)), MemoryAccess: optString(c.MemAccess)})
+	}
+	return out
+}
+
+// cpuTopologySpec is t as domainxml's (a null dies reads as 0: libvirt's 1).
+func cpuTopologySpec(t *cpuTopologyModel) *domainxml.CPUTopology {
+	if t == nil {
+		return nil
+	}
+	return &domainxml.CPUTopology{Sockets: uint(t.Sockets.ValueInt64()), Dies: uint(t.Dies.ValueInt64()),
+		Cores: uint(t.Cores.ValueInt64()), Threads: uint(t.Threads.ValueInt64())}
+}
+
+// cpuFillUnknowns: a value known only at apply that the read-back could not fill is null.
+func cpuFillUnknowns(m *domainModel) {
+	c := &m.CPU.domainCPUModel
+	nullIfUnknown(&c.EmulatorPinning)
+	for _, v := range []*types.Map{&c.CPUFeatures, &c.CPUPinning} {
+		if v.IsUnknown() {
+			*v = types.MapNull(types.StringType)
+		}
+	}
+	if t := c.CPUTopology; t != nil {
+		cpuNullIfUnknownInts(&t.Sockets, &t.Dies, &t.Cores, &t.Threads)
+	}
+	for i := range c.NUMACells {
+		n := &c.NUMACells[i]
+		cpuNullIfUnknownInts(&n.ID, &n.MemoryMiB)
+		nullIfUnknown(&n.CPUs, &n.MemoryAccess)
+	}
+}
+
+func cpuNullIfUnknownInts(vs ...*types.Int64) {
+	for _, v := range vs {
+		if v.IsUnknown() {
+			*v = types.Int64Null()
+		}
+	}
 }
 
 func int64Of(v uint) types.Int64 { return types.Int64Value(int64(v)) }
@@ -229,11 +304,16 @@ func validatePlatform(m *domainModel, diags *diag.Diagnostics) {
 		return // a value known only at apply: Build checks the same rules then
 	}
 	var s domainxml.Spec
-	for _, toSpec := range []func(*domainModel, *domainxml.Spec){domainSizing.toSpec, domainPlatform.toSpec, cpuToSpec, memoryToSpec, domainFilesystems.toSpec} {
+	for _, toSpec := range []func(*domainModel, *domainxml.Spec){domainSizing.toSpec, domainPlatform.toSpec, domainCPUMode.toSpec, cpuToSpec, memoryToSpec, domainFilesystems.toSpec} {
 		toSpec(m, &s)
 	}
 	for _, e := range domainxml.ValidatePlatform(s) {
-		diags.AddAttributeError(path.Root(e.Attribute), "Invalid "+e.Attribute,
+		names := strings.Split(e.Attribute, ".") // cpu.topology: the attribute in its group
+		at := path.Root(names[0])
+		for _, n := range names[1:] {
+			at = at.AtName(n)
+		}
+		diags.AddAttributeError(at, "Invalid "+e.Attribute,
 			fmt.Sprintf("libvirt_domain %s: %s.", m.Name.ValueString(), e.Err))
 	}
 }

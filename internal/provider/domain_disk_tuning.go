@@ -81,7 +81,7 @@ func diskTuningAttributes() map[string]schema.Attribute {
 		"io":            tuningEnum("Host I/O mode: `threads`, `native` (needs `cache` `none` or `directsync`) or `io_uring`. Default: QEMU's.", "native", "threads", "io_uring"),
 		"discard":       tuningEnum("Guest discard/TRIM requests: `unmap` (passed to the image) or `ignore`. Default: ignore.", "unmap", "ignore"),
 		"detect_zeroes": tuningEnum("Write zeroes as holes: `off`, `on` or `unmap` (needs `discard = \"unmap\"`).", "off", "on", "unmap"),
-		"iothread":      positiveInt("The domain's I/O thread (1 to the domain's `iothreads`) that serves the disk." + restartNote),
+		"iothread":      positiveInt("The domain's I/O thread (1 to the domain's `cpu.iothreads`) that serves the disk." + restartNote),
 		"queues":        positiveInt("Number of virtio queues (virtio bus only). Default: QEMU's (one per vCPU)." + restartNote),
 		"serial": optionalString("Serial number the guest sees (1 to 20 of letters, digits, `_ . + -`)."+restartNote,
 			stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9_.+-]{1,20}$`), "must be 1 to 20 characters of letters, digits, _ . + -")),

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
@@ -20,24 +21,29 @@ type domainIOThreadsModel struct {
 var domainIOThreads = domainFamily{
 	group: groupCPU,
 	attributes: map[string]schema.Attribute{
-		"iothreads": defaultedInt("Number of I/O threads (`<iothreads>`) that disks can be bound to with their `iothread` "+
-			"(1 to this number). Default: what the domain has (none for a domain made here); `0` removes them. Changing it "+
-			"restarts a running domain.", int64validator.Between(0, 1024)),
+		"iothreads": schema.Int64Attribute{MarkdownDescription: "Number of I/O threads (`<iothreads>`) that disks can be bound to " +
+			"with their `iothread` (1 to this number). Null (the default): what the domain has (none for a domain made here); `0` " +
+			"removes them. Changing it restarts a running domain.", Optional: true, Validators: []validator.Int64{int64validator.Between(0, 1024)}},
 	},
 	toSpec: func(m *domainModel, s *domainxml.Spec) {
-		s.IOThreads = nil // unknown: keep the domain's
+		s.IOThreads = nil // null: keep the domain's
 		if known(m.CPU.IOThreads) {
 			n := uint(m.CPU.IOThreads.ValueInt64())
 			s.IOThreads = &n
 		}
 	},
 	validate: validateIOThreads,
-	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
-		m.CPU.IOThreads = types.Int64Value(int64(s.IOThreadCount()))
+	// On import the domain's count where it has I/O threads (a domain made here has
+	// none); otherwise libvirt's count where the prior model wrote one.
+	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
+		m.CPU.IOThreads = types.Int64Null()
+		if n := s.IOThreadCount(); (isImport(prior) && n > 0) || known(prior.CPU.IOThreads) {
+			m.CPU.IOThreads = types.Int64Value(int64(n))
+		}
 	},
 	fillUnknowns: func(m *domainModel) {
 		if m.CPU.IOThreads.IsUnknown() {
-			m.CPU.IOThreads = types.Int64Value(0)
+			m.CPU.IOThreads = types.Int64Null()
 		}
 	},
 }
@@ -51,8 +57,8 @@ func validateIOThreads(m *domainModel, diags *diag.Diagnostics) {
 	n := m.CPU.IOThreads.ValueInt64()
 	for i, d := range m.Disks {
 		if known(d.IOThread) && d.IOThread.ValueInt64() > n {
-			diags.AddAttributeError(path.Root("disk").AtListIndex(i).AtName("iothread"), "Disk iothread beyond iothreads",
-				fmt.Sprintf("libvirt_domain %s, disk %d: iothread = %d, but iothreads = %d. Set iothreads to %d or more, or bind the disk to a thread from 1 to %d.",
+			diags.AddAttributeError(path.Root("disk").AtListIndex(i).AtName("iothread"), "Disk iothread beyond cpu.iothreads",
+				fmt.Sprintf("libvirt_domain %s, disk %d: iothread = %d, but cpu.iothreads = %d. Set cpu.iothreads to %d or more, or bind the disk to a thread from 1 to %d.",
 					m.Name.ValueString(), i, d.IOThread.ValueInt64(), n, d.IOThread.ValueInt64(), n))
 		}
 	}

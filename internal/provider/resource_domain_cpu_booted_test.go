@@ -22,10 +22,12 @@ func TestAccDomainCPU_numaBooted(t *testing.T) {
 		return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 2), attr("memory_mib", 256),
 			strings.Join(balloon, ""),
 			`graphics = { type = "none" }`, blockHCL("disk", attr("volume_id", disk)),
-			"cpu_topology = { sockets = 1, cores = 2, threads = 1 }",
-			blockHCL("numa_cell", attr("id", 0), attr("cpus", "0"), attr("memory_mib", 128)),
-			blockHCL("numa_cell", attr("id", 1), attr("cpus", "1"), attr("memory_mib", 128)),
-			fmt.Sprintf("cpu_pinning = { \"0\" = %q, \"1\" = %q }", pin0, pin1), attr("emulator_pinning", emulator))
+			fmt.Sprintf(`cpu = {
+    topology         = { sockets = 1, cores = 2, threads = 1 }
+    numa_cell        = [{ id = 0, cpus = "0", memory_mib = 128 }, { id = 1, cpus = "1", memory_mib = 128 }]
+    pinning          = { "0" = %q, "1" = %q }
+    emulator_pinning = %q
+  }`, pin0, pin1, emulator))
 	}
 	var id int32
 	// pins checks the running domain's vCPU and emulator pins (what virsh vcpupin and
@@ -89,7 +91,7 @@ func TestAccDomainCPU_numaBooted(t *testing.T) {
 	})
 }
 
-const balloon10 = `memballoon = { model = "virtio", stats_period_sec = 10 }`
+const balloon10 = `devices = { memballoon = { model = "virtio", stats_period_sec = 10 } }`
 
 // balloonPeriod is d's memory-statistics period in seconds (0: none).
 func balloonPeriod(d *libvirtxml.Domain) uint {

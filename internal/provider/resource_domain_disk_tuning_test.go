@@ -141,7 +141,7 @@ resource "libvirt_domain" "test" {
   memory_mib = 128
   running    = false
   qemu_agent = false
-  iothreads  = 2
+  cpu        = { iothreads = 2 }
   disk {
     path          = %q
     cache         = %q
@@ -213,7 +213,7 @@ func TestAccDomainDiskTuning_defineOnly(t *testing.T) {
 			{
 				Config:           diskTuningHCL(name, vda, sda, "none"),
 				ConfigPlanChecks: acctest.Plans(),
-				ConfigStateChecks: acctest.State(domRes, "state", "shutoff", "disk.0.cache", "none", "disk.0.read_only", nil, "iothreads", 2, "disk.0.iothread", 2,
+				ConfigStateChecks: acctest.State(domRes, "state", "shutoff", "disk.0.cache", "none", "disk.0.read_only", nil, "cpu.iothreads", 2, "disk.0.iothread", 2,
 					"disk.1.read_only", true, "disk.1.wwn", "5000c50015ea71ad", "disk.2.device", "lun", "disk.2.bus", "scsi"),
 				Check: scsiController("virtio-scsi"),
 			},

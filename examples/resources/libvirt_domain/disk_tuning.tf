@@ -18,7 +18,7 @@ resource "libvirt_domain" "db" {
   name       = "db-1"
   vcpu       = 2
   memory_mib = 2048
-  iothreads  = 1 # the data disk gets an I/O thread of its own
+  cpu        = { iothreads = 1 } # the data disk gets an I/O thread of its own
 
   disk {
     volume_id = libvirt_volume.db_root.id

@@ -39,7 +39,7 @@ resource "libvirt_domain" "workstation" {
   memory_mib = 16384
   machine    = "q35"
   firmware   = "uefi"
-  cpu_mode   = "host-passthrough"
+  cpu        = { mode = "host-passthrough" }
   graphics   = { type = "none" }
 
   disk {

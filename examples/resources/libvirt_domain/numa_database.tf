@@ -7,29 +7,23 @@ resource "libvirt_domain" "db" {
   name       = "db-1"
   vcpu       = 8
   memory_mib = 16384
-  cpu_mode   = "host-passthrough"
 
-  # sockets × dies × cores × threads must be vcpu (or max_vcpu).
-  cpu_topology = { sockets = 2, cores = 4, threads = 1 }
-  cpu_features = { vmx = "disable" }
-
-  numa_cell {
-    id         = 0
-    cpus       = "0-3"
-    memory_mib = 8192
+  cpu = {
+    mode = "host-passthrough"
+    # sockets × dies × cores × threads must be vcpu (or max_vcpu).
+    topology = { sockets = 2, cores = 4, threads = 1 }
+    feature  = { vmx = "disable" }
+    numa_cell = [
+      { id = 0, cpus = "0-3", memory_mib = 8192 },
+      { id = 1, cpus = "4-7", memory_mib = 8192 },
+    ]
+    # vCPU -> host CPUs. Adding or changing a pin applies live; removing one restarts.
+    pinning = {
+      "0" = "1", "1" = "2", "2" = "3", "3" = "4"
+      "4" = "9", "5" = "10", "6" = "11", "7" = "12"
+    }
+    emulator_pinning = "0,8"
   }
-  numa_cell {
-    id         = 1
-    cpus       = "4-7"
-    memory_mib = 8192
-  }
-
-  # vCPU -> host CPUs. Adding or changing a pin applies live; removing one restarts.
-  cpu_pinning = {
-    "0" = "1", "1" = "2", "2" = "3", "3" = "4"
-    "4" = "9", "5" = "10", "6" = "11", "7" = "12"
-  }
-  emulator_pinning = "0,8"
 
   memory_backing = {
     hugepages         = true
