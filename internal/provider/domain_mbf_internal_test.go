@@ -41,10 +41,19 @@ func TestMemoryFromSpec(t *testing.T) {
 	if m.MemoryBacking != nil {
 		t.Errorf("not written: %+v", m.MemoryBacking)
 	}
+	// Import: memfd and shared are what the share brings.
 	domainMemory.fromSpec(s, withGroups(&domainModel{}), m)
-	if b := m.MemoryBacking; b == nil || b.Source.ValueString() != "memfd" || !b.Locked.ValueBool() || !b.HugePageSizeKiB.IsNull() ||
+	if b := m.MemoryBacking; b == nil || !b.Source.IsNull() || !b.Access.IsNull() || !b.Locked.ValueBool() || !b.HugePageSizeKiB.IsNull() ||
 		!b.HugePages.IsNull() || !b.Discard.IsNull() {
 		t.Errorf("imported: %+v", m.MemoryBacking)
+	}
+	domainMemory.fromSpec(domainxml.Spec{MemoryBacking: &domainxml.MemoryBacking{HugePages: true, HugePageSizeKiB: 2048, Source: "memfd"}}, withGroups(&domainModel{}), m)
+	if b := m.MemoryBacking; b == nil || b.Source.ValueString() != "memfd" || b.HugePageSizeKiB.ValueInt64() != 2048 || !b.HugePages.ValueBool() || !b.Locked.IsNull() {
+		t.Errorf("imported without a share: %+v", m.MemoryBacking)
+	}
+	domainMemory.fromSpec(domainxml.Spec{MemoryBacking: &domainxml.MemoryBacking{}}, withGroups(&domainModel{}), m)
+	if m.MemoryBacking != nil {
+		t.Errorf("imported, nothing this schema names: %+v", m.MemoryBacking)
 	}
 	domainMemory.fromSpec(domainxml.Spec{Filesystems: fss}, withGroups(&domainModel{}), m)
 	if m.MemoryBacking != nil {

@@ -74,30 +74,20 @@ var domainMemory = domainFamily{
 // reads back as libvirt writes it), else field by field, a field the configuration left out
 // staying null while the domain has what leaving it out means. Null when the configuration
 // leaves it out (virtiofs' own memory included). An import writes it when the domain has a
-// backing other than virtiofs' own, with the fields that are not their default.
+// backing other than virtiofs' own, with the fields that differ from leaving them out
+// (false, none, memfd and shared with a virtiofs share).
 func memoryFromSpec(s domainxml.Spec, prior, m *domainModel) {
 	m.MemoryBacking = nil
-	if isImport(prior) {
-		if b := s.MemoryBacking; b != nil {
-			mb := backingModel(*b)
-			for _, f := range memoryFields {
-				if f.isDefault(mb) {
-					f.clear(mb)
-				}
-			}
-			if *mb != emptyBacking() {
-				m.MemoryBacking = mb
-			}
-		}
-		return
-	}
 	written := prior.MemoryBacking
-	if written == nil {
+	if isImport(prior) {
+		if s.MemoryBacking == nil {
+			return
+		}
+		none := emptyBacking()
+		written = &none
+	} else if written == nil {
 		return
-	}
-	ps := domainxml.Spec{Filesystems: s.Filesystems}
-	memoryToSpec(prior, &ps)
-	if domainxml.SameMemoryBacking(ps, s) {
+	} else if domainxml.SameMemoryBacking(backingSpec(written, s.Filesystems), s) {
 		m.MemoryBacking = written
 		return
 	}
@@ -112,13 +102,21 @@ func memoryFromSpec(s domainxml.Spec, prior, m *domainModel) {
 		}
 		try := *mb
 		f.clear(&try)
-		ts := domainxml.Spec{Filesystems: s.Filesystems}
-		memoryToSpec(&domainModel{domainMemoryModel: domainMemoryModel{MemoryBacking: &try}}, &ts)
-		if domainxml.SameMemoryBacking(ts, s) {
+		if domainxml.SameMemoryBacking(backingSpec(&try, s.Filesystems), s) {
 			*mb = try
 		}
 	}
+	if isImport(prior) && *mb == emptyBacking() {
+		return // what the provider gives the domain without memory_backing
+	}
 	m.MemoryBacking = mb
+}
+
+// backingSpec is the Spec b asks for beside the filesystems fss.
+func backingSpec(b *memoryBackingModel, fss []domainxml.Filesystem) domainxml.Spec {
+	s := domainxml.Spec{Filesystems: fss}
+	memoryToSpec(&domainModel{domainMemoryModel: domainMemoryModel{MemoryBacking: b}}, &s)
+	return s
 }
 
 // backingModel is b with every field set (the strings and the page size null when empty).
@@ -146,19 +144,6 @@ type memoryField struct {
 
 func (f memoryField) null(b *memoryBackingModel) bool    { return f.v(b).IsNull() }
 func (f memoryField) unknown(b *memoryBackingModel) bool { return f.v(b).IsUnknown() }
-
-// isDefault: the field is what leaving it out means without a virtiofs share (false, none).
-func (f memoryField) isDefault(b *memoryBackingModel) bool {
-	switch v := f.v(b).(type) {
-	case types.Bool:
-		return !v.ValueBool()
-	case types.Int64:
-		return v.ValueInt64() == 0
-	case types.String:
-		return v.ValueString() == ""
-	}
-	return false
-}
 
 var memoryFields = []memoryField{
 	{func(b *memoryBackingModel) attr.Value { return b.HugePages }, func(b *memoryBackingModel) { b.HugePages = types.BoolNull() }},
