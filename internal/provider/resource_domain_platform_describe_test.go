@@ -12,14 +12,14 @@ import (
 )
 
 // describeHCL is a diskless domain with a title, a description, tags and events actions
-// other than libvirt's defaults (more lines replace the defaults).
+// other than libvirt's defaults, on_poweroff left out (more lines replace the defaults).
 func describeHCL(name string, running bool, lines ...string) string {
 	return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", withDefaults([]string{
 		attr("name", name), attr("vcpu", 1), attr("memory_mib", 64), attr("running", running),
 		`graphics = { type = "none" }`, `shutdown = { timeout = "2s" }`, // a BIOS ignores the power button
 		attr("title", "web front"), attr("description", "the front end\nof the shop"),
 		`tags = { env = "prod", team = "web" }`,
-		`events = { on_poweroff = "restart", on_reboot = "destroy", on_crash = "coredump-destroy" }`,
+		`events = { on_reboot = "destroy", on_crash = "coredump-destroy" }`,
 	}, lines)...)
 }
 
@@ -65,14 +65,14 @@ data "libvirt_domains" "d" {
 `, name),
 				ConfigPlanChecks: acctest.Plans(),
 				ConfigStateChecks: append(acctest.State(domRes, "title", "web front", "description", "the front end\nof the shop",
-					"tags.env", "prod", "tags.team", "web", "events.on_poweroff", "restart", "events.on_reboot", "destroy", "events.on_crash", "coredump-destroy"),
+					"tags.env", "prod", "tags.team", "web", "events.on_poweroff", nil, "events.on_reboot", "destroy", "events.on_crash", "coredump-destroy"),
 					acctest.State("data.libvirt_domains.d", "domains.0.tags.team", "web")...),
 				Check: titleIs(t, name, "web front", nil),
 			},
 			{ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name, ImportStateVerifyIgnore: []string{"timeouts", "shutdown"}},
 			{
 				Config: describeHCL(name, false, attr("title", ""), `tags = { env = "test" }`,
-					`events = { on_poweroff = "restart", on_reboot = "destroy", on_crash = "preserve" }`),
+					`events = { on_reboot = "destroy", on_crash = "preserve" }`),
 				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
 				ConfigStateChecks: acctest.State(domRes, "title", "", "tags", knownvalue.MapExact(map[string]knownvalue.Check{"env": knownvalue.StringExact("test")}), "events.on_crash", "preserve"),
 				Check:             titleIs(t, name, "", nil),
@@ -88,8 +88,8 @@ data "libvirt_domains" "d" {
 					if err != nil {
 						return err
 					}
-					if d.Inactive.OnPoweroff != "restart" || d.Inactive.OnCrash != "preserve" {
-						return fmt.Errorf("on_poweroff %q, on_crash %q: want restart, preserve kept", d.Inactive.OnPoweroff, d.Inactive.OnCrash)
+					if d.Inactive.OnReboot != "destroy" || d.Inactive.OnCrash != "preserve" {
+						return fmt.Errorf("on_reboot %q, on_crash %q: want destroy, preserve kept", d.Inactive.OnReboot, d.Inactive.OnCrash)
 					}
 					return nil
 				}),
