@@ -7,7 +7,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 )
 
-// Lifecycle actions: what libvirt does when the guest powers off, reboots or crashes
+// Lifecycle actions (libvirt_domain.events): what libvirt does when the guest powers off, reboots or crashes
 // (<on_poweroff>, <on_reboot>, <on_crash>). libvirt writes its defaults (destroy,
 // restart, destroy) into every definition; an action left empty keeps what the domain
 // has. A change restarts a running domain: libvirt 9.0 changes only on_reboot live
@@ -28,13 +28,13 @@ var (
 )
 
 var lifecycleFamily = family{
-	name: "lifecycle",
+	name: "events",
 	validate: func(s *Spec) error {
 		l := s.Lifecycle
 		for _, a := range []struct{ name, v string }{{"on_poweroff", l.OnPoweroff}, {"on_reboot", l.OnReboot}, {"on_crash", l.OnCrash}} {
 			ok := slices.Contains(LifecycleActions, a.v) || (a.name == "on_crash" && slices.Contains(LifecycleCrashActions, a.v))
 			if a.v != "" && !ok {
-				return fmt.Errorf("%s = %q is not a lifecycle action libvirt's QEMU driver accepts", a.name, a.v)
+				return fmt.Errorf("events.%s = %q is not an action libvirt's QEMU driver accepts", a.name, a.v)
 			}
 		}
 		return nil
