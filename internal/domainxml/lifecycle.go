@@ -7,8 +7,8 @@ import (
 	"libvirt.org/go/libvirtxml"
 )
 
-// Lifecycle actions (libvirt_domain.events): what libvirt does when the guest powers off, reboots or crashes
-// (<on_poweroff>, <on_reboot>, <on_crash>). libvirt writes its defaults (destroy,
+// Lifecycle actions (libvirt_domain.events): what libvirt does when the guest powers
+// off, reboots or crashes (<on_poweroff>, <on_reboot>, <on_crash>). libvirt writes its defaults (destroy,
 // restart, destroy) into every definition; an action left empty keeps what the domain
 // has. A change restarts a running domain: libvirt 9.0 changes only on_reboot live
 // (virDomainSetLifecycleAction), and one path for all three is clearer.
