@@ -100,21 +100,34 @@ var featuresFamily = family{
 			p.Spec.Features = f
 		} // else nil: what a fresh definition has (round trips of specs that never set it)
 	},
-	same: func(a, b Spec) bool {
-		x, y := a.Features, b.Features
-		if y == nil {
-			return true
+	same: sameFeatures,
+	// A feature the old spec kept (libvirt_domain v3 keeps only what was written in state)
+	// and the new one sets to what the domain already has changes nothing: with the
+	// definition at hand (cur) that is no change; without it (plan time), any change
+	// restarts, as without this hook.
+	live: func(_, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
+		if cur == nil || !sameFeatures(Spec{Features: featuresOf(cur.Features)}, next) {
+			return nil, "features changes"
 		}
-		if x == nil {
-			x = DefaultFeatures()
-		}
-		same := func(have, want *bool) bool {
-			return want == nil || (have != nil && *have == *want) || (have == nil && !*want)
-		}
-		return same(x.ACPI, y.ACPI) && same(x.APIC, y.APIC) && same(x.PAE, y.PAE) && same(x.SMM, y.SMM) &&
-			same(x.HAP, y.HAP) && same(x.KVMHidden, y.KVMHidden) &&
-			(y.HyperV == nil || slices.Equal(sortedHyperV(x.HyperV), sortedHyperV(y.HyperV)))
+		return nil, ""
 	},
+}
+
+// sameFeatures: b keeps what it leaves nil of a's features and sets the rest as a has them.
+func sameFeatures(a, b Spec) bool {
+	x, y := a.Features, b.Features
+	if y == nil {
+		return true
+	}
+	if x == nil {
+		x = DefaultFeatures()
+	}
+	same := func(have, want *bool) bool {
+		return want == nil || (have != nil && *have == *want) || (have == nil && !*want)
+	}
+	return same(x.ACPI, y.ACPI) && same(x.APIC, y.APIC) && same(x.PAE, y.PAE) && same(x.SMM, y.SMM) &&
+		same(x.HAP, y.HAP) && same(x.KVMHidden, y.KVMHidden) &&
+		(y.HyperV == nil || slices.Equal(sortedHyperV(x.HyperV), sortedHyperV(y.HyperV)))
 }
 
 // featuresOf is what l has of the features the user controls, every one set.

@@ -54,9 +54,26 @@ var lifecycleFamily = family{
 	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
 		p.Spec.Lifecycle = Lifecycle{OnPoweroff: d.OnPoweroff, OnReboot: d.OnReboot, OnCrash: d.OnCrash}
 	},
-	same: func(a, b Spec) bool {
-		x, y := a.Lifecycle, b.Lifecycle
-		keep := func(have, want string) bool { return want == "" || have == want }
-		return keep(x.OnPoweroff, y.OnPoweroff) && keep(x.OnReboot, y.OnReboot) && keep(x.OnCrash, y.OnCrash)
+	same: sameLifecycle,
+	// An action the old spec kept (libvirt_domain v3 keeps only what was written in state)
+	// and the new one sets to what the domain already has changes nothing: with the
+	// definition at hand (cur) that is no change; without it (plan time), any change
+	// restarts, as without this hook.
+	live: func(_, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
+		if cur == nil {
+			return nil, "events changes"
+		}
+		have := Spec{Lifecycle: Lifecycle{OnPoweroff: cur.OnPoweroff, OnReboot: cur.OnReboot, OnCrash: cur.OnCrash}}
+		if !sameLifecycle(have, next) {
+			return nil, "events changes"
+		}
+		return nil, ""
 	},
+}
+
+// sameLifecycle: b keeps the actions it leaves empty and sets the rest as a has them.
+func sameLifecycle(a, b Spec) bool {
+	x, y := a.Lifecycle, b.Lifecycle
+	keep := func(have, want string) bool { return want == "" || have == want }
+	return keep(x.OnPoweroff, y.OnPoweroff) && keep(x.OnReboot, y.OnReboot) && keep(x.OnCrash, y.OnCrash)
 }
