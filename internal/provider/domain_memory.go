@@ -73,20 +73,21 @@ var domainMemory = domainFamily{
 // all of it while the domain has that memory (a source or access a virtiofs share implies
 // reads back as libvirt writes it), else field by field, a field the configuration left out
 // staying null while the domain has what leaving it out means. Null when the configuration
-// leaves it out (virtiofs' own memory included). An import writes it when the domain has a
-// backing other than virtiofs' own, with the fields that differ from leaving them out
-// (false, none, memfd and shared with a virtiofs share).
+// leaves it out and the domain has what that means (none, or virtiofs' own memory). An
+// import writes it when the domain has another backing, with the fields that differ from
+// leaving them out (false, none, memfd and shared with a virtiofs share); so does a read
+// of a domain given another backing outside Terraform while the configuration leaves it
+// out: left out means none (the next update removes it), and the plan must say so.
 func memoryFromSpec(s domainxml.Spec, prior, m *domainModel) {
 	m.MemoryBacking = nil
 	written := prior.MemoryBacking
-	if isImport(prior) {
+	notWritten := isImport(prior) || written == nil
+	if notWritten {
 		if s.MemoryBacking == nil {
 			return
 		}
 		none := emptyBacking()
 		written = &none
-	} else if written == nil {
-		return
 	} else if domainxml.SameMemoryBacking(backingSpec(written, s.Filesystems), s) {
 		m.MemoryBacking = written
 		return
@@ -106,7 +107,7 @@ func memoryFromSpec(s domainxml.Spec, prior, m *domainModel) {
 			*mb = try
 		}
 	}
-	if isImport(prior) && *mb == emptyBacking() {
+	if notWritten && *mb == emptyBacking() {
 		return // what the provider gives the domain without memory_backing
 	}
 	m.MemoryBacking = mb
