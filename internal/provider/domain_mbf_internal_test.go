@@ -143,15 +143,21 @@ func TestEventsFromSpec(t *testing.T) {
 	}
 }
 
-// TestQEMUFromSpec: null unless written; an import writes what the domain has.
+// TestQEMUFromSpec: what the domain has (left out is none: anything else is drift); the
+// group itself is null unless written, or on import of a domain with a command line.
 func TestQEMUFromSpec(t *testing.T) {
 	s := domainxml.Spec{QEMU: &domainxml.QEMUCommandline{Args: []string{"-a"}, Env: map[string]string{"X": "1"}}}
 	m := withGroups(&domainModel{})
 	prior := written()
 	prior.QEMU.QEMUArgs, prior.QEMU.QEMUEnv = stringList([]string{"-b"}), types.MapNull(types.StringType)
+	// env given outside Terraform: drift (left out is none).
 	domainQEMU.fromSpec(s, prior, m)
-	if q := m.QEMU; len(q.QEMUArgs.Elements()) != 1 || !q.QEMUEnv.IsNull() {
+	if q := m.QEMU; len(q.QEMUArgs.Elements()) != 1 || len(q.QEMUEnv.Elements()) != 1 {
 		t.Errorf("written args: %+v", q)
+	}
+	domainQEMU.fromSpec(domainxml.Spec{QEMU: &domainxml.QEMUCommandline{Args: []string{"-a"}}}, prior, m)
+	if q := m.QEMU; len(q.QEMUArgs.Elements()) != 1 || !q.QEMUEnv.IsNull() {
+		t.Errorf("args only: %+v", q)
 	}
 	domainQEMU.fromSpec(s, withGroups(&domainModel{}), m)
 	if q := m.QEMU; q.QEMUArgs.IsNull() || q.QEMUEnv.IsNull() {

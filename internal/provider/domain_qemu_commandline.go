@@ -47,18 +47,20 @@ var domainQEMU = domainFamily{
 		// libvirt_domain manages the whole command line: none set removes it.
 		s.QEMU = &domainxml.QEMUCommandline{Args: knownStrings(m.QEMU.QEMUArgs), Env: mapOfStrings(m.QEMU.QEMUEnv)}
 	},
-	// What the configuration wrote, as the domain has it (null when the domain lost it: drift);
-	// an import writes what the domain has (a domain made here has none).
-	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
-		q, p, imp := &m.QEMU.domainQEMUModel, prior.QEMU, isImport(prior)
+	// What the domain has, which is what the configuration wrote: left out means none, so
+	// args or env given outside Terraform show as drift (the next update removes them).
+	// Whether the group is in state at all is the engine's (settleGroups): written, or on
+	// import when the domain has a command line (a domain made here has none).
+	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
+		q := &m.QEMU.domainQEMUModel
 		q.QEMUArgs, q.QEMUEnv = types.ListNull(types.StringType), types.MapNull(types.StringType)
 		if s.QEMU == nil {
 			return
 		}
-		if len(s.QEMU.Args) > 0 && (imp || !p.QEMUArgs.IsNull()) {
+		if len(s.QEMU.Args) > 0 {
 			q.QEMUArgs = stringList(s.QEMU.Args)
 		}
-		if len(s.QEMU.Env) > 0 && (imp || !p.QEMUEnv.IsNull()) {
+		if len(s.QEMU.Env) > 0 {
 			q.QEMUEnv = stringMap(s.QEMU.Env)
 		}
 	},
