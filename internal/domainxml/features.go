@@ -95,35 +95,64 @@ var featuresFamily = family{
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
-		l := d.Features
-		if l == nil {
-			l = &libvirtxml.DomainFeatureList{}
-		}
-		on := func(b bool) *bool { return &b }
-		f := &Features{
-			ACPI: on(l.ACPI != nil), APIC: on(l.APIC != nil), PAE: on(l.PAE != nil),
-			SMM: on(l.SMM != nil && l.SMM.State != "off"), HAP: on(stateOn(l.HAP)),
-			KVMHidden: on(l.KVM != nil && stateOn(l.KVM.Hidden)), HyperV: parseHyperV(l.HyperV),
-		}
+		f := featuresOf(d.Features)
 		if !reflect.DeepEqual(f, DefaultFeatures()) {
 			p.Spec.Features = f
 		} // else nil: what a fresh definition has (round trips of specs that never set it)
 	},
-	same: func(a, b Spec) bool {
-		x, y := a.Features, b.Features
-		if y == nil {
-			return true
+	same: sameFeatures,
+	// A feature the old spec kept (libvirt_domain v3 keeps only what was written in state)
+	// and the new one sets to what the domain already has changes nothing: with the
+	// definition at hand (cur) that is no change; without it (plan time), any change
+	// restarts, as without this hook.
+	live: func(_, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
+		if cur == nil || !sameFeatures(Spec{Features: featuresOf(cur.Features)}, next) {
+			return nil, "features changes"
 		}
-		if x == nil {
-			x = DefaultFeatures()
-		}
-		same := func(have, want *bool) bool {
-			return want == nil || (have != nil && *have == *want) || (have == nil && !*want)
-		}
-		return same(x.ACPI, y.ACPI) && same(x.APIC, y.APIC) && same(x.PAE, y.PAE) && same(x.SMM, y.SMM) &&
-			same(x.HAP, y.HAP) && same(x.KVMHidden, y.KVMHidden) &&
-			(y.HyperV == nil || slices.Equal(sortedHyperV(x.HyperV), sortedHyperV(y.HyperV)))
+		return nil, ""
 	},
+}
+
+// sameFeatures: b keeps what it leaves nil of a's features and sets the rest as a has them.
+func sameFeatures(a, b Spec) bool {
+	x, y := a.Features, b.Features
+	if y == nil {
+		return true
+	}
+	if x == nil {
+		x = DefaultFeatures()
+	}
+	same := func(have, want *bool) bool {
+		return want == nil || (have != nil && *have == *want) || (have == nil && !*want)
+	}
+	return same(x.ACPI, y.ACPI) && same(x.APIC, y.APIC) && same(x.PAE, y.PAE) && same(x.SMM, y.SMM) &&
+		same(x.HAP, y.HAP) && same(x.KVMHidden, y.KVMHidden) &&
+		(y.HyperV == nil || slices.Equal(sortedHyperV(x.HyperV), sortedHyperV(y.HyperV)))
+}
+
+// featuresOf is what l has of the features the user controls, every one set.
+func featuresOf(l *libvirtxml.DomainFeatureList) *Features {
+	if l == nil {
+		l = &libvirtxml.DomainFeatureList{}
+	}
+	on := func(b bool) *bool { return &b }
+	return &Features{
+		ACPI: on(l.ACPI != nil), APIC: on(l.APIC != nil), PAE: on(l.PAE != nil),
+		SMM: on(l.SMM != nil && l.SMM.State != "off"), HAP: on(stateOn(l.HAP)),
+		KVMHidden: on(l.KVM != nil && stateOn(l.KVM.Hidden)), HyperV: parseHyperV(l.HyperV),
+	}
+}
+
+// FreshFeatures are the features a new definition of s gets without features set, every
+// one set: the arch's (defaultFeatures: acpi and apic on x86, acpi with UEFI on aarch64)
+// and smm with Secure Boot (secure_boot.go). An import writes features only where the
+// domain's differ from these.
+func FreshFeatures(s Spec) *Features {
+	f := featuresOf(defaultFeatures(&s))
+	if s.SecureBoot != nil && s.SecureBoot.Enabled {
+		*f.SMM = true
+	}
+	return f
 }
 
 // setFeature makes *dst on (keeping it as it is when it is there) or off, as want says.

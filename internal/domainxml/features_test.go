@@ -89,3 +89,22 @@ func TestFeaturesBuild(t *testing.T) {
 		t.Errorf("after turning hyperv and kvm_hidden off: %+v", d.Features)
 	}
 }
+
+// TestFeaturesKeptThenWritten: libvirt_domain v3 keeps in state only the features written,
+// so a feature written later may be what the domain already has: with the definition at
+// hand (apply) that is no change; at plan time (no definition) or when the domain differs,
+// a running domain restarts.
+func TestFeaturesKeptThenWritten(t *testing.T) {
+	old := Spec{Name: "f", Features: &Features{}}
+	next := Spec{Name: "f", Features: &Features{ACPI: boolp(true), HyperV: []string{}}}
+	has := &libvirtxml.Domain{Features: &libvirtxml.DomainFeatureList{ACPI: &libvirtxml.DomainFeature{}}}
+	if c := PlanChange(old, next, true, true, has).Change; c != ChangeNone {
+		t.Errorf("acpi the domain has: %s", c)
+	}
+	if c := PlanChange(old, next, true, true, nil).Change; c != ChangeRestart {
+		t.Errorf("at plan time: %s", c)
+	}
+	if c := PlanChange(old, next, true, true, &libvirtxml.Domain{}).Change; c != ChangeRestart {
+		t.Errorf("acpi the domain lacks: %s", c)
+	}
+}

@@ -9,7 +9,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 )
 
-// qemu_args / qemu_env: QEMU command-line passthrough (<qemu:commandline>), for what
+// qemu.args / qemu.env: QEMU command-line passthrough (<qemu:commandline>), for what
 // libvirt cannot express. libvirt marks such a domain tainted ("custom-argv") and does
 // not check what is passed. A change restarts a running domain.
 
@@ -23,19 +23,19 @@ type QEMUCommandline struct {
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 var qemuCommandlineFamily = family{
-	name: "qemu_args",
+	name: "qemu",
 	validate: func(s *Spec) error {
 		if s.QEMU == nil {
 			return nil
 		}
 		for i, a := range s.QEMU.Args {
 			if a == "" {
-				return fmt.Errorf("qemu_args[%d] is empty; remove it", i)
+				return fmt.Errorf("qemu.args[%d] is empty; remove it", i)
 			}
 		}
 		for k := range s.QEMU.Env {
 			if !envName.MatchString(k) {
-				return fmt.Errorf("qemu_env: %q is not an environment variable name (letters, digits and _, not starting with a digit)", k)
+				return fmt.Errorf("qemu.env: %q is not an environment variable name (letters, digits and _, not starting with a digit)", k)
 			}
 		}
 		return nil

@@ -166,31 +166,6 @@ func TestIOThreadsFromSpec(t *testing.T) {
 	}
 }
 
-// TestMemoryFromSpec: what a virtiofs share implies (memfd, shared) stays unset as
-// written; on import it reads as libvirt has it.
-func TestMemoryFromSpec(t *testing.T) {
-	fss := []domainxml.Filesystem{{Source: "/srv", Target: "a"}}
-	s := domainxml.Spec{Filesystems: fss, MemoryBacking: &domainxml.MemoryBacking{Locked: true, Source: "memfd", Access: "shared"}}
-	prior := withGroups(&domainModel{})
-	prior.MemoryBacking = &memoryBackingModel{Locked: types.BoolValue(true), HugePages: types.BoolValue(false), NoSharePages: types.BoolValue(false),
-		Discard: types.BoolValue(false), Source: types.StringNull(), Access: types.StringNull(), HugePageSizeKiB: types.Int64Null()}
-	m := withGroups(&domainModel{})
-	domainMemory.fromSpec(s, prior, m)
-	if m.MemoryBacking != prior.MemoryBacking {
-		t.Errorf("as written: %+v", m.MemoryBacking)
-	}
-	m = withGroups(&domainModel{})
-	domainMemory.fromSpec(s, withGroups(&domainModel{}), m)
-	if b := m.MemoryBacking; b == nil || b.Source.ValueString() != "memfd" || !b.Locked.ValueBool() || !b.HugePageSizeKiB.IsNull() {
-		t.Errorf("imported: %+v", m.MemoryBacking)
-	}
-	m = withGroups(&domainModel{})
-	domainMemory.fromSpec(domainxml.Spec{Filesystems: fss}, withGroups(&domainModel{}), m)
-	if m.MemoryBacking != nil {
-		t.Errorf("virtiofs' own memory is no memory_backing: %+v", m.MemoryBacking)
-	}
-}
-
 // TestValidatePlatformUnknown: a cell size known only at apply is not an error at plan;
 // a known wrong one is, at the attribute.
 func TestValidatePlatformUnknown(t *testing.T) {

@@ -28,24 +28,28 @@ var domainEvents = domainFamily{
 		e := m.Events
 		s.Lifecycle = domainxml.Lifecycle{OnPoweroff: knownString(e.OnPoweroff), OnReboot: knownString(e.OnReboot), OnCrash: knownString(e.OnCrash)}
 	},
-	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
-		l := s.Lifecycle
-		m.Events.OnPoweroff, m.Events.OnReboot, m.Events.OnCrash = types.StringValue(l.OnPoweroff), types.StringValue(l.OnReboot), types.StringValue(l.OnCrash)
-	},
-	fillUnknowns: func(m *domainModel) {
-		for _, v := range []*types.String{&m.Events.OnPoweroff, &m.Events.OnReboot, &m.Events.OnCrash} {
-			if v.IsUnknown() {
-				*v = types.StringValue("")
+	// Null unless written; an import writes an action where it differs from what libvirt
+	// writes for a domain made here (destroy, restart, destroy).
+	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
+		l, e, p := s.Lifecycle, &m.Events.domainEventsModel, prior.Events
+		imp := isImport(prior)
+		for _, a := range []struct {
+			dst         *types.String
+			was         types.String
+			have, fresh string
+		}{{&e.OnPoweroff, p.OnPoweroff, l.OnPoweroff, "destroy"}, {&e.OnReboot, p.OnReboot, l.OnReboot, "restart"}, {&e.OnCrash, p.OnCrash, l.OnCrash, "destroy"}} {
+			*a.dst = types.StringNull()
+			if (imp && a.have != a.fresh) || (!imp && !a.was.IsNull()) {
+				*a.dst = optString(a.have)
 			}
 		}
 	},
+	fillUnknowns: func(m *domainModel) { nullIfUnknown(&m.Events.OnPoweroff, &m.Events.OnReboot, &m.Events.OnCrash) },
 }
 
 func lifecycleAttribute(when, def string, actions []string) schema.StringAttribute {
-	return keptValue("What libvirt does when "+when+": one of `"+joinBackticked(actions)+"`. Default: what the domain has "+
+	return optionalString("What libvirt does when "+when+": one of `"+joinBackticked(actions)+"`. Unset: what the domain has "+
 		"(libvirt writes `"+def+"` for a domain made here). libvirt's QEMU driver refuses `rename-restart`, and `preserve` but for "+
 		"`on_crash`. A change rewrites the definition and restarts a running domain.",
 		stringvalidator.OneOf(actions...))
 }
-
-var _ = stringvalidator.OneOf

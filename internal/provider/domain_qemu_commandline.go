@@ -13,7 +13,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 )
 
-// qemu_args / qemu_env: QEMU command-line passthrough (domainxml/qemu_commandline.go).
+// qemu.args / qemu.env: QEMU command-line passthrough (domainxml/qemu_commandline.go).
 
 type domainQEMUModel struct {
 	QEMUArgs types.List `tfsdk:"args"`
@@ -47,16 +47,29 @@ var domainQEMU = domainFamily{
 		// libvirt_domain manages the whole command line: none set removes it.
 		s.QEMU = &domainxml.QEMUCommandline{Args: knownStrings(m.QEMU.QEMUArgs), Env: mapOfStrings(m.QEMU.QEMUEnv)}
 	},
+	// What the domain has, which is what the configuration wrote: left out means none, so
+	// args or env given outside Terraform show as drift (the next update removes them).
+	// Whether the group is in state at all is the engine's (settleGroups): written, or on
+	// import when the domain has a command line (a domain made here has none).
 	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
-		m.QEMU.QEMUArgs, m.QEMU.QEMUEnv = types.ListNull(types.StringType), types.MapNull(types.StringType)
+		q := &m.QEMU.domainQEMUModel
+		q.QEMUArgs, q.QEMUEnv = types.ListNull(types.StringType), types.MapNull(types.StringType)
 		if s.QEMU == nil {
 			return
 		}
 		if len(s.QEMU.Args) > 0 {
-			m.QEMU.QEMUArgs = stringList(s.QEMU.Args)
+			q.QEMUArgs = stringList(s.QEMU.Args)
 		}
 		if len(s.QEMU.Env) > 0 {
-			m.QEMU.QEMUEnv = stringMap(s.QEMU.Env)
+			q.QEMUEnv = stringMap(s.QEMU.Env)
+		}
+	},
+	fillUnknowns: func(m *domainModel) {
+		if m.QEMU.QEMUArgs.IsUnknown() {
+			m.QEMU.QEMUArgs = types.ListNull(types.StringType)
+		}
+		if m.QEMU.QEMUEnv.IsUnknown() {
+			m.QEMU.QEMUEnv = types.MapNull(types.StringType)
 		}
 	},
 }

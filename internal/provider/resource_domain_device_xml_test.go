@@ -84,15 +84,17 @@ func TestAccDomain_deviceXMLImportDefined(t *testing.T) {
 	}
 }
 
-// qemu_args and qemu_env on a stopped domain: written under <qemu:commandline> in order,
-// plan clean, import back, and go away when removed.
+// qemu.args and qemu.env on a stopped domain: written under <qemu:commandline> in order,
+// plan clean, state exactly as written, import back (the domain differs from a new one:
+// the import writes qemu); qemu.env removed goes away with qemu.args kept, and without
+// qemu the command line goes away and qemu is null.
 func TestAccDomain_qemuCommandline(t *testing.T) {
 	name := acctest.RandomName("qemuargs")
 	config := func(extra ...string) string {
 		return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", append([]string{attr("name", name), attr("vcpu", 1),
 			attr("memory_mib", 64), attr("running", false)}, extra...)...)
 	}
-	args := `qemu_args = ["-fw_cfg", "name=opt/com.example/tfacc,string=hello"]`
+	args := `args = ["-fw_cfg", "name=opt/com.example/tfacc,string=hello"]`
 	commandline := func(want string) resource.TestCheckFunc {
 		return acctest.HostCheck(func() error {
 			d, err := acctest.InspectDomain(t, name)
@@ -120,12 +122,19 @@ func TestAccDomain_qemuCommandline(t *testing.T) {
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
-				Config:           config(args, `qemu_env = { TFACC = "1" }`),
-				ConfigPlanChecks: acctest.Plans(),
-				Check:            commandline("-fw_cfg name=opt/com.example/tfacc,string=hello TFACC=1"),
+				Config:            config(`qemu = {`, args, `env = { TFACC = "1" } }`),
+				ConfigPlanChecks:  acctest.Plans(),
+				ConfigStateChecks: acctest.State(domRes, "qemu.args.1", "name=opt/com.example/tfacc,string=hello", "qemu.env.TFACC", "1"),
+				Check:             commandline("-fw_cfg name=opt/com.example/tfacc,string=hello TFACC=1"),
 			},
 			{ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name, ImportStateVerifyIgnore: []string{"timeouts"}},
-			{Config: config(), ConfigPlanChecks: acctest.Updates(domRes, "definition"), Check: commandline("none")},
+			{
+				Config:            config(`qemu = {`, args, `}`),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: acctest.State(domRes, "qemu.env", nil),
+				Check:             commandline("-fw_cfg name=opt/com.example/tfacc,string=hello"),
+			},
+			{Config: config(), ConfigPlanChecks: acctest.Updates(domRes, "definition"), ConfigStateChecks: acctest.State(domRes, "qemu", nil), Check: commandline("none")},
 		},
 	})
 }

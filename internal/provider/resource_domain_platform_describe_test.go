@@ -11,15 +11,15 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
 
-// describeHCL is a diskless domain with a title, a description, tags and lifecycle
-// actions (more lines replace the defaults).
+// describeHCL is a diskless domain with a title, a description, tags and events actions
+// other than libvirt's defaults, on_poweroff left out (more lines replace the defaults).
 func describeHCL(name string, running bool, lines ...string) string {
 	return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", withDefaults([]string{
 		attr("name", name), attr("vcpu", 1), attr("memory_mib", 64), attr("running", running),
 		`graphics = { type = "none" }`, `shutdown = { timeout = "2s" }`, // a BIOS ignores the power button
 		attr("title", "web front"), attr("description", "the front end\nof the shop"),
 		`tags = { env = "prod", team = "web" }`,
-		attr("on_poweroff", "destroy"), attr("on_reboot", "destroy"), attr("on_crash", "coredump-destroy"),
+		`events = { on_reboot = "destroy", on_crash = "coredump-destroy" }`,
 	}, lines)...)
 }
 
@@ -45,9 +45,10 @@ func titleIs(t *testing.T, name, want string, id *int32) resource.TestCheckFunc 
 	})
 }
 
-// Define-only: title, description, tags and lifecycle actions are written, read back and
-// imported; changes rewrite the definition, a removed title leaves it; libvirt's own
-// lifecycle defaults show and do not drift when the attributes go from the configuration.
+// Define-only: title, description, tags and events actions are written, read back and
+// imported (the import writes events: the domain's differ from libvirt's defaults);
+// changes rewrite the definition, a removed title leaves it; without events in the
+// configuration the plan is empty, events is null and the domain keeps its actions.
 func TestAccDomainDescribe_defineOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("desc")
@@ -64,15 +65,16 @@ data "libvirt_domains" "d" {
 `, name),
 				ConfigPlanChecks: acctest.Plans(),
 				ConfigStateChecks: append(acctest.State(domRes, "title", "web front", "description", "the front end\nof the shop",
-					"tags.env", "prod", "tags.team", "web", "on_reboot", "destroy", "on_crash", "coredump-destroy"),
+					"tags.env", "prod", "tags.team", "web", "events.on_poweroff", nil, "events.on_reboot", "destroy", "events.on_crash", "coredump-destroy"),
 					acctest.State("data.libvirt_domains.d", "domains.0.tags.team", "web")...),
 				Check: titleIs(t, name, "web front", nil),
 			},
 			{ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name, ImportStateVerifyIgnore: []string{"timeouts", "shutdown"}},
 			{
-				Config:            describeHCL(name, false, attr("title", ""), `tags = { env = "test" }`, attr("on_crash", "preserve")),
+				Config: describeHCL(name, false, attr("title", ""), `tags = { env = "test" }`,
+					`events = { on_reboot = "destroy", on_crash = "preserve" }`),
 				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
-				ConfigStateChecks: acctest.State(domRes, "title", "", "tags", knownvalue.MapExact(map[string]knownvalue.Check{"env": knownvalue.StringExact("test")}), "on_crash", "preserve"),
+				ConfigStateChecks: acctest.State(domRes, "title", "", "tags", knownvalue.MapExact(map[string]knownvalue.Check{"env": knownvalue.StringExact("test")}), "events.on_crash", "preserve"),
 				Check:             titleIs(t, name, "", nil),
 			},
 			{
@@ -80,7 +82,17 @@ data "libvirt_domains" "d" {
 				Config: acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1),
 					attr("memory_mib", 64), attr("running", false), `graphics = { type = "none" }`, `shutdown = { timeout = "2s" }`),
 				ConfigPlanChecks:  acctest.Plans(),
-				ConfigStateChecks: acctest.State(domRes, "tags.env", "test", "on_poweroff", "destroy", "on_crash", "preserve"),
+				ConfigStateChecks: acctest.State(domRes, "tags.env", "test", "events", nil),
+				Check: acctest.HostCheck(func() error {
+					d, err := acctest.InspectDomain(t, name)
+					if err != nil {
+						return err
+					}
+					if d.Inactive.OnReboot != "destroy" || d.Inactive.OnCrash != "preserve" {
+						return fmt.Errorf("on_reboot %q, on_crash %q: want destroy, preserve kept", d.Inactive.OnReboot, d.Inactive.OnCrash)
+					}
+					return nil
+				}),
 			},
 		},
 	})
@@ -107,7 +119,7 @@ func TestAccDomainDescribe_titleLive(t *testing.T) {
 }
 
 // A domain virsh defined with a title, a description, tags in the provider's record and
-// lifecycle actions imports, and what -generate-config-out writes for it plans clean.
+// events actions imports, and what -generate-config-out writes for it plans clean.
 func TestAccDomainDescribe_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
 	virshDefinedPlansClean(t, "desc", `  <title>imported</title>

@@ -18,7 +18,7 @@ resource "libvirt_domain" "shm_peer" {
   ]
 }
 
-# qemu_args / qemu_env: straight to QEMU, for what libvirt cannot express (libvirt marks
+# qemu.args / qemu.env: straight to QEMU, for what libvirt cannot express (libvirt marks
 # the domain tainted). Here a fw_cfg blob the guest reads from
 # /sys/firmware/qemu_fw_cfg/by_name/opt/com.example/role/raw.
 resource "libvirt_domain" "tagged" {
@@ -26,6 +26,8 @@ resource "libvirt_domain" "tagged" {
   vcpu       = 1
   memory_mib = 512
 
-  qemu_args = ["-fw_cfg", "name=opt/com.example/role,string=worker"]
-  qemu_env  = { QEMU_AUDIO_DRV = "none" }
+  qemu = {
+    args = ["-fw_cfg", "name=opt/com.example/role,string=worker"]
+    env  = { QEMU_AUDIO_DRV = "none" }
+  }
 }

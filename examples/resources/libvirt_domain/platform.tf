@@ -1,7 +1,7 @@
 # Title, description and tags describe the domain (virsh list --title shows the title;
 # the libvirt_domains data source lists the tags). Changing them never restarts it.
-# The lifecycle actions say what libvirt does when the guest powers off, reboots or
-# crashes: here a crash leaves the domain paused for inspection.
+# events says what libvirt does when the guest powers off, reboots or crashes: here a
+# crash leaves the domain paused for inspection.
 resource "libvirt_domain" "db" {
   name       = "db-1"
   vcpu       = 2
@@ -14,16 +14,19 @@ resource "libvirt_domain" "db" {
     team = "data"
   }
 
-  on_poweroff = "destroy"
-  on_reboot   = "restart"
-  on_crash    = "preserve"
+  events = {
+    on_poweroff = "destroy"
+    on_reboot   = "restart"
+    on_crash    = "preserve"
+  }
 
   # Try the network (PXE) first, then the disk; show the firmware's boot menu.
   # (Not with boot_order on a disk or NIC: one or the other.)
   boot_devices = ["network", "hd"]
   boot_menu    = true
 
-  # Features left out keep what the domain has (acpi and apic for a domain made here).
+  # Features left out keep what the domain has (acpi and apic for a domain made here);
+  # state holds only the ones written here.
   features = {
     smm    = true
     hyperv = ["relaxed", "vapic", "spinlocks"]
