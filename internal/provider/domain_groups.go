@@ -155,7 +155,9 @@ func settleGroups(m, prior *domainModel, importing bool) {
 	if !keep(m.Devices, prior.Devices) {
 		m.Devices = nil
 	}
-	if !keep(m.QEMU, prior.QEMU) {
+	// qemu's null means "no command line", not "keep the domain's": one added outside
+	// Terraform shows as drift (the next apply removes it), as an import would show it.
+	if !keep(m.QEMU, prior.QEMU) && allNull(reflect.ValueOf(m.QEMU).Elem()) {
 		m.QEMU = nil
 	}
 	types := groupAttrTypes()

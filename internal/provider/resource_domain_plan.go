@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -73,7 +74,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	} else if plan.UpdateMethod.IsUnknown() {
 		before := state.Running.ValueBool()
 		after := plan.Running.IsUnknown() || plan.Running.ValueBool()
-		change := domainxml.PlanChange(specFromModel(state), specFromModel(&plan), before, after, nil)
+		change := domainxml.PlanChange(specFromModel(state), specFromModel(&plan), before, after, r.currentDefinition(ctx, state))
 		plan.UpdateMethod = types.StringValue(string(change.Change))
 		planPendingRestart(&plan, state, change, after, &resp.Diagnostics) // resource_domain_pending.go
 		if change.Change == domainxml.ChangeRestart && plan.RestartOnUpdate.ValueBool() {
@@ -217,3 +218,22 @@ func (r *domainResource) ValidateConfig(ctx context.Context, req resource.Valida
 }
 
 func (r *domainResource) ConfigValidators(context.Context) []resource.ConfigValidator { return nil }
+
+// currentDefinition is the domain's persistent definition, for the plan's update_method
+// to be what apply will do: a grouped value the state left null but the configuration now
+// writes, equal to what the domain has, changes nothing (ADR 9). nil when it cannot be
+// read: the families then judge from state alone.
+func (r *domainResource) currentDefinition(ctx context.Context, state *domainModel) *libvirtxml.Domain {
+	if r.client == nil || state == nil || !known(state.ID) {
+		return nil
+	}
+	st, err := r.client.GetDomainStatus(ctx, state.ID.ValueString())
+	if err != nil {
+		return nil
+	}
+	d, err := parseDomain(st.XML)
+	if err != nil {
+		return nil
+	}
+	return d
+}
