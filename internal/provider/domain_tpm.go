@@ -49,10 +49,10 @@ var domainTPM = domainFamily{
 				"device_path": schema.StringAttribute{MarkdownDescription: "The host's TPM device for `backend = \"passthrough\"` " +
 					"(required there, not allowed otherwise), e.g. `/dev/tpm0`. libvirt defines the domain without it; starting " +
 					"needs it." + restartNote, Optional: true, Validators: []validator.String{devPath}},
-				"persistent_state": optionalBoolNull("Emulator only: written as libvirt's `persistent_state='yes'` (null: `true`), "+
-					"which keeps the state when the domain is undefined by other means than this provider (e.g. `virsh "+
-					"undefine` without `--tpm`) and, for a transient domain, when it stops. This resource's domains are "+
-					"persistent, so with either value the state survives updates and restarts, and destroy removes it."+
+				"persistent_state": optionalBoolNull("Emulator only: written as libvirt's `persistent_state='yes'` (null: `true`), " +
+					"which keeps the state when the domain is undefined by other means than this provider (e.g. `virsh " +
+					"undefine` without `--tpm`) and, for a transient domain, when it stops. This resource's domains are " +
+					"persistent, so with either value the state survives updates and restarts, and destroy removes it." +
 					restartNote),
 			},
 		},
@@ -60,7 +60,7 @@ var domainTPM = domainFamily{
 	toSpec:       tpmToSpec,
 	fromSpec:     tpmFromSpec,
 	fillUnknowns: func(m *domainModel) { nullUnknowns(&m.Devices.domainTPMModel) },
-	validate: validateTPM,
+	validate:     validateTPM,
 }
 
 func optionalBoolNull(desc string) schema.BoolAttribute {
