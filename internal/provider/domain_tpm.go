@@ -131,11 +131,11 @@ func validateTPM(m *domainModel, d *diag.Diagnostics) {
 	switch passthrough := backend == domainxml.TPMPassthrough; {
 	case passthrough && t.DevicePath.IsNull():
 		d.AddAttributeError(path.Root("devices").AtName("tpm").AtName("device_path"), "tpm passthrough needs device_path",
-			fmt.Sprintf("libvirt_domain %s: tpm.backend = \"passthrough\" hands the host's TPM to the domain: set device_path "+
-				"to it, e.g. \"/dev/tpm0\", or use backend = \"emulator\".", name))
+			fmt.Sprintf("libvirt_domain %s: devices.tpm.backend = \"passthrough\" hands the host's TPM to the domain: set "+
+				"devices.tpm.device_path to it, e.g. \"/dev/tpm0\", or use backend = \"emulator\".", name))
 	case !passthrough && !t.DevicePath.IsNull():
 		d.AddAttributeError(path.Root("devices").AtName("tpm").AtName("device_path"), "device_path is for the passthrough backend",
-			fmt.Sprintf("libvirt_domain %s: tpm.device_path names a host TPM, which only backend = \"passthrough\" uses; the "+
+			fmt.Sprintf("libvirt_domain %s: devices.tpm.device_path names a host TPM, which only backend = \"passthrough\" uses; the "+
 				"backend is %q. Remove device_path or set backend = \"passthrough\".", name, backend))
 	}
 }

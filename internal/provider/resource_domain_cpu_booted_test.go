@@ -89,7 +89,7 @@ func TestAccDomainCPU_numaBooted(t *testing.T) {
 	})
 }
 
-const balloon10 = `memballoon = { model = "virtio", stats_period_sec = 10 }`
+const balloon10 = `devices = { memballoon = { model = "virtio", stats_period_sec = 10 } }`
 
 // balloonPeriod is d's memory-statistics period in seconds (0: none).
 func balloonPeriod(d *libvirtxml.Domain) uint {
