@@ -198,3 +198,37 @@ func TestGuestDevices_validate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Several devices of a kind are written in order, each taking the address of an existing
+// one of its model (each used once); an rng libvirt_domain does not describe (an egd
+// backend) stays, and reads as none.
+func TestGuestDevices_several(t *testing.T) {
+	addr := func(slot uint) *libvirtxml.DomainAddress {
+		return &libvirtxml.DomainAddress{PCI: &libvirtxml.DomainAddressPCI{Slot: &slot}}
+	}
+	base, _ := build(t, nil, gdSpec(GuestDevices{}))
+	base.Devices.Videos = []libvirtxml.DomainVideo{{Model: libvirtxml.DomainVideoModel{Type: "virtio"}, Address: addr(2)},
+		{Model: libvirtxml.DomainVideoModel{Type: "virtio"}, Address: addr(3)}}
+	base.Devices.Sounds = []libvirtxml.DomainSound{{Model: "ich9", Address: addr(4)}}
+	base.Devices.RNGs = []libvirtxml.DomainRNG{{Model: "virtio", Backend: &libvirtxml.DomainRNGBackend{EGD: &libvirtxml.DomainRNGBackendEGD{}}}}
+	g := GuestDevices{
+		Videos: []Video{{Model: "virtio"}, {Model: "qxl"}, {Model: "virtio"}},
+		Sounds: []Sound{{Model: "ac97"}, {Model: "ich9"}},
+		RNGs:   []RNG{{}, {Backend: "/dev/random"}},
+	}
+	d, _ := build(t, base, gdSpec(g))
+	v := d.Devices.Videos
+	if len(v) != 3 || v[0].Model.Type != "virtio" || *v[0].Address.PCI.Slot != 2 || v[1].Address != nil || *v[2].Address.PCI.Slot != 3 {
+		t.Errorf("videos %+v", v)
+	}
+	if s := d.Devices.Sounds; len(s) != 2 || s[0].Address != nil || *s[1].Address.PCI.Slot != 4 {
+		t.Errorf("sounds %+v", s)
+	}
+	if r := d.Devices.RNGs; len(r) != 3 || r[0].Backend.EGD == nil || r[2].Backend.Random.Device != "/dev/random" {
+		t.Errorf("rngs %+v", r)
+	}
+	got := parseGuestDevices(d.Devices)
+	if !guestDevicesFamily.same(gdSpec(g), gdSpec(got)) || len(got.RNGs) != 2 {
+		t.Errorf("read back %+v", got)
+	}
+}
