@@ -299,3 +299,56 @@ func defineVNCDomain(t *testing.T, name, devices string) {
 </domain>`, name, devices))
 	acctest.RemoveDomainAtEnd(t, name)
 }
+
+// devices.tpm, define-only: `tpm = {}` is the default TPM (tpm-crb, swtpm, 2.0,
+// persistent state) and every value stays null in state; values that differ show as
+// written, and an import writes them (only them); removing it removes the device.
+func TestAccDomainDevices_tpmDefineOnly(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("devtpm")
+	tpm := func(want string) resource.TestCheckFunc {
+		return guestDevices(t, name, func(d *libvirtxml.DomainDeviceList) error {
+			var got []string
+			for _, x := range d.TPMs {
+				got = append(got, x.Model)
+				if e := x.Backend.Emulator; e != nil {
+					got = append(got, "emulator", e.Version, "persistent="+e.PersistentState)
+				}
+			}
+			if strings.Join(got, " ") != want {
+				return fmt.Errorf("tpm of %s: %v, want %s", name, got, want)
+			}
+			return nil
+		})
+	}
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config:           guestDevicesConfig(name, `devices = { tpm = {} }`),
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(domRes, "devices.tpm.model", nil, "devices.tpm.backend", nil, "devices.tpm.version", nil,
+					"devices.tpm.persistent_state", nil, "devices.video", nil),
+				Check: tpm("tpm-crb emulator 2.0 persistent=yes"),
+			},
+			{Config: guestDevicesConfig(name, `devices = { tpm = {} }`), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
+			{
+				Config:            guestDevicesConfig(name, `devices = { tpm = { model = "tpm-tis", persistent_state = false } }`),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: acctest.State(domRes, "devices.tpm.model", "tpm-tis", "devices.tpm.persistent_state", false, "devices.tpm.backend", nil),
+				Check:             tpm("tpm-tis emulator 2.0 persistent="),
+			},
+			{
+				// update_method: this state's is the last update's, an import's none.
+				ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name,
+				ImportStateVerifyIgnore: append([]string{"timeouts", "update_method"}, otherGroupsUntilMerge...),
+			},
+			{
+				Config:            guestDevicesConfig(name, ""),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: acctest.State(domRes, "devices", nil),
+				Check:             tpm(""),
+			},
+		},
+	})
+}
