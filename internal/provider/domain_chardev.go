@@ -140,7 +140,7 @@ func modelChardev(g domainxml.Chardev, p *chardevModel, defaultTarget func(strin
 	return cm
 }
 
-// validateChardevs runs domainxml's checks on the blocks whose values are all known.
+// validateChardevs runs domainxml's checks on the entries whose values are all known.
 func validateChardevs(m *domainModel, diags *diag.Diagnostics) {
 	known := func(ms []chardevModel) []chardevModel {
 		for _, c := range ms {

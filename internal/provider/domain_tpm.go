@@ -36,7 +36,7 @@ var domainTPM = domainFamily{
 			MarkdownDescription: "A TPM 2.0 device, e.g. `{}` (an emulated `tpm-crb` through swtpm, which the host needs). " +
 				"The emulator's state (keys, NV indexes, clock) lives in `/var/lib/libvirt/swtpm/<uuid>/`: it survives every " +
 				"update (the definition is rewritten with the same UUID) and restart, and destroy removes it. A change " +
-				"rewrites the definition and restarts a running domain (QEMU has no TPM hot-plug). Removing the block removes " +
+				"rewrites the definition and restarts a running domain (QEMU has no TPM hot-plug). Null (the default): none; removing it removes " +
 				"the device but not an emulator's state: libvirt deletes that only when it undefines a definition with the " +
 				"TPM, so it stays on the host after destroy (remove the directory by hand).",
 			Optional: true,
