@@ -471,6 +471,8 @@ func badInputCases() []badInputCase {
 			want: `device_path is for the passthrough backend with libvirt_domain.d,.*libvirt_domain NAME: devices.tpm.device_path names a host TPM`},
 		{name: "tpm_passthrough_no_device", phase: "plan", bad: dom(`devices = { tpm = { backend = "passthrough" } }`),
 			want: `tpm passthrough needs device_path with libvirt_domain.d,.*set devices.tpm.device_path to it, e.g. "/dev/tpm0"`},
+		{name: "tpm_12_on_crb", phase: "plan", bad: dom(`devices = { tpm = { version = "1.2" } }`),
+			want: `TPM 1.2 needs the TIS interface with libvirt_domain.d,.*devices.tpm.version = "1.2" needs model = "tpm-tis" \(the CRB interface, tpm-crb,`},
 		{name: "tpm_model", phase: "plan", bad: dom(`devices = { tpm = { model = "tpm-spapr" } }`),
 			want: `with libvirt_domain.d,.*devices.tpm.model value must be one of: \["tpm-crb" "tpm-tis"\], got: "tpm-spapr"`},
 		{name: "title_two_lines", phase: "plan",

@@ -45,7 +45,8 @@ var domainTPM = domainFamily{
 					"older TIS interface, for guests without a CRB driver).", domainxml.TPMModels...),
 				"backend": optionalEnum("`emulator` (null: this; swtpm, one per domain) or `passthrough` (the host's own TPM, "+
 					"`device_path`; one domain at a time, and the host loses it meanwhile).", domainxml.TPMBackends...),
-				"version": optionalEnum("The TPM version: `2.0` (null: this, and the only one offered).", domainxml.TPMVersions...),
+				"version": optionalEnum("The emulated TPM's version: `2.0` (null: this) or `1.2` (with `model = \"tpm-tis\"`).",
+					domainxml.TPMVersions...),
 				"device_path": schema.StringAttribute{MarkdownDescription: "The host's TPM device for `backend = \"passthrough\"` " +
 					"(required there, not allowed otherwise), e.g. `/dev/tpm0`. libvirt defines the domain without it; starting " +
 					"needs it." + restartNote, Optional: true, Validators: []validator.String{devPath}},
@@ -138,4 +139,18 @@ func validateTPM(m *domainModel, d *diag.Diagnostics) {
 			fmt.Sprintf("libvirt_domain %s: devices.tpm.device_path names a host TPM, which only backend = \"passthrough\" uses; the "+
 				"backend is %q. Remove device_path or set backend = \"passthrough\".", name, backend))
 	}
+	// TPM 1.2 has no CRB interface (the null model's): libvirt refuses the pair on define.
+	if known(t.Version) && t.Version.ValueString() == "1.2" && !t.Model.IsUnknown() && t.Model.ValueString() != "tpm-tis" {
+		d.AddAttributeError(path.Root("devices").AtName("tpm").AtName("version"), "TPM 1.2 needs the TIS interface",
+			fmt.Sprintf("libvirt_domain %s: devices.tpm.version = \"1.2\" needs model = \"tpm-tis\" (the CRB interface, %s, "+
+				"is TPM 2.0's).", name, orNull(t.Model, domainxml.DefaultTPM)))
+	}
+}
+
+// orNull is v's text, or def (what null means) when v is null.
+func orNull(v types.String, def string) string {
+	if v.IsNull() {
+		return def
+	}
+	return v.ValueString()
 }

@@ -302,7 +302,8 @@ func defineVNCDomain(t *testing.T, name, devices string) {
 
 // devices.tpm, define-only: `tpm = {}` is the default TPM (tpm-crb, swtpm, 2.0,
 // persistent state) and every value stays null in state; values that differ show as
-// written, and an import writes them (only them); removing it removes the device.
+// written (TPM 1.2 among them), and an import writes them (only them); removing it
+// removes the device.
 func TestAccDomainDevices_tpmDefineOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("devtpm")
@@ -337,6 +338,13 @@ func TestAccDomainDevices_tpmDefineOnly(t *testing.T) {
 				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
 				ConfigStateChecks: acctest.State(domRes, "devices.tpm.model", "tpm-tis", "devices.tpm.persistent_state", false, "devices.tpm.backend", nil),
 				Check:             tpm("tpm-tis emulator 2.0 persistent="),
+			},
+			{
+				// TPM 1.2 (TIS only): libvirt defines it; the import writes the version.
+				Config:            guestDevicesConfig(name, `devices = { tpm = { model = "tpm-tis", version = "1.2", persistent_state = false } }`),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: acctest.State(domRes, "devices.tpm.version", "1.2"),
+				Check:             tpm("tpm-tis emulator 1.2 persistent="),
 			},
 			{
 				// update_method: this state's is the last update's, an import's none.
