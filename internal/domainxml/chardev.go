@@ -149,7 +149,7 @@ func ValidateChardevs(c Chardevs, agent bool) error {
 		case AgentChannel:
 			// The agent family owns every channel of that name (it reads one as qemu_agent = true).
 			errs = append(errs, fmt.Errorf("channel[%d]: target_name %s is the guest-agent channel, which qemu_agent = true (%v here) adds itself: "+
-				"remove this channel block and use qemu_agent", i, AgentChannel, agent))
+				"remove this channel entry and use qemu_agent", i, AgentChannel, agent))
 		}
 	}
 	return errors.Join(errs...)

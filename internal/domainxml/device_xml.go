@@ -30,10 +30,10 @@ import (
 // written.
 var familyElements = map[string]string{
 	"disk": "disk", "interface": "network_interface", "hostdev": "hostdev", "filesystem": "filesystem",
-	"graphics": "graphics", "channel": "the channel blocks (qemu_agent for the guest agent's)",
-	"serial": "the serial blocks", "console": "the console blocks",
-	"video": "video", "rng": "rng", "watchdog": "watchdog", "panic": "panic", "vsock": "vsock",
-	"memballoon": "memballoon", "sound": "sound", "input": "input", "tpm": "tpm",
+	"graphics": "graphics", "channel": "devices.channel (qemu_agent for the guest agent's)",
+	"serial": "devices.serial", "console": "devices.console",
+	"video": "devices.video", "rng": "devices.rng", "watchdog": "devices.watchdog", "panic": "devices.panic", "vsock": "devices.vsock",
+	"memballoon": "devices.memballoon", "sound": "devices.sound", "input": "devices.input", "tpm": "devices.tpm",
 	// The emulator is not a device: the emulator attribute chooses it, from the binaries
 	// the host's domain capabilities offer (a raw path here would bypass that check).
 	"emulator": "the emulator attribute (checked against the host's domain capabilities)",

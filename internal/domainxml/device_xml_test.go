@@ -66,9 +66,9 @@ func TestDeviceXML(t *testing.T) {
 		// The emulator is the emulator attribute's, checked against the host.
 		`<emulator>/usr/bin/qemu-system-x86_64</emulator>`: "managed by the emulator attribute",
 		// The character devices own serials and consoles (a fragment was read as a block).
-		`<serial type="pty"/>`:                                  "managed by the serial blocks",
-		`<console type="pty"><target type="virtio"/></console>`: "managed by the console blocks",
-		`<channel type="unix"/>`:                                "managed by the channel blocks",
+		`<serial type="pty"/>`:                                  "managed by devices.serial",
+		`<console type="pty"><target type="virtio"/></console>`: "managed by devices.console",
+		`<channel type="unix"/>`:                                "managed by devices.channel",
 		// Anything but one plain element.
 		`<!-- note --><shmem name="a"/>`:                        "a comment",
 		`<shmem name="a"><!-- inside --></shmem>`:               "a comment",

@@ -11,7 +11,7 @@ import (
 )
 
 // Guest devices: video, rng, watchdog, panic, vsock, memballoon, sound and input
-// devices. Each is managed only when the spec names it: a nil one (or no inputs) keeps
+// devices. Each kind is managed only when the spec names it: a nil one (or an empty list) keeps
 // what the definition has — libvirt's own defaults (the ps2 mouse and keyboard, the
 // virtio memballoon, the video it adds for a graphical console) and whatever another
 // tool wrote — unless Drop names its kind: the previous spec had it, so it is taken away
@@ -45,15 +45,16 @@ var (
 // DefaultRNGBackend is the host source of an rng device when none is given.
 const DefaultRNGBackend = "/dev/urandom"
 
-// GuestDevices are the guest devices the user manages; nil: keep the definition's.
+// GuestDevices are the guest devices the user manages; nil (an empty list): keep the
+// definition's. The lists are in the definition's order (the first video is the primary).
 type GuestDevices struct {
-	Video      *Video
-	RNG        *RNG
-	Watchdog   *Watchdog
+	Videos     []Video
+	RNGs       []RNG
+	Watchdogs  []Watchdog
 	Panic      *Panic
 	VSock      *VSock
 	MemBalloon *MemBalloon
-	Sound      *Sound
+	Sounds     []Sound
 	// Inputs replace every input device when not empty (libvirt adds back the ps2 mouse
 	// and keyboard an x86 guest always has).
 	Inputs []Input
@@ -65,8 +66,8 @@ type GuestDevices struct {
 // kinds are the device kinds g manages.
 func (g GuestDevices) kinds() []string {
 	var out []string
-	for kind, set := range map[string]bool{kindVideo: g.Video != nil, kindRNG: g.RNG != nil, kindWatchdog: g.Watchdog != nil,
-		kindPanic: g.Panic != nil, kindVSock: g.VSock != nil, kindMemBalloon: g.MemBalloon != nil, kindSound: g.Sound != nil,
+	for kind, set := range map[string]bool{kindVideo: len(g.Videos) > 0, kindRNG: len(g.RNGs) > 0, kindWatchdog: len(g.Watchdogs) > 0,
+		kindPanic: g.Panic != nil, kindVSock: g.VSock != nil, kindMemBalloon: g.MemBalloon != nil, kindSound: len(g.Sounds) > 0,
 		kindInput: len(g.Inputs) > 0} {
 		if set {
 			out = append(out, kind)
@@ -88,7 +89,7 @@ func DroppedGuestDevices(old, next GuestDevices) []string {
 	return out
 }
 
-// Video is the guest's (primary) video card. Nil sizes: the model's defaults.
+// Video is one of the guest's video cards. Nil sizes: the model's defaults.
 type Video struct {
 	Model   string
 	VRAMKiB *uint
@@ -144,11 +145,23 @@ func DefaultMemBalloon(m *MemBalloon) bool {
 	return m != nil && reflect.DeepEqual(*m, MemBalloon{Model: "virtio"})
 }
 
-// DefaultVideo reports whether v is the video card libvirt adds for a graphical console
-// when a definition has none (x86: cirrus, 16 MiB, one head).
-func DefaultVideo(v *Video) bool {
+// DefaultVideos reports whether vs is the video card libvirt adds for a graphical
+// console when a definition has none (x86: one cirrus, 16 MiB, one head).
+func DefaultVideos(vs []Video) bool {
 	sixteenMiB, one := uint(16384), uint(1)
-	return v != nil && reflect.DeepEqual(*v, Video{Model: "cirrus", VRAMKiB: &sixteenMiB, Heads: &one})
+	return len(vs) == 1 && reflect.DeepEqual(vs[0], Video{Model: "cirrus", VRAMKiB: &sixteenMiB, Heads: &one})
+}
+
+// DefaultVRAMKiB is the video memory libvirt gives a card of model when none is written
+// (0: the model has none, or libvirt's default is not known here).
+func DefaultVRAMKiB(model string) uint {
+	switch model {
+	case "vga", "cirrus", "bochs":
+		return 16384
+	case "qxl":
+		return 65536
+	}
+	return 0
 }
 
 var guestDevicesFamily = family{
@@ -177,24 +190,24 @@ func validateGuestDevices(g GuestDevices) error {
 			bad("%s %q is not one of %v", what, v, allowed)
 		}
 	}
-	if v := g.Video; v != nil {
-		oneOf("video: model", v.Model, VideoModels)
+	for i, v := range g.Videos {
+		oneOf(fmt.Sprintf("video[%d]: model", i), v.Model, VideoModels)
 		if v.Accel3D != nil && *v.Accel3D && v.Model != "virtio" {
-			bad("video: accel3d needs model = \"virtio\" (virtio-gpu), not %q", v.Model)
+			bad("video[%d]: accel3d needs model = \"virtio\" (virtio-gpu), not %q", i, v.Model)
 		}
 		if v.Model == "none" && (v.VRAMKiB != nil || v.Heads != nil || v.Accel3D != nil) {
-			bad("video: model \"none\" has no vram_kib, heads or accel3d")
+			bad("video[%d]: model \"none\" has no vram_kib, heads or accel3d", i)
 		}
 	}
-	if r := g.RNG; r != nil {
-		oneOf("rng: model", r.Model, RNGModels)
+	for i, r := range g.RNGs {
+		oneOf(fmt.Sprintf("rng[%d]: model", i), r.Model, RNGModels)
 		if r.RatePeriodMS != nil && r.RateBytes == nil {
-			bad("rng: rate_period_ms needs rate_bytes (the bytes allowed per period)")
+			bad("rng[%d]: rate_period_ms needs rate_bytes (the bytes allowed per period)", i)
 		}
 	}
-	if w := g.Watchdog; w != nil {
-		oneOf("watchdog: model", w.Model, WatchdogModels)
-		oneOf("watchdog: action", w.Action, WatchdogActions)
+	for i, w := range g.Watchdogs {
+		oneOf(fmt.Sprintf("watchdog[%d]: model", i), w.Model, WatchdogModels)
+		oneOf(fmt.Sprintf("watchdog[%d]: action", i), w.Action, WatchdogActions)
 	}
 	if p := g.Panic; p != nil {
 		oneOf("panic: model", p.Model, PanicModels)
@@ -208,8 +221,8 @@ func validateGuestDevices(g GuestDevices) error {
 			bad("memballoon: model \"none\" has no stats_period_sec, autodeflate or free_page_reporting")
 		}
 	}
-	if s := g.Sound; s != nil {
-		oneOf("sound: model", s.Model, SoundModels)
+	for i, s := range g.Sounds {
+		oneOf(fmt.Sprintf("sound[%d]: model", i), s.Model, SoundModels)
 	}
 	seen := map[Input]bool{}
 	for _, in := range g.Inputs {
@@ -227,21 +240,26 @@ func validateGuestDevices(g GuestDevices) error {
 }
 
 // normalGuest leaves out Drop and fills in the defaults that read back the same: an rng's model and
-// backend, a watchdog's action, the inputs as a set (libvirt's ps2 ones included).
+// backend, a watchdog's action, the inputs as a set (libvirt's ps2 ones included); an
+// empty list and none alike.
 func normalGuest(g GuestDevices) GuestDevices {
 	g.Drop = nil
-	if r := g.RNG; r != nil {
-		c := *r
-		if c.Model == "" {
-			c.Model = "virtio"
-		}
-		if c.Backend == "" {
-			c.Backend = DefaultRNGBackend
-		}
-		g.RNG = &c
+	g.RNGs = normalRNGs(g.RNGs)
+	if len(g.Videos) == 0 {
+		g.Videos = nil
 	}
-	if w := g.Watchdog; w != nil && w.Action == "" {
-		g.Watchdog = &Watchdog{Model: w.Model, Action: "reset"}
+	if len(g.Sounds) == 0 {
+		g.Sounds = nil
+	}
+	if len(g.Watchdogs) == 0 {
+		g.Watchdogs = nil
+	} else {
+		g.Watchdogs = slices.Clone(g.Watchdogs)
+		for i := range g.Watchdogs {
+			if g.Watchdogs[i].Action == "" {
+				g.Watchdogs[i].Action = "reset"
+			}
+		}
 	}
 	if len(g.Inputs) == 0 {
 		g.Inputs = nil
@@ -255,4 +273,21 @@ func normalGuest(g GuestDevices) GuestDevices {
 		})
 	}
 	return g
+}
+
+// normalRNGs is rs with the model and backend libvirt writes for empty ones.
+func normalRNGs(rs []RNG) []RNG {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := slices.Clone(rs)
+	for i := range out {
+		if out[i].Model == "" {
+			out[i].Model = "virtio"
+		}
+		if out[i].Backend == "" {
+			out[i].Backend = DefaultRNGBackend
+		}
+	}
+	return out
 }

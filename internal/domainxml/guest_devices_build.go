@@ -12,16 +12,16 @@ import (
 // of the same model as before keeps its address.
 func buildGuestDevices(dev *libvirtxml.DomainDeviceList, g GuestDevices) {
 	manage := func(kind string, set bool) bool { return set || slices.Contains(g.Drop, kind) }
-	if manage(kindVideo, g.Video != nil) {
-		dev.Videos = buildVideo(dev.Videos, g.Video)
+	if manage(kindVideo, len(g.Videos) > 0) {
+		dev.Videos = buildVideos(dev.Videos, g.Videos)
 	}
-	if manage(kindRNG, g.RNG != nil) {
-		dev.RNGs = buildRNG(dev.RNGs, g.RNG)
+	if manage(kindRNG, len(g.RNGs) > 0) {
+		dev.RNGs = buildRNGs(dev.RNGs, g.RNGs)
 	}
-	if manage(kindWatchdog, g.Watchdog != nil) {
+	if manage(kindWatchdog, len(g.Watchdogs) > 0) {
 		dev.Watchdogs = nil
-		if w := g.Watchdog; w != nil {
-			dev.Watchdogs = []libvirtxml.DomainWatchdog{{Model: w.Model, Action: w.Action}}
+		for _, w := range g.Watchdogs {
+			dev.Watchdogs = append(dev.Watchdogs, libvirtxml.DomainWatchdog{Model: w.Model, Action: w.Action})
 		}
 	}
 	if manage(kindPanic, g.Panic != nil) {
@@ -36,53 +36,82 @@ func buildGuestDevices(dev *libvirtxml.DomainDeviceList, g GuestDevices) {
 	if manage(kindMemBalloon, g.MemBalloon != nil) {
 		dev.MemBalloon = buildMemBalloon(dev.MemBalloon, g.MemBalloon)
 	}
-	if manage(kindSound, g.Sound != nil) {
-		dev.Sounds = buildSound(dev.Sounds, g.Sound)
+	if manage(kindSound, len(g.Sounds) > 0) {
+		dev.Sounds = buildSounds(dev.Sounds, g.Sounds)
 	}
 	if manage(kindInput, len(g.Inputs) > 0) {
 		dev.Inputs = buildInputs(dev.Inputs, g.Inputs)
 	}
 }
 
-// keepAddress is the address of the first of existing whose model is model.
-func keepAddress[T any](existing []T, model func(T) string, addr func(T) *libvirtxml.DomainAddress, want string) *libvirtxml.DomainAddress {
-	for _, e := range existing {
-		if model(e) == want {
-			return addr(e)
+// reuse hands out the existing devices of a model, each once, in their order: a device
+// of the list takes the place (address, and what it keeps) of the first unused one of
+// its model.
+type reuse[T any] struct {
+	existing []T
+	used     []bool
+	model    func(T) string
+}
+
+func newReuse[T any](existing []T, model func(T) string) *reuse[T] {
+	return &reuse[T]{existing: existing, used: make([]bool, len(existing)), model: model}
+}
+
+func (r *reuse[T]) take(want string) (T, bool) {
+	for i, e := range r.existing {
+		if !r.used[i] && r.model(e) == want {
+			r.used[i] = true
+			return e, true
 		}
 	}
-	return nil
+	var zero T
+	return zero, false
 }
 
-func buildVideo(existing []libvirtxml.DomainVideo, v *Video) []libvirtxml.DomainVideo {
-	if v == nil {
-		return nil // libvirt adds its default back for a graphical console
+// buildVideos is vs (none: libvirt adds its default back for a graphical console).
+func buildVideos(existing []libvirtxml.DomainVideo, vs []Video) []libvirtxml.DomainVideo {
+	old := newReuse(existing, func(e libvirtxml.DomainVideo) string { return e.Model.Type })
+	var out []libvirtxml.DomainVideo
+	for _, v := range vs {
+		x := libvirtxml.DomainVideo{Model: libvirtxml.DomainVideoModel{Type: v.Model}}
+		x.Model.VRam, x.Model.Heads = deref(v.VRAMKiB), deref(v.Heads)
+		if v.Accel3D != nil {
+			x.Model.Accel = &libvirtxml.DomainVideoAccel{Accel3D: yesNo(*v.Accel3D)}
+		}
+		if e, ok := old.take(v.Model); ok && v.Model != "none" {
+			x.Address = e.Address
+		}
+		out = append(out, x)
 	}
-	x := libvirtxml.DomainVideo{Model: libvirtxml.DomainVideoModel{Type: v.Model}}
-	x.Model.VRam, x.Model.Heads = deref(v.VRAMKiB), deref(v.Heads)
-	if v.Accel3D != nil {
-		x.Model.Accel = &libvirtxml.DomainVideoAccel{Accel3D: yesNo(*v.Accel3D)}
-	}
-	if v.Model != "none" {
-		x.Address = keepAddress(existing, func(e libvirtxml.DomainVideo) string { return e.Model.Type },
-			func(e libvirtxml.DomainVideo) *libvirtxml.DomainAddress { return e.Address }, v.Model)
-	}
-	return []libvirtxml.DomainVideo{x}
+	return out
 }
 
-func buildRNG(existing []libvirtxml.DomainRNG, r *RNG) []libvirtxml.DomainRNG {
-	if r == nil {
-		return nil
+// buildRNGs is rs, after the rngs of the definition that read from something else than
+// a host device (an egd or builtin backend: not an RNG of the spec, kept as they are).
+func buildRNGs(existing []libvirtxml.DomainRNG, rs []RNG) []libvirtxml.DomainRNG {
+	var out, mine []libvirtxml.DomainRNG
+	for _, e := range existing {
+		if randomRNG(e) {
+			mine = append(mine, e)
+		} else {
+			out = append(out, e)
+		}
 	}
-	n := normalGuest(GuestDevices{RNG: r}).RNG
-	x := libvirtxml.DomainRNG{Model: n.Model, Backend: &libvirtxml.DomainRNGBackend{Random: &libvirtxml.DomainRNGBackendRandom{Device: n.Backend}}}
-	if n.RateBytes != nil {
-		x.Rate = &libvirtxml.DomainRNGRate{Bytes: *n.RateBytes, Period: deref(n.RatePeriodMS)}
+	old := newReuse(mine, func(e libvirtxml.DomainRNG) string { return e.Model })
+	for _, n := range normalRNGs(rs) {
+		x := libvirtxml.DomainRNG{Model: n.Model, Backend: &libvirtxml.DomainRNGBackend{Random: &libvirtxml.DomainRNGBackendRandom{Device: n.Backend}}}
+		if n.RateBytes != nil {
+			x.Rate = &libvirtxml.DomainRNGRate{Bytes: *n.RateBytes, Period: deref(n.RatePeriodMS)}
+		}
+		if e, ok := old.take(n.Model); ok {
+			x.Address = e.Address
+		}
+		out = append(out, x)
 	}
-	x.Address = keepAddress(existing, func(e libvirtxml.DomainRNG) string { return e.Model },
-		func(e libvirtxml.DomainRNG) *libvirtxml.DomainAddress { return e.Address }, n.Model)
-	return []libvirtxml.DomainRNG{x}
+	return out
 }
+
+func randomRNG(r libvirtxml.DomainRNG) bool { return r.Backend != nil && r.Backend.Random != nil }
 
 func buildVSock(existing *libvirtxml.DomainVSock, v *VSock) *libvirtxml.DomainVSock {
 	if v == nil {
@@ -118,18 +147,17 @@ func buildMemBalloon(existing *libvirtxml.DomainMemBalloon, m *MemBalloon) *libv
 	return x
 }
 
-func buildSound(existing []libvirtxml.DomainSound, s *Sound) []libvirtxml.DomainSound {
-	if s == nil {
-		return nil
-	}
-	x := libvirtxml.DomainSound{Model: s.Model}
-	for _, e := range existing {
-		if e.Model == s.Model {
+func buildSounds(existing []libvirtxml.DomainSound, ss []Sound) []libvirtxml.DomainSound {
+	old := newReuse(existing, func(e libvirtxml.DomainSound) string { return e.Model })
+	var out []libvirtxml.DomainSound
+	for _, s := range ss {
+		x := libvirtxml.DomainSound{Model: s.Model}
+		if e, ok := old.take(s.Model); ok {
 			x.Address, x.Audio = e.Address, e.Audio
-			break
 		}
+		out = append(out, x)
 	}
-	return []libvirtxml.DomainSound{x}
+	return out
 }
 
 // buildInputs is ins (none: libvirt's implicit ones only); an input on the same type and
@@ -164,25 +192,26 @@ func buildInputs(existing []libvirtxml.DomainInput, ins []Input) []libvirtxml.Do
 // console is read: it is there only with a console, so its absence says nothing.
 func parseGuestDevices(dev *libvirtxml.DomainDeviceList) GuestDevices {
 	var g GuestDevices
-	if len(dev.Videos) > 0 {
-		m := dev.Videos[0].Model
-		g.Video = &Video{Model: m.Type, VRAMKiB: nonZero(m.VRam), Heads: nonZero(m.Heads)}
+	for _, x := range dev.Videos {
+		m := x.Model
+		v := Video{Model: m.Type, VRAMKiB: nonZero(m.VRam), Heads: nonZero(m.Heads)}
 		if m.Accel != nil && m.Accel.Accel3D != "" {
 			b := m.Accel.Accel3D == "yes"
-			g.Video.Accel3D = &b
+			v.Accel3D = &b
 		}
+		g.Videos = append(g.Videos, v)
 	}
 	for _, r := range dev.RNGs {
-		if r.Backend != nil && r.Backend.Random != nil {
-			g.RNG = &RNG{Model: r.Model, Backend: r.Backend.Random.Device}
+		if randomRNG(r) {
+			n := RNG{Model: r.Model, Backend: r.Backend.Random.Device}
 			if r.Rate != nil {
-				g.RNG.RateBytes, g.RNG.RatePeriodMS = uintPtr(r.Rate.Bytes), nonZero(r.Rate.Period)
+				n.RateBytes, n.RatePeriodMS = uintPtr(r.Rate.Bytes), nonZero(r.Rate.Period)
 			}
-			break
+			g.RNGs = append(g.RNGs, n)
 		}
 	}
-	if len(dev.Watchdogs) > 0 {
-		g.Watchdog = &Watchdog{Model: dev.Watchdogs[0].Model, Action: dev.Watchdogs[0].Action}
+	for _, w := range dev.Watchdogs {
+		g.Watchdogs = append(g.Watchdogs, Watchdog{Model: w.Model, Action: w.Action})
 	}
 	if len(dev.Panics) > 0 {
 		g.Panic = &Panic{Model: dev.Panics[0].Model}
@@ -204,8 +233,8 @@ func parseGuestDevices(dev *libvirtxml.DomainDeviceList) GuestDevices {
 			g.MemBalloon = nil
 		}
 	}
-	if len(dev.Sounds) > 0 {
-		g.Sound = &Sound{Model: dev.Sounds[0].Model}
+	for _, x := range dev.Sounds {
+		g.Sounds = append(g.Sounds, Sound{Model: x.Model})
 	}
 	for _, in := range dev.Inputs {
 		if x := (Input{Type: in.Type, Bus: in.Bus}); !hostInput(in) && slices.Contains(InputTypes, in.Type) && !ImplicitInput(x) {

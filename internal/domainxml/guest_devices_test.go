@@ -15,13 +15,13 @@ func boolPtr(b bool) *bool { return &b }
 // asks for.
 func everyGuestDevice() GuestDevices {
 	return GuestDevices{
-		Video:      &Video{Model: "virtio", Heads: uintPtr(2), Accel3D: boolPtr(false)},
-		RNG:        &RNG{RateBytes: uintPtr(1024), RatePeriodMS: uintPtr(1000)},
-		Watchdog:   &Watchdog{Model: "i6300esb", Action: "poweroff"},
+		Videos:     []Video{{Model: "virtio", Heads: uintPtr(2), Accel3D: boolPtr(false)}},
+		RNGs:       []RNG{{RateBytes: uintPtr(1024), RatePeriodMS: uintPtr(1000)}},
+		Watchdogs:  []Watchdog{{Model: "i6300esb", Action: "poweroff"}},
 		Panic:      &Panic{Model: "isa"},
 		VSock:      &VSock{},
 		MemBalloon: &MemBalloon{Model: "virtio", StatsPeriodSec: uintPtr(10), AutoDeflate: boolPtr(true), FreePageReporting: boolPtr(true)},
-		Sound:      &Sound{Model: "ich9"},
+		Sounds:     []Sound{{Model: "ich9"}},
 		Inputs:     []Input{{Type: "tablet", Bus: "usb"}, {Type: "keyboard", Bus: "virtio"}},
 	}
 }
@@ -78,8 +78,8 @@ func TestGuestDevices_parseLibvirtFilled(t *testing.T) {
 	if got.VSock == nil || got.VSock.CID != nil {
 		t.Errorf("an auto cid libvirt assigned must read as auto: %+v", got.VSock)
 	}
-	if got.RNG.Backend != DefaultRNGBackend || got.RNG.Model != "virtio" {
-		t.Errorf("rng %+v", got.RNG)
+	if len(got.RNGs) != 1 || got.RNGs[0].Backend != DefaultRNGBackend || got.RNGs[0].Model != "virtio" {
+		t.Errorf("rng %+v", got.RNGs)
 	}
 }
 
@@ -113,7 +113,7 @@ func TestGuestDevices_unsetKeepsOrRemoves(t *testing.T) {
 	}
 
 	old := everyGuestDevice()
-	next := GuestDevices{Sound: &Sound{Model: "ac97"}}
+	next := GuestDevices{Sounds: []Sound{{Model: "ac97"}}}
 	next.Drop = DroppedGuestDevices(old, next)
 	if want := []string{kindInput, kindMemBalloon, kindPanic, kindRNG, kindVideo, kindVSock, kindWatchdog}; !reflect.DeepEqual(next.Drop, want) {
 		t.Errorf("dropped %v, want %v", next.Drop, want)
@@ -129,7 +129,7 @@ func TestGuestDevices_unsetKeepsOrRemoves(t *testing.T) {
 	if len(dev.Sounds) != 1 || dev.Sounds[0].Model != "ac97" {
 		t.Errorf("sound:\n%s", text)
 	}
-	if !guestDevicesFamily.same(gdSpec(GuestDevices{Sound: &Sound{Model: "ac97"}}), gdSpec(next)) {
+	if !guestDevicesFamily.same(gdSpec(GuestDevices{Sounds: []Sound{{Model: "ac97"}}}), gdSpec(next)) {
 		t.Error("Drop is no part of what a spec wants")
 	}
 }
@@ -140,26 +140,28 @@ func TestGuestDevices_defaults(t *testing.T) {
 		t.Errorf("libvirt's own memballoon and inputs must read as none: %+v", g)
 	}
 	want := Video{Model: "cirrus", VRAMKiB: uintPtr(16384), Heads: uintPtr(1)}
-	if g.Video == nil || !reflect.DeepEqual(*g.Video, want) || !DefaultVideo(g.Video) || DefaultVideo(everyGuestDevice().Video) {
-		t.Errorf("video %+v", g.Video)
+	if len(g.Videos) != 1 || !reflect.DeepEqual(g.Videos[0], want) || !DefaultVideos(g.Videos) || DefaultVideos(everyGuestDevice().Videos) {
+		t.Errorf("video %+v", g.Videos)
 	}
 }
 
 func TestGuestDevices_same(t *testing.T) {
 	a := gdSpec(everyGuestDevice())
 	b := gdSpec(everyGuestDevice())
-	b.GuestDevices.RNG = &RNG{Model: "virtio", Backend: DefaultRNGBackend, RateBytes: uintPtr(1024), RatePeriodMS: uintPtr(1000)}
+	b.GuestDevices.RNGs = []RNG{{Model: "virtio", Backend: DefaultRNGBackend, RateBytes: uintPtr(1024), RatePeriodMS: uintPtr(1000)}}
 	b.GuestDevices.Inputs = []Input{{Type: "keyboard", Bus: "virtio"}, {Type: "tablet", Bus: "usb"}}
 	if !guestDevicesFamily.same(a, b) {
 		t.Error("defaults written out and input order must not be a change")
 	}
-	w := gdSpec(GuestDevices{Watchdog: &Watchdog{Model: "ib700"}})
-	if !guestDevicesFamily.same(w, gdSpec(GuestDevices{Watchdog: &Watchdog{Model: "ib700", Action: "reset"}})) {
+	w := gdSpec(GuestDevices{Watchdogs: []Watchdog{{Model: "ib700"}}})
+	if !guestDevicesFamily.same(w, gdSpec(GuestDevices{Watchdogs: []Watchdog{{Model: "ib700", Action: "reset"}}})) {
 		t.Error("watchdog action reset is libvirt's default")
 	}
 	for name, change := range map[string]func(*GuestDevices){
-		"video heads":   func(g *GuestDevices) { g.Video.Heads = uintPtr(1) },
-		"rng removed":   func(g *GuestDevices) { g.RNG = nil },
+		"video heads":   func(g *GuestDevices) { g.Videos[0].Heads = uintPtr(1) },
+		"second video":  func(g *GuestDevices) { g.Videos = append(g.Videos, Video{Model: "virtio"}) },
+		"rng removed":   func(g *GuestDevices) { g.RNGs = nil },
+		"video order":   func(g *GuestDevices) { g.Videos = []Video{{Model: "qxl"}, g.Videos[0]} },
 		"cid fixed":     func(g *GuestDevices) { g.VSock = &VSock{CID: uintPtr(9)} },
 		"stats period":  func(g *GuestDevices) { g.MemBalloon.StatsPeriodSec = uintPtr(5) },
 		"input dropped": func(g *GuestDevices) { g.Inputs = g.Inputs[:1] },
@@ -177,11 +179,11 @@ func TestGuestDevices_validate(t *testing.T) {
 		g    GuestDevices
 		want string
 	}{
-		{GuestDevices{Video: &Video{Model: "qxl", Accel3D: boolPtr(true)}}, "accel3d needs model = \"virtio\""},
-		{GuestDevices{Video: &Video{Model: "none", Heads: uintPtr(1)}}, "model \"none\" has no"},
-		{GuestDevices{Video: &Video{Model: "matrox"}}, "video: model \"matrox\""},
-		{GuestDevices{RNG: &RNG{RatePeriodMS: uintPtr(100)}}, "rate_period_ms needs rate_bytes"},
-		{GuestDevices{Watchdog: &Watchdog{Model: "i6300esb", Action: "explode"}}, "watchdog: action"},
+		{GuestDevices{Videos: []Video{{Model: "qxl", Accel3D: boolPtr(true)}}}, "accel3d needs model = \"virtio\""},
+		{GuestDevices{Videos: []Video{{Model: "none", Heads: uintPtr(1)}}}, "model \"none\" has no"},
+		{GuestDevices{Videos: []Video{{Model: "virtio"}, {Model: "matrox"}}}, "video[1]: model \"matrox\""},
+		{GuestDevices{RNGs: []RNG{{RatePeriodMS: uintPtr(100)}}}, "rate_period_ms needs rate_bytes"},
+		{GuestDevices{Watchdogs: []Watchdog{{Model: "i6300esb", Action: "explode"}}}, "watchdog[0]: action"},
 		{GuestDevices{VSock: &VSock{CID: uintPtr(2)}}, "vsock: cid 2 is reserved"},
 		{GuestDevices{MemBalloon: &MemBalloon{Model: "none", StatsPeriodSec: uintPtr(5)}}, "memballoon: model \"none\""},
 		{GuestDevices{Inputs: []Input{{"tablet", "ps2"}}}, "tablet cannot be on the ps2 bus"},
@@ -194,5 +196,39 @@ func TestGuestDevices_validate(t *testing.T) {
 	}
 	if err := gdSpec(everyGuestDevice()).Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// Several devices of a kind are written in order, each taking the address of an existing
+// one of its model (each used once); an rng libvirt_domain does not describe (an egd
+// backend) stays, and reads as none.
+func TestGuestDevices_several(t *testing.T) {
+	addr := func(slot uint) *libvirtxml.DomainAddress {
+		return &libvirtxml.DomainAddress{PCI: &libvirtxml.DomainAddressPCI{Slot: &slot}}
+	}
+	base, _ := build(t, nil, gdSpec(GuestDevices{}))
+	base.Devices.Videos = []libvirtxml.DomainVideo{{Model: libvirtxml.DomainVideoModel{Type: "virtio"}, Address: addr(2)},
+		{Model: libvirtxml.DomainVideoModel{Type: "virtio"}, Address: addr(3)}}
+	base.Devices.Sounds = []libvirtxml.DomainSound{{Model: "ich9", Address: addr(4)}}
+	base.Devices.RNGs = []libvirtxml.DomainRNG{{Model: "virtio", Backend: &libvirtxml.DomainRNGBackend{EGD: &libvirtxml.DomainRNGBackendEGD{}}}}
+	g := GuestDevices{
+		Videos: []Video{{Model: "virtio"}, {Model: "qxl"}, {Model: "virtio"}},
+		Sounds: []Sound{{Model: "ac97"}, {Model: "ich9"}},
+		RNGs:   []RNG{{}, {Backend: "/dev/random"}},
+	}
+	d, _ := build(t, base, gdSpec(g))
+	v := d.Devices.Videos
+	if len(v) != 3 || v[0].Model.Type != "virtio" || *v[0].Address.PCI.Slot != 2 || v[1].Address != nil || *v[2].Address.PCI.Slot != 3 {
+		t.Errorf("videos %+v", v)
+	}
+	if s := d.Devices.Sounds; len(s) != 2 || s[0].Address != nil || *s[1].Address.PCI.Slot != 4 {
+		t.Errorf("sounds %+v", s)
+	}
+	if r := d.Devices.RNGs; len(r) != 3 || r[0].Backend.EGD == nil || r[2].Backend.Random.Device != "/dev/random" {
+		t.Errorf("rngs %+v", r)
+	}
+	got := parseGuestDevices(d.Devices)
+	if !guestDevicesFamily.same(gdSpec(g), gdSpec(got)) || len(got.RNGs) != 2 {
+		t.Errorf("read back %+v", got)
 	}
 }

@@ -17,7 +17,8 @@ import (
 var (
 	TPMModels   = []string{"tpm-crb", "tpm-tis"}
 	TPMBackends = []string{TPMEmulator, TPMPassthrough}
-	TPMVersions = []string{"2.0"}
+	// 1.2: an emulated TPM on the TIS interface only (libvirt refuses it on CRB).
+	TPMVersions = []string{"2.0", "1.2"}
 )
 
 const (
@@ -57,6 +58,10 @@ var tpmFamily = family{
 			return fmt.Errorf("tpm backend passthrough needs device_path (the host's TPM, e.g. /dev/tpm0)")
 		case t.Backend != TPMPassthrough && t.DevicePath != "":
 			return fmt.Errorf("tpm device_path is for backend = \"passthrough\" only (backend is %q)", t.Backend)
+		case t.Backend == TPMEmulator && t.Version != "" && !slices.Contains(TPMVersions, t.Version):
+			return fmt.Errorf("tpm version %q: must be one of %v", t.Version, TPMVersions)
+		case t.Backend == TPMEmulator && t.Version == "1.2" && t.Model != "tpm-tis":
+			return fmt.Errorf("tpm version 1.2 needs model tpm-tis (the CRB interface is TPM 2.0's)")
 		}
 		return nil
 	},

@@ -37,7 +37,7 @@ func (d *domainConsoleDataSource) Schema(ctx context.Context, _ datasource.Schem
 		"through libvirt's console stream. libvirt keeps no history of a pty console, so \"recent\" means what the guest writes "+
 		"while the data source reads: the stream is read for `wait_sec` seconds and the last `lines` lines of it are returned "+
 		"(control characters and carriage returns dropped). A quiet guest gives an empty `output`; for a full boot log use a "+
-		"serial `log_file`. A stopped domain is an error, as is a console another client (`virsh console`) holds. It never "+
+		"`log_file` on `libvirt_domain`'s `devices.serial`. A stopped domain is an error, as is a console another client (`virsh console`) holds. It never "+
 		"writes to the console.", map[string]schema.Attribute{
 		"id": dataString("The domain id as given."),
 		"domain_id": schema.StringAttribute{MarkdownDescription: "UUID or name of a running domain (e.g. `libvirt_domain.x.id`).", Required: true,

@@ -1,9 +1,12 @@
 package provider
 
 import (
+	"strings"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -11,11 +14,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 )
 
-// domainChardevModel: the serial, console and channel blocks (domainxml's chardev
-// family). A kind left out keeps the default — one pty serial port, which libvirt also
-// shows as the first console, and the guest-agent channel when qemu_agent is true — and
-// is not read into state (an import reads what is not that default); removing a kind's
-// blocks takes it back to the default (DroppedChardevs, in Update).
+// domainChardevModel: devices.serial, console and channel (domainxml's chardev family).
+// A kind left null keeps the default — one pty serial port, which libvirt also shows as
+// the first console, and the guest-agent channel when qemu_agent is true — and nothing
+// of it enters state (an import writes what is not that default); removing every entry
+// of a kind takes it back to the default (DroppedChardevs, in Update).
 type domainChardevModel struct {
 	Serials  []chardevModel `tfsdk:"serial"`
 	Consoles []chardevModel `tfsdk:"console"`
@@ -35,26 +38,29 @@ type chardevModel struct {
 
 var domainChardevs = domainFamily{
 	group: groupDevices,
-	blocks: map[string]schema.Block{
-		"serial": chardevBlock("Serial ports, in port order (the first is the guest's ttyS0, which libvirt also shows as the "+
-			"domain's first console). Given, they replace the default pty serial port; left out, the domain has that one "+
-			"(libvirt's console stream reads it).", "`isa-serial` (x86; libvirt's default when left out), `usb-serial`, `pci-serial`, "+
+	attributes: map[string]schema.Attribute{
+		"serial": chardevList("Serial ports, in port order (the first is the guest's ttyS0, which libvirt also shows as the "+
+			"domain's first console). Given, they replace the default pty serial port; null, the domain has that one "+
+			"(libvirt's console stream reads it).", "`isa-serial` (x86; libvirt's default when null), `usb-serial`, `pci-serial`, "+
 			"`spapr-vio-serial`, `system-serial`, `sclp-serial` or `isa-debug`.", domainxml.SerialTargetTypes),
-		"console": chardevBlock("Further consoles, e.g. a `virtio` one (the guest's hvc0). The first console, which mirrors "+
-			"serial port 0, is libvirt's and follows the `serial` blocks.", "`virtio` (default), `sclp` or `sclplm` (s390).",
+		"console": chardevList("Further consoles, e.g. a `virtio` one (the guest's hvc0). The first console, which mirrors "+
+			"serial port 0, is libvirt's and follows `serial`.", "`virtio` (null: this), `sclp` or `sclplm` (s390).",
 			domainxml.ConsoleTargetTypes),
-		"channel": chardevBlock("virtio-serial channels beside the guest-agent one (`qemu_agent`): a named port the guest sees "+
-			"under /dev/virtio-ports/<target_name>.", "`virtio` (default; the only one).", domainxml.ChannelTargetTypes),
+		"channel": chardevList("virtio-serial channels beside the guest-agent one (`qemu_agent`): a named port the guest sees "+
+			"under /dev/virtio-ports/<target_name>.", "`virtio` (null: this; the only one).", domainxml.ChannelTargetTypes),
 	},
-	toSpec:   chardevsToSpec,
-	fromSpec: chardevsFromSpec,
-	validate: validateChardevs,
+	toSpec:       chardevsToSpec,
+	fromSpec:     chardevsFromSpec,
+	validate:     validateChardevs,
+	fillUnknowns: func(m *domainModel) { nullUnknowns(&m.Devices.domainChardevModel) },
 }
 
-func chardevBlock(desc, targetDesc string, targets []string) schema.ListNestedBlock {
-	return schema.ListNestedBlock{
-		MarkdownDescription: desc + " Left out, the kind is not managed; removing every block of a kind takes it back to the default." + restartNote,
-		NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+func chardevList(desc, targetDesc string, targets []string) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		MarkdownDescription: desc + " Null (the default): the kind is not managed and nothing of it enters state; removing " +
+			"every entry of a kind takes it back to the default." + restartNote,
+		Optional: true,
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"type": requiredEnum("The host side: `pty` (a pseudo-terminal libvirt opens), `tcp` (`host`, `port`, `mode`), `unix` "+
 				"(a socket at `path`), `file` (output appended to `path`), `null` (discarded) or `spicevmc` (needs spice `graphics`).",
 				domainxml.ChardevTypes...),
@@ -62,7 +68,7 @@ func chardevBlock(desc, targetDesc string, targets []string) schema.ListNestedBl
 			"host": optionalString("The address to listen on or connect to (`tcp`), e.g. `127.0.0.1`." + restartNote),
 			"port": schema.Int64Attribute{MarkdownDescription: "The TCP port (`tcp`)." + restartNote, Optional: true,
 				Validators: []validator.Int64{int64validator.Between(1, 65535)}},
-			"mode": optionalString("`bind` (listen) or `connect` (dial): required for `tcp`; for `unix`, default `bind`."+restartNote,
+			"mode": optionalString("`bind` (listen) or `connect` (dial): required for `tcp`; for `unix`, null means `bind`."+restartNote,
 				stringvalidator.OneOf(domainxml.ChardevModes...)),
 			"log_file": optionalString("Absolute path of a file on the host where libvirt also writes everything the guest sends " +
 				"(virtlogd)." + restartNote),
@@ -92,49 +98,49 @@ func specChardevs(ms []chardevModel) []domainxml.Chardev {
 	return out
 }
 
-// chardevsFromSpec shows the kinds the configuration manages (prior has them), or with no
-// prior configuration (an import) every kind the definition has apart from the default.
-// What libvirt fills in (a serial's target type, a unix socket's bind mode) stays null
-// where the configuration left it out.
+// chardevsFromSpec shows the kinds the configuration manages (prior has them), or on
+// import every kind the definition has apart from the default. What libvirt fills in (a
+// serial's target type, a unix socket's bind mode) stays null where the entry at the
+// same place in prior left it null, and on import where it is libvirt's default.
 func chardevsFromSpec(s domainxml.Spec, prior, m *domainModel) {
-	imported := prior.Name.IsNull()
-	c := s.Chardevs
-	if len(c.Serials) == 0 && len(prior.Devices.Serials) > 0 && domainxml.DefaultSerials(specChardevs(prior.Devices.Serials)) {
-		c.Serials = specChardevs(prior.Devices.Serials) // an explicit pty serial: what parse reads as the default
+	importing := isImport(prior)
+	c, p := s.Chardevs, prior.Devices
+	if len(c.Serials) == 0 && len(p.Serials) > 0 && domainxml.DefaultSerials(specChardevs(p.Serials)) {
+		c.Serials = specChardevs(p.Serials) // an explicit pty serial: what parse reads as the default
 	}
+	// libvirt's target for the architecture (isa-serial, system-serial) is what a null
+	// serial target_type means; virtio what a console's or channel's does.
+	serialDefault := func(t string) bool { return t == "" || t == "isa-serial" || t == "system-serial" }
+	virtio := func(t string) bool { return t == "" || t == "virtio" }
 	m.Devices.domainChardevModel = domainChardevModel{
-		Serials:  modelChardevs(c.Serials, prior.Devices.Serials, imported),
-		Consoles: modelChardevs(c.Consoles, prior.Devices.Consoles, imported),
-		Channels: modelChardevs(c.Channels, prior.Devices.Channels, imported),
+		Serials:  entries(c.Serials, p.Serials, importing, func(g domainxml.Chardev, pc *chardevModel) chardevModel { return modelChardev(g, pc, serialDefault) }),
+		Consoles: entries(c.Consoles, p.Consoles, importing, func(g domainxml.Chardev, pc *chardevModel) chardevModel { return modelChardev(g, pc, virtio) }),
+		Channels: entries(c.Channels, p.Channels, importing, func(g domainxml.Chardev, pc *chardevModel) chardevModel { return modelChardev(g, pc, virtio) }),
 	}
 }
 
-func modelChardevs(got []domainxml.Chardev, prior []chardevModel, imported bool) []chardevModel {
-	if !imported && len(prior) == 0 {
-		return nil
+// modelChardev is g as state shows it, given p (the entry at its place in prior; nil on
+// import and past prior's end); defaultTarget says which target types null means.
+func modelChardev(g domainxml.Chardev, p *chardevModel, defaultTarget func(string) bool) chardevModel {
+	cm := chardevModel{Type: types.StringValue(g.Type), Path: optString(g.Path), Host: optString(g.Host), Port: types.Int64Null(),
+		Mode: optString(g.Mode), LogFile: optString(g.LogFile), TargetType: optString(g.TargetType), TargetName: optString(g.TargetName)}
+	if g.Port > 0 {
+		cm.Port = types.Int64Value(int64(g.Port))
 	}
-	var out []chardevModel
-	for i, g := range got {
-		cm := chardevModel{Type: types.StringValue(g.Type), Path: optString(g.Path), Host: optString(g.Host), Port: types.Int64Null(),
-			Mode: optString(g.Mode), LogFile: optString(g.LogFile), TargetType: optString(g.TargetType), TargetName: optString(g.TargetName)}
-		if g.Port > 0 {
-			cm.Port = types.Int64Value(int64(g.Port))
-		}
-		if i < len(prior) {
-			p := prior[i]
-			if p.TargetType.IsNull() {
-				cm.TargetType = types.StringNull()
-			}
-			if p.Mode.IsNull() && g.Type == "unix" && g.Mode == "bind" {
-				cm.Mode = types.StringNull()
-			}
-		}
-		out = append(out, cm)
+	var pt, pm types.String
+	if p != nil {
+		pt, pm = p.TargetType, p.Mode
 	}
-	return out
+	if pt.IsNull() && (p != nil || defaultTarget(g.TargetType)) {
+		cm.TargetType = types.StringNull() // libvirt's choice where none was written (v2: whatever it is)
+	}
+	if pm.IsNull() && g.Type == "unix" && g.Mode == "bind" {
+		cm.Mode = types.StringNull()
+	}
+	return cm
 }
 
-// validateChardevs runs domainxml's checks on the blocks whose values are all known.
+// validateChardevs runs domainxml's checks on the entries whose values are all known.
 func validateChardevs(m *domainModel, diags *diag.Diagnostics) {
 	known := func(ms []chardevModel) []chardevModel {
 		for _, c := range ms {
@@ -152,6 +158,10 @@ func validateChardevs(m *domainModel, diags *diag.Diagnostics) {
 	agent := m.QemuAgent.IsNull() || m.QemuAgent.ValueBool() // null: the default, true
 	c := domainxml.Chardevs{Serials: specChardevs(known(m.Devices.Serials)), Consoles: specChardevs(known(m.Devices.Consoles)), Channels: specChardevs(known(m.Devices.Channels))}
 	if err := domainxml.ValidateChardevs(c, agent); err != nil {
-		diags.AddError("Invalid serial, console or channel block", err.Error())
+		lines := strings.Split(err.Error(), "\n")
+		for i := range lines {
+			lines[i] = "devices." + lines[i] // domainxml names serial[0], console[1], ...
+		}
+		diags.AddAttributeError(path.Root(groupDevices), "Invalid devices.serial, console or channel", strings.Join(lines, "\n"))
 	}
 }

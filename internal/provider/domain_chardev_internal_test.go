@@ -21,7 +21,7 @@ func TestChardevsFromSpec(t *testing.T) {
 		Serials:  []domainxml.Chardev{{Type: "unix", Path: "/s.sock", Mode: "bind", TargetType: "isa-serial"}},
 		Channels: []domainxml.Chardev{{Type: "null", TargetType: "virtio", TargetName: "org.example.0"}},
 	}}
-	prior := &domainModel{Name: types.StringValue("c")}
+	prior := withGroups(&domainModel{Name: types.StringValue("c")})
 	if m := fromSpec(s, prior); m.Devices.Serials != nil || m.Devices.Channels != nil {
 		t.Errorf("unmanaged kinds in state: %+v", m.Devices.domainChardevModel)
 	}
@@ -32,13 +32,21 @@ func TestChardevsFromSpec(t *testing.T) {
 	if len(m.Devices.Serials) != 1 || !m.Devices.Serials[0].TargetType.IsNull() || !m.Devices.Serials[0].Mode.IsNull() || m.Devices.Serials[0].Path.ValueString() != "/s.sock" {
 		t.Errorf("managed serial: %+v", m.Devices.Serials)
 	}
-	// Import: everything as read.
+	// Import: everything as read, but libvirt's defaults (isa-serial, bind, virtio).
 	m = fromSpec(s, &domainModel{})
-	if len(m.Devices.Serials) != 1 || m.Devices.Serials[0].TargetType.ValueString() != "isa-serial" || m.Devices.Serials[0].Mode.ValueString() != "bind" ||
-		len(m.Devices.Channels) != 1 || m.Devices.Channels[0].TargetName.ValueString() != "org.example.0" {
+	if len(m.Devices.Serials) != 1 || !m.Devices.Serials[0].TargetType.IsNull() || !m.Devices.Serials[0].Mode.IsNull() ||
+		len(m.Devices.Channels) != 1 || m.Devices.Channels[0].TargetName.ValueString() != "org.example.0" || !m.Devices.Channels[0].TargetType.IsNull() {
 		t.Errorf("imported: %+v", m.Devices.domainChardevModel)
 	}
-	// `serial { type = "pty" }` written out reads back as written.
+	s.Chardevs.Serials[0].TargetType, s.Chardevs.Serials[0].Mode = "pci-serial", "connect"
+	if m = fromSpec(s, &domainModel{}); m.Devices.Serials[0].TargetType.ValueString() != "pci-serial" || m.Devices.Serials[0].Mode.ValueString() != "connect" {
+		t.Errorf("imported, not the defaults: %+v", m.Devices.Serials)
+	}
+	// The default pty serial alone imports no group.
+	if m := fromSpec(domainxml.Spec{Name: "c"}, &domainModel{}); m.Devices != nil {
+		t.Errorf("default serial imported: %+v", m.Devices)
+	}
+	// `serial = [{ type = "pty" }]` written out reads back as written.
 	prior.Devices.Serials = []chardevModel{chardevOf("pty")}
 	if m := fromSpec(domainxml.Spec{Name: "c"}, prior); len(m.Devices.Serials) != 1 || m.Devices.Serials[0].Type.ValueString() != "pty" {
 		t.Errorf("explicit pty serial: %+v", m.Devices.Serials)

@@ -225,7 +225,7 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 			return nil, errors.New("read graphics_password_wo from the configuration")
 		}
 		oldSpec := specFromModel(state)
-		spec.GuestDevices.Drop = domainxml.DroppedGuestDevices(oldSpec.GuestDevices, spec.GuestDevices) // removed blocks go
+		spec.GuestDevices.Drop = domainxml.DroppedGuestDevices(oldSpec.GuestDevices, spec.GuestDevices) // kinds removed from devices go
 		spec.Chardevs.Drop = domainxml.DroppedChardevs(oldSpec.Chardevs, spec.Chardevs)                 // back to the default
 		autostart := plan.Autostart.ValueBool()
 		res, err := workflow.Apply(ctx, r.client, workflow.Change{

@@ -37,14 +37,14 @@ func TestAccDomainChardev_tcpSerialBooted(t *testing.T) {
 	port, logFile := freePort(t), filepath.Join(t.TempDir(), "serial.log")
 	config := acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 256),
 		`graphics = { type = "none" }`, attr("qemu_agent", false), blockHCL("disk", attr("volume_id", disk)),
-		blockHCL("serial", attr("type", "tcp"), attr("host", "127.0.0.1"), attr("port", port), attr("mode", "bind"), attr("log_file", logFile)))
+		devicesHCL("serial", objHCL(attr("type", "tcp"), attr("host", "127.0.0.1"), attr("port", port), attr("mode", "bind"), attr("log_file", logFile))))
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{{
 			Config:           config,
 			ConfigPlanChecks: acctest.Plans(),
-			ConfigStateChecks: acctest.State(domRes, "serial", knownvalue.ListSizeExact(1), "serial.0.target_type", nil,
-				"console", knownvalue.ListSizeExact(0), "channel", knownvalue.ListSizeExact(0)),
+			ConfigStateChecks: acctest.State(domRes, "devices.serial", knownvalue.ListSizeExact(1), "devices.serial.0.target_type", nil,
+				"devices.console", nil, "devices.channel", nil),
 			Check: acctest.HostCheck(func() error {
 				// A loaded 2-core host boots the guest in 15 to 75 s under TCG.
 				if err := serialShell(port, 2*time.Minute); err != nil {
@@ -111,16 +111,38 @@ func serialShell(port int, timeout time.Duration) error {
 	}
 }
 
+// objHCL is an object `{ a = 1, b = "x" }` of attr lines.
+func objHCL(attrs ...string) string { return "{ " + strings.Join(attrs, ", ") + " }" }
+
+// devicesHCL is `devices = { kind = [objs...], ... }` for pairs of a kind and its one
+// object (a kind named twice gets both, in order).
+func devicesHCL(kindsAndObjs ...string) string {
+	var order []string
+	lists := map[string][]string{}
+	for i := 0; i+1 < len(kindsAndObjs); i += 2 {
+		k := kindsAndObjs[i]
+		if lists[k] == nil {
+			order = append(order, k)
+		}
+		lists[k] = append(lists[k], kindsAndObjs[i+1])
+	}
+	var lines []string
+	for _, k := range order {
+		lines = append(lines, fmt.Sprintf("    %s = [\n      %s,\n    ]", k, strings.Join(lists[k], ",\n      ")))
+	}
+	return "devices = {\n" + strings.Join(lines, "\n") + "\n  }"
+}
+
 // everyChardev is one of each kind: a unix, a file and a null serial port, a virtio
 // console and a named virtio channel.
 func everyChardev(dir string) string {
-	return strings.Join([]string{
-		blockHCL("serial", attr("type", "unix"), attr("path", dir+"/s0.sock"), attr("log_file", dir+"/s0.log")),
-		blockHCL("serial", attr("type", "file"), attr("path", dir+"/s1.out")),
-		blockHCL("serial", attr("type", "null")),
-		blockHCL("console", attr("type", "pty"), attr("target_type", "virtio")),
-		blockHCL("channel", attr("type", "unix"), attr("path", dir+"/c.sock"), attr("mode", "bind"), attr("target_name", "org.example.port.0")),
-	}, "\n  ")
+	return devicesHCL(
+		"serial", objHCL(attr("type", "unix"), attr("path", dir+"/s0.sock"), attr("log_file", dir+"/s0.log")),
+		"serial", objHCL(attr("type", "file"), attr("path", dir+"/s1.out")),
+		"serial", objHCL(attr("type", "null")),
+		"console", objHCL(attr("type", "pty"), attr("target_type", "virtio")),
+		"channel", objHCL(attr("type", "unix"), attr("path", dir+"/c.sock"), attr("mode", "bind"), attr("target_name", "org.example.port.0")),
+	)
 }
 
 func chardevConfig(name, blocks string) string {
@@ -129,7 +151,8 @@ func chardevConfig(name, blocks string) string {
 
 // Define-only: every kind at once reads back as written (libvirt's target models and
 // port numbers, the console mirroring serial 0 and the virtio-serial controller are not
-// drift); removing the blocks takes the domain back to the default pty serial.
+// drift); an import writes the same; removing them takes the domain back to the default
+// pty serial, and the group to null.
 func TestAccDomainChardev_defineOnly(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, dir := acctest.RandomName("chardev"), "/tmp/"+acctest.RandomName("chardev")
@@ -151,13 +174,20 @@ func TestAccDomainChardev_defineOnly(t *testing.T) {
 					}
 					return nil
 				}),
-				ConfigStateChecks: acctest.State(domRes, "serial", knownvalue.ListSizeExact(3), "serial.0.target_type", nil,
-					"serial.0.mode", nil, "console.0.target_type", "virtio"),
+				ConfigStateChecks: acctest.State(domRes, "devices.serial", knownvalue.ListSizeExact(3), "devices.serial.0.target_type", nil,
+					"devices.serial.0.mode", nil, "devices.console.0.target_type", "virtio", "devices.video", nil),
 			},
 			{Config: chardevConfig(name, everyChardev(dir)), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
 			{
-				Config:           chardevConfig(name, ""),
-				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
+				// The console's target_type and the unix channel's mode are written out as
+				// libvirt's defaults (virtio, bind): the import leaves them out.
+				ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name,
+				ImportStateVerifyIgnore: append([]string{"timeouts", "devices.console.0.target_type", "devices.channel.0.mode"}, otherGroupsUntilMerge...),
+			},
+			{
+				Config:            chardevConfig(name, ""),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: acctest.State(domRes, "devices", nil),
 				Check: guestDevices(t, name, func(d *libvirtxml.DomainDeviceList) error {
 					if len(d.Serials) != 1 || d.Serials[0].Source.Pty == nil || len(d.Consoles) != 1 || d.Consoles[0].Source.Pty == nil ||
 						len(d.Channels) != 0 {
@@ -172,7 +202,7 @@ func TestAccDomainChardev_defineOnly(t *testing.T) {
 }
 
 // A domain virsh defined with such character devices imports with a generated
-// configuration that plans clean; libvirt's own mirror console is not a block.
+// configuration that plans clean; libvirt's own mirror console is not an entry.
 func TestAccDomainChardev_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
 	dir := "/tmp/" + acctest.RandomName("chardev")
@@ -182,5 +212,5 @@ func TestAccDomainChardev_importDefined(t *testing.T) {
     <serial type='tcp'><source mode='bind' host='127.0.0.1' service='4555'/><protocol type='raw'/></serial>
     <console type='pty'><target type='virtio'/></console>
     <channel type='unix'><source mode='bind' path='`+dir+`/c.sock'/><target type='virtio' name='org.example.port.0'/></channel>
-  </devices>`, `"connect"`, `4555`, `"virtio"`, `"org.example.port.0"`, `"tcp"`)
+  </devices>`, `devices = {`, `"connect"`, `4555`, `"org.example.port.0"`, `"tcp"`)
 }

@@ -13,36 +13,39 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
 
-// everyGuestDevice is the guest devices of the first step of TestAccDomain_guestDevices.
+// everyGuestDevice is the guest devices of the first step of TestAccDomain_guestDevices:
+// several of the kinds libvirt allows several of.
 const everyGuestDevice = `
-  video      = { model = "virtio", heads = 2, accel3d = false }
-  rng        = { rate_bytes = 1024, rate_period_ms = 1000 }
-  watchdog   = { model = "i6300esb", action = "poweroff" }
-  panic      = { model = "isa" }
-  vsock      = {}
-  memballoon = { model = "virtio", stats_period_sec = 10, autodeflate = true, free_page_reporting = true }
-  sound      = { model = "ich9" }
-  input {
-    type = "tablet"
-    bus  = "usb"
-  }
-  input {
-    type = "keyboard"
-    bus  = "virtio"
-  }
-  input {
-    type = "mouse"
-    bus  = "ps2"
+  devices = {
+    video      = [{ model = "virtio", heads = 2, accel3d = false }, { model = "virtio" }]
+    rng        = [{ rate_bytes = 1024, rate_period_ms = 1000 }, { backend = "/dev/random" }]
+    watchdog   = [{ model = "i6300esb", action = "poweroff" }]
+    panic      = { model = "isa" }
+    vsock      = {}
+    memballoon = { model = "virtio", stats_period_sec = 10, autodeflate = true, free_page_reporting = true }
+    sound      = [{ model = "ich9" }, { model = "ac97" }]
+    input = [
+      { type = "tablet", bus = "usb" },
+      { type = "keyboard", bus = "virtio" },
+      { type = "mouse", bus = "ps2" },
+    ]
   }`
 
 // changedGuestDevices: another video, a fixed vsock cid, the default watchdog action,
 // a memballoon libvirt would add anyway; no rng, sound or inputs.
 const changedGuestDevices = `
-  video      = { model = "qxl" }
-  watchdog   = { model = "ib700" }
-  panic      = { model = "isa" }
-  vsock      = { cid = 42 }
-  memballoon = { model = "virtio" }`
+  devices = {
+    video      = [{ model = "qxl" }]
+    watchdog   = [{ model = "ib700" }]
+    panic      = { model = "isa" }
+    vsock      = { cid = 42 }
+    memballoon = { model = "virtio" }
+  }`
+
+// otherGroupsUntilMerge are the groups whose import rule (written only where the domain
+// differs from what the provider creates) is another branch's work: on this branch an
+// import still writes them. TODO(v3 merge): remove, and its uses.
+var otherGroupsUntilMerge = []string{"os.", "cpu.", "events."}
 
 func guestDevicesConfig(name, devices string) string {
 	return acctest.ProviderBlock("") + fmt.Sprintf(`
@@ -88,10 +91,12 @@ func TestAccDomain_guestDevices(t *testing.T) {
 				ConfigPlanChecks: acctest.Plans(),
 				Check: guestDevices(t, name, func(d *libvirtxml.DomainDeviceList) error {
 					switch v := d.Videos; {
-					case len(v) != 1 || v[0].Model.Type != "virtio" || v[0].Model.Heads != 2 || v[0].Model.Accel == nil || v[0].Model.Accel.Accel3D != "no":
+					case len(v) != 2 || v[0].Model.Type != "virtio" || v[0].Model.Heads != 2 || v[0].Model.Accel == nil || v[0].Model.Accel.Accel3D != "no" ||
+						v[1].Model.Type != "virtio":
 						return fmt.Errorf("video: %+v", v)
-					case len(d.RNGs) != 1 || d.RNGs[0].Rate == nil || d.RNGs[0].Rate.Bytes != 1024 || d.RNGs[0].Rate.Period != 1000 ||
-						d.RNGs[0].Backend.Random == nil || d.RNGs[0].Backend.Random.Device != "/dev/urandom":
+					case len(d.RNGs) != 2 || d.RNGs[0].Rate == nil || d.RNGs[0].Rate.Bytes != 1024 || d.RNGs[0].Rate.Period != 1000 ||
+						d.RNGs[0].Backend.Random == nil || d.RNGs[0].Backend.Random.Device != "/dev/urandom" ||
+						d.RNGs[1].Backend.Random == nil || d.RNGs[1].Backend.Random.Device != "/dev/random":
 						return fmt.Errorf("rng: %+v", d.RNGs)
 					case len(d.Watchdogs) != 1 || d.Watchdogs[0].Model != "i6300esb" || d.Watchdogs[0].Action != "poweroff":
 						return fmt.Errorf("watchdog: %+v", d.Watchdogs)
@@ -102,15 +107,18 @@ func TestAccDomain_guestDevices(t *testing.T) {
 					case d.MemBalloon == nil || d.MemBalloon.AutoDeflate != "on" || d.MemBalloon.FreePageReporting != "on" ||
 						d.MemBalloon.Stats == nil || d.MemBalloon.Stats.Period != 10:
 						return fmt.Errorf("memballoon: %+v", d.MemBalloon)
-					case len(d.Sounds) != 1 || d.Sounds[0].Model != "ich9":
+					case len(d.Sounds) != 2 || d.Sounds[0].Model != "ich9" || d.Sounds[1].Model != "ac97":
 						return fmt.Errorf("sound: %+v", d.Sounds)
 					case inputsOf(d) != "keyboard/ps2 keyboard/virtio mouse/ps2 tablet/usb":
 						return fmt.Errorf("inputs: %s", inputsOf(d))
 					}
 					return nil
 				}),
-				ConfigStateChecks: acctest.State(domRes, "video.vram_kib", nil, "rng.backend", "/dev/urandom", "rng.model", "virtio",
-					"vsock.cid", nil, "input", knownvalue.SetSizeExact(3)),
+				// Nothing libvirt fills in enters state (v3: nothing inside a group is computed).
+				ConfigStateChecks: acctest.State(domRes, "devices.video.0.vram_kib", nil, "devices.video.1.heads", nil,
+					"devices.rng.0.backend", nil, "devices.rng.0.model", nil, "devices.rng.1.backend", "/dev/random",
+					"devices.vsock.cid", nil, "devices.input", knownvalue.SetSizeExact(3), "devices.sound", knownvalue.ListSizeExact(2),
+					"devices.serial", nil, "devices.tpm", nil),
 			},
 			{Config: guestDevicesConfig(name, everyGuestDevice), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
 			{
@@ -133,14 +141,24 @@ func TestAccDomain_guestDevices(t *testing.T) {
 					}
 					return nil
 				}),
-				ConfigStateChecks: acctest.State(domRes, "watchdog.action", "reset", "video.vram_kib", nil, "video.heads", nil),
+				ConfigStateChecks: acctest.State(domRes, "devices.watchdog.0.action", nil, "devices.video.0.vram_kib", nil,
+					"devices.video.0.heads", nil, "devices.rng", nil),
+			},
+			{
+				// The import writes the group: what differs from what the provider would
+				// create without it. It leaves out the plain virtio memballoon the
+				// configuration names (libvirt adds that one by itself: the import rule).
+				ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name,
+				// update_method: this state's is the last update's, an import's none.
+				ImportStateVerifyIgnore: append([]string{"timeouts", "update_method", "devices.memballoon"}, otherGroupsUntilMerge...),
 			},
 			{Config: guestDevicesConfig(name, changedGuestDevices), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
 			{
 				// Dropping them all takes away what the provider wrote; libvirt puts its
-				// default memballoon back.
-				Config:           guestDevicesConfig(name, ""),
-				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
+				// default memballoon back. The group is null in state.
+				Config:            guestDevicesConfig(name, ""),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: acctest.State(domRes, "devices", nil),
 				Check: guestDevices(t, name, func(d *libvirtxml.DomainDeviceList) error {
 					if len(d.Videos)+len(d.Watchdogs)+len(d.Panics) != 0 || d.VSock != nil || d.MemBalloon == nil || d.MemBalloon.Model != "virtio" {
 						return fmt.Errorf("devices left: video %+v watchdog %+v panic %+v vsock %+v memballoon %+v", d.Videos, d.Watchdogs, d.Panics, d.VSock, d.MemBalloon)
@@ -159,21 +177,25 @@ func TestAccDomain_guestDevices(t *testing.T) {
 func TestAccDomain_guestDevicesImport(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("guestdev")
-	defineVNCDomain(t, name, `    <video><model type='vga'/></video>
+	defineVNCDomain(t, name, `    <video><model type='vga' vram='32768'/></video>
+    <video><model type='qxl'/></video>
     <rng model='virtio'><backend model='random'>/dev/random</backend></rng>
     <watchdog model='i6300esb'/>
     <panic model='isa'/>
     <vsock model='virtio'><cid auto='no' address='7'/></vsock>
     <sound model='ac97'/>
+    <sound model='ich6'/>
     <input type='tablet' bus='usb'/>`)
 	generated := strings.Join(strings.Fields(generateConfigPlansClean(t, "libvirt_domain.imported", name)), " ")
-	for _, want := range []string{`model = "vga"`, `vram_kib = 16384`, `backend = "/dev/random"`, `action = "reset"`, `cid = 7`,
-		`model = "ac97"`, `type = "tablet"`} {
+	for _, want := range []string{`devices = {`, `model = "vga"`, `vram_kib = 32768`, `model = "qxl"`, `backend = "/dev/random"`,
+		`model = "i6300esb"`, `cid = 7`, `model = "ac97"`, `model = "ich6"`, `type = "tablet"`} {
 		if !strings.Contains(generated, want) {
 			t.Errorf("generated.tf lacks %s:\n%s", want, generated)
 		}
 	}
-	for _, unwanted := range []string{"memballoon = {", `bus = "ps2"`} {
+	// libvirt's defaults: its own balloon and ps2 inputs, a watchdog's reset action, the
+	// qxl card's video memory, an rng's model.
+	for _, unwanted := range []string{"memballoon = {", `bus = "ps2"`, `action = "reset"`, `vram_kib = 65536`, `model = "virtio"`} {
 		if strings.Contains(generated, unwanted) {
 			t.Errorf("generated.tf has libvirt's own default %s:\n%s", unwanted, generated)
 		}
@@ -195,15 +217,14 @@ resource "libvirt_domain" "test" {
   memory_mib = 64
   qemu_agent = false
   shutdown   = { timeout = "2s" }
-  video      = { model = "virtio", heads = 2, accel3d = false }
-  rng        = { rate_bytes = 1024, rate_period_ms = 1000 }
-  watchdog   = { model = "i6300esb", action = %q }
-  panic      = { model = "isa" }
-  memballoon = { model = "virtio", stats_period_sec = 10, autodeflate = true, free_page_reporting = true }
-  sound      = { model = "ich9" }
-  input {
-    type = "tablet"
-    bus  = "usb"
+  devices = {
+    video      = [{ model = "virtio", heads = 2, accel3d = false }]
+    rng        = [{ rate_bytes = 1024, rate_period_ms = 1000 }]
+    watchdog   = [{ model = "i6300esb", action = %q }]
+    panic      = { model = "isa" }
+    memballoon = { model = "virtio", stats_period_sec = 10, autodeflate = true, free_page_reporting = true }
+    sound      = [{ model = "ich9" }]
+    input      = [{ type = "tablet", bus = "usb" }]
   }
 }
 `, name, action)
@@ -233,7 +254,7 @@ resource "libvirt_domain" "test" {
 
 // A virsh-defined domain with a graphical console has libvirt's own video card,
 // memballoon and ps2 inputs: imported into a configuration that names no guest device,
-// it only imports, and plans clean.
+// it only imports, and plans clean (the v3 rule: libvirt's defaults are no devices group).
 func TestAccDomain_guestDevicesAdoptDefaults(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("guestdev")
@@ -277,4 +298,65 @@ func defineVNCDomain(t *testing.T, name, devices string) {
   </devices>
 </domain>`, name, devices))
 	acctest.RemoveDomainAtEnd(t, name)
+}
+
+// devices.tpm, define-only: `tpm = {}` is the default TPM (tpm-crb, swtpm, 2.0,
+// persistent state) and every value stays null in state; values that differ show as
+// written (TPM 1.2 among them), and an import writes them (only them); removing it
+// removes the device.
+func TestAccDomainDevices_tpmDefineOnly(t *testing.T) {
+	acctest.RequireAcc(t)
+	name := acctest.RandomName("devtpm")
+	tpm := func(want string) resource.TestCheckFunc {
+		return guestDevices(t, name, func(d *libvirtxml.DomainDeviceList) error {
+			var got []string
+			for _, x := range d.TPMs {
+				got = append(got, x.Model)
+				if e := x.Backend.Emulator; e != nil {
+					got = append(got, "emulator", e.Version, "persistent="+e.PersistentState)
+				}
+			}
+			if strings.Join(got, " ") != want {
+				return fmt.Errorf("tpm of %s: %v, want %s", name, got, want)
+			}
+			return nil
+		})
+	}
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
+		Steps: []resource.TestStep{
+			{
+				Config:           guestDevicesConfig(name, `devices = { tpm = {} }`),
+				ConfigPlanChecks: acctest.Plans(),
+				ConfigStateChecks: acctest.State(domRes, "devices.tpm.model", nil, "devices.tpm.backend", nil, "devices.tpm.version", nil,
+					"devices.tpm.persistent_state", nil, "devices.video", nil),
+				Check: tpm("tpm-crb emulator 2.0 persistent=yes"),
+			},
+			{Config: guestDevicesConfig(name, `devices = { tpm = {} }`), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
+			{
+				Config:            guestDevicesConfig(name, `devices = { tpm = { model = "tpm-tis", persistent_state = false } }`),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: acctest.State(domRes, "devices.tpm.model", "tpm-tis", "devices.tpm.persistent_state", false, "devices.tpm.backend", nil),
+				Check:             tpm("tpm-tis emulator 2.0 persistent="),
+			},
+			{
+				// TPM 1.2 (TIS only): libvirt defines it; the import writes the version.
+				Config:            guestDevicesConfig(name, `devices = { tpm = { model = "tpm-tis", version = "1.2", persistent_state = false } }`),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: acctest.State(domRes, "devices.tpm.version", "1.2"),
+				Check:             tpm("tpm-tis emulator 1.2 persistent="),
+			},
+			{
+				// update_method: this state's is the last update's, an import's none.
+				ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name,
+				ImportStateVerifyIgnore: append([]string{"timeouts", "update_method"}, otherGroupsUntilMerge...),
+			},
+			{
+				Config:            guestDevicesConfig(name, ""),
+				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
+				ConfigStateChecks: acctest.State(domRes, "devices", nil),
+				Check:             tpm(""),
+			},
+		},
+	})
 }

@@ -18,14 +18,12 @@ resource "libvirt_domain" "arm" {
     network = "default"
   }
 
-  # ARM guests get no input devices by themselves, and no USB controller: virtio ones
-  # make the VNC console usable.
-  input {
-    type = "tablet"
-    bus  = "virtio"
-  }
-  input {
-    type = "keyboard"
-    bus  = "virtio"
+  devices = {
+    # ARM guests get no input devices by themselves, and no USB controller: virtio ones
+    # make the VNC console usable.
+    input = [
+      { type = "tablet", bus = "virtio" },
+      { type = "keyboard", bus = "virtio" },
+    ]
   }
 }

@@ -9,7 +9,6 @@ resource "libvirt_domain" "win11" {
   machine     = "q35" # Secure Boot firmware is built for q35 only
   firmware    = "uefi"
   secure_boot = {} # enrolled_keys = true: Secure Boot enforced from the first boot; smm goes on
-  tpm         = {} # tpm-crb, emulator, version 2.0; its state survives updates and restarts, destroy removes it
 
   features = {
     hyperv = ["relaxed", "vapic", "spinlocks", "vpindex", "runtime", "synic", "stimer", "frequencies", "tlbflush", "ipi"]
@@ -32,8 +31,9 @@ resource "libvirt_domain" "win11" {
   }
 
   graphics = { type = "spice" }
-  input {
-    type = "tablet"
-    bus  = "usb"
+
+  devices = {
+    tpm   = {} # tpm-crb, emulator, version 2.0; its state survives updates and restarts, destroy removes it
+    input = [{ type = "tablet", bus = "usb" }]
   }
 }
