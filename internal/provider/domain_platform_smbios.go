@@ -6,8 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -44,10 +42,9 @@ var domainSMBIOS = domainFamily{
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
 				"mode": schema.StringAttribute{
-					MarkdownDescription: "`sysinfo` (the tables here; the default when a table is set), `host` (the host's own) or `emulate`.",
-					Optional:            true, Computed: true,
-					Validators:    []validator.String{stringvalidator.OneOf(domainxml.SMBIOSModes...)},
-					PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+					MarkdownDescription: "`sysinfo` (the tables here; what null means when a table is set), `host` (the host's own) or `emulate`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.OneOf(domainxml.SMBIOSModes...)},
 				},
 				"bios":       smbiosTable("BIOS strings by libvirt's name: `vendor`, `version`, `date`, `release`."),
 				"system":     smbiosTable("System strings: `manufacturer`, `product`, `version`, `serial`, `uuid`, `sku`, `family`."),
@@ -75,19 +72,33 @@ var domainSMBIOS = domainFamily{
 			}
 		}
 	},
-	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
+	// What the domain has (null asks for none: entries there are drift, and what an import
+	// writes); mode null while it is the sysinfo that tables without a mode ask for.
+	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
 		m.OS.FWCfg = types.MapNull(types.StringType)
 		if len(s.FWCfg) > 0 {
 			m.OS.FWCfg = stringMap(s.FWCfg)
 		}
 		m.OS.SMBIOS = nil
 		if t := s.SMBIOS; t != nil {
-			m.OS.SMBIOS = &smbiosModel{Mode: types.StringValue(t.Mode), BIOS: optMap(t.BIOS), System: optMap(t.System), BaseBoard: optMap(t.BaseBoard)}
+			m.OS.SMBIOS = &smbiosModel{Mode: optString(t.Mode), BIOS: optMap(t.BIOS), System: optMap(t.System), BaseBoard: optMap(t.BaseBoard)}
+			tables := len(t.BIOS)+len(t.System)+len(t.BaseBoard) > 0
+			if t.Mode == "sysinfo" && tables && (prior.OS.SMBIOS == nil || prior.OS.SMBIOS.Mode.IsNull()) {
+				m.OS.SMBIOS.Mode = types.StringNull()
+			}
 		}
 	},
 	fillUnknowns: func(m *domainModel) {
-		if m.OS.SMBIOS != nil && m.OS.SMBIOS.Mode.IsUnknown() {
-			m.OS.SMBIOS.Mode = types.StringValue("sysinfo")
+		if m.OS.FWCfg.IsUnknown() {
+			m.OS.FWCfg = types.MapNull(types.StringType)
+		}
+		if t := m.OS.SMBIOS; t != nil {
+			nullIfUnknown(&t.Mode)
+			for _, v := range []*types.Map{&t.BIOS, &t.System, &t.BaseBoard} {
+				if v.IsUnknown() {
+					*v = types.MapNull(types.StringType)
+				}
+			}
 		}
 	},
 }
