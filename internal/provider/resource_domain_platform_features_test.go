@@ -12,7 +12,7 @@ import (
 
 func featuresHCL(name, features string) string {
 	return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1),
-		attr("memory_mib", 64), attr("running", false), attr("machine", "q35"), `graphics = { type = "none" }`, features)
+		attr("memory_mib", 64), attr("running", false), `os = { machine = "q35" }`, `graphics = { type = "none" }`, features)
 }
 
 // Define-only: features are written (spinlocks with its retries), read back and
@@ -59,7 +59,7 @@ func TestAccDomainFeatures_defineOnly(t *testing.T) {
 					"features.pae", true, "features.hap", false, "features.kvm_hidden", true),
 				Check: hyperv("relaxed", "spinlocks"),
 			},
-			{ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name, ImportStateVerifyIgnore: []string{"timeouts", "machine"}}, // libvirt expands q35
+			{ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name, ImportStateVerifyIgnore: []string{"timeouts", "os.machine"}}, // libvirt expands q35
 			{
 				Config:            featuresHCL(name, `features = { pae = false, kvm_hidden = false, hyperv = [] }`),
 				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
