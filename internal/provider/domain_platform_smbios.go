@@ -53,8 +53,8 @@ var domainSMBIOS = domainFamily{
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.OneOf(domainxml.SMBIOSModes...)},
 				},
-				"bios":       smbiosTable("BIOS strings by libvirt's name: `vendor`, `version`, `date`, `release`."),
-				"system":     smbiosTable("System strings: `manufacturer`, `product`, `version`, `serial`, `uuid`, `sku`, `family`."),
+				"bios":   smbiosTable("BIOS strings by libvirt's name: `vendor`, `version`, `date`, `release`."),
+				"system": smbiosTable("System strings: `manufacturer`, `product`, `version`, `serial`, `uuid`, `sku`, `family`."),
 				"base_board": schema.ListAttribute{
 					MarkdownDescription: "Base board tables, in order (a board and its risers), each of strings: `manufacturer`, " +
 						"`product`, `version`, `serial`, `asset`, `location`.",
