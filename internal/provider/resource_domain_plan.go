@@ -121,7 +121,7 @@ func hostOffers(info *libvirt.HostInfo, plan, state *domainModel, d *diag.Diagno
 				"(or a versioned name that `virsh capabilities` lists), or remove os.machine for libvirt's default.",
 				name, plan.OS.Machine.ValueString(), info.Hostname, info.Arch, strings.Join(aliases, ", ")))
 	}
-	if changed(plan.Firmware, stateValue(state, func(m *domainModel) types.String { return m.Firmware })) &&
+	if changed(plan.Firmware, stateValue(state, func(m *domainModel) types.String { return m.Firmware })) && plan.OS.Loader == nil && // os.loader: by hand
 		plan.Firmware.ValueString() == domainxml.FirmwareUEFI && info.DefaultDomainType != "" && !slices.Contains(info.FirmwareTypes, "efi") {
 		d.AddAttributeError(path.Root("firmware"), "UEFI firmware not offered by the host",
 			fmt.Sprintf("libvirt_domain %s: firmware = \"uefi\", but host %s offers no UEFI firmware for %s %s domains "+
