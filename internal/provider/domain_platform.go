@@ -24,7 +24,8 @@ var domainPlatform = domainFamily{
 	attributes: map[string]schema.Attribute{
 		"firmware": schema.StringAttribute{
 			MarkdownDescription: "`bios` (default) or `uefi`. UEFI uses libvirt's firmware auto-selection (`<os firmware=\"efi\">`); " +
-				"the domain gets its own nvram varstore, removed when the domain is destroyed.",
+				"the domain gets its own nvram varstore, removed when the domain is destroyed. With firmware chosen by hand " +
+				"(`os.loader`) it says what that loader is: `uefi` for a `pflash` one, `bios` for a `rom` one.",
 			Optional:   true,
 			Computed:   true,
 			Default:    stringdefault.StaticString(domainxml.FirmwareBIOS),
