@@ -92,7 +92,7 @@ resource "libvirt_domain" "vm" {
   name       = var.name
   vcpu       = 2
   memory_mib = 2048
-  machine    = "q35" # UEFI guests want q35; libvirt expands it to e.g. pc-q35-7.2 (no drift)
+  os         = { machine = "q35" } # UEFI guests want q35; libvirt expands it to e.g. pc-q35-7.2 (no drift)
   firmware   = "uefi"
   running    = var.running
 

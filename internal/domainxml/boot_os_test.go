@@ -7,7 +7,7 @@ import (
 )
 
 // TestBootOS: nil keeps today's <boot dev="hd"/>; a list replaces it in order; [] is
-// the default again; a menu is written and read; boot_devices with a device boot_order
+// the default again; a menu is written and read; os.boot with a device boot_order
 // is refused naming the device; a change restarts a running domain.
 func TestBootOS(t *testing.T) {
 	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128}
@@ -43,8 +43,29 @@ func TestBootOS(t *testing.T) {
 		t.Errorf("default reads as %+v", p.Spec.Boot)
 	}
 	s.Disks = []Disk{{Path: "/x.qcow2", BootOrder: 1}}
-	if _, err := Build(nil, s); err == nil || !strings.Contains(err.Error(), "boot_devices and the boot_order of disk") {
+	if _, err := Build(nil, s); err == nil || !strings.Contains(err.Error(), "os.boot and the boot_order of disk") {
 		t.Errorf("exclusive: %v", err)
+	}
+	// A menu timeout is written and read back; without the menu it is refused (libvirt drops it).
+	ms := uint(2500)
+	m := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128, Boot: BootOS{Menu: &on, MenuTimeout: &ms}}
+	d, err = Build(nil, m)
+	if err != nil || d.OS.BootMenu == nil || d.OS.BootMenu.Timeout != "2500" {
+		t.Fatalf("menu timeout: %v %+v", err, d.OS.BootMenu)
+	}
+	if p, _ := FromDomain(d); p.Spec.Boot.MenuTimeout == nil || *p.Spec.Boot.MenuTimeout != 2500 || !bootOSFamily.same(p.Spec, m) {
+		t.Errorf("menu timeout reads as %+v", p.Spec.Boot)
+	}
+	{
+		next, other := m, uint(100)
+		next.Boot.MenuTimeout = &other
+		if bootOSFamily.same(m, next) {
+			t.Error("another timeout is the same")
+		}
+		next.Boot.Menu = new(bool)
+		if err := bootOSFamily.validate(&next); err == nil || !strings.Contains(err.Error(), "os.boot_menu.timeout_ms") {
+			t.Errorf("timeout without the menu: %v", err)
+		}
 	}
 	s.Boot = BootOS{Devices: []string{"floppy"}}
 	s.Disks = nil

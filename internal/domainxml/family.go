@@ -34,6 +34,7 @@ var families = []family{
 	sizingFamily,
 	ioThreadsFamily,
 	osFamily,
+	loaderFamily, // after osFamily: a hand-chosen loader replaces auto-selection
 	archFamily,
 	cpuFamily,
 	pinningFamily,

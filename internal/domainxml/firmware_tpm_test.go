@@ -90,9 +90,9 @@ func TestValidateSecureBoot(t *testing.T) {
 		mod  func(*Spec)
 		want string
 	}{
-		"bios":     {func(s *Spec) { s.Firmware = FirmwareBIOS }, `secure_boot needs firmware = "uefi" (it is "bios")`},
+		"bios":     {func(s *Spec) { s.Firmware = FirmwareBIOS }, `os.secure_boot needs firmware = "uefi" (it is "bios")`},
 		"pc":       {func(s *Spec) { s.Machine = "pc" }, `secure_boot needs a q35 machine`},
-		"i440fx":   {func(s *Spec) { s.Machine = "pc-i440fx-7.2" }, `set machine = "q35"`},
+		"i440fx":   {func(s *Spec) { s.Machine = "pc-i440fx-7.2" }, `set os.machine = "q35"`},
 		"default":  {func(s *Spec) { s.Machine = "" }, `secure_boot needs a q35 machine`},
 		"smm off":  {func(s *Spec) { s.Features = &Features{SMM: boolp(false)} }, `features.smm = false`},
 		"disabled": {func(s *Spec) { s.SecureBoot, s.Machine = &SecureBoot{}, "pc" }, ""},

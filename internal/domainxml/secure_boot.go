@@ -82,15 +82,15 @@ func ValidateSecureBoot(s *Spec) error {
 		return nil
 	}
 	if normFirmware(s.Firmware) != FirmwareUEFI {
-		return fmt.Errorf("secure_boot needs firmware = \"uefi\" (it is %q): set firmware = \"uefi\" or remove secure_boot",
+		return fmt.Errorf("os.secure_boot needs firmware = \"uefi\" (it is %q): set firmware = \"uefi\" or remove os.secure_boot",
 			normFirmware(s.Firmware))
 	}
 	if !Q35Machine(s.Machine) {
-		return fmt.Errorf("secure_boot needs a q35 machine (the secure UEFI builds are for q35 only), machine is %q "+
-			"(empty: libvirt's default, pc on x86): set machine = \"q35\"", s.Machine)
+		return fmt.Errorf("os.secure_boot needs a q35 machine (the secure UEFI builds are for q35 only), machine is %q "+
+			"(empty: libvirt's default, pc on x86): set os.machine = \"q35\"", s.Machine)
 	}
 	if s.Features != nil && s.Features.SMM != nil && !*s.Features.SMM {
-		return errors.New("secure_boot needs smm, but features.smm = false: remove features.smm or set it to true")
+		return errors.New("os.secure_boot needs smm, but features.smm = false: remove features.smm or set it to true")
 	}
 	return nil
 }

@@ -18,8 +18,17 @@ import (
 // SMBIOS is the SMBIOS sysinfo; nil keeps the domain's.
 type SMBIOS struct {
 	// Mode is <os><smbios mode>: sysinfo (the tables below), host or emulate; empty: none.
-	Mode                    string
-	BIOS, System, BaseBoard map[string]string
+	Mode                  string
+	BIOS, System, Chassis map[string]string
+	// BaseBoards are the <baseBoard> tables, in order (libvirt allows several).
+	BaseBoards []map[string]string
+	// OEMStrings are the type 11 strings (<oemStrings><entry>), in order.
+	OEMStrings []string
+}
+
+// Tables reports whether m has a table (what mode sysinfo shows).
+func (m *SMBIOS) Tables() bool {
+	return len(m.BIOS)+len(m.System)+len(m.Chassis)+len(m.BaseBoards)+len(m.OEMStrings) > 0
 }
 
 // SMBIOSModes are the values of smbios.mode.
@@ -44,21 +53,30 @@ var smbiosFamily = family{
 			return nil
 		}
 		var out []libvirtxml.DomainSysInfo
+		var kept libvirtxml.DomainSysInfoSMBIOS // the tables no attribute names (processor, memory_device) survive
 		for _, si := range d.SysInfo {
 			if si.SMBIOS == nil {
 				out = append(out, si)
+			} else {
+				kept.Processor, kept.Memory = append(kept.Processor, si.SMBIOS.Processor...), append(kept.Memory, si.SMBIOS.Memory...)
 			}
 		}
-		if len(m.BIOS)+len(m.System)+len(m.BaseBoard) > 0 {
-			t := &libvirtxml.DomainSysInfoSMBIOS{}
+		if m.Tables() || len(kept.Processor)+len(kept.Memory) > 0 {
+			t := &kept
 			if len(m.BIOS) > 0 {
 				t.BIOS = &libvirtxml.DomainSysInfoBIOS{Entry: sysEntries(m.BIOS)}
 			}
 			if len(m.System) > 0 {
 				t.System = &libvirtxml.DomainSysInfoSystem{Entry: sysEntries(m.System)}
 			}
-			if len(m.BaseBoard) > 0 {
-				t.BaseBoard = []libvirtxml.DomainSysInfoBaseBoard{{Entry: sysEntries(m.BaseBoard)}}
+			for _, b := range m.BaseBoards {
+				t.BaseBoard = append(t.BaseBoard, libvirtxml.DomainSysInfoBaseBoard{Entry: sysEntries(b)})
+			}
+			if len(m.Chassis) > 0 {
+				t.Chassis = &libvirtxml.DomainSysInfoChassis{Entry: sysEntries(m.Chassis)}
+			}
+			if len(m.OEMStrings) > 0 {
+				t.OEMStrings = &libvirtxml.DomainSysInfoOEMStrings{Entry: slices.Clone(m.OEMStrings)}
 			}
 			out = append([]libvirtxml.DomainSysInfo{{SMBIOS: t}}, out...)
 		}
@@ -83,8 +101,14 @@ var smbiosFamily = family{
 				if t.System != nil {
 					m.System = entryMap(t.System.Entry)
 				}
-				if len(t.BaseBoard) > 0 {
-					m.BaseBoard = entryMap(t.BaseBoard[0].Entry)
+				for _, b := range t.BaseBoard {
+					m.BaseBoards = append(m.BaseBoards, entryMap(b.Entry))
+				}
+				if t.Chassis != nil {
+					m.Chassis = entryMap(t.Chassis.Entry)
+				}
+				if t.OEMStrings != nil && len(t.OEMStrings.Entry) > 0 {
+					m.OEMStrings = t.OEMStrings.Entry
 				}
 			}
 			if f := si.FWCfg; f != nil {
@@ -98,7 +122,7 @@ var smbiosFamily = family{
 				}
 			}
 		}
-		if m.Mode != "" || len(m.BIOS)+len(m.System)+len(m.BaseBoard) > 0 {
+		if m.Mode != "" || m.Tables() {
 			p.Spec.SMBIOS = &m
 		}
 	},
@@ -112,7 +136,9 @@ var smbiosFamily = family{
 			x = *a.SMBIOS
 		}
 		y := *b.SMBIOS
-		return fw && x.Mode == y.Mode && maps.Equal(x.BIOS, y.BIOS) && maps.Equal(x.System, y.System) && maps.Equal(x.BaseBoard, y.BaseBoard)
+		return fw && x.Mode == y.Mode && maps.Equal(x.BIOS, y.BIOS) && maps.Equal(x.System, y.System) && maps.Equal(x.Chassis, y.Chassis) &&
+			slices.EqualFunc(x.BaseBoards, y.BaseBoards, func(a, b map[string]string) bool { return maps.Equal(a, b) }) &&
+			slices.Equal(x.OEMStrings, y.OEMStrings)
 	},
 }
 

@@ -12,7 +12,8 @@ import (
 func TestSMBIOSAndFWCfg(t *testing.T) {
 	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128, Ignition: &Ignition{ID: "p/ign", Path: "/v/ign.json"},
 		SMBIOS: &SMBIOS{Mode: "sysinfo", System: map[string]string{"product": "Appliance", "manufacturer": "kvmforge"},
-			BIOS: map[string]string{"vendor": "kf"}, BaseBoard: map[string]string{"serial": "42"}},
+			BIOS: map[string]string{"vendor": "kf"}, BaseBoards: []map[string]string{{"serial": "42"}, {"serial": "43", "product": "riser"}},
+			Chassis: map[string]string{"asset": "A-1"}, OEMStrings: []string{"role:db", "rack:7"}},
 		FWCfg: map[string]string{"opt/com.example/role": "db", "opt/a": "1"}}
 	d, err := Build(nil, s)
 	if err != nil {
@@ -21,6 +22,8 @@ func TestSMBIOSAndFWCfg(t *testing.T) {
 	text, _ := d.Marshal()
 	flat := strings.Join(strings.Fields(text), " ")
 	for _, want := range []string{`<smbios mode="sysinfo">`, `<entry name="product">Appliance</entry>`, `<baseBoard> <entry name="serial">42</entry>`,
+		`<baseBoard> <entry name="product">riser</entry> <entry name="serial">43</entry> </baseBoard>`, `<chassis> <entry name="asset">A-1</entry>`,
+		`<oemStrings> <entry>role:db</entry> <entry>rack:7</entry> </oemStrings>`,
 		`<sysinfo type="fwcfg"> <entry name="opt/a">1</entry> <entry name="opt/com.example/role">db</entry> <entry name="opt/com.coreos/config" file="/v/ign.json"></entry> </sysinfo>`} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("missing %s in\n%s", want, text)
@@ -32,6 +35,11 @@ func TestSMBIOSAndFWCfg(t *testing.T) {
 	p, _ := FromDomain(d)
 	if !smbiosFamily.same(p.Spec, s) || !maps.Equal(p.Spec.FWCfg, s.FWCfg) || p.Spec.Ignition == nil {
 		t.Errorf("round trip %+v %v", p.Spec.SMBIOS, p.Spec.FWCfg)
+	}
+	other := s
+	other.SMBIOS = &SMBIOS{Mode: "sysinfo", BaseBoards: []map[string]string{{"serial": "43", "product": "riser"}, {"serial": "42"}}}
+	if smbiosFamily.same(p.Spec, other) {
+		t.Error("base boards in another order are the same")
 	}
 	keep := s
 	keep.SMBIOS, keep.FWCfg = nil, nil

@@ -54,6 +54,11 @@ type Spec struct {
 	Arch     string
 	Emulator string
 	Firmware string // bios (or empty) / uefi
+
+	// Loader and NVRam (loader.go): firmware chosen by hand; nil keeps the definition's.
+	Loader *Loader
+	NVRam  *NVRam
+
 	CPUMode  string // host-passthrough, host-model, custom; empty: libvirt's default
 	CPUModel string // for custom
 	// CPUFallback (allow, forbid) is the custom model's fallback; CPUCheck (none, partial,

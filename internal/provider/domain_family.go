@@ -70,6 +70,7 @@ var domainFamilies = []domainFamily{
 	domainKernel,
 	domainSMBIOS,
 	domainSecureBoot,
+	domainLoader,
 	domainTPM,
 	domainReady,
 }

@@ -48,6 +48,7 @@ type domainOSGroup struct {
 	domainKernelModel
 	domainSMBIOSModel
 	domainSecureBootModel
+	domainLoaderModel
 }
 
 // domainCPUGroup is libvirt_domain.cpu.

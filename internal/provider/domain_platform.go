@@ -3,9 +3,7 @@ package provider
 import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -26,7 +24,8 @@ var domainPlatform = domainFamily{
 	attributes: map[string]schema.Attribute{
 		"firmware": schema.StringAttribute{
 			MarkdownDescription: "`bios` (default) or `uefi`. UEFI uses libvirt's firmware auto-selection (`<os firmware=\"efi\">`); " +
-				"the domain gets its own nvram varstore, removed when the domain is destroyed.",
+				"the domain gets its own nvram varstore, removed when the domain is destroyed. With firmware chosen by hand " +
+				"(`os.loader`) it says what that loader is: `uefi` for a `pflash` one, `bios` for a `rom` one.",
 			Optional:   true,
 			Computed:   true,
 			Default:    stringdefault.StaticString(domainxml.FirmwareBIOS),
@@ -41,20 +40,26 @@ var domainMachine = domainFamily{
 	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"machine": schema.StringAttribute{
-			MarkdownDescription: "Machine type, e.g. `q35` or `pc`. Default: libvirt's default for the architecture (`virt` for ARM `arch`). libvirt expands " +
-				"aliases (`q35` becomes `pc-q35-7.2`, `virt` `virt-7.2`); that is not drift.",
-			Optional:      true,
-			Computed:      true,
-			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			MarkdownDescription: "Machine type, e.g. `q35` or `pc`. Default: libvirt's default for the architecture (`virt` for ARM `os.arch`). libvirt " +
+				"expands aliases (`q35` becomes `pc-q35-7.2`, `virt` `virt-7.2`); that is not drift. Checked at plan time against the " +
+				"machine types the host offers. A change rewrites the definition and restarts a running domain; removing it keeps the domain's.",
+			Optional: true,
 		},
 	},
-	toSpec: func(m *domainModel, s *domainxml.Spec) { s.Machine = m.OS.Machine.ValueString() },
-	// A machine alias the user wrote (q35) stays as written while libvirt's expansion
-	// (pc-q35-7.2) names the same machine.
+	toSpec: func(m *domainModel, s *domainxml.Spec) { s.Machine = knownString(m.OS.Machine) },
+	// Written: what libvirt has, but a machine alias the user wrote (q35) stays as written
+	// while libvirt's expansion (pc-q35-7.2) names the same machine. Not written: null. An
+	// import writes what importOSDefaults left (what is not the host's default).
 	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
-		m.OS.Machine = types.StringValue(s.Machine)
-		if known(prior.OS.Machine) && domainxml.SameMachine(prior.OS.Machine.ValueString(), s.Machine) {
+		m.OS.Machine = types.StringNull()
+		switch {
+		case isImport(prior):
+			m.OS.Machine = optString(s.Machine)
+		case prior.OS.Machine.IsNull():
+		case known(prior.OS.Machine) && domainxml.SameMachine(prior.OS.Machine.ValueString(), s.Machine):
 			m.OS.Machine = prior.OS.Machine
+		default:
+			m.OS.Machine = optString(s.Machine)
 		}
 	},
 	fillUnknowns: func(m *domainModel) { nullIfUnknown(&m.OS.Machine) },

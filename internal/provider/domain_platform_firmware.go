@@ -26,7 +26,7 @@ var domainSecureBoot = domainFamily{
 	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"secure_boot": schema.SingleNestedAttribute{
-			MarkdownDescription: "UEFI Secure Boot, e.g. `{}`. Needs `firmware = \"uefi\"` and a q35 `machine`. libvirt's firmware " +
+			MarkdownDescription: "UEFI Secure Boot, e.g. `{}`. Needs `firmware = \"uefi\"` and a q35 `os.machine`. libvirt's firmware " +
 				"auto-selection picks a secure-boot build (`<firmware><feature name=\"secure-boot\"/>...`; on Debian " +
 				"`OVMF_CODE_4M.ms.fd` with the `OVMF_VARS_4M.ms.fd` template) and the domain gets `smm` on (`features.smm` " +
 				"shows it; setting it to `false` is an error). The loader and nvram paths libvirt chooses are not drift. " +
@@ -35,9 +35,9 @@ var domainSecureBoot = domainFamily{
 				"destroyed. Removing the block asks for firmware without Secure Boot again; `smm` stays on.",
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
-				"enrolled_keys": optionalBool("Firmware with Microsoft's and the distribution's keys enrolled in its varstore "+
-					"template (`true`, default: Secure Boot is enforced from the first boot, what Windows 11 expects) or with "+
-					"none (`false`: setup mode, enroll your own).", true),
+				"enrolled_keys": schema.BoolAttribute{MarkdownDescription: "Firmware with Microsoft's and the distribution's keys " +
+					"enrolled in its varstore template (`true`, what null means: Secure Boot is enforced from the first boot, what " +
+					"Windows 11 expects) or with none (`false`: setup mode, enroll your own).", Optional: true},
 			},
 		},
 	},
@@ -47,10 +47,20 @@ var domainSecureBoot = domainFamily{
 			s.SecureBoot = &domainxml.SecureBoot{Enabled: true, EnrolledKeys: !known(sb.EnrolledKeys) || sb.EnrolledKeys.ValueBool()}
 		}
 	},
-	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
+	// What the domain has (null asks for none: Secure Boot there is drift, and what an
+	// import writes); enrolled_keys null while the keys are enrolled, what null asks for.
+	fromSpec: func(s domainxml.Spec, prior, m *domainModel) {
 		m.OS.SecureBoot = nil
 		if sb := s.SecureBoot; sb != nil && sb.Enabled {
 			m.OS.SecureBoot = &secureBootModel{EnrolledKeys: types.BoolValue(sb.EnrolledKeys)}
+			if sb.EnrolledKeys && (prior.OS.SecureBoot == nil || prior.OS.SecureBoot.EnrolledKeys.IsNull()) {
+				m.OS.SecureBoot.EnrolledKeys = types.BoolNull()
+			}
+		}
+	},
+	fillUnknowns: func(m *domainModel) {
+		if sb := m.OS.SecureBoot; sb != nil && sb.EnrolledKeys.IsUnknown() {
+			sb.EnrolledKeys = types.BoolNull()
 		}
 	},
 	validate: validateSecureBoot,

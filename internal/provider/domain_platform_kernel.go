@@ -46,10 +46,17 @@ var domainKernel = domainFamily{
 			s.Kernel = &domainxml.Kernel{Path: knownString(k.Path), Initrd: knownString(k.Initrd), Cmdline: knownString(k.Cmdline), DTB: knownString(k.DTB)}
 		}
 	},
+	// What the domain has: null asks for none, so a kernel there is drift (and what an
+	// import writes).
 	fromSpec: func(s domainxml.Spec, _, m *domainModel) {
 		m.OS.Kernel = nil
 		if k := s.Kernel; k != nil {
 			m.OS.Kernel = &kernelModel{Path: types.StringValue(k.Path), Initrd: optString(k.Initrd), Cmdline: optString(k.Cmdline), DTB: optString(k.DTB)}
+		}
+	},
+	fillUnknowns: func(m *domainModel) {
+		if k := m.OS.Kernel; k != nil {
+			nullIfUnknown(&k.Path, &k.Initrd, &k.Cmdline, &k.DTB)
 		}
 	},
 }

@@ -58,7 +58,7 @@ func tpmGrew(t *testing.T, name string, clock *uint64, resets *int64) resource.T
 // tpmGuestHCL is the booted test guest with an emulated TPM.
 func tpmGuestHCL(name, disk string, vcpu int, running bool) string {
 	return acctest.ProviderBlock("") + domainHCL(name, disk, attr("vcpu", vcpu), attr("running", running), `graphics = { type = "none" }`,
-		`tpm = {}`, `shutdown = { timeout = "30s" }`)
+		`devices = { tpm = {} }`, `shutdown = { timeout = "30s" }`)
 }
 
 // The issue's must-show: the guest sees the emulated TPM 2.0; its state survives a vCPU
@@ -91,10 +91,11 @@ func TestAccDomainTPM_booted(t *testing.T) {
 	})
 }
 
-// firmwareHCL is a disk-less domain with a secure_boot and tpm line or two.
-func firmwareHCL(name string, running bool, lines ...string) string {
+// firmwareHCL is a disk-less q35 UEFI domain with os (secure_boot beside the machine) and
+// a devices line or two.
+func firmwareHCL(name string, running bool, os string, lines ...string) string {
 	return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", append([]string{attr("name", name), attr("vcpu", 1),
-		attr("memory_mib", 64), attr("running", running), attr("machine", "q35"), attr("firmware", "uefi"),
+		attr("memory_mib", 64), attr("running", running), fmt.Sprintf(`os = { machine = "q35"%s }`, os), attr("firmware", "uefi"),
 		`graphics = { type = "none" }`, `shutdown = { timeout = "5s" }`}, lines...)...)
 }
 
@@ -106,9 +107,9 @@ func TestAccDomainSecureBoot_started(t *testing.T) {
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{{
-			Config:            firmwareHCL(name, true, `secure_boot = {}`),
+			Config:            firmwareHCL(name, true, `, secure_boot = {}`),
 			ConfigPlanChecks:  acctest.Plans(),
-			ConfigStateChecks: acctest.State(domRes, "secure_boot.enrolled_keys", true, "features.smm", true, "state", "running"),
+			ConfigStateChecks: acctest.State(domRes, "os.secure_boot.enrolled_keys", nil, "os.machine", "q35", "features.smm", true, "state", "running"),
 			Check: acctest.HostCheck(func() error {
 				d, err := acctest.InspectDomain(t, name)
 				if err != nil {
@@ -163,12 +164,13 @@ func TestAccDomainTPM_defineOnly(t *testing.T) {
 		})
 	}
 	importStep := resource.TestStep{ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name,
-		ImportStateVerifyIgnore: []string{"timeouts", "machine", "shutdown", "update_method"}}
+		// os.machine: the import writes libvirt's pc-q35-7.2 for the q35 written (it cannot know the alias).
+		ImportStateVerifyIgnore: []string{"timeouts", "os.machine", "shutdown", "update_method"}}
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
-				Config:            firmwareHCL(name, false, `tpm = { model = "tpm-tis", persistent_state = false }`),
+				Config:            firmwareHCL(name, false, "", `devices = { tpm = { model = "tpm-tis", persistent_state = false } }`),
 				ConfigPlanChecks:  acctest.Plans(),
 				ConfigStateChecks: acctest.State(domRes, "tpm.backend", "emulator", "features.smm", false),
 				Check:             tpm("tpm-tis", "emulator", "2.0", "persistent="),
@@ -176,11 +178,11 @@ func TestAccDomainTPM_defineOnly(t *testing.T) {
 			importStep,
 			{
 				// Secure boot added to a domain whose state has smm off: planned on.
-				Config: firmwareHCL(name, false, `tpm = { model = "tpm-tis", backend = "passthrough", device_path = "/dev/tpm0" }`,
-					`secure_boot = { enrolled_keys = false }`),
+				Config: firmwareHCL(name, false, `, secure_boot = { enrolled_keys = false }`,
+					`devices = { tpm = { model = "tpm-tis", backend = "passthrough", device_path = "/dev/tpm0" } }`),
 				ConfigPlanChecks: acctest.Updates(domRes, "definition", acctest.PlanIs(domRes, "features.smm", true)),
 				ConfigStateChecks: acctest.State(domRes, "tpm.device_path", "/dev/tpm0", "tpm.persistent_state", true,
-					"secure_boot.enrolled_keys", false, "features.smm", true),
+					"os.secure_boot.enrolled_keys", false, "features.smm", true),
 				Check: tpm("tpm-tis", "passthrough", "/dev/tpm0"),
 			},
 			importStep,
@@ -195,5 +197,5 @@ func TestAccDomainFirmware_importDefined(t *testing.T) {
 	virshDefinedPlansClean(t, "fwimp", `  <os firmware='efi'><type arch='x86_64' machine='q35'>hvm</type>
     <firmware><feature enabled='yes' name='secure-boot'/><feature enabled='yes' name='enrolled-keys'/></firmware></os>
   <features><acpi/><apic/><smm state='on'/></features>
-  <devices><tpm model='tpm-crb'><backend type='emulator' version='2.0'/></tpm></devices>`, "enrolled_keys", `"tpm-crb"`)
+  <devices><tpm model='tpm-crb'><backend type='emulator' version='2.0'/></tpm></devices>`, "secure_boot", `"tpm-crb"`)
 }

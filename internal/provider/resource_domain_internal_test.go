@@ -24,6 +24,8 @@ func TestFromSpec_keepsWhatTheUserWrote(t *testing.T) {
 		QemuAgent:  true,
 	}
 	prior := &domainModel{UpdateMethod: types.StringValue("live")}
+	prior.Name = types.StringValue("web") // not an import
+	prior.OS = &domainOSGroup{}
 	prior.OS.Machine = types.StringValue("q35")
 	prior.MaxVCPU = types.Int64Value(2) // written equal to vcpu: libvirt omits current=
 	prior.MaxMemoryMiB = types.Int64Null()

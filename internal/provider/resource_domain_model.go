@@ -62,6 +62,9 @@ func (r *domainResource) read(ctx context.Context, id string, prior *domainModel
 			return nil, err
 		}
 	}
+	if prior == nil || isImport(prior) {
+		r.importOSDefaults(ctx, &p.Spec) // domain_platform_arch.go: import writes os where the domain differs from the host's defaults
+	}
 	m := fromSpec(p.Spec, prior)
 	m.stamp = stampOf(st, byUsage)
 	m.State = types.StringValue(st.State)

@@ -19,7 +19,7 @@ func TestAccDomain_restartOnUpdateFalse(t *testing.T) {
 	name, disk := acctest.DomainDisk(t, "defer")
 	config := func(machine string) string {
 		return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1),
-			attr("memory_mib", 256), attr("machine", machine), attr("restart_on_update", false), attr("qemu_agent", false),
+			attr("memory_mib", 256), fmt.Sprintf(`os = { machine = %q }`, machine), attr("restart_on_update", false), attr("qemu_agent", false),
 			`graphics = { type = "none" }`, blockHCL("disk", attr("volume_id", disk)))
 	}
 	var id int32

@@ -60,7 +60,11 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if r.client != nil && (state == nil || !plan.Type.Equal(state.Type) || !plan.OS.Machine.Equal(state.OS.Machine) ||
 		!plan.Firmware.Equal(state.Firmware) || !plan.OS.Arch.Equal(state.OS.Arch) || !plan.OS.Emulator.Equal(state.OS.Emulator)) {
 		if info, err := r.client.HostInfo(ctx); err == nil {
-			info = r.planArch(ctx, req.Config, info, &plan, state, &resp.Diagnostics) // domain_platform_arch.go: for the domain's arch
+			var replace bool
+			info, replace = r.planArch(ctx, info, &plan, state, &resp.Diagnostics) // domain_platform_arch.go: for the domain's arch
+			if replace {
+				resp.RequiresReplace = append(resp.RequiresReplace, path.Root("os").AtName("arch"))
+			}
 			if state == nil && plan.Type.IsUnknown() && info.DefaultDomainType != "" {
 				plan.Type = types.StringValue(info.DefaultDomainType)
 			}
@@ -113,12 +117,12 @@ func hostOffers(info *libvirt.HostInfo, plan, state *domainModel, d *diag.Diagno
 				aliases = append(aliases, m)
 			}
 		}
-		d.AddAttributeError(path.Root("machine"), "Machine type not offered by the host",
-			fmt.Sprintf("libvirt_domain %s: machine = %q is not a machine type host %s offers for %s guests. Use one of %s "+
-				"(or a versioned name that `virsh capabilities` lists), or remove machine for libvirt's default.",
+		d.AddAttributeError(path.Root("os").AtName("machine"), "Machine type not offered by the host",
+			fmt.Sprintf("libvirt_domain %s: os.machine = %q is not a machine type host %s offers for %s guests. Use one of %s "+
+				"(or a versioned name that `virsh capabilities` lists), or remove os.machine for libvirt's default.",
 				name, plan.OS.Machine.ValueString(), info.Hostname, info.Arch, strings.Join(aliases, ", ")))
 	}
-	if changed(plan.Firmware, stateValue(state, func(m *domainModel) types.String { return m.Firmware })) &&
+	if changed(plan.Firmware, stateValue(state, func(m *domainModel) types.String { return m.Firmware })) && plan.OS.Loader == nil && // os.loader: by hand
 		plan.Firmware.ValueString() == domainxml.FirmwareUEFI && info.DefaultDomainType != "" && !slices.Contains(info.FirmwareTypes, "efi") {
 		d.AddAttributeError(path.Root("firmware"), "UEFI firmware not offered by the host",
 			fmt.Sprintf("libvirt_domain %s: firmware = \"uefi\", but host %s offers no UEFI firmware for %s %s domains "+

@@ -10,23 +10,25 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
 
-// arch = "aarch64" on this x86_64 host: defined and started under TCG with the
+// os.arch = "aarch64" on this x86_64 host: defined and started under TCG with the
 // provider's ARM defaults (machine virt, cortex-a57, no apic, no acpi without UEFI),
-// running with no OS (no firmware, no disk, nothing to wait for); the second plan is
-// empty, the import matches, and destroy removes it (asked of libvirt).
+// running with no OS (no firmware, no disk, nothing to wait for); state holds os as
+// written (the emulator and machine libvirt chose stay out of it), the second plan is
+// empty, the import writes the same os (the arch differs from the host's, the rest is
+// the default) and destroy removes it (asked of libvirt).
 func TestAccDomainArch_aarch64Started(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("arch")
 	config := acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 128),
-		attr("arch", "aarch64"), `graphics = { type = "none" }`, `shutdown = { timeout = "0s" }`)
+		`os = { arch = "aarch64" }`, `graphics = { type = "none" }`, `shutdown = { timeout = "0s" }`)
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
 				Config:           config,
 				ConfigPlanChecks: acctest.Plans(),
-				ConfigStateChecks: acctest.State(domRes, "state", "running", "arch", "aarch64", "emulator", "/usr/bin/qemu-system-aarch64",
-					"type", "qemu", "cpu_mode", "custom", "cpu_model", "cortex-a57", "features.acpi", false, "features.apic", false),
+				ConfigStateChecks: acctest.State(domRes, "state", "running", "os.arch", "aarch64", "os.emulator", nil, "os.machine", nil,
+					"type", "qemu", "features.acpi", false, "features.apic", false),
 				Check: acctest.HostCheck(func() error {
 					d, err := acctest.InspectDomain(t, name)
 					if err != nil {
@@ -35,6 +37,9 @@ func TestAccDomainArch_aarch64Started(t *testing.T) {
 					ty := d.Live.OS.Type
 					if !d.Active || ty.Arch != "aarch64" || !strings.HasPrefix(ty.Machine, "virt") || d.Live.Devices.Emulator != "/usr/bin/qemu-system-aarch64" {
 						return fmt.Errorf("want a running aarch64 virt domain on qemu-system-aarch64, got active %v %+v %s", d.Active, ty, d.Live.Devices.Emulator)
+					}
+					if c := d.Live.CPU; c == nil || c.Mode != "custom" || c.Model == nil || c.Model.Value != "cortex-a57" {
+						return fmt.Errorf("want the cortex-a57 CPU, got %+v", c)
 					}
 					return nil
 				}),
@@ -46,23 +51,25 @@ func TestAccDomainArch_aarch64Started(t *testing.T) {
 }
 
 // Import: an aarch64 domain defined by virsh (as the lead smoke-tested it) plans clean
-// after -generate-config-out, which names its arch and emulator; an x86 define-only
-// domain that sets emulator (and arch) explicitly plans clean too, and a new arch
-// replaces it with one that has the new arch's emulator, machine and CPU.
+// after -generate-config-out, which names its arch (its emulator and machine are the
+// defaults for it: left out). An x86 define-only domain that sets os.emulator alone
+// plans clean with os.arch null in state; writing os.arch = "aarch64" then replaces it
+// (the state has no arch: planArch asks the domain for its own) with one that has the
+// new arch's emulator, machine and CPU, none of which enters state.
 func TestAccDomainArch_importAndEmulator(t *testing.T) {
 	acctest.RequireAcc(t)
 	virshDefinedPlansClean(t, "arch", `  <os><type arch='aarch64' machine='virt'>hvm</type></os>
   <cpu mode='custom'><model>cortex-a57</model></cpu>
-  <devices><serial type='pty'/></devices>`, `arch`, `"aarch64"`, `"/usr/bin/qemu-system-aarch64"`)
+  <devices><serial type='pty'/></devices>`, `arch`, `"aarch64"`)
 
 	name := acctest.RandomName("arch")
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 64),
-				attr("running", false), attr("arch", "x86_64"), attr("emulator", "/usr/bin/qemu-system-x86_64")),
+				attr("running", false), `os = { emulator = "/usr/bin/qemu-system-x86_64" }`),
 			ConfigPlanChecks:  acctest.Plans(),
-			ConfigStateChecks: acctest.State(domRes, "arch", "x86_64", "emulator", "/usr/bin/qemu-system-x86_64", "features.acpi", true),
+			ConfigStateChecks: acctest.State(domRes, "os.arch", nil, "os.emulator", "/usr/bin/qemu-system-x86_64", "os.machine", nil, "features.acpi", true),
 			Check: acctest.HostCheck(func() error {
 				d, err := acctest.InspectDomain(t, name)
 				if err != nil {
@@ -76,9 +83,20 @@ func TestAccDomainArch_importAndEmulator(t *testing.T) {
 		}, {
 			// A new arch replaces the domain; the replacement gets the new arch's emulator and machine.
 			Config: acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 64),
-				attr("running", false), attr("arch", "aarch64")),
+				attr("running", false), `os = { arch = "aarch64" }`),
 			ConfigPlanChecks:  acctest.Plans(acctest.Planned(domRes, acctest.DestroyBeforeCreate)),
-			ConfigStateChecks: acctest.State(domRes, "arch", "aarch64", "emulator", "/usr/bin/qemu-system-aarch64", "machine", "virt-7.2", "cpu_model", "cortex-a57"),
+			ConfigStateChecks: acctest.State(domRes, "os.arch", "aarch64", "os.emulator", nil, "os.machine", nil),
+			Check: acctest.HostCheck(func() error {
+				d, err := acctest.InspectDomain(t, name)
+				if err != nil {
+					return err
+				}
+				in := d.Inactive
+				if in.Devices.Emulator != "/usr/bin/qemu-system-aarch64" || in.OS.Type.Machine != "virt-7.2" || in.CPU == nil || in.CPU.Model == nil || in.CPU.Model.Value != "cortex-a57" {
+					return fmt.Errorf("replacement: emulator %q machine %q cpu %+v", in.Devices.Emulator, in.OS.Type.Machine, in.CPU)
+				}
+				return nil
+			}),
 		}},
 	})
 }

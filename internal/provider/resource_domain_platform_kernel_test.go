@@ -39,9 +39,9 @@ func TestAccDomainKernel_bootedNoDisk(t *testing.T) {
 	cmdline += " kvmforge.kboot=" + name
 	config := acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 256),
 		`graphics = { type = "none" }`,
-		fmt.Sprintf("kernel = {\n    path    = %q\n    initrd  = %q\n    cmdline = %q\n  }", kernel, initrd, cmdline),
-		`smbios = { system = { product = "KF Appliance", manufacturer = "kvmforge" } }`,
-		`fw_cfg = { "opt/com.kvmforge/role" = "appliance" }`,
+		fmt.Sprintf("os = {\n    kernel = {\n      path    = %q\n      initrd  = %q\n      cmdline = %q\n    }\n"+
+			"    smbios = { system = { product = \"KF Appliance\", manufacturer = \"kvmforge\" } }\n"+
+			"    fw_cfg = { \"opt/com.kvmforge/role\" = \"appliance\" }\n  }", kernel, initrd, cmdline),
 		fmt.Sprintf("network_interface {\n    network = %q\n    wait_for_ip {\n      source  = \"lease\"\n      timeout = \"5m\"\n    }\n  }", acctest.Network()))
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
@@ -49,8 +49,8 @@ func TestAccDomainKernel_bootedNoDisk(t *testing.T) {
 			{
 				Config:           config,
 				ConfigPlanChecks: acctest.Plans(),
-				ConfigStateChecks: acctest.State(domRes, "state", "running", "kernel.path", kernel, "kernel.initrd", initrd,
-					"kernel.cmdline", cmdline, "kernel.dtb", nil, "smbios.mode", "sysinfo", "fw_cfg", knownvalue.MapExact(map[string]knownvalue.Check{"opt/com.kvmforge/role": knownvalue.StringExact("appliance")}), "network_interface.0.addresses.0", acctest.NotNull),
+				ConfigStateChecks: acctest.State(domRes, "state", "running", "os.kernel.path", kernel, "os.kernel.initrd", initrd,
+					"os.kernel.cmdline", cmdline, "os.kernel.dtb", nil, "os.smbios.mode", nil, "os.arch", nil, "os.machine", nil, "os.fw_cfg", knownvalue.MapExact(map[string]knownvalue.Check{"opt/com.kvmforge/role": knownvalue.StringExact("appliance")}), "network_interface.0.addresses.0", acctest.NotNull),
 				Check: acctest.HostCheck(func() error {
 					d, err := acctest.InspectDomain(t, name)
 					if err != nil {
@@ -91,8 +91,8 @@ func TestAccDomainKernel_bootedNoDisk(t *testing.T) {
 }
 
 // Define-only: a virsh-defined domain with a kernel, initrd, command line and dtb
-// imports, and what -generate-config-out writes for it plans clean; then removing the
-// kernel from the configuration takes it out of the definition.
+// imports, and what -generate-config-out writes for it plans clean; then removing os
+// (the kernel) from the configuration takes it out of the definition.
 func TestAccDomainKernel_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := virshDefinedPlansClean(t, "kboot", `  <os><type arch='x86_64'>hvm</type><kernel>/var/lib/libvirt/boot/vmlinuz</kernel><initrd>/var/lib/libvirt/boot/initrd.img</initrd>
@@ -102,14 +102,14 @@ func TestAccDomainKernel_importDefined(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 64),
-					attr("running", false), `kernel = { path = "/var/lib/libvirt/boot/vmlinuz", initrd = "/var/lib/libvirt/boot/initrd.img", cmdline = "console=ttyS0 root=/dev/vda", dtb = "/var/lib/libvirt/boot/x.dtb" }`),
+					attr("running", false), `os = { kernel = { path = "/var/lib/libvirt/boot/vmlinuz", initrd = "/var/lib/libvirt/boot/initrd.img", cmdline = "console=ttyS0 root=/dev/vda", dtb = "/var/lib/libvirt/boot/x.dtb" } }`),
 				ImportState: true, ImportStateId: name, ResourceName: domRes, ImportStatePersist: true,
 			},
 			{
 				Config: acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 64),
 					attr("running", false)),
 				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
-				ConfigStateChecks: acctest.State(domRes, "kernel", nil),
+				ConfigStateChecks: acctest.State(domRes, "os", nil),
 				Check: acctest.HostCheck(func() error {
 					d, err := acctest.InspectDomain(t, name)
 					if err != nil {

@@ -19,7 +19,7 @@ func TestAccDomain_uefi(t *testing.T) {
 	name, disk := acctest.DomainDisk(t, "dom")
 	var nvram string
 	config := func(running bool, graphics string) string {
-		return acctest.ProviderBlock("") + domainHCL(name, disk, attr("running", running), attr("firmware", "uefi"), attr("machine", "q35"),
+		return acctest.ProviderBlock("") + domainHCL(name, disk, attr("running", running), attr("firmware", "uefi"), `os = { machine = "q35" }`,
 			attr("qemu_agent", false), attr("graphics", hcl(fmt.Sprintf("{ type = %q }", graphics))), attr("shutdown", hcl(`{ timeout = "5s" }`)))
 	}
 	acctest.Run(t, resource.TestCase{
@@ -39,7 +39,7 @@ func TestAccDomain_uefi(t *testing.T) {
 			ConfigStateChecks: acctest.State(domRes,
 				"firmware", "uefi",
 				// libvirt expands q35 to pc-q35-<version>: not drift (acctest.Plans()).
-				"machine", "q35",
+				"os.machine", "q35",
 				"state", "running",
 				"console_url", "",
 			),

@@ -328,7 +328,7 @@ func TestAccSnapshot_uefiDiskOnly(t *testing.T) {
 			})(s)
 		},
 		Steps: []resource.TestStep{{
-			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), attr("machine", "q35")) +
+			Config: acctest.ProviderBlock("") + stoppedDomainHCL(name, disk, 256, attr("firmware", "uefi"), `os = { machine = "q35" }`) +
 				snapOf("libvirt_domain.test.id") +
 				resourceHCL("libvirt_snapshot_revert", "r", attr("snapshot_id", hcl("libvirt_snapshot.s.id"))),
 			ConfigPlanChecks: acctest.Plans(),

@@ -7,8 +7,8 @@ resource "libvirt_domain" "arm" {
   name       = "arm-1"
   vcpu       = 2
   memory_mib = 1024
-  arch       = "aarch64"
   firmware   = "uefi"
+  os         = { arch = "aarch64" }
 
   disk {
     volume_id = "default/debian-12-arm64.qcow2"

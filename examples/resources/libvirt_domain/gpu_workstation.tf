@@ -37,7 +37,7 @@ resource "libvirt_domain" "workstation" {
   name       = "gpu-workstation"
   vcpu       = 8
   memory_mib = 16384
-  machine    = "q35"
+  os         = { machine = "q35" }
   firmware   = "uefi"
   cpu        = { mode = "host-passthrough" }
   graphics   = { type = "none" }

@@ -6,22 +6,24 @@ resource "libvirt_domain" "appliance" {
   vcpu       = 1
   memory_mib = 512
 
-  kernel = {
-    path    = "/var/lib/libvirt/boot/appliance/vmlinuz"
-    initrd  = "/var/lib/libvirt/boot/appliance/initrd.img"
-    cmdline = "console=ttyS0,115200n8 quiet"
-  }
-
-  # What the appliance reads about itself: /sys/class/dmi/id/product_name, and
-  # /sys/firmware/qemu_fw_cfg/by_name/opt/com.example/role/raw (kernel module qemu_fw_cfg).
-  smbios = {
-    system = {
-      manufacturer = "Example Corp"
-      product      = "Edge Appliance"
+  os = {
+    kernel = {
+      path    = "/var/lib/libvirt/boot/appliance/vmlinuz"
+      initrd  = "/var/lib/libvirt/boot/appliance/initrd.img"
+      cmdline = "console=ttyS0,115200n8 quiet"
     }
-  }
-  fw_cfg = {
-    "opt/com.example/role" = "edge-router"
+
+    # What the appliance reads about itself: /sys/class/dmi/id/product_name, and
+    # /sys/firmware/qemu_fw_cfg/by_name/opt/com.example/role/raw (kernel module qemu_fw_cfg).
+    smbios = {
+      system = {
+        manufacturer = "Example Corp"
+        product      = "Edge Appliance"
+      }
+    }
+    fw_cfg = {
+      "opt/com.example/role" = "edge-router"
+    }
   }
 
   graphics = { type = "none" }

@@ -20,10 +20,12 @@ resource "libvirt_domain" "db" {
     on_crash    = "preserve"
   }
 
-  # Try the network (PXE) first, then the disk; show the firmware's boot menu.
+  # Try the network (PXE) first, then the disk; show the firmware's boot menu for 5 s.
   # (Not with boot_order on a disk or NIC: one or the other.)
-  boot_devices = ["network", "hd"]
-  boot_menu    = true
+  os = {
+    boot      = ["network", "hd"]
+    boot_menu = { enabled = true, timeout_ms = 5000 }
+  }
 
   # Features left out keep what the domain has (acpi and apic for a domain made here);
   # state holds only the ones written here.

@@ -51,7 +51,7 @@ resource "libvirt_domain" "uefi" {
   vcpu       = 1
   memory_mib = 1024
   firmware   = "uefi"
-  machine    = "q35"
+  os         = { machine = "q35" }
   running    = false
 
   disk {

@@ -6,9 +6,11 @@ resource "libvirt_domain" "win11" {
   vcpu       = 4
   memory_mib = 8192
 
-  machine     = "q35" # Secure Boot firmware is built for q35 only
-  firmware    = "uefi"
-  secure_boot = {} # enrolled_keys = true: Secure Boot enforced from the first boot; smm goes on
+  firmware = "uefi"
+  os = {
+    machine     = "q35" # Secure Boot firmware is built for q35 only
+    secure_boot = {}    # enrolled_keys = true: Secure Boot enforced from the first boot; smm goes on
+  }
 
   features = {
     hyperv = ["relaxed", "vapic", "spinlocks", "vpindex", "runtime", "synic", "stimer", "frequencies", "tlbflush", "ipi"]
