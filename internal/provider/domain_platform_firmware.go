@@ -92,17 +92,3 @@ func configSMM(o types.Object) *bool {
 	}
 	return knownBool(f.SMM)
 }
-
-// planSecureBoot: with secure_boot, features.smm is on after apply (the secure_boot family
-// turns it on), even where the plan carried state's false forward; ValidateConfig has
-// refused a configuration that sets it false.
-func planSecureBoot(plan *domainModel) {
-	if plan.OS.SecureBoot == nil || !known(plan.Features) {
-		return
-	}
-	attrs := plan.Features.Attributes()
-	if smm, ok := attrs["smm"].(types.Bool); ok && known(smm) && !smm.ValueBool() {
-		attrs["smm"] = types.BoolValue(true)
-		plan.Features = types.ObjectValueMust(featuresAttrTypes, attrs)
-	}
-}

@@ -182,7 +182,7 @@ func TestAccDomainChardev_defineOnly(t *testing.T) {
 				// The console's target_type and the unix channel's mode are written out as
 				// libvirt's defaults (virtio, bind): the import leaves them out.
 				ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name,
-				ImportStateVerifyIgnore: append([]string{"timeouts", "devices.console.0.target_type", "devices.channel.0.mode"}, otherGroupsUntilMerge...),
+				ImportStateVerifyIgnore: []string{"timeouts", "devices.console.0.target_type", "devices.channel.0.mode"},
 			},
 			{
 				Config:            chardevConfig(name, ""),

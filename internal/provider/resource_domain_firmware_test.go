@@ -109,7 +109,7 @@ func TestAccDomainSecureBoot_started(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:            firmwareHCL(name, true, `, secure_boot = {}`),
 			ConfigPlanChecks:  acctest.Plans(),
-			ConfigStateChecks: acctest.State(domRes, "os.secure_boot.enrolled_keys", nil, "os.machine", "q35", "features.smm", true, "state", "running"),
+			ConfigStateChecks: acctest.State(domRes, "os.secure_boot.enrolled_keys", nil, "os.machine", "q35", "features", nil, "state", "running"),
 			Check: acctest.HostCheck(func() error {
 				d, err := acctest.InspectDomain(t, name)
 				if err != nil {
@@ -172,17 +172,17 @@ func TestAccDomainTPM_defineOnly(t *testing.T) {
 			{
 				Config:            firmwareHCL(name, false, "", `devices = { tpm = { model = "tpm-tis", persistent_state = false } }`),
 				ConfigPlanChecks:  acctest.Plans(),
-				ConfigStateChecks: acctest.State(domRes, "tpm.backend", "emulator", "features.smm", false),
+				ConfigStateChecks: acctest.State(domRes, "devices.tpm.model", "tpm-tis", "devices.tpm.backend", nil, "features", nil),
 				Check:             tpm("tpm-tis", "emulator", "2.0", "persistent="),
 			},
 			importStep,
 			{
-				// Secure boot added to a domain whose state has smm off: planned on.
+				// Secure boot added: smm goes on in the definition, features stays unwritten.
 				Config: firmwareHCL(name, false, `, secure_boot = { enrolled_keys = false }`,
 					`devices = { tpm = { model = "tpm-tis", backend = "passthrough", device_path = "/dev/tpm0" } }`),
-				ConfigPlanChecks: acctest.Updates(domRes, "definition", acctest.PlanIs(domRes, "features.smm", true)),
-				ConfigStateChecks: acctest.State(domRes, "tpm.device_path", "/dev/tpm0", "tpm.persistent_state", true,
-					"os.secure_boot.enrolled_keys", false, "features.smm", true),
+				ConfigPlanChecks: acctest.Updates(domRes, "definition", acctest.PlanIs(domRes, "features", nil)),
+				ConfigStateChecks: acctest.State(domRes, "devices.tpm.device_path", "/dev/tpm0", "devices.tpm.persistent_state", nil,
+					"os.secure_boot.enrolled_keys", false, "features", nil),
 				Check: tpm("tpm-tis", "passthrough", "/dev/tpm0"),
 			},
 			importStep,
@@ -197,5 +197,5 @@ func TestAccDomainFirmware_importDefined(t *testing.T) {
 	virshDefinedPlansClean(t, "fwimp", `  <os firmware='efi'><type arch='x86_64' machine='q35'>hvm</type>
     <firmware><feature enabled='yes' name='secure-boot'/><feature enabled='yes' name='enrolled-keys'/></firmware></os>
   <features><acpi/><apic/><smm state='on'/></features>
-  <devices><tpm model='tpm-crb'><backend type='emulator' version='2.0'/></tpm></devices>`, "secure_boot", `"tpm-crb"`)
+  <devices><tpm model='tpm-crb'><backend type='emulator' version='2.0'/></tpm></devices>`, "secure_boot", "tpm")
 }

@@ -42,11 +42,6 @@ const changedGuestDevices = `
     memballoon = { model = "virtio" }
   }`
 
-// otherGroupsUntilMerge are the groups whose import rule (written only where the domain
-// differs from what the provider creates) is another branch's work: on this branch an
-// import still writes them. TODO(v3 merge): remove, and its uses.
-var otherGroupsUntilMerge = []string{"os.", "cpu.", "events."}
-
 func guestDevicesConfig(name, devices string) string {
 	return acctest.ProviderBlock("") + fmt.Sprintf(`
 resource "libvirt_domain" "test" {
@@ -150,7 +145,7 @@ func TestAccDomain_guestDevices(t *testing.T) {
 				// configuration names (libvirt adds that one by itself: the import rule).
 				ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name,
 				// update_method: this state's is the last update's, an import's none.
-				ImportStateVerifyIgnore: append([]string{"timeouts", "update_method", "devices.memballoon"}, otherGroupsUntilMerge...),
+				ImportStateVerifyIgnore: []string{"timeouts", "update_method", "devices.memballoon"},
 			},
 			{Config: guestDevicesConfig(name, changedGuestDevices), ConfigPlanChecks: acctest.Plans(acctest.NoChange())},
 			{
@@ -349,7 +344,7 @@ func TestAccDomainDevices_tpmDefineOnly(t *testing.T) {
 			{
 				// update_method: this state's is the last update's, an import's none.
 				ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name,
-				ImportStateVerifyIgnore: append([]string{"timeouts", "update_method"}, otherGroupsUntilMerge...),
+				ImportStateVerifyIgnore: []string{"timeouts", "update_method"},
 			},
 			{
 				Config:            guestDevicesConfig(name, ""),

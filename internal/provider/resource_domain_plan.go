@@ -42,7 +42,6 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	planDiskDefaults(&plan, state)
 	planDiskTuning(&plan)
 	planNICOptions(&plan, state)
-	planSecureBoot(&plan) // domain_platform_firmware.go
 	r.planNICReferences(ctx, &plan, state, &resp.Diagnostics)
 	for i := range plan.Interfaces {
 		n := &plan.Interfaces[i]

@@ -28,7 +28,7 @@ func TestAccDomainArch_aarch64Started(t *testing.T) {
 				Config:           config,
 				ConfigPlanChecks: acctest.Plans(),
 				ConfigStateChecks: acctest.State(domRes, "state", "running", "os.arch", "aarch64", "os.emulator", nil, "os.machine", nil,
-					"type", "qemu", "features.acpi", false, "features.apic", false),
+					"type", "qemu", "features", nil),
 				Check: acctest.HostCheck(func() error {
 					d, err := acctest.InspectDomain(t, name)
 					if err != nil {
@@ -69,7 +69,7 @@ func TestAccDomainArch_importAndEmulator(t *testing.T) {
 			Config: acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 1), attr("memory_mib", 64),
 				attr("running", false), `os = { emulator = "/usr/bin/qemu-system-x86_64" }`),
 			ConfigPlanChecks:  acctest.Plans(),
-			ConfigStateChecks: acctest.State(domRes, "os.arch", nil, "os.emulator", "/usr/bin/qemu-system-x86_64", "os.machine", nil, "features.acpi", true),
+			ConfigStateChecks: acctest.State(domRes, "os.arch", nil, "os.emulator", "/usr/bin/qemu-system-x86_64", "os.machine", nil, "features", nil),
 			Check: acctest.HostCheck(func() error {
 				d, err := acctest.InspectDomain(t, name)
 				if err != nil {

@@ -28,7 +28,9 @@ func TestUpgradeCurrentMatchesFramework(t *testing.T) {
 		if !ok {
 			state = `{"id":"x","gone_attribute":1}`
 		}
-		req := &tfprotov6.UpgradeResourceStateRequest{TypeName: md.TypeName, Version: 0, RawState: &tfprotov6.RawState{JSON: []byte(state)}}
+		var sr resource.SchemaResponse
+		f().Schema(ctx, resource.SchemaRequest{}, &sr)
+		req := &tfprotov6.UpgradeResourceStateRequest{TypeName: md.TypeName, Version: sr.Schema.Version, RawState: &tfprotov6.RawState{JSON: []byte(state)}}
 		want, err := framework.UpgradeResourceState(ctx, req)
 		if err != nil || len(want.Diagnostics) > 0 {
 			t.Fatalf("%s: framework: %v %v", md.TypeName, err, want.Diagnostics)
@@ -51,7 +53,7 @@ func TestUpgradeCurrentLeavesTheRest(t *testing.T) {
 	ctx := context.Background()
 	schemas := &schemaDefaults{newRes: func() []func() resource.Resource { return New("test")().Resources(ctx) }}
 	for name, req := range map[string]*tfprotov6.UpgradeResourceStateRequest{
-		"older version": {TypeName: "libvirt_domain", Version: 1, RawState: &tfprotov6.RawState{JSON: []byte(`{"name":"vm"}`)}},
+		"older version": {TypeName: "libvirt_domain", Version: 0, RawState: &tfprotov6.RawState{JSON: []byte(`{"name":"vm"}`)}},
 		"flatmap":       {TypeName: "libvirt_domain", RawState: &tfprotov6.RawState{Flatmap: map[string]string{"name": "vm"}}},
 		"unknown type":  {TypeName: "libvirt_nothing", RawState: &tfprotov6.RawState{JSON: []byte(`{}`)}},
 		"wrong shape":   {TypeName: "libvirt_domain", RawState: &tfprotov6.RawState{JSON: []byte(`{"vcpu":"many"}`)}},
