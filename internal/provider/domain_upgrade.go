@@ -138,31 +138,77 @@ func (r *domainResource) importView(ctx context.Context, id string, s schema.Sch
 	return out, nil
 }
 
-// pruneToWritten sets to null each value of a group (and of features / memory_backing)
-// that the import view leaves null, and a group with nothing left to null.
+// pruneToWritten sets to null each value of a group (and of features / memory_backing),
+// at any depth, that the import view leaves null, and a group with nothing left to null.
 func pruneToWritten(v3 map[string]any, written map[string]tftypes.Value) {
 	names := []string{groupOS, groupCPU, groupEvents, groupDevices, groupQEMU}
 	for _, g := range append(names, prunedTopLevel...) {
-		obj, ok := v3[g].(map[string]any)
-		if !ok {
+		if _, ok := v3[g]; !ok {
 			continue
 		}
-		var imp map[string]tftypes.Value
-		if w, ok := written[g]; ok && !w.IsNull() && w.IsKnown() {
-			_ = w.As(&imp)
+		imp, ok := written[g]
+		if !ok {
+			imp = tftypes.NewValue(tftypes.DynamicPseudoType, nil)
+		}
+		v3[g] = pruneValue(v3[g], imp)
+	}
+}
+
+// pruneValue is v with every part the import view imp leaves null set to null: objects
+// attribute by attribute, lists element by element (sets and maps whole: their elements
+// are not matched by position), an object left with nothing in it null.
+func pruneValue(v any, imp tftypes.Value) any {
+	if v == nil || imp.IsNull() || !imp.IsKnown() {
+		return nil
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if !imp.Type().Is(tftypes.Object{}) {
+			return v
+		}
+		var attrs map[string]tftypes.Value
+		if imp.As(&attrs) != nil {
+			return v
 		}
 		kept := false
-		for k, v := range obj {
-			if iv, ok := imp[k]; !ok || iv.IsNull() || v == nil {
-				obj[k] = nil
+		for k, e := range x {
+			a, ok := attrs[k]
+			if !ok {
+				x[k] = nil
 				continue
 			}
-			kept = true
+			if x[k] = pruneValue(e, a); x[k] != nil {
+				kept = true
+			}
 		}
 		if !kept {
-			v3[g] = nil
+			return nil
 		}
+		return x
+	case []any:
+		if !imp.Type().Is(tftypes.List{}) {
+			return v
+		}
+		var elems []tftypes.Value
+		if imp.As(&elems) != nil {
+			return v
+		}
+		for i := range x {
+			if i >= len(elems) {
+				continue
+			}
+			p := pruneValue(x[i], elems[i])
+			if m, ok := x[i].(map[string]any); ok && p == nil {
+				for k := range m { // an element stays: only its values go
+					m[k] = nil
+				}
+				p = m
+			}
+			x[i] = p
+		}
+		return x
 	}
+	return v
 }
 
 // fitToType shapes a decoded JSON value to t: attributes t does not have are dropped, a
