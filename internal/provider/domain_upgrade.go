@@ -61,7 +61,7 @@ func (r *domainResource) upgradeFromV2(ctx context.Context, req resource.Upgrade
 		resp.Diagnostics.AddError("Unable to upgrade libvirt_domain state", fmt.Sprintf("the stored v2 state does not decode: %v", err))
 		return
 	}
-	v3 := movedToGroups(v2)
+	v3, _ := fitToType(movedToGroups(v2), typ).(map[string]any) // v3's shapes first: the import view has them
 	id, _ := v2["id"].(string)
 	if written, err := r.importView(ctx, id, sr.Schema); err != nil {
 		if !errors.Is(err, libvirt.ErrNotFound) {
@@ -72,7 +72,7 @@ func (r *domainResource) upgradeFromV2(ctx context.Context, req resource.Upgrade
 	} else {
 		pruneToWritten(v3, written)
 	}
-	b, err := json.Marshal(fitToType(v3, typ))
+	b, err := json.Marshal(v3)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to upgrade libvirt_domain state", err.Error())
 		return
@@ -139,7 +139,7 @@ func (r *domainResource) importView(ctx context.Context, id string, s schema.Sch
 }
 
 // pruneToWritten sets to null each value of a group (and of features / memory_backing),
-// at any depth, that the import view leaves null, and a group with nothing left to null.
+// at any depth, that the import view leaves null, and a group left with nothing in it.
 func pruneToWritten(v3 map[string]any, written map[string]tftypes.Value) {
 	names := []string{groupOS, groupCPU, groupEvents, groupDevices, groupQEMU}
 	for _, g := range append(names, prunedTopLevel...) {
@@ -151,42 +151,49 @@ func pruneToWritten(v3 map[string]any, written map[string]tftypes.Value) {
 			imp = tftypes.NewValue(tftypes.DynamicPseudoType, nil)
 		}
 		v3[g] = pruneValue(v3[g], imp)
+		if obj, ok := v3[g].(map[string]any); ok && !anyNonNil(obj) {
+			v3[g] = nil // v2 held nothing the import writes: the group was never written
+		}
 	}
+}
+
+func anyNonNil(m map[string]any) bool {
+	for _, v := range m {
+		if v != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // pruneValue is v with every part the import view imp leaves null set to null: objects
 // attribute by attribute, lists element by element (sets and maps whole: their elements
-// are not matched by position), an object left with nothing in it null.
+// are not matched by position). An object the import writes stays, even empty (a default
+// TPM imports as tpm = {}).
 func pruneValue(v any, imp tftypes.Value) any {
 	if v == nil || imp.IsNull() || !imp.IsKnown() {
 		return nil
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if !imp.Type().Is(tftypes.Object{}) {
+		if _, ok := imp.Type().(tftypes.Object); !ok {
 			return v
 		}
 		var attrs map[string]tftypes.Value
 		if imp.As(&attrs) != nil {
 			return v
 		}
-		kept := false
 		for k, e := range x {
 			a, ok := attrs[k]
 			if !ok {
 				x[k] = nil
 				continue
 			}
-			if x[k] = pruneValue(e, a); x[k] != nil {
-				kept = true
-			}
-		}
-		if !kept {
-			return nil
+			x[k] = pruneValue(e, a)
 		}
 		return x
 	case []any:
-		if !imp.Type().Is(tftypes.List{}) {
+		if _, ok := imp.Type().(tftypes.List); !ok {
 			return v
 		}
 		var elems []tftypes.Value
@@ -197,14 +204,7 @@ func pruneValue(v any, imp tftypes.Value) any {
 			if i >= len(elems) {
 				continue
 			}
-			p := pruneValue(x[i], elems[i])
-			if m, ok := x[i].(map[string]any); ok && p == nil {
-				for k := range m { // an element stays: only its values go
-					m[k] = nil
-				}
-				p = m
-			}
-			x[i] = p
+			x[i] = pruneValue(x[i], elems[i])
 		}
 		return x
 	}

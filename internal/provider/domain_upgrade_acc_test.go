@@ -62,20 +62,25 @@ func TestAccDomainUpgrade_fromV2(t *testing.T) {
 	for _, r := range w.state() {
 		got[strings.TrimPrefix(r.Address, "libvirt_domain.")] = r.Values
 	}
+	for res, vals := range got {
+		if vals["console_url"] != "" || vals["state"] != "shutoff" {
+			t.Errorf("%s: console_url %v, state %v after the refresh, want \"\" and shutoff", res, vals["console_url"], vals["state"])
+		}
+	}
 	// What v2 held from libvirt and v3 keeps out of state.
 	for _, attr := range []string{"cpu", "events", "devices", "qemu", "features", "memory_backing"} {
 		if v := got["kernel"][attr]; v != nil {
 			t.Errorf("kernel domain: %s = %v after the upgrade, want null (v2 held only libvirt's values there)", attr, v)
 		}
 	}
-	if os, _ := got["kernel"]["os"].(map[string]any); os == nil || os["kernel"] == nil || os["machine"] != nil || os["arch"] != nil {
-		t.Errorf("kernel domain: os = %v, want the kernel only", got["kernel"]["os"])
+	if os, _ := got["kernel"]["os"].(map[string]any); os == nil || os["kernel"] == nil || os["machine"] != nil || os["arch"] != "aarch64" || os["emulator"] != nil {
+		t.Errorf("kernel domain: os = %v, want the arch and the kernel only (not libvirt's machine and emulator)", got["kernel"]["os"])
 	}
 	// What the configuration writes, in its group.
 	wants := map[string]map[string]any{
-		"os":      {"machine": "q35", "arch": "x86_64", "boot": []any{"hd", "network"}},
+		"os":      {"machine": "q35", "arch": nil, "boot": []any{"hd", "network"}},
 		"cpu":     {"mode": "custom", "model": "qemu64", "iothreads": json.Number("2"), "emulator_pinning": "0-1"},
-		"events":  {"on_crash": "preserve", "on_reboot": "destroy"},
+		"events":  {"on_crash": "preserve", "on_poweroff": "restart", "on_reboot": nil},
 		"qemu":    {"env": map[string]any{"V2UP": "1"}},
 		"devices": {"panic": map[string]any{"model": "isa"}},
 	}

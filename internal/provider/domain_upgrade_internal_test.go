@@ -95,3 +95,33 @@ func TestUpgradeFromV2_pruneToWritten(t *testing.T) {
 		t.Errorf("features = %v, want smm only", f)
 	}
 }
+
+// Inside a written object and inside list elements, what an import leaves null goes too.
+func TestUpgradeFromV2_pruneNested(t *testing.T) {
+	obj := func(attrs map[string]tftypes.Value) tftypes.Value {
+		types := map[string]tftypes.Type{}
+		for k, v := range attrs {
+			types[k] = v.Type()
+		}
+		return tftypes.NewValue(tftypes.Object{AttributeTypes: types}, attrs)
+	}
+	str := func(s any) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	rng := obj(map[string]tftypes.Value{"model": str(nil), "backend": str(nil), "rate_bytes": tftypes.NewValue(tftypes.Number, 1024)})
+	v3 := map[string]any{groupDevices: map[string]any{
+		"rng": []any{map[string]any{"model": "virtio", "backend": "/dev/urandom", "rate_bytes": float64(1024)}},
+		"tpm": map[string]any{"model": "tpm-crb", "version": "2.0"},
+	}}
+	written := map[string]tftypes.Value{groupDevices: obj(map[string]tftypes.Value{
+		"rng": tftypes.NewValue(tftypes.List{ElementType: rng.Type()}, []tftypes.Value{rng}),
+		"tpm": obj(map[string]tftypes.Value{"model": str(nil), "version": str(nil)}),
+	})}
+	pruneToWritten(v3, written)
+	d := v3[groupDevices].(map[string]any)
+	r := d["rng"].([]any)[0].(map[string]any)
+	if r["model"] != nil || r["backend"] != nil || r["rate_bytes"] != float64(1024) {
+		t.Errorf("rng = %v, want rate_bytes only", r)
+	}
+	if tpm, ok := d["tpm"].(map[string]any); !ok || tpm["model"] != nil || tpm["version"] != nil {
+		t.Errorf("tpm = %v, want an empty object (an import writes tpm = {} for a default TPM)", d["tpm"])
+	}
+}
