@@ -37,6 +37,9 @@ import {
 resource "libvirt_domain" "adopted" {
   for_each   = toset(data.libvirt_domains.host.names)
   name       = each.key
+  # A bare definition has no ACPI or APIC, where a domain made here has both: the import
+  # writes what differs (v3), and a configuration that adopts such domains says so.
+  features   = { acpi = false, apic = false }
   %s
   network_interface {
     network = %q

@@ -81,8 +81,9 @@ func TestAccDomainTPM_booted(t *testing.T) {
 			{
 				Config:           tpmGuestHCL(name, disk, 1, true),
 				ConfigPlanChecks: acctest.Plans(),
-				ConfigStateChecks: acctest.State(domRes, "tpm.model", "tpm-crb", "tpm.backend", "emulator", "tpm.version", "2.0",
-					"tpm.persistent_state", true),
+				// tpm = {}: the defaults (tpm-crb, emulator, 2.0, persistent) stay out of state (v3).
+				ConfigStateChecks: acctest.State(domRes, "devices.tpm.model", nil, "devices.tpm.backend", nil, "devices.tpm.version", nil,
+					"devices.tpm.persistent_state", nil),
 				Check: resource.ComposeTestCheckFunc(resource.TestCheckResourceAttrWith(domRes, "uuid", func(v string) error { uuid = v; return nil }),
 					acctest.CheckSwtpmState(&uuid, true), tpmGrew(t, name, &clock, &resets)),
 			},

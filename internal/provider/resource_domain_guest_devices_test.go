@@ -287,6 +287,7 @@ func defineVNCDomain(t *testing.T, name, devices string) {
   <memory unit='MiB'>64</memory>
   <vcpu>1</vcpu>
   <os><type arch='x86_64'>hvm</type></os>
+  <features><acpi/><apic/></features>
   <devices>
     <graphics type='vnc' port='-1' autoport='yes' listen='127.0.0.1'/>
 %s

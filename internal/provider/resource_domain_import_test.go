@@ -110,12 +110,12 @@ data "libvirt_domain" "test" {
 			},
 			{
 				// A stopped domain: the definition is rewritten, nothing starts.
-				Config: cfg(2, true, `cpu_mode = "host-model"
+				Config: cfg(2, true, `cpu = { mode = "host-model" }
   uuid     = "`+strings.ToUpper(uuid)+`"`),
 				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
 				ConfigStateChecks: acctest.State(domRes,
 					"autostart", true,
-					"cpu_mode", "host-model",
+					"cpu.mode", "host-model",
 					"uuid", strings.ToUpper(uuid),
 					"state", "shutoff",
 				),

@@ -6,10 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
@@ -48,7 +52,8 @@ func (s shortcutServer) ReadResource(ctx context.Context, req *tfprotov6.ReadRes
 			Summary: "libvirt_domain refresh shortcut disagrees with a full read",
 			Detail: "The domain is as the last read found it, so the refresh shortcut answers with the prior state, but a full read " +
 				"of it gives another state: a read that is not idempotent, or a stamp that misses what the state depends on. " +
-				"This is a bug of the provider (seen with " + VerifyShortcutEnv + " set, as the acceptance tests do)."})
+				"This is a bug of the provider (seen with " + VerifyShortcutEnv + " set, as the acceptance tests do). " +
+				"Attributes that differ: " + s.differing(ctx, req.TypeName, req.CurrentState, resp.NewState) + "."})
 	}
 	if err == nil && resp != nil && req.TypeName == "libvirt_domain" {
 		resp.Private = withStateSum(resp.Private, resp.NewState)
@@ -130,4 +135,26 @@ func withStateSum(private []byte, state *tfprotov6.DynamicValue) []byte {
 func stateSum(msgpack []byte) string {
 	h := sha256.Sum256(msgpack)
 	return hex.EncodeToString(h[:])
+}
+
+// differing names the top-level attributes whose values differ between two states.
+func (s shortcutServer) differing(ctx context.Context, typeName string, a, b *tfprotov6.DynamicValue) string {
+	idx := s.schemas.index(ctx, typeName)
+	if idx == nil || a == nil || b == nil {
+		return "unknown"
+	}
+	va, errA := a.Unmarshal(idx.typ)
+	vb, errB := b.Unmarshal(idx.typ)
+	var ma, mb map[string]tftypes.Value
+	if errA != nil || errB != nil || va.As(&ma) != nil || vb.As(&mb) != nil {
+		return "unknown"
+	}
+	var out []string
+	for k, x := range ma {
+		if y, ok := mb[k]; !ok || !x.Equal(y) {
+			out = append(out, fmt.Sprintf("%s (%v / %v)", k, x, mb[k]))
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }
