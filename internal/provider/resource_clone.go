@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -274,4 +275,13 @@ func (r *cloneResource) ImportState(ctx context.Context, req resource.ImportStat
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), libvirt.UUIDString(d))...)
+}
+
+// parseDomain reads a domain definition as libvirt returns it.
+func parseDomain(text string) (*libvirtxml.Domain, error) {
+	var d libvirtxml.Domain
+	if err := d.Unmarshal(text); err != nil {
+		return nil, fmt.Errorf("parse domain XML: %w", err)
+	}
+	return &d, nil
 }

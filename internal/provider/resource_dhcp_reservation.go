@@ -20,7 +20,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 type dhcpReservationResource struct {
@@ -46,7 +46,7 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 			"network": requiredReplace("Name of the libvirt network. Changing it replaces the reservation.",
 				stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")),
 			"mac": requiredReplace("MAC address, `aa:bb:cc:dd:ee:ff` (stored in lower case). Changing it replaces the reservation.",
-				stringvalidator.RegexMatches(macRegexp, "must be a MAC address of six colon-separated hex pairs, e.g. 52:54:00:12:34:56"),
+				stringvalidator.RegexMatches(validators.MACRegexp, "must be a MAC address of six colon-separated hex pairs, e.g. 52:54:00:12:34:56"),
 				validators.LowerCase("MAC address")),
 			"ip": schema.StringAttribute{
 				MarkdownDescription: "IPv4 address to give that MAC. It must sit inside one of the network's IPv4 subnets and not be " +
@@ -206,7 +206,7 @@ func (r *dhcpReservationResource) Delete(ctx context.Context, req resource.Delet
 
 func (r *dhcpReservationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	network, mac, ok := strings.Cut(req.ID, "/")
-	if !ok || network == "" || !macRegexp.MatchString(mac) {
+	if !ok || network == "" || !validators.MACRegexp.MatchString(mac) {
 		resp.Diagnostics.AddError("Invalid import id", "expected <network>/<mac>, e.g. default/52:54:00:12:34:56, got "+strconv.Quote(req.ID))
 		return
 	}

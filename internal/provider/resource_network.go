@@ -17,6 +17,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 type networkResource struct {
@@ -222,7 +223,7 @@ func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest
 }
 
 func (r *networkResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !objectNameRegexp.MatchString(req.ID) {
+	if !validators.ObjectNameRegexp.MatchString(req.ID) {
 		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("expected the network's name, e.g. default, got %q", req.ID))
 		return
 	}

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -21,9 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
-
-var objectNameRegexp = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
 // presenceChanged replaces the resource when a block is added or removed (changes inside
 // it are decided by its attributes).
@@ -50,7 +48,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		Attributes: withAttributes(networkExtraAttributes(), map[string]schema.Attribute{
 			"id": keptString("The network's UUID."),
 			"name": requiredReplace("Network name, unique on the host; also the import id. Changing it replaces the network.",
-				stringvalidator.RegexMatches(objectNameRegexp, "must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
+				stringvalidator.RegexMatches(validators.ObjectNameRegexp, "must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
 			"mode": schema.StringAttribute{
 				MarkdownDescription: "How guests reach the outside: `nat` (default: masqueraded behind the host's address), `route` " +
 					"(routed, no NAT — the LAN needs a route back), `open` (routed, libvirt adds no firewall rules), `isolated` " +

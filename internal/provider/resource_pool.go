@@ -17,6 +17,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 type poolResource struct {
@@ -272,7 +273,7 @@ func listShort(names []string) string {
 }
 
 func (r *poolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !objectNameRegexp.MatchString(req.ID) {
+	if !validators.ObjectNameRegexp.MatchString(req.ID) {
 		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("expected the storage pool's name, e.g. default, got %q", req.ID))
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -35,7 +36,7 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 		"made by `lvcreate --thin` show as volumes (import them, attach them to domains, delete them).\n\n"+
 		"Every change but `autostart`, `active` and `force_destroy` replaces the pool.", allTimeouts, map[string]schema.Attribute{
 		"id": idAttribute("The pool's UUID."),
-		"name": requiredReplace("Pool name, unique on the host; also the import id. Changing it replaces the pool.", stringvalidator.RegexMatches(objectNameRegexp,
+		"name": requiredReplace("Pool name, unique on the host; also the import id. Changing it replaces the pool.", stringvalidator.RegexMatches(validators.ObjectNameRegexp,
 			"must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
 		"type": requiredReplace("`dir`, `logical`, `netfs`, `rbd`, `iscsi`, `iscsi-direct`, `zfs`, `disk`, `scsi`, `mpath` or `gluster`. "+
 			"Changing it replaces the pool.", stringvalidator.OneOf(hostxml.PoolTypes...)),

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 type secretResource struct {
@@ -198,7 +199,7 @@ const secretImportedKey = "imported"
 
 // ImportState takes the UUID.
 func (r *secretResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !uuidRegexp.MatchString(req.ID) {
+	if !validators.UUIDRegexp.MatchString(req.ID) {
 		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("expected the secret's UUID (virsh secret-list), got %q", req.ID))
 		return
 	}

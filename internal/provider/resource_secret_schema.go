@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 func (r *secretResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -23,7 +24,7 @@ func (r *secretResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		"uuid": derivedString("UUID of the secret. Default: a random one. Changing it replaces the secret. A UUID a secret on the host has "+
 			"already (one no state tracks) is refused, at plan time and again by the create, naming that secret to import.",
 			// Lower case only: libvirt reports it so, and a configured upper-case one would read back changed.
-			stringvalidator.RegexMatches(lowerUUIDRegexp, "must be a UUID in lower case, as libvirt reports it, such as 6b1c3a5e-0d4f-4c2a-9e1b-1234567890ab")),
+			stringvalidator.RegexMatches(validators.LowerUUIDRegexp, "must be a UUID in lower case, as libvirt reports it, such as 6b1c3a5e-0d4f-4c2a-9e1b-1234567890ab")),
 		"usage_type": requiredReplace("What the secret is for: `volume` (LUKS passphrase), `ceph` (rbd client key), `iscsi` (CHAP password), "+
 			"`tls` (TLS key passphrase) or `vtpm` (TPM state key).", stringvalidator.OneOf(libvirt.SecretUsageTypes...)),
 		"usage_name": requiredReplace("Whom it serves, unique per usage type: the volume's path (`volume`), the iSCSI target IQN (`iscsi`), "+

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // volumeEncryptionPart is libvirt_volume's encryption, embedded in its model.
@@ -45,7 +46,7 @@ var volumeEncryptionAttribute = schema.SingleNestedAttribute{
 			Validators: []validator.String{stringvalidator.OneOf(libvirt.EncryptionLUKS)}},
 		"secret_id": schema.StringAttribute{MarkdownDescription: "UUID of the `libvirt_secret` holding the passphrase " +
 			"(`libvirt_secret.x.id`; its `usage_type` must be `volume`).", Required: true,
-			Validators: []validator.String{stringvalidator.RegexMatches(uuidRegexp, "must be a libvirt secret's UUID (libvirt_secret.x.id)")}},
+			Validators: []validator.String{stringvalidator.RegexMatches(validators.UUIDRegexp, "must be a libvirt secret's UUID (libvirt_secret.x.id)")}},
 	},
 }
 

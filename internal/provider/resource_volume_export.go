@@ -18,7 +18,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/export"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // exportStampKey is the private-state key of the written file's size and mtime.

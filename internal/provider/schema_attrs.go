@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // The attributes and blocks that schemas repeat.
@@ -96,7 +96,7 @@ func secretReplace(desc string, validators ...validator.String) schema.StringAtt
 
 // domainNameAttribute is a required libvirt domain name; changing it replaces the object.
 func domainNameAttribute(desc string) schema.StringAttribute {
-	return requiredReplace(desc, stringvalidator.RegexMatches(domainNameRegexp,
+	return requiredReplace(desc, stringvalidator.RegexMatches(validators.DomainNameRegexp,
 		"must be a libvirt domain name: 1 to 200 characters, starting with a letter, digit or underscore, without '/' or whitespace"))
 }
 
@@ -166,14 +166,4 @@ func writeOnlyString(desc string, validators ...validator.String) schema.StringA
 func writeOnlyVersion(desc string) schema.Int64Attribute {
 	return schema.Int64Attribute{MarkdownDescription: desc, Optional: true,
 		PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()}}
-}
-
-// storedVolumeAttributes adds to attrs those of the volume an object lives in (what a
-// model's storedVolume holds): id, name, pool (a change of either replaces it) and path.
-func storedVolumeAttributes(nameDesc, poolDesc, pathDesc string, attrs map[string]schema.Attribute) map[string]schema.Attribute {
-	attrs["id"] = idAttribute("The volume's key (for directory pools, its path on the host).")
-	attrs["name"] = objectNameAttribute(nameDesc, "volume name")
-	attrs["pool"] = objectNameAttribute(poolDesc, "pool name")
-	attrs["path"] = keptString(pathDesc)
-	return attrs
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -199,4 +200,14 @@ func (k blobKind) importState(ctx context.Context, c *libvirt.Client, req resour
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// storedVolumeAttributes adds to attrs those of the volume an object lives in (what a
+// model's storedVolume holds): id, name, pool (a change of either replaces it) and path.
+func storedVolumeAttributes(nameDesc, poolDesc, pathDesc string, attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	attrs["id"] = idAttribute("The volume's key (for directory pools, its path on the host).")
+	attrs["name"] = objectNameAttribute(nameDesc, "volume name")
+	attrs["pool"] = objectNameAttribute(poolDesc, "pool name")
+	attrs["path"] = keptString(pathDesc)
+	return attrs
 }

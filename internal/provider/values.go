@@ -1,23 +1,11 @@
 package provider
 
 import (
-	"fmt"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"libvirt.org/go/libvirtxml"
 )
 
 // Small conversions between Terraform values and Go values that every resource uses.
-
-// parseDomain reads a domain definition as libvirt returns it.
-func parseDomain(text string) (*libvirtxml.Domain, error) {
-	var d libvirtxml.Domain
-	if err := d.Unmarshal(text); err != nil {
-		return nil, fmt.Errorf("parse domain XML: %w", err)
-	}
-	return &d, nil
-}
 
 // known reports whether a value is set and known (neither null nor unknown).
 func known(v interface {
