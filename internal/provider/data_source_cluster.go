@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -15,11 +17,11 @@ import (
 )
 
 type clusterDataSource struct {
-	dataSourceBase
+	tfkit.DataSourceBase
 }
 
 type clusterModel struct {
-	dataTimeouts
+	tfkit.DataTimeouts
 	ID         types.String `tfsdk:"id"`
 	Network    types.String `tfsdk:"network"`
 	BasePool   types.String `tfsdk:"base_pool"`
@@ -33,24 +35,24 @@ func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 	name := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: desc, Required: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1)}}
 	}
-	resp.Schema = dataSchema(ctx, "Checks that the infrastructure a cluster's `libvirt_cluster_machine`s need is there: the network and "+
+	resp.Schema = tfkit.DataSchema(ctx, "Checks that the infrastructure a cluster's `libvirt_cluster_machine`s need is there: the network and "+
 		"both storage pools exist and are active. It never fails on a missing or inactive object — it reports it, the way a "+
 		"Cluster API infrastructure provider sets a condition — so configurations can gate on `ready` (e.g. in a `check` "+
 		"block or a `precondition`). A connection failure is an error.", map[string]schema.Attribute{
-		"id":          dataString("`<network>/<base_pool>/<domain_pool>`."),
+		"id":          tfkit.DataString("`<network>/<base_pool>/<domain_pool>`."),
 		"network":     name("Network the machines attach to."),
 		"base_pool":   name("Storage pool holding the base images."),
 		"domain_pool": name("Storage pool for the machines' disks and seed ISOs (may equal `base_pool`)."),
-		"ready":       dataBool("True when the network and both pools exist and are active."),
-		"reason":      dataString("Empty when ready; else `InfrastructureMissing` (something does not exist — wins when both apply) or `InfrastructureInactive` (something is defined but not running)."),
-		"message":     dataString("Names every missing or inactive object and how to start it."),
+		"ready":       tfkit.DataBool("True when the network and both pools exist and are active."),
+		"reason":      tfkit.DataString("Empty when ready; else `InfrastructureMissing` (something does not exist — wins when both apply) or `InfrastructureInactive` (something is defined but not running)."),
+		"message":     tfkit.DataString("Names every missing or inactive object and how to start it."),
 	})
 }
 
 func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	lookup(ctx, req, resp, time.Minute, func(*clusterModel) string { return "cluster infrastructure on " + d.client.URI().String() },
+	tfkit.Lookup(ctx, req, resp, time.Minute, func(*clusterModel) string { return "cluster infrastructure on " + d.Client.URI().String() },
 		func(ctx context.Context, m *clusterModel, _ *diag.Diagnostics) (*clusterModel, error) {
-			r, err := workflow.CheckInfrastructure(ctx, d.client, m.Network.ValueString(), m.BasePool.ValueString(), m.DomainPool.ValueString())
+			r, err := workflow.CheckInfrastructure(ctx, d.Client, m.Network.ValueString(), m.BasePool.ValueString(), m.DomainPool.ValueString())
 			if err != nil {
 				return nil, err
 			}

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,11 +16,11 @@ import (
 )
 
 type hostDataSource struct {
-	dataSourceBase
+	tfkit.DataSourceBase
 }
 
 type hostModel struct {
-	dataTimeouts
+	tfkit.DataTimeouts
 	hostSizeModel
 	ID                types.String `tfsdk:"id"`
 	URI               types.String `tfsdk:"uri"`
@@ -35,34 +37,34 @@ type hostModel struct {
 
 func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := map[string]schema.Attribute{
-		"id":                  dataString("The connection URI (one host per provider instance)."),
-		"uri":                 dataString("The libvirt URI the provider is connected to."),
-		"hostname":            dataString("The host's name as libvirt reports it."),
-		"arch":                dataString("The host CPU architecture, e.g. `x86_64`."),
-		"hypervisor_type":     dataString("The hypervisor driver, e.g. `QEMU`."),
-		"libvirt_version":     dataString("Version of the libvirt daemon, e.g. `9.0.0`."),
-		"hypervisor_version":  dataString("Version of the hypervisor, e.g. `7.2.0` for QEMU."),
-		"domain_types":        dataStrings("Domain types offered for hvm guests of the host architecture, e.g. `[\"kvm\", \"qemu\"]`."),
-		"default_domain_type": dataString("What `libvirt_domain.type` defaults to here: `kvm` when offered, else `qemu` (software emulation)."),
-		"firmware_types":      dataStrings("Firmware auto-selection values offered for the default domain type, e.g. `[\"bios\", \"efi\"]`."),
-		"firmware":            dataStrings("Firmware loader images the host offers (paths on the host)."),
+		"id":                  tfkit.DataString("The connection URI (one host per provider instance)."),
+		"uri":                 tfkit.DataString("The libvirt URI the provider is connected to."),
+		"hostname":            tfkit.DataString("The host's name as libvirt reports it."),
+		"arch":                tfkit.DataString("The host CPU architecture, e.g. `x86_64`."),
+		"hypervisor_type":     tfkit.DataString("The hypervisor driver, e.g. `QEMU`."),
+		"libvirt_version":     tfkit.DataString("Version of the libvirt daemon, e.g. `9.0.0`."),
+		"hypervisor_version":  tfkit.DataString("Version of the hypervisor, e.g. `7.2.0` for QEMU."),
+		"domain_types":        tfkit.DataStrings("Domain types offered for hvm guests of the host architecture, e.g. `[\"kvm\", \"qemu\"]`."),
+		"default_domain_type": tfkit.DataString("What `libvirt_domain.type` defaults to here: `kvm` when offered, else `qemu` (software emulation)."),
+		"firmware_types":      tfkit.DataStrings("Firmware auto-selection values offered for the default domain type, e.g. `[\"bios\", \"efi\"]`."),
+		"firmware":            tfkit.DataStrings("Firmware loader images the host offers (paths on the host)."),
 	}
 	maps.Copy(attrs, hostSizeAttributes())
-	resp.Schema = dataSchema(ctx, "What the libvirt host offers: architecture, domain types, versions and firmware, memory, "+
+	resp.Schema = tfkit.DataSchema(ctx, "What the libvirt host offers: architecture, domain types, versions and firmware, memory, "+
 		"CPUs, NUMA cells and huge pages. Use it to choose `type` or `firmware` for domains, or to check in a `precondition` "+
 		"that a domain fits before anything is made.", attrs)
 }
 
 func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	uri := d.client.URI().String()
-	lookup(ctx, req, resp, time.Minute,
+	uri := d.Client.URI().String()
+	tfkit.Lookup(ctx, req, resp, time.Minute,
 		func(*hostModel) string { return "libvirt host " + uri },
 		func(ctx context.Context, m *hostModel, _ *diag.Diagnostics) (*hostModel, error) {
-			info, err := d.client.HostInfo(ctx)
+			info, err := d.Client.HostInfo(ctx)
 			if err != nil {
 				return nil, err
 			}
-			mem, err := d.client.HostMemory(ctx) // not cached: free memory changes
+			mem, err := d.Client.HostMemory(ctx) // not cached: free memory changes
 			if err != nil {
 				return nil, err
 			}

@@ -4,6 +4,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
@@ -46,32 +48,32 @@ type hostHugepages struct {
 
 func hostSizeAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"memory_total_bytes": dataInt("The host's memory as libvirt counts it (`virsh nodeinfo`: the memory of its NUMA cells)."),
-		"memory_free_bytes": dataInt("Memory free now (`virsh freecell --all`), read on every refresh. Memory the kernel " +
+		"memory_total_bytes": tfkit.DataInt("The host's memory as libvirt counts it (`virsh nodeinfo`: the memory of its NUMA cells)."),
+		"memory_free_bytes": tfkit.DataInt("Memory free now (`virsh freecell --all`), read on every refresh. Memory the kernel " +
 			"holds as page cache, which it would give up for a guest, does not count as free: a conservative figure."),
-		"cpus":       dataInt("Active host CPUs (threads), as `nproc` counts them on the host."),
-		"cpu_mhz":    dataInt("The CPUs' expected frequency in MHz."),
-		"cpu_model":  dataString("libvirt's name of the host CPU model (the closest model it knows, e.g. `EPYC-Milan`); empty when unknown."),
-		"cpu_vendor": dataString("The CPU vendor, e.g. `Intel`, `AMD`; empty when unknown."),
+		"cpus":       tfkit.DataInt("Active host CPUs (threads), as `nproc` counts them on the host."),
+		"cpu_mhz":    tfkit.DataInt("The CPUs' expected frequency in MHz."),
+		"cpu_model":  tfkit.DataString("libvirt's name of the host CPU model (the closest model it knows, e.g. `EPYC-Milan`); empty when unknown."),
+		"cpu_vendor": tfkit.DataString("The CPU vendor, e.g. `Intel`, `AMD`; empty when unknown."),
 		"cpu_topology": schema.SingleNestedAttribute{
 			MarkdownDescription: "The host CPUs' topology, for `libvirt_domain.cpu_topology` and pinning: `sockets` in all, " +
 				"`dies` per socket, `cores` per die, `threads` per core. Null when the host does not tell.",
 			Computed: true,
 			Attributes: map[string]schema.Attribute{
-				"sockets": dataInt("CPU sockets of the host (all NUMA cells)."),
-				"dies":    dataInt("Dies per socket."),
-				"cores":   dataInt("Cores per die."),
-				"threads": dataInt("Threads per core."),
+				"sockets": tfkit.DataInt("CPU sockets of the host (all NUMA cells)."),
+				"dies":    tfkit.DataInt("Dies per socket."),
+				"cores":   tfkit.DataInt("Cores per die."),
+				"threads": tfkit.DataInt("Threads per core."),
 			},
 		},
 		"numa_cells": schema.ListNestedAttribute{
 			MarkdownDescription: "The host's NUMA cells, by `id` (a host without NUMA has one cell for all of it).",
 			Computed:            true,
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"id":           dataInt("The cell's number, as `numa_cell` and `memory_backing` pin to it."),
-				"memory_bytes": dataInt("The cell's memory."),
-				"free_bytes":   dataInt("The cell's memory free now, read on every refresh; null when libvirt cannot tell."),
-				"cpus":         dataString("The cell's CPUs as a cpuset, e.g. `0-3,8-11` (for `cpu_pinning`)."),
+				"id":           tfkit.DataInt("The cell's number, as `numa_cell` and `memory_backing` pin to it."),
+				"memory_bytes": tfkit.DataInt("The cell's memory."),
+				"free_bytes":   tfkit.DataInt("The cell's memory free now, read on every refresh; null when libvirt cannot tell."),
+				"cpus":         tfkit.DataString("The cell's CPUs as a cpuset, e.g. `0-3,8-11` (for `cpu_pinning`)."),
 				"hugepages":    hugepagesAttr("The cell's huge page pools, by size."),
 			}},
 		},
@@ -85,9 +87,9 @@ func hugepagesAttr(desc string) schema.ListNestedAttribute {
 		MarkdownDescription: desc,
 		Computed:            true,
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"size_kib": dataInt("The page size in KiB (`memory_backing.hugepage_size_kib`)."),
-			"total":    dataInt("Pages reserved (the kernel's `nr_hugepages` for this size), read at most once a minute."),
-			"free":     dataInt("Pages free now, read on every refresh; null when libvirt cannot tell."),
+			"size_kib": tfkit.DataInt("The page size in KiB (`memory_backing.hugepage_size_kib`)."),
+			"total":    tfkit.DataInt("Pages reserved (the kernel's `nr_hugepages` for this size), read at most once a minute."),
+			"free":     tfkit.DataInt("Pages free now, read on every refresh; null when libvirt cannot tell."),
 		}},
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -20,11 +22,11 @@ import (
 // functions, a USB key, an mdev type).
 
 type nodeDevicesDataSource struct {
-	dataSourceBase
+	tfkit.DataSourceBase
 }
 
 type nodeDevicesModel struct {
-	dataTimeouts
+	tfkit.DataTimeouts
 	ID         types.String      `tfsdk:"id"`
 	Capability types.String      `tfsdk:"capability"`
 	NamePrefix types.String      `tfsdk:"name_prefix"`
@@ -59,10 +61,10 @@ type mdevTypeEntry struct {
 }
 
 func (d *nodeDevicesDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = dataSchema(ctx, "The host's devices as libvirt's node-device driver reports them (`virsh nodedev-list`), sorted by "+
+	resp.Schema = tfkit.DataSchema(ctx, "The host's devices as libvirt's node-device driver reports them (`virsh nodedev-list`), sorted by "+
 		"name: what a `libvirt_domain` `hostdev` can pass through. Values the host cannot tell are empty: vendor and product "+
 		"names need the host's hardware database, an IOMMU group needs an enabled IOMMU.", map[string]schema.Attribute{
-		"id": dataString("The connection URI and the filters."),
+		"id": tfkit.DataString("The connection URI and the filters."),
 		"capability": schema.StringAttribute{
 			MarkdownDescription: "Only devices of this kind: " + strings.Join(libvirt.NodeDeviceCapabilities(), ", ") +
 				" (the names of `virsh nodedev-list --cap`; `usb_device` is a USB device, `usb` a USB interface). Default: all.",
@@ -77,48 +79,48 @@ func (d *nodeDevicesDataSource) Schema(ctx context.Context, _ datasource.SchemaR
 			MarkdownDescription: "The matching devices.",
 			Computed:            true,
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"name":         dataString("libvirt's name, e.g. `pci_0000_00_03_0`."),
-				"parent":       dataString("The parent device's name (`computer` for the root)."),
-				"driver":       dataString("The host driver bound to it, e.g. `vfio-pci`, `nvidia`; empty when none."),
-				"capability":   dataString("The device's kind, e.g. `pci`, `usb_device`, `net`, `scsi_host`, `mdev`."),
-				"vendor_id":    dataString("Vendor id of a PCI or USB device, `0x` and lower case as `hostdev.usb` takes it."),
-				"vendor_name":  dataString("Vendor name; empty when the host has no hardware database."),
-				"product_id":   dataString("Product id of a PCI or USB device."),
-				"product_name": dataString("Product name; empty when the host has no hardware database."),
-				"pci_address":  dataString("A PCI device's address, `0000:03:00.0`, as `hostdev.pci` takes it."),
-				"iommu_group": dataInt("The IOMMU group (PCI, mdev): every device of a group goes to the same guest. Null without an " +
+				"name":         tfkit.DataString("libvirt's name, e.g. `pci_0000_00_03_0`."),
+				"parent":       tfkit.DataString("The parent device's name (`computer` for the root)."),
+				"driver":       tfkit.DataString("The host driver bound to it, e.g. `vfio-pci`, `nvidia`; empty when none."),
+				"capability":   tfkit.DataString("The device's kind, e.g. `pci`, `usb_device`, `net`, `scsi_host`, `mdev`."),
+				"vendor_id":    tfkit.DataString("Vendor id of a PCI or USB device, `0x` and lower case as `hostdev.usb` takes it."),
+				"vendor_name":  tfkit.DataString("Vendor name; empty when the host has no hardware database."),
+				"product_id":   tfkit.DataString("Product id of a PCI or USB device."),
+				"product_name": tfkit.DataString("Product name; empty when the host has no hardware database."),
+				"pci_address":  tfkit.DataString("A PCI device's address, `0000:03:00.0`, as `hostdev.pci` takes it."),
+				"iommu_group": tfkit.DataInt("The IOMMU group (PCI, mdev): every device of a group goes to the same guest. Null without an " +
 					"IOMMU."),
-				"virtual_functions": dataStrings("An SR-IOV physical function's virtual functions, as PCI addresses."),
+				"virtual_functions": tfkit.DataStrings("An SR-IOV physical function's virtual functions, as PCI addresses."),
 				"mdev_types": schema.ListNestedAttribute{
 					MarkdownDescription: "The mediated-device types a parent device offers (e.g. vGPU profiles).",
 					Computed:            true,
 					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-						"id":                  dataString("Type id, e.g. `nvidia-222`."),
-						"name":                dataString("Its name, e.g. `GRID T4-1B`."),
-						"device_api":          dataString("`vfio-pci`, `vfio-ccw` or `vfio-ap`: the `hostdev` `mdev_model`."),
-						"available_instances": dataInt("How many more can be created."),
+						"id":                  tfkit.DataString("Type id, e.g. `nvidia-222`."),
+						"name":                tfkit.DataString("Its name, e.g. `GRID T4-1B`."),
+						"device_api":          tfkit.DataString("`vfio-pci`, `vfio-ccw` or `vfio-ap`: the `hostdev` `mdev_model`."),
+						"available_instances": tfkit.DataInt("How many more can be created."),
 					}},
 				},
-				"usb_bus":    dataInt("A USB device's bus number (null for other devices)."),
-				"usb_device": dataInt("A USB device's device number on its bus, for `hostdev.usb_address`."),
-				"mdev_uuid":  dataString("A mediated device's uuid, as `hostdev.mdev` takes it."),
-				"interface": dataString("A network interface's name (capability `net`), e.g. `eth0`: what `network_interface.direct.dev` " +
+				"usb_bus":    tfkit.DataInt("A USB device's bus number (null for other devices)."),
+				"usb_device": tfkit.DataInt("A USB device's device number on its bus, for `hostdev.usb_address`."),
+				"mdev_uuid":  tfkit.DataString("A mediated device's uuid, as `hostdev.mdev` takes it."),
+				"interface": tfkit.DataString("A network interface's name (capability `net`), e.g. `eth0`: what `network_interface.direct.dev` " +
 					"and a network's `forward.dev` take."),
-				"mac": dataString("A network interface's MAC address, lower case."),
+				"mac": tfkit.DataString("A network interface's MAC address, lower case."),
 			}},
 		},
 	})
 }
 
 func (d *nodeDevicesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	lookup(ctx, req, resp, time.Minute,
-		func(*nodeDevicesModel) string { return "the node devices of " + d.client.URI().String() },
+	tfkit.Lookup(ctx, req, resp, time.Minute,
+		func(*nodeDevicesModel) string { return "the node devices of " + d.Client.URI().String() },
 		func(ctx context.Context, m *nodeDevicesModel, _ *diag.Diagnostics) (*nodeDevicesModel, error) {
 			var caps []string
 			if c := m.Capability.ValueString(); c != "" {
 				caps = append(caps, c)
 			}
-			all, err := d.client.ListNodeDevices(ctx, caps...)
+			all, err := d.Client.ListNodeDevices(ctx, caps...)
 			if err != nil {
 				return nil, err
 			}
@@ -129,7 +131,7 @@ func (d *nodeDevicesDataSource) Read(ctx context.Context, req datasource.ReadReq
 					m.Devices = append(m.Devices, nodeDeviceFrom(nd))
 				}
 			}
-			m.ID = types.StringValue(d.client.URI().String() + "?capability=" + m.Capability.ValueString() + "&prefix=" + prefix)
+			m.ID = types.StringValue(d.Client.URI().String() + "?capability=" + m.Capability.ValueString() + "&prefix=" + prefix)
 			return m, nil
 		})
 }

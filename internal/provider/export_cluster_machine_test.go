@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -12,7 +14,7 @@ import (
 // as a plan does, for a machine in state with these inputs, and returns the ip and
 // addresses it found. Acceptance tests time it.
 func RefreshClusterMachineForTest(ctx context.Context, c *libvirt.Client, uid, namespace, name, network, pool string) (string, []string, error) {
-	r := &clusterMachineResource{resourceBase: resourceBase{client: c}}
+	r := &clusterMachineResource{ResourceBase: tfkit.ResourceBase{Client: c}}
 	prior := &clusterMachineModel{
 		ID: types.StringValue(uid), UID: types.StringValue(uid),
 		Namespace: types.StringValue(namespace), Name: types.StringValue(name),

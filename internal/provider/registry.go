@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -82,31 +84,31 @@ var (
 
 func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		newResource[domainResource]("domain"),
-		newResource[volumeResource]("volume"),
-		newResource[cloudinitISOResource]("cloudinit_iso"),
-		newResource[dhcpReservationResource]("dhcp_reservation"),
-		newResource[secretResource]("secret"),
-		newResource[networkResource]("network"),
-		newResource[poolResource]("pool"),
-		newResource[clusterMachineResource]("cluster_machine"),
-		newResource[snapshotResource]("snapshot"),
-		newResource[snapshotRevertResource]("snapshot_revert"),
-		newResource[domainPowerResource]("domain_power"),
-		newResource[ignitionResource]("ignition"),
-		newResource[cloneResource]("clone"),
-		newResource[volumeExportResource]("volume_export"),
+		tfkit.NewResource[domainResource]("domain"),
+		tfkit.NewResource[volumeResource]("volume"),
+		tfkit.NewResource[cloudinitISOResource]("cloudinit_iso"),
+		tfkit.NewResource[dhcpReservationResource]("dhcp_reservation"),
+		tfkit.NewResource[secretResource]("secret"),
+		tfkit.NewResource[networkResource]("network"),
+		tfkit.NewResource[poolResource]("pool"),
+		tfkit.NewResource[clusterMachineResource]("cluster_machine"),
+		tfkit.NewResource[snapshotResource]("snapshot"),
+		tfkit.NewResource[snapshotRevertResource]("snapshot_revert"),
+		tfkit.NewResource[domainPowerResource]("domain_power"),
+		tfkit.NewResource[ignitionResource]("ignition"),
+		tfkit.NewResource[cloneResource]("clone"),
+		tfkit.NewResource[volumeExportResource]("volume_export"),
 	}
 }
 
 func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		newDataSource[hostDataSource]("host"),
-		newDataSource[clusterDataSource]("cluster"),
-		newDataSource[domainDataSource]("domain"),
-		newDataSource[domainsDataSource]("domains"),
-		newDataSource[nodeDevicesDataSource]("node_devices"),
-		newDataSource[domainConsoleDataSource]("domain_console"),
+		tfkit.NewDataSource[hostDataSource]("host"),
+		tfkit.NewDataSource[clusterDataSource]("cluster"),
+		tfkit.NewDataSource[domainDataSource]("domain"),
+		tfkit.NewDataSource[domainsDataSource]("domains"),
+		tfkit.NewDataSource[nodeDevicesDataSource]("node_devices"),
+		tfkit.NewDataSource[domainConsoleDataSource]("domain_console"),
 	}
 }
 

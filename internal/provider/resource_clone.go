@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -21,11 +23,11 @@ import (
 )
 
 type cloneResource struct {
-	resourceBase
+	tfkit.ResourceBase
 }
 
 type cloneModel struct {
-	withTimeouts
+	tfkit.WithTimeouts
 	ID             types.String `tfsdk:"id"`
 	SourceDomainID types.String `tfsdk:"source_domain_id"`
 	Name           types.String `tfsdk:"name"`
@@ -61,16 +63,16 @@ var cloneDiskAttrTypes = map[string]attr.Type{
 }
 
 func (r *cloneResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
+	r.Client = tfkit.ClientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // ModifyPlan checks at plan time what only the host can tell: the source exists and
 // has disks, the name is free, the sizing fits the ceilings; and replaces the clone
 // when it is to get fewer vCPUs.
 func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	ctx, bound := planContext(ctx, req, r.client, "libvirt_clone", "name")
-	defer bound.end(&resp.Diagnostics)
-	if req.Plan.Raw.IsNull() || r.client == nil {
+	ctx, bound := tfkit.PlanContext(ctx, req, r.Client, "libvirt_clone", "name")
+	defer bound.End(&resp.Diagnostics)
+	if req.Plan.Raw.IsNull() || r.Client == nil {
 		return
 	}
 	var plan cloneModel
@@ -78,16 +80,16 @@ func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state, d := priorState[cloneModel](ctx, req.State)
+	state, d := tfkit.PriorState[cloneModel](ctx, req.State)
 	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() {
 		return
 	}
 	name := plan.Name.ValueString()
 	creating := state == nil || state.Name.ValueString() != name ||
 		state.SourceDomainID.ValueString() != plan.SourceDomainID.ValueString() || state.Mode.ValueString() != plan.Mode.ValueString() ||
-		(known(plan.Pool) && plan.Pool.ValueString() != state.Pool.ValueString()) ||
+		(tfkit.Known(plan.Pool) && plan.Pool.ValueString() != state.Pool.ValueString()) ||
 		plan.CloudinitID.ValueString() != state.CloudinitID.ValueString()
-	if state != nil && !creating && known(plan.VCPU) && plan.VCPU.ValueInt64() < state.VCPU.ValueInt64() {
+	if state != nil && !creating && tfkit.Known(plan.VCPU) && plan.VCPU.ValueInt64() < state.VCPU.ValueInt64() {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("vcpu"))
 		creating = true
 	}
@@ -95,27 +97,27 @@ func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	var ceilVCPU uint
 	var ceilMem uint64
 	switch {
-	case creating && known(plan.SourceDomainID):
-		src, err := workflow.LookupCloneSource(ctx, r.client, plan.SourceDomainID.ValueString())
+	case creating && tfkit.Known(plan.SourceDomainID):
+		src, err := workflow.LookupCloneSource(ctx, r.Client, plan.SourceDomainID.ValueString())
 		switch {
 		case errors.Is(err, libvirt.ErrNotFound):
 			resp.Diagnostics.AddAttributeError(path.Root("source_domain_id"), "Unable to plan libvirt clone "+name,
-				fmt.Sprintf("The source domain %q does not exist on %s.", plan.SourceDomainID.ValueString(), r.client.URI()))
+				fmt.Sprintf("The source domain %q does not exist on %s.", plan.SourceDomainID.ValueString(), r.Client.URI()))
 			return
 		case err != nil:
 			resp.Diagnostics.AddAttributeError(path.Root("source_domain_id"), "Unable to plan libvirt clone "+name, err.Error())
 			return
 		}
 		_, ceilVCPU, _, ceilMem = domainxml.Ceilings(src.Inactive)
-		if known(plan.Name) && (state == nil || state.Name.ValueString() != name) {
-			if _, err := r.client.LookupDomain(ctx, name); err == nil {
+		if tfkit.Known(plan.Name) && (state == nil || state.Name.ValueString() != name) {
+			if _, err := r.Client.LookupDomain(ctx, name); err == nil {
 				resp.Diagnostics.AddAttributeError(path.Root("name"), "Unable to plan libvirt clone "+name,
-					fmt.Sprintf("A domain named %q already exists on %s: choose another name for the clone.", name, r.client.URI()))
+					fmt.Sprintf("A domain named %q already exists on %s: choose another name for the clone.", name, r.Client.URI()))
 				return
 			}
 		}
 	case !creating && state != nil:
-		st, err := r.client.GetDomainStatus(ctx, state.ID.ValueString())
+		st, err := r.Client.GetDomainStatus(ctx, state.ID.ValueString())
 		if err != nil {
 			return // Read reports it
 		}
@@ -125,12 +127,12 @@ func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		}
 		_, ceilVCPU, _, ceilMem = domainxml.Ceilings(d)
 	}
-	if ceilVCPU > 0 && known(plan.VCPU) && uint(plan.VCPU.ValueInt64()) > ceilVCPU {
+	if ceilVCPU > 0 && tfkit.Known(plan.VCPU) && uint(plan.VCPU.ValueInt64()) > ceilVCPU {
 		resp.Diagnostics.AddAttributeError(path.Root("vcpu"), "Invalid vcpu for libvirt clone "+name,
 			fmt.Sprintf("Clone %s: vcpu %d is above the ceiling of %d vCPUs it keeps from its source (the source's max_vcpu). "+
 				"Ask for at most %d, or give the source more hot-add headroom.", name, plan.VCPU.ValueInt64(), ceilVCPU, ceilVCPU))
 	}
-	if ceilMem > 0 && known(plan.MemoryMiB) && uint64(plan.MemoryMiB.ValueInt64()) > ceilMem {
+	if ceilMem > 0 && tfkit.Known(plan.MemoryMiB) && uint64(plan.MemoryMiB.ValueInt64()) > ceilMem {
 		resp.Diagnostics.AddAttributeError(path.Root("memory_mib"), "Invalid memory_mib for libvirt clone "+name,
 			fmt.Sprintf("Clone %s: memory_mib %d is above the ceiling of %d MiB it keeps from its source (the source's max_memory_mib). "+
 				"Ask for at most %d, or give the source more memory headroom.", name, plan.MemoryMiB.ValueInt64(), ceilMem, ceilMem))
@@ -138,7 +140,7 @@ func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 }
 
 func (r *cloneResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, time.Minute,
+	tfkit.Refresh(ctx, req, resp, time.Minute,
 		func(m *cloneModel) string { return "libvirt clone " + nameOr(m.Name, m.ID.ValueString()) },
 		func(ctx context.Context, m *cloneModel) (*cloneModel, error) {
 			return r.read(ctx, m.ID.ValueString(), m)
@@ -147,7 +149,7 @@ func (r *cloneResource) Read(ctx context.Context, req resource.ReadRequest, resp
 
 // read builds the model from the clone's persistent definition and its record there.
 func (r *cloneResource) read(ctx context.Context, id string, prior *cloneModel) (*cloneModel, error) {
-	st, err := r.client.GetDomainStatus(ctx, id)
+	st, err := r.Client.GetDomainStatus(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -174,9 +176,9 @@ func (r *cloneResource) read(ctx context.Context, id string, prior *cloneModel) 
 		Running:        types.BoolValue(st.Active),
 		CloudinitID:    types.StringNull(),
 		NVRAM:          types.StringValue(domainxml.NVRAMPath(d)),
-		withTimeouts:   prior.withTimeouts,
+		WithTimeouts:   prior.WithTimeouts,
 	}
-	if known(prior.SourceDomainID) {
+	if tfkit.Known(prior.SourceDomainID) {
 		m.SourceDomainID = prior.SourceDomainID
 	}
 	if p.Spec.CloudInit != nil {
@@ -225,18 +227,18 @@ func cloneWhat(m *cloneModel) string { return "libvirt clone " + nameOr(m.Name, 
 
 // Update applies vcpu (growing only: fewer replace the clone), memory_mib and running.
 func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	update(ctx, req, resp, 10*time.Minute, cloneWhat, func(ctx context.Context, plan, state *cloneModel, _ *diag.Diagnostics) (*cloneModel, error) {
+	tfkit.Update(ctx, req, resp, 10*time.Minute, cloneWhat, func(ctx context.Context, plan, state *cloneModel, _ *diag.Diagnostics) (*cloneModel, error) {
 		id := state.ID.ValueString()
 		var vcpu uint
 		var mib uint64
-		if known(plan.VCPU) {
+		if tfkit.Known(plan.VCPU) {
 			vcpu = uint(plan.VCPU.ValueInt64())
 		}
-		if known(plan.MemoryMiB) {
+		if tfkit.Known(plan.MemoryMiB) {
 			mib = uint64(plan.MemoryMiB.ValueInt64())
 		}
-		err := workflow.UpdateClone(ctx, r.client, id, plan.Name.ValueString(), vcpu, mib, plan.Running.ValueBool())
-		got, rerr := readBack(ctx, func(ctx context.Context) (*cloneModel, error) { return r.read(ctx, id, plan) })
+		err := workflow.UpdateClone(ctx, r.Client, id, plan.Name.ValueString(), vcpu, mib, plan.Running.ValueBool())
+		got, rerr := tfkit.ReadBack(ctx, func(ctx context.Context) (*cloneModel, error) { return r.read(ctx, id, plan) })
 		if rerr != nil {
 			return state, errors.Join(err, rerr)
 		}
@@ -247,7 +249,7 @@ func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, 
 // Delete removes the clone's domain (with its varstore) and the disks it owns
 // (workflow.DeleteClone: never a source's).
 func (r *cloneResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 10*time.Minute, cloneWhat, func(ctx context.Context, state *cloneModel, d *diag.Diagnostics) error {
+	tfkit.Remove(ctx, req, resp, 10*time.Minute, cloneWhat, func(ctx context.Context, state *cloneModel, d *diag.Diagnostics) error {
 		var disks []cloneDiskModel
 		if !state.Disks.IsNull() && !state.Disks.IsUnknown() {
 			d.Append(state.Disks.ElementsAs(ctx, &disks, false)...)
@@ -257,19 +259,19 @@ func (r *cloneResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 			known = append(known, domainxml.CloneMetaDisk{Target: x.Target.ValueString(), Key: x.VolumeID.ValueString(),
 				Pool: x.Pool.ValueString(), Name: x.Name.ValueString(), Path: x.Path.ValueString(), Backing: x.Backing.ValueString()})
 		}
-		return workflow.DeleteClone(ctx, r.client, state.ID.ValueString(), state.Name.ValueString(), known,
+		return workflow.DeleteClone(ctx, r.Client, state.ID.ValueString(), state.Name.ValueString(), known,
 			func(msg string, fields map[string]any) { tflog.Warn(ctx, msg, fields) })
 	})
 }
 
 func (r *cloneResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ctx, bound := importContext(ctx, r.client, "libvirt_clone", req.ID)
-	defer bound.end(&resp.Diagnostics)
+	ctx, bound := tfkit.ImportContext(ctx, r.Client, "libvirt_clone", req.ID)
+	defer bound.End(&resp.Diagnostics)
 	if req.ID == "" {
 		resp.Diagnostics.AddError("Invalid import id", "expected the clone's domain name or UUID, got an empty string")
 		return
 	}
-	d, err := r.client.LookupDomain(ctx, req.ID)
+	d, err := r.Client.LookupDomain(ctx, req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to import libvirt clone "+req.ID, err.Error())
 		return

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -42,10 +44,10 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"fewer vCPUs replace the clone. Import by the clone's name or UUID: the mode, pool and source are read back from " +
 			"the record libvirt_clone keeps in the domain's `<metadata>`.",
 		Attributes: map[string]schema.Attribute{
-			"id":               idAttribute("The clone's UUID (new, never the source's)."),
-			"source_domain_id": requiredReplace("The domain to clone: its UUID (e.g. `libvirt_domain.x.id`) or its name. It may be running. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
-			"name":             domainNameAttribute("The clone's domain name, unique on the host; its disks are named `<name>-<target>.qcow2`. Changing it replaces the clone."),
-			"mode":             requiredReplace("`linked` (qcow2 overlays: fast, small, tied to the source's images) or `full` (standalone copies, backing chains flattened). Changing it replaces the clone.", stringvalidator.OneOf(domainxml.CloneLinked, domainxml.CloneFull)),
+			"id":               tfkit.IDAttribute("The clone's UUID (new, never the source's)."),
+			"source_domain_id": tfkit.RequiredReplace("The domain to clone: its UUID (e.g. `libvirt_domain.x.id`) or its name. It may be running. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
+			"name":             tfkit.DomainNameAttribute("The clone's domain name, unique on the host; its disks are named `<name>-<target>.qcow2`. Changing it replaces the clone."),
+			"mode":             tfkit.RequiredReplace("`linked` (qcow2 overlays: fast, small, tied to the source's images) or `full` (standalone copies, backing chains flattened). Changing it replaces the clone.", stringvalidator.OneOf(domainxml.CloneLinked, domainxml.CloneFull)),
 			"pool": schema.StringAttribute{
 				MarkdownDescription: "Storage pool for the clone's disks. Default: the pool of the source's first disk. Changing it replaces the clone.",
 				Optional:            true,
@@ -53,14 +55,14 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()},
 			},
-			"vcpu": defaultedInt("Number of vCPUs. Default: the source's current count. At most the source's maximum (its `max_vcpu`, "+
+			"vcpu": tfkit.DefaultedInt("Number of vCPUs. Default: the source's current count. At most the source's maximum (its `max_vcpu`, "+
 				"which the clone keeps as its own hot-add ceiling); more is an error at plan time. Growing it on a running clone "+
 				"hot-adds vCPUs live (and in the definition); fewer vCPUs replace the clone.", int64validator.Between(1, 4096)),
-			"memory_mib": defaultedInt("Memory in MiB (the current allocation). Default: the source's. At most the source's maximum "+
+			"memory_mib": tfkit.DefaultedInt("Memory in MiB (the current allocation). Default: the source's. At most the source's maximum "+
 				"(its `max_memory_mib`, kept by the clone); more is an error at plan time. A change on a running clone is applied "+
 				"live through the balloon and to the definition.", int64validator.AtLeast(16)),
-			"running": optionalBool("Whether the clone runs. Default `true`: started after it is made. Changing it starts the clone, or shuts it down (ACPI, then forced off after 30 s).", true),
-			"cloudinit_id": optionalReplace("A cloud-init seed of the clone's own (e.g. `libvirt_cloudinit_iso.x.id`: a volume key or `<pool>/<name>`), "+
+			"running": tfkit.OptionalBool("Whether the clone runs. Default `true`: started after it is made. Changing it starts the clone, or shuts it down (ACPI, then forced off after 30 s).", true),
+			"cloudinit_id": tfkit.OptionalReplace("A cloud-init seed of the clone's own (e.g. `libvirt_cloudinit_iso.x.id`: a volume key or `<pool>/<name>`), "+
 				"attached as a read-only SATA cdrom as `libvirt_domain` does. The source's seed is never shared. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
 			"disks": schema.ListNestedAttribute{
 				MarkdownDescription: "The clone's own disks (deleted with it), in the source's order.",
@@ -68,12 +70,12 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
 				NestedObject: schema.NestedAttributeObject{
 					Attributes: map[string]schema.Attribute{
-						"target":    computedString("Device name, as on the source (`vda`, ...)."),
-						"volume_id": computedString("The volume key (for dir pools, its path)."),
-						"path":      computedString("The file on the host."),
-						"pool":      computedString("The pool holding it."),
-						"name":      computedString("The volume name, `<name>-<target>.qcow2`."),
-						"backing":   computedString("The backing file it is an overlay on; empty for a standalone copy."),
+						"target":    tfkit.ComputedString("Device name, as on the source (`vda`, ...)."),
+						"volume_id": tfkit.ComputedString("The volume key (for dir pools, its path)."),
+						"path":      tfkit.ComputedString("The file on the host."),
+						"pool":      tfkit.ComputedString("The pool holding it."),
+						"name":      tfkit.ComputedString("The volume name, `<name>-<target>.qcow2`."),
+						"backing":   tfkit.ComputedString("The backing file it is an overlay on; empty for a standalone copy."),
 					},
 				},
 			},
@@ -83,10 +85,10 @@ func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				ElementType:         types.StringType,
 				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()},
 			},
-			"nvram": keptString("Path of the clone's own UEFI varstore (`<dir of the source's>/<name>_VARS.fd`); empty for a BIOS source."),
+			"nvram": tfkit.KeptString("Path of the clone's own UEFI varstore (`<dir of the source's>/<name>_VARS.fd`); empty for a BIOS source."),
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, allTimeouts),
+			"timeouts": timeouts.Block(ctx, tfkit.AllTimeouts),
 		},
 	}
 }

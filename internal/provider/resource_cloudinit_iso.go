@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -18,7 +20,7 @@ type cloudinitISOResource struct {
 
 type cloudinitISOModel struct {
 	storedVolume
-	withTimeouts
+	tfkit.WithTimeouts
 	UserData      types.String `tfsdk:"user_data"`
 	MetaData      types.String `tfsdk:"meta_data"`
 	InstanceID    types.String `tfsdk:"instance_id"`
@@ -132,7 +134,7 @@ func (r *cloudinitISOResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
 		return // destroy, or an update (only timeouts can change in place)
 	}
-	plan, config, ok := getBoth[cloudinitISOModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+	plan, config, ok := tfkit.GetBoth[cloudinitISOModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
 	if !ok {
 		return
 	}
@@ -173,7 +175,7 @@ func (m *cloudinitISOModel) content(config *cloudinitISOModel) ([]byte, error) {
 // ImportState takes <pool>/<name> or the volume key, downloads the seed and reads its
 // files back, so an imported seed plans clean against the configuration that made it.
 func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.kind().importState(ctx, r.client, req, resp, func(v storedVolume, img []byte, d *diag.Diagnostics) (any, error) {
+	r.kind().importState(ctx, r.Client, req, resp, func(v storedVolume, img []byte, d *diag.Diagnostics) (any, error) {
 		label, files, err := cloudinit.ReadISO(img)
 		if err != nil {
 			return nil, fmt.Errorf("the volume is not an ISO9660 image: %w", err)
@@ -196,7 +198,7 @@ func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.Imp
 			InstanceID:    types.StringNull(),
 			Hostname:      types.StringNull(),
 			MetaData:      types.StringNull(),
-			withTimeouts:  withTimeouts{unsetTimeouts(noUpdateTimeouts)},
+			WithTimeouts:  tfkit.WithTimeouts{Timeouts: tfkit.UnsetTimeouts(tfkit.NoUpdateTimeouts)},
 		}
 		if m.UserData.ValueString() == "" {
 			m.UserData = types.StringNull() // an unset user_data is written as an empty file

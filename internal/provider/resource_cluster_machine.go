@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/google/uuid"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -27,7 +29,7 @@ var (
 // named by the rules of internal/capi. Its create, delete and read are
 // internal/workflow's (machine*.go); this file translates.
 type clusterMachineResource struct {
-	resourceBase
+	tfkit.ResourceBase
 }
 
 // Defaults of libvirt_cluster_machine.
@@ -41,7 +43,7 @@ const (
 )
 
 type clusterMachineModel struct {
-	withTimeouts
+	tfkit.WithTimeouts
 	ID           types.String `tfsdk:"id"`
 	Namespace    types.String `tfsdk:"namespace"`
 	Name         types.String `tfsdk:"name"`
@@ -73,15 +75,15 @@ func machineWhat(m *clusterMachineModel) string {
 }
 
 func (r *clusterMachineResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, 20*time.Minute,
+	tfkit.Create(ctx, req, resp, 20*time.Minute,
 		func(m *clusterMachineModel) string {
 			return fmt.Sprintf("libvirt cluster machine %s/%s (domain %s)", m.Namespace.ValueString(), m.Name.ValueString(), machinePartsOf(m).Domain)
 		},
 		func(ctx context.Context, plan *clusterMachineModel, d *diag.Diagnostics) (*clusterMachineModel, error) {
-			if !known(plan.UID) || plan.UID.ValueString() == "" {
+			if !tfkit.Known(plan.UID) || plan.UID.ValueString() == "" {
 				plan.UID = types.StringValue(uuid.NewString())
 			}
-			res, err := workflow.CreateMachine(ctx, r.client, machineRequest(ctx, plan))
+			res, err := workflow.CreateMachine(ctx, r.Client, machineRequest(ctx, plan))
 			for _, w := range res.Warnings {
 				d.AddWarning(w.Summary, w.Detail)
 			}
@@ -94,7 +96,7 @@ func (r *clusterMachineResource) Create(ctx context.Context, req resource.Create
 			var waitErr error
 			if plan.Running.ValueBool() {
 				p := machinePartsOf(plan)
-				if _, err := workflow.WaitForLease(ctx, r.client, p.Network, p.MAC, res.IP, leaseTimeout(plan)); err != nil {
+				if _, err := workflow.WaitForLease(ctx, r.Client, p.Network, p.MAC, res.IP, leaseTimeout(plan)); err != nil {
 					waitErr = fmt.Errorf("machine %s was created and stays in state (tainted: the next apply replaces it), but the guest "+
 						"took no lease of its reserved address %s: %w. Check that the image boots and runs DHCP on its NIC, or raise lease_timeout",
 						p.Domain, res.IP, err)
@@ -107,7 +109,7 @@ func (r *clusterMachineResource) Create(ctx context.Context, req resource.Create
 // readBack reads the machine into state after create or update and returns err (the
 // change's own) or the read's failure; a machine that cannot be read is stored as planned.
 func (r *clusterMachineResource) readBack(ctx context.Context, plan *clusterMachineModel, err error) (*clusterMachineModel, error) {
-	got, rerr := readBack(ctx, func(ctx context.Context) (*clusterMachineModel, error) {
+	got, rerr := tfkit.ReadBack(ctx, func(ctx context.Context) (*clusterMachineModel, error) {
 		return r.read(ctx, plan.UID.ValueString(), plan)
 	})
 	if rerr != nil {
@@ -115,11 +117,11 @@ func (r *clusterMachineResource) readBack(ctx context.Context, plan *clusterMach
 			err = rerr
 		}
 		got = plan
-		if !known(got.IP) {
+		if !tfkit.Known(got.IP) {
 			got.IP = types.StringValue("")
 		}
-		if !known(got.Addresses) {
-			got.Addresses = stringList(nil)
+		if !tfkit.Known(got.Addresses) {
+			got.Addresses = tfkit.StringList(nil)
 		}
 		fillMachineComputed(got)
 	}
@@ -127,15 +129,15 @@ func (r *clusterMachineResource) readBack(ctx context.Context, plan *clusterMach
 }
 
 func (r *clusterMachineResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, time.Minute, machineWhat, func(ctx context.Context, m *clusterMachineModel) (*clusterMachineModel, error) {
+	tfkit.Refresh(ctx, req, resp, time.Minute, machineWhat, func(ctx context.Context, m *clusterMachineModel) (*clusterMachineModel, error) {
 		return r.read(ctx, m.ID.ValueString(), m)
 	})
 }
 
 func (r *clusterMachineResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 10*time.Minute, func(m *clusterMachineModel) string { return "libvirt cluster machine " + machinePartsOf(m).Domain },
+	tfkit.Remove(ctx, req, resp, 10*time.Minute, func(m *clusterMachineModel) string { return "libvirt cluster machine " + machinePartsOf(m).Domain },
 		func(ctx context.Context, state *clusterMachineModel, _ *diag.Diagnostics) error {
-			return workflow.DeleteMachine(ctx, r.client, machinePartsOf(state))
+			return workflow.DeleteMachine(ctx, r.Client, machinePartsOf(state))
 		})
 }
 

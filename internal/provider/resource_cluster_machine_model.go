@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/capi"
@@ -15,10 +17,10 @@ import (
 // MAC in state win over the derived ones (an imported machine's).
 func machinePartsOf(m *clusterMachineModel) workflow.MachineParts {
 	p := workflow.NewMachineParts(m.Namespace.ValueString(), m.Name.ValueString(), m.UID.ValueString(), m.Network.ValueString(), m.DomainPool.ValueString())
-	if known(m.DomainName) && m.DomainName.ValueString() != "" {
+	if tfkit.Known(m.DomainName) && m.DomainName.ValueString() != "" {
 		p.Domain = m.DomainName.ValueString()
 	}
-	if known(m.MAC) && m.MAC.ValueString() != "" {
+	if tfkit.Known(m.MAC) && m.MAC.ValueString() != "" {
 		p.MAC = m.MAC.ValueString()
 	}
 	return p
@@ -37,7 +39,7 @@ func machineRequest(ctx context.Context, m *clusterMachineModel) workflow.Machin
 
 func leaseTimeout(m *clusterMachineModel) time.Duration {
 	s := cmDefaultLeaseTimeout
-	if known(m.LeaseTimeout) {
+	if tfkit.Known(m.LeaseTimeout) {
 		s = m.LeaseTimeout.ValueString()
 	}
 	d, err := time.ParseDuration(s)
@@ -50,19 +52,19 @@ func leaseTimeout(m *clusterMachineModel) time.Duration {
 // fillMachineComputed sets computed values that only depend on inputs.
 func fillMachineComputed(m *clusterMachineModel) {
 	p := machinePartsOf(m)
-	if !known(m.ID) {
+	if !tfkit.Known(m.ID) {
 		m.ID = m.UID
 	}
 	m.ProviderID = types.StringValue(capi.ProviderID(m.UID.ValueString()))
 	m.DomainName = types.StringValue(p.Domain)
 	m.MAC = types.StringValue(p.MAC)
-	if !known(m.MaxVCPU) {
+	if !tfkit.Known(m.MaxVCPU) {
 		m.MaxVCPU = types.Int64Value(m.VCPU.ValueInt64() * cmHeadroom)
 	}
-	if !known(m.MaxMemoryMiB) {
+	if !tfkit.Known(m.MaxMemoryMiB) {
 		m.MaxMemoryMiB = types.Int64Value(m.MemoryMiB.ValueInt64() * cmHeadroom)
 	}
-	if !known(m.UpdateMethod) {
+	if !tfkit.Known(m.UpdateMethod) {
 		m.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 	}
 }
@@ -73,10 +75,10 @@ func fillMachineComputed(m *clusterMachineModel) {
 // the domain's metadata and its seed.
 func (r *clusterMachineResource) read(ctx context.Context, id string, prior *clusterMachineModel) (*clusterMachineModel, error) {
 	var place *workflow.MachinePlace
-	if known(prior.Namespace) && prior.Namespace.ValueString() != "" {
+	if tfkit.Known(prior.Namespace) && prior.Namespace.ValueString() != "" {
 		place = &workflow.MachinePlace{Network: prior.Network.ValueString(), Pool: prior.DomainPool.ValueString()}
 	}
-	st, err := workflow.ReadMachine(ctx, r.client, id, place, machineLog(ctx))
+	st, err := workflow.ReadMachine(ctx, r.Client, id, place, machineLog(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -98,10 +100,10 @@ func (r *clusterMachineResource) read(ctx context.Context, id string, prior *clu
 	m.MemoryMiB = types.Int64Value(int64(st.Spec.MemoryMiB))
 	m.MaxMemoryMiB = types.Int64Value(int64(st.Spec.EffectiveMaxMemoryMiB()))
 	m.Running = types.BoolValue(st.Active)
-	if !known(m.UpdateMethod) {
+	if !tfkit.Known(m.UpdateMethod) {
 		m.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 	}
-	if !known(m.LeaseTimeout) {
+	if !tfkit.Known(m.LeaseTimeout) {
 		m.LeaseTimeout = types.StringValue(cmDefaultLeaseTimeout)
 	}
 	if st.HasDisk {
@@ -110,11 +112,11 @@ func (r *clusterMachineResource) read(ctx context.Context, id string, prior *clu
 	m.IP = types.StringValue(st.IP)
 	switch {
 	case !st.Active:
-		m.Addresses = stringList(nil)
-	case len(st.Addresses) == 0 && known(prior.Addresses):
+		m.Addresses = tfkit.StringList(nil)
+	case len(st.Addresses) == 0 && tfkit.Known(prior.Addresses):
 		m.Addresses = prior.Addresses // a lease may be renewing: keep the last known
 	default:
-		m.Addresses = stringList(st.Addresses)
+		m.Addresses = tfkit.StringList(st.Addresses)
 	}
 	return &m, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -23,9 +25,9 @@ var nonBlank = regexp.MustCompile(`\S`)
 
 func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	required := func(desc string) schema.StringAttribute {
-		return requiredReplace(desc+" Changing it replaces the machine.", stringvalidator.RegexMatches(nonBlank, "must not be empty"))
+		return tfkit.RequiredReplace(desc+" Changing it replaces the machine.", stringvalidator.RegexMatches(nonBlank, "must not be empty"))
 	}
-	computed := keptString
+	computed := tfkit.KeptString
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Cluster API style machine: a qcow2 overlay on a base image, a NoCloud seed (`instance-id` = `uid`, " +
 			"`local-hostname` = `name`, `user-data` = `user_data`), a DHCP reservation and a domain, all named by fixed rules " +
@@ -78,8 +80,8 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Default:    int64default.StaticInt64(cmDefaultDiskGiB),
 				Validators: []validator.Int64{int64validator.Between(1, 65536)},
 			},
-			"user_data": secretReplace("Bootstrap data, written to the seed as `user-data`. Changing it replaces the machine."),
-			"running":   optionalBool("Whether the machine runs. Default `true`. Autostart follows it.", true),
+			"user_data": tfkit.SecretReplace("Bootstrap data, written to the seed as `user-data`. Changing it replaces the machine."),
+			"running":   tfkit.OptionalBool("Whether the machine runs. Default `true`. Autostart follows it.", true),
 			"lease_timeout": schema.StringAttribute{
 				MarkdownDescription: "How long create (and an update that starts the machine) waits for its DHCP lease, as a Go " +
 					"duration. Default `5m`. On timeout the apply fails and the machine stays in state (tainted).",
@@ -97,9 +99,9 @@ func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Computed:            true,
 				ElementType:         types.StringType,
 			},
-			"max_vcpu":       computedInt("vCPU ceiling of the domain: `vcpu` x 2 when written; growth up to it is live."),
-			"max_memory_mib": computedInt("Memory ceiling of the domain in MiB: `memory_mib` x 2 when written; changes up to it are live."),
-			"update_method":  computedString("How the pending (in a plan) or last update reaches the domain: `none`, `live`, `restart` or `definition` (not running)."),
+			"max_vcpu":       tfkit.ComputedInt("vCPU ceiling of the domain: `vcpu` x 2 when written; growth up to it is live."),
+			"max_memory_mib": tfkit.ComputedInt("Memory ceiling of the domain in MiB: `memory_mib` x 2 when written; changes up to it are live."),
+			"update_method":  tfkit.ComputedString("How the pending (in a plan) or last update reaches the domain: `none`, `live`, `restart` or `definition` (not running)."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),

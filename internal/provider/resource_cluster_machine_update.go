@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -57,18 +59,18 @@ func (r *clusterMachineResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if d := req.Plan.Get(ctx, &plan); d.HasError() {
 		return
 	}
-	state, _ := priorState[clusterMachineModel](ctx, req.State) // one that does not decode plans as a create
-	if known(plan.Namespace) && known(plan.Name) {
+	state, _ := tfkit.PriorState[clusterMachineModel](ctx, req.State) // one that does not decode plans as a create
+	if tfkit.Known(plan.Namespace) && tfkit.Known(plan.Name) {
 		dn := capi.DomainName(plan.Namespace.ValueString(), plan.Name.ValueString())
 		plan.DomainName = types.StringValue(dn)
 		plan.MAC = types.StringValue(capi.MAC(dn))
 	}
-	if known(plan.UID) && plan.UID.ValueString() != "" {
+	if tfkit.Known(plan.UID) && plan.UID.ValueString() != "" {
 		plan.ID = plan.UID
 		plan.ProviderID = types.StringValue(capi.ProviderID(plan.UID.ValueString()))
 	}
-	sizesKnown := known(plan.VCPU) && known(plan.MemoryMiB)
-	if state == nil || !known(state.MaxVCPU) || !known(state.MaxMemoryMiB) {
+	sizesKnown := tfkit.Known(plan.VCPU) && tfkit.Known(plan.MemoryMiB)
+	if state == nil || !tfkit.Known(state.MaxVCPU) || !tfkit.Known(state.MaxMemoryMiB) {
 		if sizesKnown {
 			plan.MaxVCPU = types.Int64Value(plan.VCPU.ValueInt64() * cmHeadroom)
 			plan.MaxMemoryMiB = types.Int64Value(plan.MemoryMiB.ValueInt64() * cmHeadroom)
@@ -77,7 +79,7 @@ func (r *clusterMachineResource) ModifyPlan(ctx context.Context, req resource.Mo
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	if known(plan.DiskGiB) && known(state.DiskGiB) && plan.DiskGiB.ValueInt64() < state.DiskGiB.ValueInt64() {
+	if tfkit.Known(plan.DiskGiB) && tfkit.Known(state.DiskGiB) && plan.DiskGiB.ValueInt64() < state.DiskGiB.ValueInt64() {
 		resp.Diagnostics.AddAttributeError(path.Root("disk_gib"), "disk_gib cannot shrink",
 			fmt.Sprintf("The root disk of machine %s is %d GiB; it cannot shrink to %d GiB. Keep disk_gib at %d or more, or replace the machine "+
 				"(terraform apply -replace=...).", state.DomainName.ValueString(), state.DiskGiB.ValueInt64(), plan.DiskGiB.ValueInt64(), state.DiskGiB.ValueInt64()))
@@ -113,7 +115,7 @@ func (r *clusterMachineResource) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 func (r *clusterMachineResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	update(ctx, req, resp, 20*time.Minute, func(m *clusterMachineModel) string { return "libvirt cluster machine " + machinePartsOf(m).Domain },
+	tfkit.Update(ctx, req, resp, 20*time.Minute, func(m *clusterMachineModel) string { return "libvirt cluster machine " + machinePartsOf(m).Domain },
 		func(ctx context.Context, plan, state *clusterMachineModel, d *diag.Diagnostics) (*clusterMachineModel, error) {
 			return r.update(ctx, plan, state, d)
 		})
@@ -133,7 +135,7 @@ func (r *clusterMachineResource) update(ctx context.Context, plan, state *cluste
 	// own change, which may restart or stop it.
 	var errs []error
 	if plan.DiskGiB.ValueInt64() > state.DiskGiB.ValueInt64() {
-		res, err := r.client.GrowVolume(ctx, libvirt.VolumeRef{Pool: p.Pool, Name: p.Root}, uint64(plan.DiskGiB.ValueInt64())<<30)
+		res, err := r.Client.GrowVolume(ctx, libvirt.VolumeRef{Pool: p.Pool, Name: p.Root}, uint64(plan.DiskGiB.ValueInt64())<<30)
 		errs = append(errs, err)
 		if res != nil {
 			for _, w := range res.Warnings {
@@ -143,7 +145,7 @@ func (r *clusterMachineResource) update(ctx context.Context, plan, state *cluste
 	}
 	started := false
 	if errors.Join(errs...) == nil {
-		res, err := workflow.Apply(ctx, r.client, workflow.Change{
+		res, err := workflow.Apply(ctx, r.Client, workflow.Change{
 			ID: uid, Name: p.Domain, Old: old.spec(), New: next.spec(), Running: wantRunning, Autostart: &wantRunning,
 			ShutdownTimeout: cmShutdownTimeout, Redefine: workflow.SizingOnly(next.spec()),
 		})
@@ -157,7 +159,7 @@ func (r *clusterMachineResource) update(ctx context.Context, plan, state *cluste
 	}
 	if started && errors.Join(errs...) == nil {
 		ip := state.IP.ValueString()
-		if _, err := workflow.WaitForLease(ctx, r.client, p.Network, p.MAC, ip, leaseTimeout(plan)); err != nil {
+		if _, err := workflow.WaitForLease(ctx, r.Client, p.Network, p.MAC, ip, leaseTimeout(plan)); err != nil {
 			errs = append(errs, fmt.Errorf("machine %s started but took no lease of its reserved address %s: %w", p.Domain, ip, err))
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -24,11 +26,11 @@ import (
 )
 
 type dhcpReservationResource struct {
-	resourceBase
+	tfkit.ResourceBase
 }
 
 type dhcpReservationModel struct {
-	withTimeouts
+	tfkit.WithTimeouts
 	ID       types.String `tfsdk:"id"`
 	Network  types.String `tfsdk:"network"`
 	MAC      types.String `tfsdk:"mac"`
@@ -42,10 +44,10 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 			"to the running network (no restart, guests keep their links) and to its persistent definition; only to the " +
 			"definition when the network is inactive. Changing `ip` or `hostname` modifies the entry in place.",
 		Attributes: map[string]schema.Attribute{
-			"id": keptString("`<network>/<mac>`, also the import id."),
-			"network": requiredReplace("Name of the libvirt network. Changing it replaces the reservation.",
+			"id": tfkit.KeptString("`<network>/<mac>`, also the import id."),
+			"network": tfkit.RequiredReplace("Name of the libvirt network. Changing it replaces the reservation.",
 				stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")),
-			"mac": requiredReplace("MAC address, `aa:bb:cc:dd:ee:ff` (stored in lower case). Changing it replaces the reservation.",
+			"mac": tfkit.RequiredReplace("MAC address, `aa:bb:cc:dd:ee:ff` (stored in lower case). Changing it replaces the reservation.",
 				stringvalidator.RegexMatches(validators.MACRegexp, "must be a MAC address of six colon-separated hex pairs, e.g. 52:54:00:12:34:56"),
 				validators.LowerCase("MAC address")),
 			"ip": schema.StringAttribute{
@@ -54,7 +56,7 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 				Required:   true,
 				Validators: []validator.String{validators.IPv4()},
 			},
-			"hostname": optionalString("Host name dnsmasq hands out with the lease (and resolves on the network).", stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`), "must be a host name label: letters, digits and '-', at most 63 characters")),
+			"hostname": tfkit.OptionalString("Host name dnsmasq hands out with the lease (and resolves on the network).", stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`), "must be a host name label: letters, digits and '-', at most 63 characters")),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
@@ -75,23 +77,23 @@ func reservationWhat(m *dhcpReservationModel) string {
 // the plan rather than the apply. A network made in the same apply (not there yet) or a
 // host that does not answer leaves the check to Create.
 func (r *dhcpReservationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	ctx, bound := planContext(ctx, req, r.client, "libvirt_dhcp_reservation", "network", "mac")
-	defer bound.end(&resp.Diagnostics)
-	if req.Plan.Raw.IsNull() || r.client == nil {
+	ctx, bound := tfkit.PlanContext(ctx, req, r.Client, "libvirt_dhcp_reservation", "network", "mac")
+	defer bound.End(&resp.Diagnostics)
+	if req.Plan.Raw.IsNull() || r.Client == nil {
 		return
 	}
 	var plan dhcpReservationModel
-	if d := req.Plan.Get(ctx, &plan); d.HasError() || !known(plan.Network) || !known(plan.MAC) || !known(plan.IP) {
+	if d := req.Plan.Get(ctx, &plan); d.HasError() || !tfkit.Known(plan.Network) || !tfkit.Known(plan.MAC) || !tfkit.Known(plan.IP) {
 		return
 	}
-	state, d := priorState[dhcpReservationModel](ctx, req.State)
+	state, d := tfkit.PriorState[dhcpReservationModel](ctx, req.State)
 	if d.HasError() {
 		return
 	}
 	if state != nil && state.Network.Equal(plan.Network) && state.MAC.Equal(plan.MAC) && state.IP.Equal(plan.IP) {
 		return // the entry stays as it is
 	}
-	net, err := r.client.ReadNetworkDHCP(ctx, plan.Network.ValueString())
+	net, err := r.Client.ReadNetworkDHCP(ctx, plan.Network.ValueString())
 	if err != nil {
 		return
 	}
@@ -109,7 +111,7 @@ func (r *dhcpReservationResource) ModifyPlan(ctx context.Context, req resource.M
 }
 
 func (r *dhcpReservationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, plan *dhcpReservationModel, d *diag.Diagnostics) (*dhcpReservationModel, error) {
+	tfkit.Create(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, plan *dhcpReservationModel, d *diag.Diagnostics) (*dhcpReservationModel, error) {
 		if err := r.write(ctx, plan, d, "Unable to create "+reservationWhat(plan), netaddr.Add); err != nil || d.HasError() {
 			return nil, err
 		}
@@ -118,7 +120,7 @@ func (r *dhcpReservationResource) Create(ctx context.Context, req resource.Creat
 }
 
 func (r *dhcpReservationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	update(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, plan, _ *dhcpReservationModel, d *diag.Diagnostics) (*dhcpReservationModel, error) {
+	tfkit.Update(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, plan, _ *dhcpReservationModel, d *diag.Diagnostics) (*dhcpReservationModel, error) {
 		if err := r.write(ctx, plan, d, "Unable to update "+reservationWhat(plan), netaddr.Modify); err != nil || d.HasError() {
 			return nil, err
 		}
@@ -131,10 +133,10 @@ func (r *dhcpReservationResource) Update(ctx context.Context, req resource.Updat
 // netaddr.Lock). A problem with the configuration is an attribute error in d.
 func (r *dhcpReservationResource) write(ctx context.Context, plan *dhcpReservationModel, d *diag.Diagnostics, summary string, op netaddr.Op) error {
 	network := plan.Network.ValueString()
-	defer netaddr.LockNetwork(r.client.URI().String(), network)()
-	net, err := r.client.ReadNetworkDHCP(ctx, network)
+	defer netaddr.LockNetwork(r.Client.URI().String(), network)()
+	net, err := r.Client.ReadNetworkDHCP(ctx, network)
 	if errors.Is(err, libvirt.ErrNotFound) && op == netaddr.Add {
-		d.AddAttributeError(path.Root("network"), summary, fmt.Sprintf("Network %q does not exist on %s.", network, r.client.URI()))
+		d.AddAttributeError(path.Root("network"), summary, fmt.Sprintf("Network %q does not exist on %s.", network, r.Client.URI()))
 		return nil
 	}
 	if err != nil {
@@ -145,21 +147,21 @@ func (r *dhcpReservationResource) write(ctx context.Context, plan *dhcpReservati
 		d.AddAttributeError(path.Root("ip"), summary, err.Error())
 		return nil
 	}
-	return r.client.UpdateNetwork(ctx, network, []netaddr.HostChange{net.Change(op, h)})
+	return r.Client.UpdateNetwork(ctx, network, []netaddr.HostChange{net.Change(op, h)})
 }
 
 // read is the reservation as the network's persistent definition has it; an entry gone
 // (or a network gone) is ErrNotFound.
 func (r *dhcpReservationResource) read(ctx context.Context, prior *dhcpReservationModel) (*dhcpReservationModel, error) {
 	network, mac := prior.Network.ValueString(), strings.ToLower(prior.MAC.ValueString())
-	net, err := r.client.ReadNetworkDHCP(ctx, network)
+	net, err := r.Client.ReadNetworkDHCP(ctx, network)
 	if err != nil {
 		return nil, err
 	}
 	for _, h := range net.Hosts {
 		if h.MAC == mac {
 			m := *prior
-			m.ID, m.MAC, m.IP, m.Hostname = types.StringValue(network+"/"+mac), types.StringValue(mac), types.StringValue(h.IP), optString(h.Name)
+			m.ID, m.MAC, m.IP, m.Hostname = types.StringValue(network+"/"+mac), types.StringValue(mac), types.StringValue(h.IP), tfkit.StringOrNull(h.Name)
 			return &m, nil
 		}
 	}
@@ -168,7 +170,7 @@ func (r *dhcpReservationResource) read(ctx context.Context, prior *dhcpReservati
 
 // readBack reads the reservation after the write of a create or update.
 func (r *dhcpReservationResource) readBack(ctx context.Context, plan *dhcpReservationModel, what string) (*dhcpReservationModel, error) {
-	got, err := readBack(ctx, func(ctx context.Context) (*dhcpReservationModel, error) { return r.read(ctx, plan) })
+	got, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*dhcpReservationModel, error) { return r.read(ctx, plan) })
 	if errors.Is(err, libvirt.ErrNotFound) {
 		return nil, fmt.Errorf("the entry is not in the network's definition after the %s", what)
 	}
@@ -176,14 +178,14 @@ func (r *dhcpReservationResource) readBack(ctx context.Context, plan *dhcpReserv
 }
 
 func (r *dhcpReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, time.Minute, reservationWhat, r.read)
+	tfkit.Refresh(ctx, req, resp, time.Minute, reservationWhat, r.read)
 }
 
 func (r *dhcpReservationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, state *dhcpReservationModel, _ *diag.Diagnostics) error {
+	tfkit.Remove(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, state *dhcpReservationModel, _ *diag.Diagnostics) error {
 		network, mac := state.Network.ValueString(), state.host().MAC
-		defer netaddr.LockNetwork(r.client.URI().String(), network)()
-		net, err := r.client.ReadNetworkDHCP(ctx, network)
+		defer netaddr.LockNetwork(r.Client.URI().String(), network)()
+		net, err := r.Client.ReadNetworkDHCP(ctx, network)
 		if err != nil {
 			return err // a network gone (ErrNotFound) took the entry with it
 		}
@@ -191,7 +193,7 @@ func (r *dhcpReservationResource) Delete(ctx context.Context, req resource.Delet
 		if !ok {
 			return nil
 		}
-		err = r.client.UpdateNetwork(ctx, network, []netaddr.HostChange{net.Change(netaddr.Delete, h)})
+		err = r.Client.UpdateNetwork(ctx, network, []netaddr.HostChange{net.Change(netaddr.Delete, h)})
 		if err == nil {
 			return nil
 		}

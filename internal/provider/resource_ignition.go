@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -21,7 +23,7 @@ type ignitionResource struct {
 
 type ignitionModel struct {
 	storedVolume
-	withTimeouts
+	tfkit.WithTimeouts
 	Content types.String `tfsdk:"content"`
 	// ContentWO is only ever non-null in req.Config: the framework nulls it in plan and
 	// state (its zero value is null, as import leaves it).
@@ -35,23 +37,23 @@ func (m *ignitionModel) what() string          { return ignitionBlob.what(&m.sto
 func (m *ignitionModel) digest() *types.String { return &m.SHA256 }
 
 func (r *ignitionResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = resourceSchema(ctx, "An Ignition config for Fedora CoreOS / Flatcar guests, stored byte for byte as a raw volume in a "+
+	resp.Schema = tfkit.ResourceSchema(ctx, "An Ignition config for Fedora CoreOS / Flatcar guests, stored byte for byte as a raw volume in a "+
 		"pool. Hand it to a domain with `libvirt_domain.ignition_id`: the domain gets it through QEMU's fw_cfg as "+
 		"`opt/com.coreos/config`. Any change replaces it. To keep the config out of the state, give it as "+
-		"`content_wo` (write-only: Terraform >= 1.11, OpenTofu >= 1.11) and bump `content_wo_version` whenever it changes.", noUpdateTimeouts,
+		"`content_wo` (write-only: Terraform >= 1.11, OpenTofu >= 1.11) and bump `content_wo_version` whenever it changes.", tfkit.NoUpdateTimeouts,
 		storedVolumeAttributes("Volume name, unique in its pool, e.g. `node-1.ign`.", "Storage pool to store the config in, e.g. `default`. "+
 			"QEMU reads the file directly, so the pool must be a local one (a directory pool).", "Path of the volume on the host.", map[string]schema.Attribute{
-			"content": secretReplace("The Ignition config (JSON, e.g. from the `ct` / Butane provider or `jsonencode()`), "+
+			"content": tfkit.SecretReplace("The Ignition config (JSON, e.g. from the `ct` / Butane provider or `jsonencode()`), "+
 				"checked to parse as JSON at plan time. Sensitive: Ignition configs carry secrets; kept in the state "+
 				"(`content_wo` is not). Exactly one of `content` and `content_wo` is set.", validators.JSON()),
-			"content_wo": writeOnlyString("Write-only `content`: stored in the volume, never kept in the plan or the state "+
+			"content_wo": tfkit.WriteOnlyString("Write-only `content`: stored in the volume, never kept in the plan or the state "+
 				"(Terraform >= 1.11, OpenTofu >= 1.11; ephemeral values are welcome). A change of it alone is not seen: "+
 				"bump `content_wo_version` to store it again. Import cannot know a config was given write-only: it reads "+
 				"the volume into `content` (and the state); with `content_wo` in the configuration the next plan replaces it.",
 				validators.JSON()),
-			"content_wo_version": writeOnlyVersion("Any number, kept in the state: changing it replaces the config, stored again from the " +
+			"content_wo_version": tfkit.WriteOnlyVersion("Any number, kept in the state: changing it replaces the config, stored again from the " +
 				"current `content_wo`, which Terraform cannot compare itself. Bump it whenever `content_wo` changes."),
-			"sha256": keptString("sha256 of the config (hex); known at plan time for `content`, after the apply for " +
+			"sha256": tfkit.KeptString("sha256 of the config (hex); known at plan time for `content`, after the apply for " +
 				"`content_wo` (write-only values, ephemeral ones say, may differ between plan and apply)."),
 		}))
 }
@@ -87,7 +89,7 @@ func (m *ignitionModel) content(config *ignitionModel) ([]byte, error) { //nolin
 // ImportState takes <pool>/<name> or the volume key and downloads the content, so an
 // imported config plans clean against the configuration that made it.
 func (r *ignitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	r.kind().importState(ctx, r.client, req, resp, func(v storedVolume, content []byte, _ *diag.Diagnostics) (any, error) {
+	r.kind().importState(ctx, r.Client, req, resp, func(v storedVolume, content []byte, _ *diag.Diagnostics) (any, error) {
 		if !json.Valid(content) {
 			return nil, errors.New("the volume does not hold JSON: not an ignition config")
 		}
@@ -95,7 +97,7 @@ func (r *ignitionResource) ImportState(ctx context.Context, req resource.ImportS
 			storedVolume: v,
 			Content:      types.StringValue(string(content)),
 			SHA256:       types.StringValue(sha256Hex(content)),
-			withTimeouts: withTimeouts{unsetTimeouts(noUpdateTimeouts)},
+			WithTimeouts: tfkit.WithTimeouts{Timeouts: tfkit.UnsetTimeouts(tfkit.NoUpdateTimeouts)},
 		}, nil
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -21,23 +23,23 @@ import (
 )
 
 type networkResource struct {
-	resourceBase
+	tfkit.ResourceBase
 }
 
 func (r *networkResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
+	r.Client = tfkit.ClientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 func (r *networkResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	validateSpec(ctx, req, resp, "network", (*networkModel).toSpec)
+	tfkit.ValidateSpec(ctx, req, resp, "network", (*networkModel).toSpec)
 }
 
 // ModifyPlan fills the default DHCP ranges into the plan, so that plans show them,
 // warns when a replace or destroy would cut off running guests, and refuses to take a
 // host link out of a macvtap pool while a running guest's interface is on it.
 func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	ctx, bound := planContext(ctx, req, r.client, "libvirt_network", "name")
-	defer bound.end(&resp.Diagnostics)
+	ctx, bound := tfkit.PlanContext(ctx, req, r.Client, "libvirt_network", "name")
+	defer bound.End(&resp.Diagnostics)
 	if req.Plan.Raw.IsNull() {
 		var state networkModel
 		if !req.State.Raw.IsNull() && !req.State.Get(ctx, &state).HasError() {
@@ -49,7 +51,7 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if req.State.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
-	state, plan, ok := getBoth[networkModel](ctx, &resp.Diagnostics, req.State, resp.Plan)
+	state, plan, ok := tfkit.GetBoth[networkModel](ctx, &resp.Diagnostics, req.State, resp.Plan)
 	if !ok {
 		return
 	}
@@ -68,10 +70,10 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // warnInUse adds a warning when running domains use the network: replacing or
 // destroying it takes their bridge away. It names them (from libvirt's network ports).
 func (r *networkResource) warnInUse(ctx context.Context, name, doing string, d *diag.Diagnostics) {
-	if r.client == nil || name == "" {
+	if r.Client == nil || name == "" {
 		return
 	}
-	users, err := r.client.NetworkUsers(ctx, name)
+	users, err := r.Client.NetworkUsers(ctx, name)
 	if err != nil {
 		tflog.Debug(ctx, "could not tell whether the network is in use", map[string]any{"name": name, "error": err.Error()})
 		return
@@ -85,7 +87,7 @@ func (r *networkResource) warnInUse(ctx context.Context, name, doing string, d *
 }
 
 func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	plan, config, ok := getBoth[networkModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+	plan, config, ok := tfkit.GetBoth[networkModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
 	if !ok || plan.DHCP.IsNull() || plan.DHCP.IsUnknown() || config.DHCP.IsNull() {
 		return
 	}
@@ -124,7 +126,7 @@ func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.Mo
 func networkWhat(m *networkModel) string { return "network " + m.Name.ValueString() }
 
 func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, plan *networkModel, _ *diag.Diagnostics) (*networkModel, error) {
+	tfkit.Create(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, plan *networkModel, _ *diag.Diagnostics) (*networkModel, error) {
 		spec, err := plan.specNow(ctx)
 		if err != nil {
 			return nil, err
@@ -133,7 +135,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		if err != nil {
 			return nil, err
 		}
-		if err := r.client.CreateNetwork(ctx, def, plan.Active.ValueBool(), plan.Autostart.ValueBool()); err != nil {
+		if err := r.Client.CreateNetwork(ctx, def, plan.Active.ValueBool(), plan.Autostart.ValueBool()); err != nil {
 			return nil, errors.New(err.Error() + alreadyExistsHint(err, "libvirt_network", spec.Name) + subnetInUseHint(err))
 		}
 		return r.readBack(ctx, plan, "the network is gone right after it was created")
@@ -142,7 +144,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 
 // read is the network as libvirt has it, in the forms prior was written in.
 func (r *networkResource) read(ctx context.Context, prior *networkModel) (*networkModel, error) {
-	st, err := r.client.ReadNetwork(ctx, prior.Name.ValueString())
+	st, err := r.Client.ReadNetwork(ctx, prior.Name.ValueString())
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +154,7 @@ func (r *networkResource) read(ctx context.Context, prior *networkModel) (*netwo
 
 // readBack reads the network after a change; gone is the error when it is not there.
 func (r *networkResource) readBack(ctx context.Context, plan *networkModel, gone string) (*networkModel, error) {
-	got, err := readBack(ctx, func(ctx context.Context) (*networkModel, error) { return r.read(ctx, plan) })
+	got, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*networkModel, error) { return r.read(ctx, plan) })
 	if errors.Is(err, libvirt.ErrNotFound) {
 		return nil, errors.New(gone)
 	}
@@ -160,11 +162,11 @@ func (r *networkResource) readBack(ctx context.Context, plan *networkModel, gone
 }
 
 func (r *networkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, time.Minute, networkWhat, r.read)
+	tfkit.Refresh(ctx, req, resp, time.Minute, networkWhat, r.read)
 }
 
 func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	update(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, plan, _ *networkModel, _ *diag.Diagnostics) (*networkModel, error) {
+	tfkit.Update(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, plan, _ *networkModel, _ *diag.Diagnostics) (*networkModel, error) {
 		spec, err := plan.specNow(ctx)
 		if err != nil {
 			return nil, err
@@ -180,14 +182,14 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 // network's lock (see netaddr.Lock) from reading its host entries to the last write.
 func (r *networkResource) change(ctx context.Context, plan *networkModel, spec *hostxml.Network) error {
 	name := plan.Name.ValueString()
-	defer netaddr.LockNetwork(r.client.URI().String(), name)()
-	st, err := r.client.ReadNetwork(ctx, name)
+	defer netaddr.LockNetwork(r.Client.URI().String(), name)()
+	st, err := r.Client.ReadNetwork(ctx, name)
 	if err != nil {
 		return err
 	}
 	// Stop first when asked to, so that host entries go to the definition only.
 	if !plan.Active.ValueBool() && st.Active {
-		if err := r.client.SetNetworkActive(ctx, name, false); err != nil {
+		if err := r.Client.SetNetworkActive(ctx, name, false); err != nil {
 			return err
 		}
 	}
@@ -195,30 +197,30 @@ func (r *networkResource) change(ctx context.Context, plan *networkModel, spec *
 	if err != nil {
 		return err
 	}
-	if err := r.client.UpdateNetwork(ctx, name, changes); err != nil {
+	if err := r.Client.UpdateNetwork(ctx, name, changes); err != nil {
 		return err
 	}
 	have, err := hostxml.NetworkFromDefinition(st.Doc)
 	if err != nil {
 		return err
 	}
-	if err := r.client.UpdateNetworkSections(ctx, name, hostxml.LiveChanges(have, spec)); err != nil {
+	if err := r.Client.UpdateNetworkSections(ctx, name, hostxml.LiveChanges(have, spec)); err != nil {
 		return err
 	}
 	if plan.Active.ValueBool() && !st.Active {
-		if err := r.client.SetNetworkActive(ctx, name, true); err != nil {
+		if err := r.Client.SetNetworkActive(ctx, name, true); err != nil {
 			return err
 		}
 	}
 	if plan.Autostart.ValueBool() != st.Autostart {
-		return r.client.SetNetworkAutostart(ctx, name, plan.Autostart.ValueBool())
+		return r.Client.SetNetworkAutostart(ctx, name, plan.Autostart.ValueBool())
 	}
 	return nil
 }
 
 func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, state *networkModel, _ *diag.Diagnostics) error {
-		return r.client.DeleteNetwork(ctx, state.Name.ValueString())
+	tfkit.Remove(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, state *networkModel, _ *diag.Diagnostics) error {
+		return r.Client.DeleteNetwork(ctx, state.Name.ValueString())
 	})
 }
 

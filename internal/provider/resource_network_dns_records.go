@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -50,8 +52,8 @@ func dnsRecordAttributes() map[string]schema.Attribute {
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"service":  schema.StringAttribute{MarkdownDescription: "Service name without the leading `_`, e.g. `ldap`.", Required: true},
 				"protocol": schema.StringAttribute{MarkdownDescription: "`tcp` or `udp`.", Required: true, Validators: []validator.String{stringvalidator.OneOf("tcp", "udp")}},
-				"domain":   optionalString("Domain of the record. Omitted: the network's `domain`."),
-				"target":   optionalString("Host that provides the service."),
+				"domain":   tfkit.OptionalString("Domain of the record. Omitted: the network's `domain`."),
+				"target":   tfkit.OptionalString("Host that provides the service."),
 				"port":     u16("Port of the service on `target`."),
 				"priority": u16("Priority (lower first)."),
 				"weight":   u16("Weight among records of one priority."),
@@ -103,8 +105,8 @@ func dnsRecordValues(ctx context.Context, dns *hostxml.DNS, prior networkDNSMode
 	elementsOf(ctx, prior.SRV, &ps, d)
 	var svs, tvs []attr.Value
 	for _, s := range dns.SRVs {
-		m := netSRVModel{Service: types.StringValue(s.Service), Protocol: types.StringValue(s.Protocol), Domain: optString(s.Domain),
-			Target: optString(s.Target), Port: intOrNull(s.Port), Priority: intOrNull(s.Priority), Weight: intOrNull(s.Weight)}
+		m := netSRVModel{Service: types.StringValue(s.Service), Protocol: types.StringValue(s.Protocol), Domain: tfkit.StringOrNull(s.Domain),
+			Target: tfkit.StringOrNull(s.Target), Port: intOrNull(s.Port), Priority: intOrNull(s.Priority), Weight: intOrNull(s.Weight)}
 		for _, p := range ps {
 			if p.Service.Equal(m.Service) && p.Protocol.Equal(m.Protocol) && p.Target.Equal(m.Target) && p.Domain.Equal(m.Domain) {
 				for _, f := range [][2]*types.Int64{{&m.Port, &p.Port}, {&m.Priority, &p.Priority}, {&m.Weight, &p.Weight}} {
@@ -137,5 +139,5 @@ func dnsmasqValue(opts []string) types.List {
 	if len(opts) == 0 {
 		return types.ListNull(types.StringType)
 	}
-	return stringList(opts)
+	return tfkit.StringList(opts)
 }

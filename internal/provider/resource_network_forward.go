@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -114,7 +116,7 @@ func forwardModelOf(f *hostxml.Forward, prior *netForwardModel) *netForwardModel
 	if f == nil {
 		return nil
 	}
-	m := &netForwardModel{Dev: optString(f.Dev), PF: optString(f.PF)}
+	m := &netForwardModel{Dev: tfkit.StringOrNull(f.Dev), PF: tfkit.StringOrNull(f.PF)}
 	ifaces := f.Interfaces
 	// libvirt sets dev to the first interface when only interfaces were given (and
 	// hostxml reads a pool of that one link as dev alone).

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -18,7 +20,7 @@ import (
 )
 
 type networkModel struct {
-	withTimeouts
+	tfkit.WithTimeouts
 	ID        types.String `tfsdk:"id"`
 	Name      types.String `tfsdk:"name"`
 	Mode      types.String `tfsdk:"mode"`
@@ -147,7 +149,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		(m.Bridge.IsUnknown() && m.Mode.ValueString() == hostxml.ModeBridge && m.Forward == nil) {
 		return nil, false, nil
 	}
-	n := &hostxml.Network{Name: m.Name.ValueString(), Mode: m.Mode.ValueString(), Bridge: knownString(m.Bridge), Domain: knownString(m.Domain)}
+	n := &hostxml.Network{Name: m.Name.ValueString(), Mode: m.Mode.ValueString(), Bridge: tfkit.StringOf(m.Bridge), Domain: tfkit.StringOf(m.Domain)}
 	if n.Mode == "" {
 		n.Mode = hostxml.ModeNAT
 	}
@@ -175,7 +177,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		var hosts []networkDHCPHostModel
 		elementsOf(ctx, d.Hosts, &hosts, &diags)
 		for _, h := range hosts {
-			n.DHCP.Hosts = append(n.DHCP.Hosts, netaddr.DHCPHost{MAC: h.MAC.ValueString(), IP: h.IP.ValueString(), Name: knownString(h.Hostname)})
+			n.DHCP.Hosts = append(n.DHCP.Hosts, netaddr.DHCPHost{MAC: h.MAC.ValueString(), IP: h.IP.ValueString(), Name: tfkit.StringOf(h.Hostname)})
 		}
 	}
 	if !m.DNS.IsNull() {
@@ -192,7 +194,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		var fwds []networkForwarderModel
 		elementsOf(ctx, d.Forwarders, &fwds, &diags)
 		for _, f := range fwds {
-			n.DNS.Forwarders = append(n.DNS.Forwarders, hostxml.Forwarder{Addr: knownString(f.Addr), Domain: knownString(f.Domain)})
+			n.DNS.Forwarders = append(n.DNS.Forwarders, hostxml.Forwarder{Addr: tfkit.StringOf(f.Addr), Domain: tfkit.StringOf(f.Domain)})
 		}
 		dnsRecordsSpec(ctx, d.SRV, d.TXT, n.DNS, &diags)
 	}
@@ -242,12 +244,12 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 	m.ID = types.StringValue(st.UUID)
 	m.Name = types.StringValue(n.Name)
 	m.Mode = types.StringValue(n.Mode)
-	m.Bridge = optString(n.Bridge)
+	m.Bridge = tfkit.StringOrNull(n.Bridge)
 	m.MTU = types.Int64Null()
 	if n.MTU != 0 {
 		m.MTU = types.Int64Value(int64(n.MTU))
 	}
-	m.Domain = optString(n.Domain)
+	m.Domain = tfkit.StringOrNull(n.Domain)
 	m.Autostart = types.BoolValue(st.Autostart)
 	m.Active = types.BoolValue(st.Active)
 	m.Routes, m.Forward = routesValue(ctx, n.Routes, &diags), forwardModelOf(n.Forward, prior.Forward)
@@ -295,7 +297,7 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 		}
 		for _, h := range n.DHCP.Hosts {
 			hosts = append(hosts, types.ObjectValueMust(networkDHCPHostType.AttrTypes, map[string]attr.Value{
-				"mac": types.StringValue(h.MAC), "ip": types.StringValue(h.IP), "hostname": optString(h.Name)}))
+				"mac": types.StringValue(h.MAC), "ip": types.StringValue(h.IP), "hostname": tfkit.StringOrNull(h.Name)}))
 		}
 		m.DHCP = types.ObjectValueMust(networkDHCPAttrTypes, map[string]attr.Value{
 			"enabled": types.BoolValue(true), "ranges": rangeList(n.DHCP.Ranges), "hosts": hostSet(networkDHCPHostType, hosts, priorDHCP, pd.Hosts),
@@ -311,11 +313,11 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 		var hosts, fwds []attr.Value
 		for _, h := range n.DNS.Hosts {
 			hosts = append(hosts, types.ObjectValueMust(networkDNSHostType.AttrTypes, map[string]attr.Value{
-				"ip": types.StringValue(h.IP), "hostnames": stringList(h.Hostnames)}))
+				"ip": types.StringValue(h.IP), "hostnames": tfkit.StringList(h.Hostnames)}))
 		}
 		for _, f := range n.DNS.Forwarders {
 			fwds = append(fwds, types.ObjectValueMust(networkForwarderType.AttrTypes, map[string]attr.Value{
-				"addr": optString(f.Addr), "domain": optString(f.Domain)}))
+				"addr": tfkit.StringOrNull(f.Addr), "domain": tfkit.StringOrNull(f.Domain)}))
 		}
 		var priorFwds types.List
 		if priorDNS {

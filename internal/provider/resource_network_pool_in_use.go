@@ -21,10 +21,10 @@ import (
 // ports. When they cannot be read, the plan goes on (the apply then says what libvirt
 // says).
 func (r *networkResource) refuseUsedLinkRemoval(ctx context.Context, name string, have, want *hostxml.Network, d *diag.Diagnostics) {
-	if r.client == nil || len(removedLinks(have.Forward.Pool(), want.Forward.Pool())) == 0 {
+	if r.Client == nil || len(removedLinks(have.Forward.Pool(), want.Forward.Pool())) == 0 {
 		return
 	}
-	ports, err := r.client.NetworkPorts(ctx, name)
+	ports, err := r.Client.NetworkPorts(ctx, name)
 	if err != nil {
 		tflog.Debug(ctx, "could not read the network's ports", map[string]any{"name": name, "error": err.Error()})
 		return

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -46,7 +48,7 @@ func netVirtualPortAttribute(desc string, mods ...planmodifier.Object) schema.Si
 		Attributes: map[string]schema.Attribute{
 			"type": schema.StringAttribute{MarkdownDescription: "`openvswitch` (the `bridge` is an Open vSwitch bridge), `802.1Qbh` or `802.1Qbg`.",
 				Required: true, Validators: []validator.String{stringvalidator.OneOf(hostxml.VirtualPortTypes...)}},
-			"profile_id": optionalString("The port profile: required for 802.1Qbh, optional for openvswitch.", stringvalidator.LengthAtLeast(1)),
+			"profile_id": tfkit.OptionalString("The port profile: required for 802.1Qbh, optional for openvswitch.", stringvalidator.LengthAtLeast(1)),
 		}}
 }
 
@@ -92,7 +94,7 @@ func vlanModelOf(v *hostxml.VLAN, prior *nicVLANModel) *nicVLANModel {
 	if v == nil {
 		return nil
 	}
-	m := &nicVLANModel{Trunk: types.BoolNull(), NativeTag: intOrNull(v.NativeTag), NativeMode: optString(v.NativeMode)}
+	m := &nicVLANModel{Trunk: types.BoolNull(), NativeTag: intOrNull(v.NativeTag), NativeMode: tfkit.StringOrNull(v.NativeMode)}
 	for _, t := range v.Tags {
 		m.Tags = append(m.Tags, types.Int64Value(int64(t)))
 	}
@@ -143,7 +145,7 @@ func virtualPortModelOf(p *hostxml.VirtualPort) *netVirtualPortModel {
 	if p == nil {
 		return nil
 	}
-	return &netVirtualPortModel{Type: types.StringValue(p.Type), ProfileID: optString(p.ProfileID)}
+	return &netVirtualPortModel{Type: types.StringValue(p.Type), ProfileID: tfkit.StringOrNull(p.ProfileID)}
 }
 
 func portGroupsSpec(ctx context.Context, s types.Set, d *diag.Diagnostics) []hostxml.PortGroup {

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -46,8 +48,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"What libvirt fills in by itself (the bridge name when none is given, the bridge's MAC, the uuid, STP and " +
 			"forward delay, NAT port ranges) never shows as a change.",
 		Attributes: withAttributes(networkExtraAttributes(), map[string]schema.Attribute{
-			"id": keptString("The network's UUID."),
-			"name": requiredReplace("Network name, unique on the host; also the import id. Changing it replaces the network.",
+			"id": tfkit.KeptString("The network's UUID."),
+			"name": tfkit.RequiredReplace("Network name, unique on the host; also the import id. Changing it replaces the network.",
 				stringvalidator.RegexMatches(validators.ObjectNameRegexp, "must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
 			"mode": schema.StringAttribute{
 				MarkdownDescription: "How guests reach the outside: `nat` (default: masqueraded behind the host's address), `route` " +
@@ -59,7 +61,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Optional:      true,
 				Computed:      true,
 				Default:       stringdefault.StaticString(hostxml.ModeNAT),
-				PlanModifiers: replaceString,
+				PlanModifiers: tfkit.ReplaceString,
 				Validators:    []validator.String{stringvalidator.OneOf(hostxml.Modes...)},
 			},
 			"bridge": schema.StringAttribute{
@@ -78,7 +80,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 				Validators:    []validator.Int64{int64validator.Between(68, 65535)},
 			},
-			"domain": optionalReplace("DNS domain of the network: dnsmasq answers `<hostname>.<domain>` for its DHCP clients and DNS " +
+			"domain": tfkit.OptionalReplace("DNS domain of the network: dnsmasq answers `<hostname>.<domain>` for its DHCP clients and DNS " +
 				"hosts. Changing it replaces the network."),
 			"addresses": schema.ListAttribute{
 				MarkdownDescription: "The host's addresses on the network, as CIDRs, IPv4 and IPv6 (at most one DHCP subnet per " +
@@ -89,8 +91,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Optional:      true,
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 			},
-			"autostart": optionalBool("Start the network when libvirtd starts. Default `false`. Changes in place.", false),
-			"active":    optionalBool("Whether the network runs. Default `true`. Changes in place (stopping it cuts its guests off).", true),
+			"autostart": tfkit.OptionalBool("Start the network when libvirtd starts. Default `false`. Changes in place.", false),
+			"active":    tfkit.OptionalBool("Whether the network runs. Default `true`. Changes in place (stopping it cuts its guests off).", true),
 		}),
 		Blocks: map[string]schema.Block{
 			"dhcp": schema.SingleNestedBlock{
@@ -127,7 +129,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 							"mac":      schema.StringAttribute{MarkdownDescription: "MAC address, lower case, e.g. `52:54:00:12:34:56`.", Required: true},
 							"ip":       schema.StringAttribute{MarkdownDescription: "IPv4 address inside the DHCP subnet (not the host's own).", Required: true},
-							"hostname": optionalString("Host name dnsmasq gives with the lease and resolves on the network."),
+							"hostname": tfkit.OptionalString("Host name dnsmasq gives with the lease and resolves on the network."),
 						}},
 					},
 				},
@@ -155,8 +157,8 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 						Optional:      true,
 						PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"addr":   optionalString("Upstream server address."),
-							"domain": optionalString("Domain this forwarder serves."),
+							"addr":   tfkit.OptionalString("Upstream server address."),
+							"domain": tfkit.OptionalString("Domain this forwarder serves."),
 						}},
 					},
 				}),

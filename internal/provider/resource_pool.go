@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -21,11 +23,11 @@ import (
 )
 
 type poolResource struct {
-	resourceBase
+	tfkit.ResourceBase
 }
 
 type poolModel struct {
-	withTimeouts
+	tfkit.WithTimeouts
 	ID           types.String `tfsdk:"id"`
 	Name         types.String `tfsdk:"name"`
 	Type         types.String `tfsdk:"type"`
@@ -52,7 +54,7 @@ func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxm
 	if m.Source.IsUnknown() {
 		return nil, false, nil
 	}
-	p = &hostxml.Pool{Name: m.Name.ValueString(), Type: m.Type.ValueString(), TargetPath: knownString(m.TargetPath)}
+	p = &hostxml.Pool{Name: m.Name.ValueString(), Type: m.Type.ValueString(), TargetPath: tfkit.StringOf(m.TargetPath)}
 	if !m.Source.IsNull() {
 		s, ok := sourceKnown(ctx, m.Source, &diags)
 		if !ok {
@@ -64,7 +66,7 @@ func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxm
 }
 
 func (r *poolResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	validateSpec(ctx, req, resp, "storage pool", func(m *poolModel, ctx context.Context) (*hostxml.Pool, bool, diag.Diagnostics) {
+	tfkit.ValidateSpec(ctx, req, resp, "storage pool", func(m *poolModel, ctx context.Context) (*hostxml.Pool, bool, diag.Diagnostics) {
 		return m.toSpec(ctx, false)
 	})
 }
@@ -75,7 +77,7 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	plan, config, ok := getBoth[poolModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+	plan, config, ok := tfkit.GetBoth[poolModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
 	if !ok {
 		return
 	}
@@ -94,7 +96,7 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 	d := p.WithDefaults()
 	if plan.TargetPath.IsUnknown() {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("target_path"), optString(d.TargetPath))...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("target_path"), tfkit.StringOrNull(d.TargetPath))...)
 	}
 	if d.Source == nil || plan.Source.IsNull() {
 		return
@@ -107,14 +109,14 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 			continue
 		}
 		fill := map[string]string{"name": d.Source.Name, "format": d.Source.Format, "dir": d.Source.Dir}[name]
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("source").AtName(name), optString(fill))...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("source").AtName(name), tfkit.StringOrNull(fill))...)
 	}
 }
 
 func (m *poolModel) what() string { return "storage pool " + m.Name.ValueString() }
 
 func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, 5*time.Minute, (*poolModel).what, func(ctx context.Context, plan *poolModel, d *diag.Diagnostics) (*poolModel, error) {
+	tfkit.Create(ctx, req, resp, 5*time.Minute, (*poolModel).what, func(ctx context.Context, plan *poolModel, d *diag.Diagnostics) (*poolModel, error) {
 		p, ok, diags := plan.toSpec(ctx, true)
 		d.Append(diags...)
 		if !ok {
@@ -125,7 +127,7 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 		}
 		full := p.WithDefaults()
 		start := plan.Active.IsNull() || plan.Active.IsUnknown() || plan.Active.ValueBool()
-		if err := r.client.CreatePool(ctx, full.ToXML(), plan.Autostart.ValueBool(), start); err != nil {
+		if err := r.Client.CreatePool(ctx, full.ToXML(), plan.Autostart.ValueBool(), start); err != nil {
 			return nil, fmt.Errorf("%w%s", err, alreadyExistsHint(err, "libvirt_pool", p.Name))
 		}
 		return r.readBack(ctx, plan, "created")
@@ -134,7 +136,7 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 
 // readBack reads the pool back after a change (see crud.go's readBack).
 func (r *poolResource) readBack(ctx context.Context, m *poolModel, done string) (*poolModel, error) {
-	_, err := readBack(ctx, func(ctx context.Context) (*poolModel, error) { return m, r.look(ctx, m) })
+	_, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*poolModel, error) { return m, r.look(ctx, m) })
 	if errors.Is(err, libvirt.ErrNotFound) {
 		return nil, fmt.Errorf("the pool is gone right after it was %s", done)
 	}
@@ -146,7 +148,7 @@ func (r *poolResource) readBack(ctx context.Context, m *poolModel, done string) 
 
 // look refreshes m from libvirt; an error wrapping libvirt.ErrNotFound when the pool is gone.
 func (r *poolResource) look(ctx context.Context, m *poolModel) error {
-	st, err := r.client.ReadPool(ctx, m.Name.ValueString())
+	st, err := r.Client.ReadPool(ctx, m.Name.ValueString())
 	if err != nil {
 		return err
 	}
@@ -154,7 +156,7 @@ func (r *poolResource) look(ctx context.Context, m *poolModel) error {
 	m.ID = types.StringValue(st.UUID)
 	m.Name = types.StringValue(p.Name)
 	m.Type = types.StringValue(p.Type)
-	m.TargetPath = optString(p.TargetPath)
+	m.TargetPath = tfkit.StringOrNull(p.TargetPath)
 	m.Autostart = types.BoolValue(st.Autostart)
 	m.Active = types.BoolValue(st.Active)
 	if m.ForceDestroy.IsNull() || m.ForceDestroy.IsUnknown() {
@@ -173,7 +175,7 @@ func (r *poolResource) look(ctx context.Context, m *poolModel) error {
 
 // Read refreshes the pool, and warns while it is not running: its volumes cannot be read.
 func (r *poolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refreshWith(ctx, req, resp, time.Minute, (*poolModel).what, func(ctx context.Context, m *poolModel, d *diag.Diagnostics) (*poolModel, error) {
+	tfkit.RefreshWith(ctx, req, resp, time.Minute, (*poolModel).what, func(ctx context.Context, m *poolModel, d *diag.Diagnostics) (*poolModel, error) {
 		// A pool found stopped is warned about when state knew it running: one defined
 		// with active = false, or one reported stopped before, stays quiet.
 		wasActive := m.Active.IsNull() || m.Active.IsUnknown() || m.Active.ValueBool()
@@ -193,18 +195,18 @@ func (r *poolResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 // Update sets autostart and starts or stops the pool (active): the attributes on the
 // host that change in place (force_destroy is only stored).
 func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	update(ctx, req, resp, 2*time.Minute, (*poolModel).what, func(ctx context.Context, plan, state *poolModel, _ *diag.Diagnostics) (*poolModel, error) {
-		if want := plan.Active; known(want) && !want.Equal(state.Active) {
-			change := r.client.StopPool
+	tfkit.Update(ctx, req, resp, 2*time.Minute, (*poolModel).what, func(ctx context.Context, plan, state *poolModel, _ *diag.Diagnostics) (*poolModel, error) {
+		if want := plan.Active; tfkit.Known(want) && !want.Equal(state.Active) {
+			change := r.Client.StopPool
 			if want.ValueBool() {
-				change = r.client.ActivatePool
+				change = r.Client.ActivatePool
 			}
 			if err := change(ctx, plan.Name.ValueString()); err != nil {
 				return nil, err
 			}
 		}
 		if !plan.Autostart.Equal(state.Autostart) {
-			if err := r.client.SetPoolAutostart(ctx, plan.Name.ValueString(), plan.Autostart.ValueBool()); err != nil {
+			if err := r.Client.SetPoolAutostart(ctx, plan.Name.ValueString(), plan.Autostart.ValueBool()); err != nil {
 				return nil, err
 			}
 		}
@@ -214,7 +216,7 @@ func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, r
 
 // Delete stops and undefines the pool; its volumes only with force_destroy.
 func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 10*time.Minute, (*poolModel).what, func(ctx context.Context, state *poolModel, d *diag.Diagnostics) error {
+	tfkit.Remove(ctx, req, resp, 10*time.Minute, (*poolModel).what, func(ctx context.Context, state *poolModel, d *diag.Diagnostics) error {
 		name := state.Name.ValueString()
 		// The volumes can only be counted in a running pool. One that cannot start (its
 		// directory, device or server gone) is only undefined: its storage is not touched.
@@ -222,14 +224,14 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 		// logical, netfs) is not started at all (it may be stopped by choice,
 		// active = false): undefining it leaves that storage as it is.
 		if state.Active.Equal(types.BoolValue(false)) && !slices.Contains([]string{hostxml.PoolDir, hostxml.PoolLogical, hostxml.PoolNetfs}, state.Type.ValueString()) {
-			_, err := r.client.DeletePool(ctx, name, false)
+			_, err := r.Client.DeletePool(ctx, name, false)
 			return err
 		}
-		if err := r.client.StartPool(ctx, name); err != nil {
+		if err := r.Client.StartPool(ctx, name); err != nil {
 			if errors.Is(err, libvirt.ErrNotFound) || libvirt.IsTransport(err) {
 				return err
 			}
-			if _, derr := r.client.DeletePool(ctx, name, false); derr != nil {
+			if _, derr := r.Client.DeletePool(ctx, name, false); derr != nil {
 				return derr
 			}
 			d.AddWarning("Storage pool "+name+" undefined without touching its storage",
@@ -237,7 +239,7 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 					"left at %s stays there.", err, state.TargetPath.ValueString()))
 			return nil
 		}
-		vols, err := r.client.PoolVolumes(ctx, name)
+		vols, err := r.Client.PoolVolumes(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -245,16 +247,16 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 			vols = nil // the LUNs are the target's, not libvirt's to delete: undefining leaves them
 		}
 		if len(vols) > 0 && !state.ForceDestroy.ValueBool() {
-			return sentence("Storage pool %s still holds %d volume(s): %s. Delete them first, "+
+			return tfkit.Sentence("Storage pool %s still holds %d volume(s): %s. Delete them first, "+
 				"or set force_destroy = true (and apply) to have destroy delete them with the pool.", name, len(vols), listShort(vols))
 		}
 		for _, v := range vols {
-			if err := r.client.DeletePoolVolume(ctx, name, v); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
+			if err := r.Client.DeletePoolVolume(ctx, name, v); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
 				return fmt.Errorf("force_destroy: %s", err.Error()) // not %w: a volume gone is not the pool gone
 			}
 		}
 		typ := state.Type.ValueString()
-		warn, err := r.client.DeletePool(ctx, name, typ == hostxml.PoolDir || typ == hostxml.PoolNetfs)
+		warn, err := r.Client.DeletePool(ctx, name, typ == hostxml.PoolDir || typ == hostxml.PoolNetfs)
 		if err != nil {
 			return err
 		}

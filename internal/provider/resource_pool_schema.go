@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -16,7 +18,7 @@ import (
 )
 
 func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = resourceSchema(ctx, "A libvirt storage pool: a directory (`dir`), an LVM volume group (`logical`), a mounted network "+
+	resp.Schema = tfkit.ResourceSchema(ctx, "A libvirt storage pool: a directory (`dir`), an LVM volume group (`logical`), a mounted network "+
 		"share (`netfs`), a Ceph RBD pool (`rbd`), an iSCSI target (`iscsi` through the host's initiator, `iscsi-direct` through "+
 		"libvirt's own), a ZFS pool (`zfs`), a partitioned disk (`disk`), a SCSI host adapter's LUNs (`scsi`), multipath "+
 		"devices (`mpath`) or a Gluster volume (`gluster`) that holds volumes. On create the pool is defined, built and started "+
@@ -34,18 +36,18 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 		"`allocation_bytes = 0`, sparse LVs (`lvcreate --virtualsize`, snapshot-backed); it cannot make LVs in an LVM thin "+
 		"pool. A volume group that holds a thin pool works as a `logical` pool: the thin pool itself is hidden, thin LVs "+
 		"made by `lvcreate --thin` show as volumes (import them, attach them to domains, delete them).\n\n"+
-		"Every change but `autostart`, `active` and `force_destroy` replaces the pool.", allTimeouts, map[string]schema.Attribute{
-		"id": idAttribute("The pool's UUID."),
-		"name": requiredReplace("Pool name, unique on the host; also the import id. Changing it replaces the pool.", stringvalidator.RegexMatches(validators.ObjectNameRegexp,
+		"Every change but `autostart`, `active` and `force_destroy` replaces the pool.", tfkit.AllTimeouts, map[string]schema.Attribute{
+		"id": tfkit.IDAttribute("The pool's UUID."),
+		"name": tfkit.RequiredReplace("Pool name, unique on the host; also the import id. Changing it replaces the pool.", stringvalidator.RegexMatches(validators.ObjectNameRegexp,
 			"must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
-		"type": requiredReplace("`dir`, `logical`, `netfs`, `rbd`, `iscsi`, `iscsi-direct`, `zfs`, `disk`, `scsi`, `mpath` or `gluster`. "+
+		"type": tfkit.RequiredReplace("`dir`, `logical`, `netfs`, `rbd`, `iscsi`, `iscsi-direct`, `zfs`, `disk`, `scsi`, `mpath` or `gluster`. "+
 			"Changing it replaces the pool.", stringvalidator.OneOf(hostxml.PoolTypes...)),
-		"target_path": defaultedString("Where the volumes appear on the host: the directory of a `dir` pool (required), the mount " +
+		"target_path": tfkit.DefaultedString("Where the volumes appear on the host: the directory of a `dir` pool (required), the mount " +
 			"point of a `netfs` pool (required), `/dev/<volume group>` for a `logical` pool and `/dev/zvol/<zpool>` for a " +
 			"`zfs` pool (always that; computed when omitted); where the devices appear for `iscsi` and `scsi` (default " +
 			"`/dev/disk/by-path`), `mpath` (default `/dev/mapper`) and `disk` (default `/dev`); none for `rbd`, " +
 			"`iscsi-direct` and `gluster`. Changing it replaces the pool."),
-		"autostart": optionalBool("Start the pool when libvirtd starts. Default `false`. Changes in place.", false),
+		"autostart": tfkit.OptionalBool("Start the pool when libvirtd starts. Default `false`. Changes in place.", false),
 		"active": schema.BoolAttribute{
 			MarkdownDescription: "Whether the pool runs. Not set: it is started on create (as always) and afterwards " +
 				"reports what libvirt says — a pool that stopped (a host rebooted without `autostart`, a `netfs` share that " +
@@ -57,12 +59,12 @@ func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			Optional: true,
 			Computed: true,
 		},
-		"force_destroy": optionalBool("Let destroy delete the volumes the pool still holds (all of them, also those no "+
+		"force_destroy": tfkit.OptionalBool("Let destroy delete the volumes the pool still holds (all of them, also those no "+
 			"configuration manages). Default `false`: destroying a pool that holds volumes fails, naming how many. "+
 			"Only stored in state; changes in place.", false),
-		"capacity_bytes":   computedInt("Size of the pool's storage, in bytes, as libvirt reports it after a refresh."),
-		"allocation_bytes": computedInt("Bytes in use, after a refresh. Changes as volumes are written; never causes a diff."),
-		"available_bytes":  computedInt("Bytes free, after a refresh. Changes as volumes are written; never causes a diff."),
+		"capacity_bytes":   tfkit.ComputedInt("Size of the pool's storage, in bytes, as libvirt reports it after a refresh."),
+		"allocation_bytes": tfkit.ComputedInt("Bytes in use, after a refresh. Changes as volumes are written; never causes a diff."),
+		"available_bytes":  tfkit.ComputedInt("Bytes free, after a refresh. Changes as volumes are written; never causes a diff."),
 	})
 	resp.Schema.Blocks["source"] = poolSourceBlock()
 }
@@ -80,18 +82,18 @@ func poolSourceBlock() schema.SingleNestedBlock {
 		Attributes: map[string]schema.Attribute{
 			"devices": replacedList("`logical`: block devices (physical volumes) of the volume group, e.g. `[\"/dev/sdb\"]`. " +
 				"`disk`: the one disk whose partitions are the volumes. `zfs`: devices to make the zpool on (omit to use an existing zpool)."),
-			"name": defaultedString("`logical`: the volume group's name (default: the pool's name). `rbd`: the Ceph pool. " +
+			"name": tfkit.DefaultedString("`logical`: the volume group's name (default: the pool's name). `rbd`: the Ceph pool. " +
 				"`zfs`: the zpool (or a dataset in it, e.g. `tank/vms`). `gluster`: the Gluster volume."),
-			"host": optionalReplace("`netfs`: the file server's host name or address. `iscsi`, `iscsi-direct`: the target " +
+			"host": tfkit.OptionalReplace("`netfs`: the file server's host name or address. `iscsi`, `iscsi-direct`: the target " +
 				"portal, `name` or `name:port` (`[v6addr]:port`). `gluster`: a Gluster server."),
 			"hosts": replacedList("`rbd`: the Ceph monitors, each `name` or `name:port`, e.g. `[\"mon1.example:6789\"]`."),
-			"dir": defaultedString("`netfs`: the exported directory on the server, e.g. `/exports/vms`. `gluster`: the " +
+			"dir": tfkit.DefaultedString("`netfs`: the exported directory on the server, e.g. `/exports/vms`. `gluster`: the " +
 				"directory in the volume (default `/`)."),
-			"format": defaultedString("`netfs`: `auto` (default), `nfs`, `glusterfs` or `cifs`. `logical`: `lvm2` (the only one). " +
+			"format": tfkit.DefaultedString("`netfs`: `auto` (default), `nfs`, `glusterfs` or `cifs`. `logical`: `lvm2` (the only one). " +
 				"`disk`: the partition table, `gpt`, `dos`, ... (default `unknown`: whatever the disk has; build writes it only on an empty disk)."),
-			"device":    optionalReplace("`iscsi`, `iscsi-direct`: the target's IQN, e.g. `iqn.2024-01.org.example:storage`."),
-			"initiator": optionalReplace("`iscsi`, `iscsi-direct`: this host's initiator IQN (required for `iscsi-direct`, whose initiator is libvirt's own)."),
-			"adapter":   optionalReplace("`scsi`: the SCSI host adapter's name, e.g. `host0` (`ls /sys/class/scsi_host`)."),
+			"device":    tfkit.OptionalReplace("`iscsi`, `iscsi-direct`: the target's IQN, e.g. `iqn.2024-01.org.example:storage`."),
+			"initiator": tfkit.OptionalReplace("`iscsi`, `iscsi-direct`: this host's initiator IQN (required for `iscsi-direct`, whose initiator is libvirt's own)."),
+			"adapter":   tfkit.OptionalReplace("`scsi`: the SCSI host adapter's name, e.g. `host0` (`ls /sys/class/scsi_host`)."),
 			"auth": schema.SingleNestedAttribute{
 				MarkdownDescription: "`rbd`: cephx; `iscsi`, `iscsi-direct`: CHAP. The key or password is a `libvirt_secret` " +
 					"(`usage_type` `ceph` or `iscsi`).",

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -48,13 +50,13 @@ func sourceKnown(ctx context.Context, o types.Object, d *diag.Diagnostics) (s po
 
 // toSpec is the source block as the spec has it.
 func (s *poolSourceModel) toSpec(ctx context.Context, d *diag.Diagnostics) *hostxml.PoolSource {
-	src := &hostxml.PoolSource{Name: knownString(s.Name), Host: knownString(s.Host), Dir: knownString(s.Dir), Format: knownString(s.Format),
-		Device: knownString(s.Device), Initiator: knownString(s.Initiator), Adapter: knownString(s.Adapter)}
+	src := &hostxml.PoolSource{Name: tfkit.StringOf(s.Name), Host: tfkit.StringOf(s.Host), Dir: tfkit.StringOf(s.Dir), Format: tfkit.StringOf(s.Format),
+		Device: tfkit.StringOf(s.Device), Initiator: tfkit.StringOf(s.Initiator), Adapter: tfkit.StringOf(s.Adapter)}
 	elementsOf(ctx, s.Devices, &src.Devices, d)
 	elementsOf(ctx, s.Hosts, &src.Hosts, d)
 	var a poolAuthModel
 	if priorObject(ctx, s.Auth, &a, d) {
-		src.Auth = &hostxml.PoolAuth{Username: knownString(a.Username), SecretID: knownString(a.SecretID)}
+		src.Auth = &hostxml.PoolAuth{Username: tfkit.StringOf(a.Username), SecretID: tfkit.StringOf(a.SecretID)}
 	}
 	return src
 }
@@ -81,19 +83,19 @@ func poolSourceValue(ctx context.Context, src *hostxml.PoolSource, priorSource t
 	auth := types.ObjectNull(poolAuthAttrTypes)
 	if a := src.Auth; a != nil {
 		auth = types.ObjectValueMust(poolAuthAttrTypes, map[string]attr.Value{
-			"username": optString(a.Username), "secret_id": optString(a.SecretID),
+			"username": tfkit.StringOrNull(a.Username), "secret_id": tfkit.StringOrNull(a.SecretID),
 		})
 	}
 	return types.ObjectValueMust(poolSourceAttrTypes, map[string]attr.Value{
 		"devices":   listOrNull(types.StringType, strs(src.Devices), prior.Devices),
-		"name":      optString(src.Name),
-		"host":      optString(src.Host),
+		"name":      tfkit.StringOrNull(src.Name),
+		"host":      tfkit.StringOrNull(src.Host),
 		"hosts":     listOrNull(types.StringType, strs(src.Hosts), prior.Hosts),
-		"dir":       optString(src.Dir),
-		"format":    optString(src.Format),
-		"device":    optString(src.Device),
-		"initiator": optString(src.Initiator),
-		"adapter":   optString(src.Adapter),
+		"dir":       tfkit.StringOrNull(src.Dir),
+		"format":    tfkit.StringOrNull(src.Format),
+		"device":    tfkit.StringOrNull(src.Device),
+		"initiator": tfkit.StringOrNull(src.Initiator),
+		"adapter":   tfkit.StringOrNull(src.Adapter),
 		"auth":      auth,
 	}), nil
 }

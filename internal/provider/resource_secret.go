@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -17,11 +19,11 @@ import (
 )
 
 type secretResource struct {
-	resourceBase
+	tfkit.ResourceBase
 }
 
 type secretModel struct {
-	withTimeouts
+	tfkit.WithTimeouts
 	ID             types.String `tfsdk:"id"`
 	UUID           types.String `tfsdk:"uuid"`
 	UsageType      types.String `tfsdk:"usage_type"`
@@ -35,21 +37,21 @@ type secretModel struct {
 }
 
 func secretWhat(m *secretModel) string {
-	if known(m.ID) {
+	if tfkit.Known(m.ID) {
 		return fmt.Sprintf("secret %s (%s %s)", m.ID.ValueString(), m.UsageType.ValueString(), m.UsageName.ValueString())
 	}
 	return fmt.Sprintf("secret for %s %s", m.UsageType.ValueString(), m.UsageName.ValueString())
 }
 
 func (m *secretModel) spec() libvirt.SecretSpec {
-	return libvirt.SecretSpec{UUID: knownString(m.UUID), UsageType: m.UsageType.ValueString(), UsageName: m.UsageName.ValueString(),
+	return libvirt.SecretSpec{UUID: tfkit.StringOf(m.UUID), UsageType: m.UsageType.ValueString(), UsageName: m.UsageName.ValueString(),
 		Description: m.Description.ValueString(), Ephemeral: m.Ephemeral.ValueBool(), Private: m.Private.ValueBool()}
 }
 
 // fromSpec sets m from what libvirt has.
 func (m *secretModel) fromSpec(s *libvirt.SecretSpec) {
 	m.ID, m.UUID = types.StringValue(s.UUID), types.StringValue(s.UUID)
-	m.UsageType, m.UsageName, m.Description = types.StringValue(s.UsageType), types.StringValue(s.UsageName), optString(s.Description)
+	m.UsageType, m.UsageName, m.Description = types.StringValue(s.UsageType), types.StringValue(s.UsageName), tfkit.StringOrNull(s.Description)
 	m.Ephemeral, m.Private = types.BoolValue(s.Ephemeral), types.BoolValue(s.Private)
 }
 
@@ -92,14 +94,14 @@ func configuredValue(ctx context.Context, plan *secretModel, config func(context
 }
 
 func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, plan *secretModel, _ *diag.Diagnostics) (*secretModel, error) {
+	tfkit.Create(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, plan *secretModel, _ *diag.Diagnostics) (*secretModel, error) {
 		value, err := configuredValue(ctx, plan, func(ctx context.Context, v any) diag.Diagnostics {
 			return req.Config.GetAttribute(ctx, path.Root("value_wo"), v)
 		})
 		if err != nil {
 			return nil, err
 		}
-		return createSecret(ctx, r.client, plan, value)
+		return createSecret(ctx, r.Client, plan, value)
 	})
 }
 
@@ -118,14 +120,14 @@ func createSecret(ctx context.Context, c secretCreator, plan *secretModel, value
 	id, err := c.CreateSecret(ctx, plan.spec(), value)
 	var taken *libvirt.SecretExistsError
 	if errors.As(err, &taken) && taken.ByUUID {
-		return nil, atAttribute(path.Root("uuid"), err)
+		return nil, tfkit.AtAttribute(path.Root("uuid"), err)
 	} else if taken != nil {
-		return nil, atAttribute(path.Root("usage_name"), err)
+		return nil, tfkit.AtAttribute(path.Root("usage_name"), err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	got, err := readBack(ctx, func(ctx context.Context) (*libvirt.SecretSpec, error) { return c.GetSecret(ctx, id) })
+	got, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*libvirt.SecretSpec, error) { return c.GetSecret(ctx, id) })
 	if err != nil {
 		plan.ID, plan.UUID = types.StringValue(id), types.StringValue(id)
 		return plan, fmt.Errorf("secret %s was created, but reading it back failed; it stays in state, tainted, and the "+
@@ -138,7 +140,7 @@ func createSecret(ctx context.Context, c secretCreator, plan *secretModel, value
 // Update redefines the secret under its UUID (the description) and sets its value when
 // value or value_wo_version changed.
 func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	update(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, plan, state *secretModel, _ *diag.Diagnostics) (*secretModel, error) {
+	tfkit.Update(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, plan, state *secretModel, _ *diag.Diagnostics) (*secretModel, error) {
 		var value []byte
 		if !plan.Value.Equal(state.Value) || !plan.ValueWOVersion.Equal(state.ValueWOVersion) {
 			var err error
@@ -150,7 +152,7 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}
 		spec := plan.spec()
 		spec.UUID = state.ID.ValueString()
-		s, err := r.client.DefineSecret(ctx, spec, value)
+		s, err := r.Client.DefineSecret(ctx, spec, value)
 		if err != nil {
 			return nil, err
 		}
@@ -162,8 +164,8 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 // Read reads the definition, and the value when state keeps one and libvirt shows it.
 func (r *secretResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	trackSecret(ctx, req.State)
-	refresh(ctx, req, resp, time.Minute, secretWhat, func(ctx context.Context, m *secretModel) (*secretModel, error) {
-		s, err := r.client.GetSecret(ctx, m.ID.ValueString())
+	tfkit.Refresh(ctx, req, resp, time.Minute, secretWhat, func(ctx context.Context, m *secretModel) (*secretModel, error) {
+		s, err := r.Client.GetSecret(ctx, m.ID.ValueString())
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +175,7 @@ func (r *secretResource) Read(ctx context.Context, req resource.ReadRequest, res
 		if (m.Value.IsNull() && imported == nil) || s.Private {
 			return m, nil
 		}
-		b, ok, err := r.client.SecretValue(ctx, s.UUID)
+		b, ok, err := r.Client.SecretValue(ctx, s.UUID)
 		switch {
 		case err != nil:
 			return nil, err
@@ -187,8 +189,8 @@ func (r *secretResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *secretResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, state *secretModel, _ *diag.Diagnostics) error {
-		return r.client.DeleteSecret(ctx, state.ID.ValueString())
+	tfkit.Remove(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, state *secretModel, _ *diag.Diagnostics) error {
+		return r.Client.DeleteSecret(ctx, state.ID.ValueString())
 	})
 }
 
@@ -210,14 +212,14 @@ func (r *secretResource) ImportState(ctx context.Context, req resource.ImportSta
 // ValidateConfig checks a ceph value's encoding at plan time.
 func (r *secretResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m secretModel
-	if d := req.Config.Get(ctx, &m); d.HasError() || !known(m.UsageType) {
+	if d := req.Config.Get(ctx, &m); d.HasError() || !tfkit.Known(m.UsageType) {
 		return
 	}
 	for _, v := range []struct {
 		name string
 		text types.String
 	}{{"value", m.Value}, {"value_wo", m.ValueWO}} {
-		if known(v.text) {
+		if tfkit.Known(v.text) {
 			if _, err := secretBytes(m.UsageType.ValueString(), v.text.ValueString()); err != nil {
 				resp.Diagnostics.AddAttributeError(path.Root(v.name), "Invalid ceph key", fmt.Sprintf("libvirt_secret for %s: %s.", m.UsageName.ValueString(), err))
 			}

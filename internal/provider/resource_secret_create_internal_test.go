@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -67,8 +69,8 @@ func TestCreateSecret_taken(t *testing.T) {
 		"usage_name": {UUID: "7b1c3a5e-0d4f-4c2a-9e1b-1234567890ab", UsageType: "ceph", UsageName: "client.x"},
 	} {
 		got, err := createSecret(context.Background(), &fakeSecrets{createErr: taken}, secretPlan(), nil)
-		var ae *attributeError
-		if got != nil || !errors.As(err, &ae) || !ae.path.Equal(path.Root(attr)) || !strings.Contains(err.Error(), "import it") ||
+		var ae *tfkit.AttributeError
+		if got != nil || !errors.As(err, &ae) || !ae.Path.Equal(path.Root(attr)) || !strings.Contains(err.Error(), "import it") ||
 			!strings.Contains(err.Error(), taken.UUID) {
 			t.Errorf("%s: model %v, error %v: want none and an error at %s naming %s and saying to import it", attr, got, err, attr, taken.UUID)
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -32,18 +34,18 @@ func (r *secretResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		trackSecret(ctx, req.State)
 		return // not a create
 	}
-	if r.client == nil || req.Plan.Raw.IsNull() {
+	if r.Client == nil || req.Plan.Raw.IsNull() {
 		return
 	}
 	var plan secretModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() || !known(plan.UsageType) || !known(plan.UsageName) {
+	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() || !tfkit.Known(plan.UsageType) || !tfkit.Known(plan.UsageName) {
 		return
 	}
-	ctx, dl := planContext(ctx, req, r.client, "libvirt_secret", "usage_type", "usage_name")
-	defer dl.end(&resp.Diagnostics)
+	ctx, dl := tfkit.PlanContext(ctx, req, r.Client, "libvirt_secret", "usage_type", "usage_name")
+	defer dl.End(&resp.Diagnostics)
 	usage := plan.UsageType.ValueString() + " " + plan.UsageName.ValueString()
-	if known(plan.UUID) {
-		s, err := r.client.GetSecret(ctx, plan.UUID.ValueString())
+	if tfkit.Known(plan.UUID) {
+		s, err := r.Client.GetSecret(ctx, plan.UUID.ValueString())
 		switch {
 		case err == nil:
 			if _, replaced := trackedSecrets.Load(s.UUID); !replaced {
@@ -58,7 +60,7 @@ func (r *secretResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			return
 		}
 	}
-	id, err := r.client.SecretByUsage(ctx, plan.UsageType.ValueString(), plan.UsageName.ValueString())
+	id, err := r.Client.SecretByUsage(ctx, plan.UsageType.ValueString(), plan.UsageName.ValueString())
 	if err != nil {
 		if !errors.Is(err, libvirt.ErrNotFound) {
 			tflog.Debug(ctx, "secret usage not checked at plan time", map[string]any{"error": err.Error()})
@@ -77,7 +79,7 @@ func (r *secretResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 // trackSecret notes the UUID of the secret in state (trackedSecrets).
 func trackSecret(ctx context.Context, state tfsdk.State) {
 	var id types.String
-	if !state.GetAttribute(ctx, path.Root("id"), &id).HasError() && known(id) {
+	if !state.GetAttribute(ctx, path.Root("id"), &id).HasError() && tfkit.Known(id) {
 		trackedSecrets.Store(id.ValueString(), struct{}{})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -25,11 +27,11 @@ import (
 // snapshotResource is an object, not an action (Read looks at it, Delete deletes it), but
 // like the actions it is never changed in place.
 type snapshotResource struct {
-	replacedOnly[snapshotModel]
+	tfkit.ReplacedOnly[snapshotModel]
 }
 
 func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = resourceSchema(ctx, "A snapshot of a domain, taken atomically. Two internal qcow2 kinds, both of which libvirt can "+
+	resp.Schema = tfkit.ResourceSchema(ctx, "A snapshot of a domain, taken atomically. Two internal qcow2 kinds, both of which libvirt can "+
 		"revert (see `libvirt_snapshot_revert`) and delete, and a quiesced external one:\n\n"+
 		"- `memory = true`: a snapshot of a **running** domain with its RAM and device state; reverting brings the "+
 		"guest back running exactly where it was. Under TCG (no KVM) this takes a while: the default create timeout is 10 minutes.\n"+
@@ -43,9 +45,9 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		"deleted without error. The snapshot's data then stays inside the qcow2 images until they are deleted; a "+
 		"new domain on the same images that takes a snapshot of the same name gets a second one of that name in the "+
 		"qcow2, and a revert may pick the older: keep the default timestamped names, or delete disks with their domain.",
-		noUpdateTimeouts, map[string]schema.Attribute{
-			"id":        idAttribute("`<domain uuid>/<snapshot name>`."),
-			"domain_id": requiredReplace("The domain: its UUID (e.g. `libvirt_domain.x.id`) or its name.", stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")),
+		tfkit.NoUpdateTimeouts, map[string]schema.Attribute{
+			"id":        tfkit.IDAttribute("`<domain uuid>/<snapshot name>`."),
+			"domain_id": tfkit.RequiredReplace("The domain: its UUID (e.g. `libvirt_domain.x.id`) or its name.", stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")),
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Snapshot name, unique per domain. Default: `tfsnap-<UTC timestamp>`.",
 				Optional:            true,
@@ -56,16 +58,16 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					stringvalidator.RegexMatches(snapshotNameRegexp, "must not contain '/' or white space"),
 				},
 			},
-			"description":   optionalReplace("Free text stored with the snapshot."),
-			"memory":        boolReplace("Include the guest's RAM (the domain must be running). Default `false`: disk-only, the domain must be shut off (or running, with `quiesce = true`).", false),
-			"quiesce":       addedBoolReplace(quiesceSnapshotDescription),
-			"creation_time": keptString("When libvirt took the snapshot, RFC 3339 (UTC)."),
-			"domain_state":  keptString("The domain's state recorded in the snapshot (`running`, `paused`, `shutoff`): the state a revert returns to."),
+			"description":   tfkit.OptionalReplace("Free text stored with the snapshot."),
+			"memory":        tfkit.BoolReplace("Include the guest's RAM (the domain must be running). Default `false`: disk-only, the domain must be shut off (or running, with `quiesce = true`).", false),
+			"quiesce":       tfkit.AddedBoolReplace(quiesceSnapshotDescription),
+			"creation_time": tfkit.KeptString("When libvirt took the snapshot, RFC 3339 (UTC)."),
+			"domain_state":  tfkit.KeptString("The domain's state recorded in the snapshot (`running`, `paused`, `shutoff`): the state a revert returns to."),
 		})
 }
 
 type snapshotModel struct {
-	withTimeouts
+	tfkit.WithTimeouts
 	ID           types.String `tfsdk:"id"`
 	DomainID     types.String `tfsdk:"domain_id"`
 	Name         types.String `tfsdk:"name"`
@@ -109,12 +111,12 @@ func (m *snapshotModel) what() string {
 }
 
 func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, 10*time.Minute, (*snapshotModel).what, func(ctx context.Context, plan *snapshotModel, _ *diag.Diagnostics) (*snapshotModel, error) {
+	tfkit.Create(ctx, req, resp, 10*time.Minute, (*snapshotModel).what, func(ctx context.Context, plan *snapshotModel, _ *diag.Diagnostics) (*snapshotModel, error) {
 		if plan.Name.IsUnknown() || plan.Name.IsNull() || plan.Name.ValueString() == "" {
 			plan.Name = types.StringValue("tfsnap-" + time.Now().UTC().Format("20060102-150405"))
 		}
 		domain := plan.DomainID.ValueString()
-		s, err := r.client.CreateSnapshot(ctx, domain, libvirt.SnapshotSpec{
+		s, err := r.Client.CreateSnapshot(ctx, domain, libvirt.SnapshotSpec{
 			Name:        plan.Name.ValueString(),
 			Description: plan.Description.ValueString(),
 			Memory:      plan.Memory.ValueBool(),
@@ -128,11 +130,11 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		}
 		switch {
 		case errors.Is(err, libvirt.ErrGuestAgent):
-			return nil, atAttribute(path.Root("quiesce"), err)
+			return nil, tfkit.AtAttribute(path.Root("quiesce"), err)
 		case errors.Is(err, libvirt.ErrSnapshotState):
-			return nil, atAttribute(path.Root("memory"), err)
+			return nil, tfkit.AtAttribute(path.Root("memory"), err)
 		case errors.Is(err, libvirt.ErrNotFound):
-			return nil, atAttribute(path.Root("domain_id"), sentence("Domain %q does not exist on %s.", domain, r.client.URI()))
+			return nil, tfkit.AtAttribute(path.Root("domain_id"), tfkit.Sentence("Domain %q does not exist on %s.", domain, r.Client.URI()))
 		case err != nil:
 			return nil, err
 		}
@@ -142,9 +144,9 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, time.Minute, (*snapshotModel).what, func(ctx context.Context, m *snapshotModel) (*snapshotModel, error) {
+	tfkit.Refresh(ctx, req, resp, time.Minute, (*snapshotModel).what, func(ctx context.Context, m *snapshotModel) (*snapshotModel, error) {
 		domain, name := m.snapshotRef()
-		s, err := r.client.GetSnapshot(ctx, domain, name)
+		s, err := r.Client.GetSnapshot(ctx, domain, name)
 		if err != nil {
 			return nil, err
 		}
@@ -158,21 +160,21 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 
 // Delete deletes the snapshot; one whose whole domain is gone is deleted too.
 func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 5*time.Minute, (*snapshotModel).what, func(ctx context.Context, m *snapshotModel, _ *diag.Diagnostics) error {
+	tfkit.Remove(ctx, req, resp, 5*time.Minute, (*snapshotModel).what, func(ctx context.Context, m *snapshotModel, _ *diag.Diagnostics) error {
 		domain, name := m.snapshotRef()
-		return r.client.DeleteSnapshot(ctx, domain, name)
+		return r.Client.DeleteSnapshot(ctx, domain, name)
 	})
 }
 
 func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ctx, bound := importContext(ctx, r.client, "libvirt_snapshot", req.ID)
-	defer bound.end(&resp.Diagnostics)
+	ctx, bound := tfkit.ImportContext(ctx, r.Client, "libvirt_snapshot", req.ID)
+	defer bound.End(&resp.Diagnostics)
 	domain, name, ok := strings.Cut(req.ID, "/")
 	if !ok || domain == "" || name == "" || !snapshotNameRegexp.MatchString(name) {
 		resp.Diagnostics.AddError("Invalid import id", "expected <domain name or uuid>/<snapshot name>, e.g. web-1/before-upgrade, got "+strconv.Quote(req.ID))
 		return
 	}
-	s, err := r.client.GetSnapshot(ctx, domain, name)
+	s, err := r.Client.GetSnapshot(ctx, domain, name)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Unable to import snapshot %s of domain %s", name, domain), err.Error())
 		return

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -18,12 +20,12 @@ import (
 )
 
 type volumeResource struct {
-	resourceBase
+	tfkit.ResourceBase
 }
 
 type volumeModel struct {
 	storedVolume
-	withTimeouts
+	tfkit.WithTimeouts
 	SourceURL       types.String `tfsdk:"source_url"`
 	SourceFile      types.String `tfsdk:"source_file"`
 	BackingVolume   types.String `tfsdk:"backing_volume"`
@@ -127,7 +129,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
 	}
-	state, plan, ok := getBoth[volumeModel](ctx, &resp.Diagnostics, req.State, req.Plan)
+	state, plan, ok := tfkit.GetBoth[volumeModel](ctx, &resp.Diagnostics, req.State, req.Plan)
 	if !ok {
 		return
 	}
@@ -153,7 +155,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 }
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, 30*time.Minute, (*volumeModel).what,
+	tfkit.Create(ctx, req, resp, 30*time.Minute, (*volumeModel).what,
 		func(ctx context.Context, plan *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
 			spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: plan.Format.ValueString(),
 				Perms: permsSpec(ctx, plan.Permissions, d), Encryption: plan.Encryption.toSpec()}
@@ -191,13 +193,13 @@ func (r *volumeResource) create(ctx context.Context, spec libvirt.VolumeSpec, pl
 		if err != nil {
 			return nil, err
 		}
-		return r.client.CreateOverlay(ctx, spec, ref)
+		return r.Client.CreateOverlay(ctx, spec, ref)
 	case !plan.CloneFrom.IsNull():
 		ref, err := libvirt.ParseVolumeRef(plan.CloneFrom.ValueString())
 		if err != nil {
 			return nil, err
 		}
-		return r.client.CloneVolume(ctx, spec, ref)
+		return r.Client.CloneVolume(ctx, spec, ref)
 	case !plan.SourceURL.IsNull() || !plan.SourceFile.IsNull():
 		opts := libvirt.UploadOptions{Decoder: decoder(ctx, plan.Compression.ValueString())}
 		if !plan.SourceChecksum.IsNull() {
@@ -221,17 +223,17 @@ func (r *volumeResource) create(ctx context.Context, spec libvirt.VolumeSpec, pl
 			}
 			tflog.Info(ctx, fmt.Sprintf("uploading %s into volume %s: %s", src.Name, spec, libvirt.FormatBytes(float64(done))), fields)
 		}
-		return r.client.UploadVolume(ctx, spec, src, opts)
+		return r.Client.UploadVolume(ctx, spec, src, opts)
 	default:
-		return r.client.CreateVolume(ctx, spec)
+		return r.Client.CreateVolume(ctx, spec)
 	}
 }
 
 // Read keeps the stored format whatever libvirt reports now (fromInfo): a probe that
 // disagrees is a warning, never a change of state (which would replace the volume).
 func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refreshWith(ctx, req, resp, 2*time.Minute, (*volumeModel).what, func(ctx context.Context, m *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
-		info, err := r.client.VolumeInfo(ctx, m.ref())
+	tfkit.RefreshWith(ctx, req, resp, 2*time.Minute, (*volumeModel).what, func(ctx context.Context, m *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
+		info, err := r.Client.VolumeInfo(ctx, m.ref())
 		if err != nil {
 			return nil, err
 		}
@@ -242,12 +244,12 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 
 // Update grows the volume: capacity_bytes is the only attribute that changes in place.
 func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	update(ctx, req, resp, 10*time.Minute, (*volumeModel).what,
+	tfkit.Update(ctx, req, resp, 10*time.Minute, (*volumeModel).what,
 		func(ctx context.Context, plan, state *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
 			ref := state.ref()
 			if want := plan.CapacityBytes; !want.IsNull() && !want.IsUnknown() && !want.Equal(state.CapacityBytes) {
 				// libvirt resizes a volume as the format it reads it as: not one it misreads.
-				info, err := r.client.VolumeInfo(ctx, ref)
+				info, err := r.Client.VolumeInfo(ctx, ref)
 				if err != nil {
 					return nil, err
 				}
@@ -255,7 +257,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 					return nil, fmt.Errorf("grow it to %d bytes: %s. libvirt would resize it as %s, so it is not resized; "+
 						"resize it by hand with `qemu-img resize -f %s`", want.ValueInt64(), fd.detail(), info.Format, state.Format.ValueString())
 				}
-				res, err := r.client.GrowVolume(ctx, ref, uint64(want.ValueInt64()))
+				res, err := r.Client.GrowVolume(ctx, ref, uint64(want.ValueInt64()))
 				if err != nil {
 					return nil, fmt.Errorf("grow it to %d bytes: %w", want.ValueInt64(), err)
 				}
@@ -268,7 +270,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 					d.AddAttributeWarning(path.Root("capacity_bytes"), "Filesystem in the guest not grown", w)
 				}
 			}
-			info, err := readBack(ctx, func(ctx context.Context) (*libvirt.VolumeInfo, error) { return r.client.VolumeInfo(ctx, ref) })
+			info, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*libvirt.VolumeInfo, error) { return r.Client.VolumeInfo(ctx, ref) })
 			if err != nil {
 				return nil, fmt.Errorf("read it back after the update: %w", err)
 			}
@@ -278,20 +280,20 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	deleteStored[volumeModel](ctx, r.client, req, resp)
+	deleteStored[volumeModel](ctx, r.Client, req, resp)
 }
 
 // ImportState accepts <pool>/<name> or the volume key and stores the key as id; Read
 // then fills in the rest. Sources cannot be known from the host and stay null.
 func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ctx, bound := importContext(ctx, r.client, "libvirt_volume", req.ID)
-	defer bound.end(&resp.Diagnostics)
+	ctx, bound := tfkit.ImportContext(ctx, r.Client, "libvirt_volume", req.ID)
+	defer bound.End(&resp.Diagnostics)
 	ref, err := libvirt.ParseVolumeRef(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import id for libvirt_volume", err.Error())
 		return
 	}
-	info, err := r.client.VolumeInfo(ctx, ref)
+	info, err := r.Client.VolumeInfo(ctx, ref)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to import volume "+ref.String(), err.Error())
 		return
@@ -300,7 +302,7 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 		SourceURL: types.StringNull(), SourceFile: types.StringNull(), BackingVolume: types.StringNull(),
 		CloneFrom: types.StringNull(), SourceChecksum: types.StringNull(), Format: types.StringNull(), Compression: types.StringNull(),
 		Permissions:  types.ObjectNull(volumePermsTypes),
-		withTimeouts: withTimeouts{unsetTimeouts(allTimeouts)},
+		WithTimeouts: tfkit.WithTimeouts{Timeouts: tfkit.UnsetTimeouts(tfkit.AllTimeouts)},
 	}
 	m.fromInfo(info)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

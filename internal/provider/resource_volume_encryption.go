@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -90,7 +92,7 @@ func validateVolumeEncryption(m *volumeModel, diags *diag.Diagnostics) {
 			fmt.Sprintf("%s: encryption is possible for an empty volume or a clone_from copy, not with %s (%s). Make a "+
 				"plain volume from it, then the encrypted one with clone_from = that volume's id.", what, src, encryptionWhyNot(src)))
 	}
-	if f := m.Format; known(f) && f.ValueString() != "raw" && f.ValueString() != "qcow2" {
+	if f := m.Format; tfkit.Known(f) && f.ValueString() != "raw" && f.ValueString() != "qcow2" {
 		diags.AddAttributeError(path.Root("format"), "Encrypted volumes are raw or qcow2",
 			fmt.Sprintf("%s: format = %q cannot be encrypted: set format to \"qcow2\" or \"raw\", or remove encryption.", what, f.ValueString()))
 	}

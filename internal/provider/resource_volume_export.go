@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -25,12 +27,12 @@ import (
 const exportStampKey = "file"
 
 type volumeExportResource struct {
-	actionResource[volumeExportModel]
+	tfkit.ActionResource[volumeExportModel]
 }
 
 func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = withIncremental(actionSchema{
-		description: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
+	resp.Schema = withIncremental(tfkit.ActionSchema{
+		Description: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
 			"optionally compressed (`gzip`, `zstd`). The bytes are streamed — never held whole in memory, and nothing " +
 			"is written locally but the destination (as `<name>.<random>.partial` next to it, renamed at the end; removed " +
 			"when the export fails). Progress is logged every 5 s (bytes and rate; `TF_LOG=info`).\n\n" +
@@ -38,17 +40,17 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"`compression` or `triggers` exports again (replace); a later change of the volume itself does not — " +
 			"put something into `triggers` for that. Destroying the resource removes nothing on the libvirt host and " +
 			"leaves the file in place unless `remove_on_destroy` is true. `timeouts.create` defaults to `30m`.",
-		id: "Absolute path of the exported file.",
-		triggers: "Arbitrary values; any change exports again (replace), e.g. " +
+		ID: "Absolute path of the exported file.",
+		Triggers: "Arbitrary values; any change exports again (replace), e.g. " +
 			"`{ snapshot = libvirt_snapshot.before_upgrade.id }`.",
-		attributes: map[string]schema.Attribute{
-			"volume_id": requiredReplace("The volume to export: its key (`libvirt_volume.id`, for directory pools its path) or "+
+		Attributes: map[string]schema.Attribute{
+			"volume_id": tfkit.RequiredReplace("The volume to export: its key (`libvirt_volume.id`, for directory pools its path) or "+
 				"`<pool>/<name>`. Changing it exports again.", validators.VolumeRef()),
-			"path": requiredReplace("File to write, on the machine running Terraform: absolute, or relative to the directory "+
+			"path": tfkit.RequiredReplace("File to write, on the machine running Terraform: absolute, or relative to the directory "+
 				"Terraform runs in. Its directory must exist (checked at plan time); an existing file is replaced "+
 				"when the export succeeds, and kept when it fails. Written with mode `0600`. No suffix is added for "+
 				"the compression (name it e.g. `disk.qcow2.zst`). Changing it exports again.", validators.ExportPath()),
-			"format": defaultReplace("Image format of the file: `qcow2` (default) or `raw`. When it differs from the volume's "+
+			"format": tfkit.DefaultReplace("Image format of the file: `qcow2` (default) or `raw`. When it differs from the volume's "+
 				"format, or the volume is a copy-on-write overlay, the volume is converted on the libvirt host into a "+
 				"temporary volume in its pool (libvirt's create-from, i.e. `qemu-img convert`), which is downloaded and "+
 				"removed again — also when the export fails or is interrupted; the pool needs room for it. A disk of a "+
@@ -56,18 +58,18 @@ func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				"point-in-time, crash-consistent copy; the guest keeps running). The file is "+
 				"always a standalone image (an overlay's backing chain is flattened). Changing it exports again.",
 				"qcow2", stringvalidator.OneOf("qcow2", "raw")),
-			"compression": defaultReplace("Compression of the file: `none` (default), `gzip` or `zstd` (default levels). Done on "+
+			"compression": tfkit.DefaultReplace("Compression of the file: `none` (default), `gzip` or `zstd` (default levels). Done on "+
 				"the machine running Terraform while the bytes arrive; `size_bytes` and `sha256` are of the compressed "+
 				"file. A raw export of a mostly empty disk compresses to little. Changing it exports again.",
 				export.None, stringvalidator.OneOf(export.Compressions...)),
-			"remove_on_destroy": optionalBool("Delete the file when the resource is destroyed (default `false`: the file stays). "+
+			"remove_on_destroy": tfkit.OptionalBool("Delete the file when the resource is destroyed (default `false`: the file stays). "+
 				"A file that was changed since the export (other size or modification time) is left in place with a "+
 				"warning. Changing it is an in-place update: nothing is exported again.", false),
-			"quiesce":    addedBoolReplace(quiesceExportDescription),
-			"size_bytes": keptInt("Bytes written to the file (after compression)."),
-			"sha256":     keptString("SHA-256 of the file as written (hex), computed while streaming; compare with `sha256sum <path>`."),
+			"quiesce":    tfkit.AddedBoolReplace(quiesceExportDescription),
+			"size_bytes": tfkit.KeptInt("Bytes written to the file (after compression)."),
+			"sha256":     tfkit.KeptString("SHA-256 of the file as written (hex), computed while streaming; compare with `sha256sum <path>`."),
 		},
-	}.schema(ctx))
+	}.Schema(ctx))
 }
 
 const quiesceExportDescription = "Freeze the guest's filesystems for the instant the copy is taken, so the file " +
@@ -84,7 +86,7 @@ const quiesceExportDescription = "Freeze the guest's filesystems for the instant
 const exportTimeout = 30 * time.Minute
 
 type volumeExportModel struct {
-	actionModel
+	tfkit.ActionModel
 	VolumeID        types.String `tfsdk:"volume_id"`
 	Path            types.String `tfsdk:"path"`
 	Format          types.String `tfsdk:"format"`
@@ -100,7 +102,7 @@ type volumeExportModel struct {
 func (m *volumeExportModel) what() string { return "exported file " + m.ID.ValueString() }
 
 func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	create(ctx, req, resp, exportTimeout, (*volumeExportModel).what, func(ctx context.Context, plan *volumeExportModel, d *diag.Diagnostics) (*volumeExportModel, error) {
+	tfkit.Create(ctx, req, resp, exportTimeout, (*volumeExportModel).what, func(ctx context.Context, plan *volumeExportModel, d *diag.Diagnostics) (*volumeExportModel, error) {
 		volID := plan.VolumeID.ValueString()
 		if plan.Incremental.ValueBool() {
 			return r.createChain(ctx, plan, resp.Private, d)
@@ -143,7 +145,7 @@ func (r *volumeExportResource) export(ctx context.Context, plan *volumeExportMod
 		return nil, err
 	}
 	tflog.Info(ctx, "exporting volume", map[string]any{"volume": volID, "path": dest, "format": format, "compression": comp})
-	res, err := r.client.ExportVolume(ctx, ref, format, f, libvirt.ExportOptions{
+	res, err := r.Client.ExportVolume(ctx, ref, format, f, libvirt.ExportOptions{
 		Log:     func(msg string, f map[string]any) { tflog.Info(ctx, msg, f) },
 		Quiesce: plan.Quiesce.ValueBool(),
 	})
@@ -153,7 +155,7 @@ func (r *volumeExportResource) export(ctx context.Context, plan *volumeExportMod
 			timeout, _ := plan.Timeouts.Create(ctx, exportTimeout)
 			err = fmt.Errorf("%w: the export did not finish within the create timeout (%s); raise timeouts.create", err, timeout)
 		}
-		return nil, sentence("%w\n\nNothing was written to %s (the partial file %s was removed).", err, dest, f.Partial())
+		return nil, tfkit.Sentence("%w\n\nNothing was written to %s (the partial file %s was removed).", err, dest, f.Partial())
 	}
 	out, err := f.Commit()
 	if err != nil {
@@ -225,7 +227,7 @@ func exportChanged(path string, size int64, recorded *export.Stamp) (string, err
 // go without affecting it). A file that is gone or was changed since is removed from
 // state, so the next plan exports again.
 func (r *volumeExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, time.Minute, (*volumeExportModel).what, func(ctx context.Context, m *volumeExportModel) (*volumeExportModel, error) {
+	tfkit.Refresh(ctx, req, resp, time.Minute, (*volumeExportModel).what, func(ctx context.Context, m *volumeExportModel) (*volumeExportModel, error) {
 		if m.Incremental.ValueBool() {
 			return readChain(ctx, m, getStamp(ctx, req.Private))
 		}
@@ -234,7 +236,7 @@ func (r *volumeExportResource) Read(ctx context.Context, req resource.ReadReques
 		case err != nil:
 			return nil, err
 		case why != "":
-			return nil, gone("changed outside Terraform (%s): it is exported again", why)
+			return nil, tfkit.Gone("changed outside Terraform (%s): it is exported again", why)
 		}
 		return m, nil
 	})
@@ -244,7 +246,7 @@ func (r *volumeExportResource) Read(ctx context.Context, req resource.ReadReques
 // unless the file is no longer the one exported (a replacement created before this
 // destroy, or someone else's), which is left in place with a warning.
 func (r *volumeExportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, time.Minute, (*volumeExportModel).what, func(ctx context.Context, m *volumeExportModel, d *diag.Diagnostics) error {
+	tfkit.Remove(ctx, req, resp, time.Minute, (*volumeExportModel).what, func(ctx context.Context, m *volumeExportModel, d *diag.Diagnostics) error {
 		if m.Incremental.ValueBool() {
 			return r.deleteChain(ctx, m, getStamp(ctx, req.Private), d)
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -93,7 +95,7 @@ func (r *volumeExportResource) createChain(ctx context.Context, plan *volumeExpo
 		return nil, nil
 	}
 	// Best effort: the export is made; what is left is named in a warning.
-	old, err := r.client.Checkpoints(ctx, link.DomainUUID.ValueString(), checkpointPrefix(dest))
+	old, err := r.Client.Checkpoints(ctx, link.DomainUUID.ValueString(), checkpointPrefix(dest))
 	var stale []string
 	for _, n := range old {
 		if n != link.Checkpoint.ValueString() {
@@ -101,7 +103,7 @@ func (r *volumeExportResource) createChain(ctx context.Context, plan *volumeExpo
 		}
 	}
 	if err == nil && len(stale) > 0 {
-		_, err = r.client.DeleteCheckpoints(ctx, link.DomainUUID.ValueString(), stale)
+		_, err = r.Client.DeleteCheckpoints(ctx, link.DomainUUID.ValueString(), stale)
 	}
 	if err != nil {
 		d.AddWarning("Old checkpoints may be left", fmt.Sprintf("Checkpoints of an earlier export chain at %s (%v) could not be "+
@@ -155,7 +157,7 @@ type linkBackend interface {
 }
 
 func (r *volumeExportResource) exportLink(ctx context.Context, plan *volumeExportModel, dest string, n int, prev *exportLink, d *diag.Diagnostics) (*exportLink, error) {
-	return writeLink(ctx, r.client, plan, dest, n, prev, d)
+	return writeLink(ctx, r.Client, plan, dest, n, prev, d)
 }
 
 // writeLink writes link n of the chain at dest: incremental since prev's checkpoint,
@@ -204,7 +206,7 @@ func writeLink(ctx context.Context, be linkBackend, plan *volumeExportModel, des
 			// The previous checkpoint stays the base of the next try.
 			err = fmt.Errorf("%w (the chain is unchanged: the next apply tries link %d again)", err, n)
 		}
-		return nil, sentence("%w\n\nNothing was written to %s (the partial file %s was removed).", err, file, f.Partial())
+		return nil, tfkit.Sentence("%w\n\nNothing was written to %s (the partial file %s was removed).", err, file, f.Partial())
 	}
 	out, err := f.Commit()
 	if err != nil {
@@ -264,7 +266,7 @@ func readChain(ctx context.Context, m *volumeExportModel, recorded *export.Stamp
 		case err != nil:
 			return nil, err
 		case why != "":
-			return nil, gone("link %d of the chain, %s, changed outside Terraform (%s): a new chain is exported", i, l.Path.ValueString(), why)
+			return nil, tfkit.Gone("link %d of the chain, %s, changed outside Terraform (%s): a new chain is exported", i, l.Path.ValueString(), why)
 		}
 	}
 	return m, nil
@@ -280,7 +282,7 @@ func (r *volumeExportResource) deleteChain(ctx context.Context, m *volumeExportM
 		byDomain[l.DomainUUID.ValueString()] = append(byDomain[l.DomainUUID.ValueString()], l.Checkpoint.ValueString())
 	}
 	for dom, names := range byDomain {
-		notes, err := r.client.DeleteCheckpoints(ctx, dom, names)
+		notes, err := r.Client.DeleteCheckpoints(ctx, dom, names)
 		if err != nil {
 			return err
 		}

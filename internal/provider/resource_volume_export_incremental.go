@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -163,7 +165,7 @@ func (r *volumeExportResource) Update(ctx context.Context, req resource.UpdateRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	withDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Create, exportTimeout, func(ctx context.Context, plan *volumeExportModel) {
+	tfkit.WithDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Create, exportTimeout, func(ctx context.Context, plan *volumeExportModel) {
 		if !plan.Incremental.ValueBool() || plan.Triggers.Equal(state.Triggers) {
 			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 			return
@@ -174,6 +176,6 @@ func (r *volumeExportResource) Update(ctx context.Context, req resource.UpdateRe
 			// would otherwise return none), whose old triggers plan the link again.
 			got = &state
 		}
-		keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to update "+state.what(), err)
+		tfkit.Keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to update "+state.what(), err)
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -53,9 +55,9 @@ func volumePermissionsAttribute() schema.SingleNestedAttribute {
 		Attributes: map[string]schema.Attribute{
 			"owner": id("Numeric uid of the owner, e.g. `107` (libvirt takes no user names)."),
 			"group": id("Numeric gid of the group, e.g. `107`."),
-			"mode": defaultedString("File mode as four octal digits, e.g. `\"0640\"`.",
+			"mode": tfkit.DefaultedString("File mode as four octal digits, e.g. `\"0640\"`.",
 				stringvalidator.RegexMatches(regexp.MustCompile(`^0[0-7]{3}$`), `must be four octal digits starting with 0, e.g. "0640"`)),
-			"label": defaultedString("SELinux label, e.g. `system_u:object_r:virt_image_t:s0`. A host without SELinux ignores it "+
+			"label": tfkit.DefaultedString("SELinux label, e.g. `system_u:object_r:virt_image_t:s0`. A host without SELinux ignores it "+
 				"and reports none; the configured value is then kept.", stringvalidator.LengthAtLeast(1)),
 		},
 	}
@@ -68,11 +70,11 @@ func permsSpec(ctx context.Context, o types.Object, d *diag.Diagnostics) *libvir
 	}
 	var m volumePerms
 	d.Append(o.As(ctx, &m, basetypes.ObjectAsOptions{})...)
-	p := &libvirt.VolumePermissions{Mode: knownString(m.Mode), Label: knownString(m.Label)}
-	if known(m.Owner) {
+	p := &libvirt.VolumePermissions{Mode: tfkit.StringOf(m.Mode), Label: tfkit.StringOf(m.Label)}
+	if tfkit.Known(m.Owner) {
 		p.Owner = strconv.FormatInt(m.Owner.ValueInt64(), 10)
 	}
-	if known(m.Group) {
+	if tfkit.Known(m.Group) {
 		p.Group = strconv.FormatInt(m.Group.ValueInt64(), 10)
 	}
 	if *p == (libvirt.VolumePermissions{}) {
@@ -101,8 +103,8 @@ func permsValue(ctx context.Context, got *libvirt.VolumePermissions, prior types
 	if got == nil {
 		got = &libvirt.VolumePermissions{}
 	}
-	m := volumePerms{Owner: numeric(got.Owner), Group: numeric(got.Group), Mode: optString(got.Mode), Label: optString(got.Label)}
-	if got.Label == "" && known(was.Label) {
+	m := volumePerms{Owner: numeric(got.Owner), Group: numeric(got.Group), Mode: tfkit.StringOrNull(got.Mode), Label: tfkit.StringOrNull(got.Label)}
+	if got.Label == "" && tfkit.Known(was.Label) {
 		m.Label = was.Label
 	}
 	if m == (volumePerms{Owner: types.Int64Null(), Group: types.Int64Null(), Mode: types.StringNull(), Label: types.StringNull()}) {

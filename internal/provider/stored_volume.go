@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -68,7 +70,7 @@ func deleteVolume(ctx context.Context, c *libvirt.Client, v *storedVolume) error
 
 // storedModel is the model of a resource that lives in one volume.
 type storedModel[M any] interface {
-	timed[M]
+	tfkit.Timed[M]
 	what() string
 	volume() *storedVolume
 }
@@ -85,7 +87,7 @@ type blobModel[M any] interface {
 
 // deleteStored is the Delete of a resource that lives in one volume.
 func deleteStored[M any, P storedModel[M]](ctx context.Context, c *libvirt.Client, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 5*time.Minute, P.what, func(ctx context.Context, m P, _ *diag.Diagnostics) error {
+	tfkit.Remove(ctx, req, resp, 5*time.Minute, P.what, func(ctx context.Context, m P, _ *diag.Diagnostics) error {
 		return deleteVolume(ctx, c, m.volume())
 	})
 }
@@ -95,7 +97,7 @@ func deleteStored[M any, P storedModel[M]](ctx context.Context, c *libvirt.Clien
 // blob_create.go); read looks at the volume, not its content; every attribute but
 // timeouts replaces it; delete deletes the volume.
 type blobResource[M any, P blobModel[M]] struct {
-	resourceBase
+	tfkit.ResourceBase
 }
 
 // kind is the kind of blob the resource stores, as its model says.
@@ -105,18 +107,18 @@ func (r *blobResource[M, P]) kind() blobKind {
 }
 
 func (r *blobResource[M, P]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, 2*time.Minute, P.what, func(ctx context.Context, m P) (P, error) {
-		return m, m.kind().look(ctx, r.client, m.volume())
+	tfkit.Refresh(ctx, req, resp, 2*time.Minute, P.what, func(ctx context.Context, m P) (P, error) {
+		return m, m.kind().look(ctx, r.Client, m.volume())
 	})
 }
 
 // Update only ever changes timeouts: every other attribute replaces the blob.
 func (r *blobResource[M, P]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	storePlan[M](ctx, req, resp)
+	tfkit.StorePlan[M](ctx, req, resp)
 }
 
 func (r *blobResource[M, P]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	deleteStored[M, P](ctx, r.client, req, resp)
+	deleteStored[M, P](ctx, r.Client, req, resp)
 }
 
 // blobKind is content the provider builds and stores byte for byte in a raw volume: a
@@ -165,8 +167,8 @@ func (k blobKind) look(ctx context.Context, c *libvirt.Client, v *storedVolume) 
 // which says what is wrong with it in its error (and may add warnings to d).
 func (k blobKind) importState(ctx context.Context, c *libvirt.Client, req resource.ImportStateRequest, resp *resource.ImportStateResponse,
 	toState func(v storedVolume, content []byte, d *diag.Diagnostics) (any, error)) {
-	ctx, bound := importContext(ctx, c, k.typeName, req.ID)
-	defer bound.end(&resp.Diagnostics)
+	ctx, bound := tfkit.ImportContext(ctx, c, k.typeName, req.ID)
+	defer bound.End(&resp.Diagnostics)
 	ref, err := libvirt.ParseVolumeRef(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import id for "+k.typeName, err.Error())
@@ -205,9 +207,9 @@ func sha256Hex(b []byte) string {
 // storedVolumeAttributes adds to attrs those of the volume an object lives in (what a
 // model's storedVolume holds): id, name, pool (a change of either replaces it) and path.
 func storedVolumeAttributes(nameDesc, poolDesc, pathDesc string, attrs map[string]schema.Attribute) map[string]schema.Attribute {
-	attrs["id"] = idAttribute("The volume's key (for directory pools, its path on the host).")
-	attrs["name"] = objectNameAttribute(nameDesc, "volume name")
-	attrs["pool"] = objectNameAttribute(poolDesc, "pool name")
-	attrs["path"] = keptString(pathDesc)
+	attrs["id"] = tfkit.IDAttribute("The volume's key (for directory pools, its path on the host).")
+	attrs["name"] = tfkit.ObjectNameAttribute(nameDesc, "volume name")
+	attrs["pool"] = tfkit.ObjectNameAttribute(poolDesc, "pool name")
+	attrs["path"] = tfkit.KeptString(pathDesc)
 	return attrs
 }

@@ -1,4 +1,4 @@
-package provider
+package tfkit
 
 import (
 	"errors"
@@ -14,13 +14,13 @@ import (
 
 func TestReport(t *testing.T) {
 	var d diag.Diagnostics
-	report(&d, "Unable to x", nil)
+	Report(&d, "Unable to x", nil)
 	if len(d) != 0 {
 		t.Fatalf("nil error reported: %v", d)
 	}
-	report(&d, "Unable to create snapshot s", errors.New("plain"))
-	cause := atAttribute(path.Root("memory"), errors.New("needs a running domain"))
-	report(&d, "Unable to create snapshot s", fmt.Errorf("wrapped: %w", cause))
+	Report(&d, "Unable to create snapshot s", errors.New("plain"))
+	cause := AtAttribute(path.Root("memory"), errors.New("needs a running domain"))
+	Report(&d, "Unable to create snapshot s", fmt.Errorf("wrapped: %w", cause))
 	if len(d) != 2 || d[0].Summary() != "Unable to create snapshot s" || d[0].Detail() != "plain" {
 		t.Fatalf("diagnostics %v", d)
 	}
@@ -31,23 +31,23 @@ func TestReport(t *testing.T) {
 	if !ok || !p.Path().Equal(path.Root("memory")) || d[1].Detail() != "wrapped: needs a running domain" {
 		t.Errorf("attribute error %v", d[1])
 	}
-	if atAttribute(path.Root("x"), nil) != nil {
+	if AtAttribute(path.Root("x"), nil) != nil {
 		t.Error("atAttribute(nil) is not nil")
 	}
-	if !errors.Is(atAttribute(path.Root("x"), libvirt.ErrNotFound), libvirt.ErrNotFound) {
+	if !errors.Is(AtAttribute(path.Root("x"), libvirt.ErrNotFound), libvirt.ErrNotFound) {
 		t.Error("atAttribute hides what it wraps")
 	}
 }
 
 func TestGone(t *testing.T) {
-	err := gone("changed outside Terraform (%s)", "the file is gone")
+	err := Gone("changed outside Terraform (%s)", "the file is gone")
 	if !errors.Is(err, libvirt.ErrNotFound) || err.Error() != libvirt.ErrNotFound.Error()+": changed outside Terraform (the file is gone)" {
 		t.Errorf("gone: %v", err)
 	}
 }
 
 func TestUnsetTimeouts(t *testing.T) {
-	v := unsetTimeouts(timeouts.Opts{Create: true, Delete: true})
+	v := UnsetTimeouts(timeouts.Opts{Create: true, Delete: true})
 	if !v.IsNull() {
 		t.Error("not null")
 	}

@@ -1,4 +1,4 @@
-package provider
+package tfkit
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 func TestAddedBoolReplace(t *testing.T) {
 	obj := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"q": tftypes.Bool}}
 	some := tftypes.NewValue(obj, map[string]tftypes.Value{"q": tftypes.NewValue(tftypes.Bool, nil)})
-	mod := addedBoolReplace("test").PlanModifiers[0]
+	mod := AddedBoolReplace("test").PlanModifiers[0]
 	for _, tc := range []struct {
 		name        string
 		state, plan types.Bool

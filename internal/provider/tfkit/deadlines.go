@@ -1,4 +1,4 @@
-package provider
+package tfkit
 
 import (
 	"context"
@@ -24,17 +24,17 @@ import (
 // on a live connection is bounded by its context alone. So each gets a deadline here,
 // derived from the request's context, which Ctrl-C still ends at once.
 
-// planTimeout bounds the libvirt calls of a ModifyPlan when the resource's timeouts.read
+// PlanTimeout bounds the libvirt calls of a ModifyPlan when the resource's timeouts.read
 // is not set (the same bound as the refresh that runs before it). A variable so that
 // tests can shorten it.
-var planTimeout = 2 * time.Minute
+var PlanTimeout = 2 * time.Minute
 
-// importTimeout bounds the libvirt calls of an import: there is no timeouts block to read
+// ImportTimeout bounds the libvirt calls of an import: there is no timeouts block to read
 // at import time. A variable so that tests can shorten it.
-var importTimeout = 5 * time.Minute
+var ImportTimeout = 5 * time.Minute
 
-// deadline is the bound of one plan-time check or import.
-type deadline struct {
+// Deadline is the bound of one plan-time check or import.
+type Deadline struct {
 	parent  context.Context
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -44,19 +44,19 @@ type deadline struct {
 	uri     string
 }
 
-// planContext bounds a ModifyPlan: timeouts.read of the planned object (of the prior
-// state on destroy), planTimeout when unset. typ and the attributes named by attrs
+// PlanContext bounds a ModifyPlan: timeouts.read of the planned object (of the prior
+// state on destroy), PlanTimeout when unset. typ and the attributes named by attrs
 // (joined with "/") name the object in the error, e.g. ("libvirt_domain", "name").
 // Callers defer end.
-func planContext(ctx context.Context, req resource.ModifyPlanRequest, c *libvirt.Client, typ string, attrs ...string) (context.Context, *deadline) {
+func PlanContext(ctx context.Context, req resource.ModifyPlanRequest, c *libvirt.Client, typ string, attrs ...string) (context.Context, *Deadline) {
 	from := req.Plan
 	if req.Plan.Raw.IsNull() {
 		from = tfsdk.Plan(req.State)
 	}
-	timeout := planTimeout
+	timeout := PlanTimeout
 	var tv timeouts.Value
 	if d := from.GetAttribute(ctx, path.Root("timeouts"), &tv); !d.HasError() {
-		if t, d := tv.Read(ctx, planTimeout); !d.HasError() && t > 0 {
+		if t, d := tv.Read(ctx, PlanTimeout); !d.HasError() && t > 0 {
 			timeout = t
 		}
 	}
@@ -65,18 +65,18 @@ func planContext(ctx context.Context, req resource.ModifyPlanRequest, c *libvirt
 		subject += " " + name
 	}
 	return newDeadline(ctx, c, timeout, "Unable to plan "+subject,
-		fmt.Sprintf("the bound on plan-time checks: timeouts.read of the resource, %s when unset", planTimeout))
+		fmt.Sprintf("the bound on plan-time checks: timeouts.read of the resource, %s when unset", PlanTimeout))
 }
 
-// importContext bounds an import of typ with the given id by importTimeout. Callers
+// ImportContext bounds an import of typ with the given id by ImportTimeout. Callers
 // defer end.
-func importContext(ctx context.Context, c *libvirt.Client, typ, id string) (context.Context, *deadline) {
-	return newDeadline(ctx, c, importTimeout, fmt.Sprintf("Unable to import %s %s", typ, id), "the bound on imports")
+func ImportContext(ctx context.Context, c *libvirt.Client, typ, id string) (context.Context, *Deadline) {
+	return newDeadline(ctx, c, ImportTimeout, fmt.Sprintf("Unable to import %s %s", typ, id), "the bound on imports")
 }
 
-func newDeadline(parent context.Context, c *libvirt.Client, timeout time.Duration, summary, bound string) (context.Context, *deadline) {
+func newDeadline(parent context.Context, c *libvirt.Client, timeout time.Duration, summary, bound string) (context.Context, *Deadline) {
 	ctx, cancel := context.WithTimeout(parent, timeout)
-	d := &deadline{parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, summary: summary, bound: bound}
+	d := &Deadline{parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, summary: summary, bound: bound}
 	if c != nil {
 		d.uri = c.URI().String()
 	}
@@ -85,7 +85,7 @@ func newDeadline(parent context.Context, c *libvirt.Client, timeout time.Duratio
 
 // expired reports whether the bound itself ran out (not the caller's context: Ctrl-C is
 // not a timeout).
-func (d *deadline) expired() bool {
+func (d *Deadline) Expired() bool {
 	return errors.Is(d.ctx.Err(), context.DeadlineExceeded) && d.parent.Err() == nil
 }
 
@@ -93,9 +93,9 @@ func (d *deadline) expired() bool {
 // says why: the errors already reported that carry the deadline get the explanation
 // appended; when none was reported (plan-time checks that leave an unreachable host to
 // apply), an error naming the object is added. Ctrl-C adds nothing.
-func (d *deadline) end(diags *diag.Diagnostics) {
+func (d *Deadline) End(diags *diag.Diagnostics) {
 	defer d.cancel()
-	if !d.expired() {
+	if !d.Expired() {
 		return
 	}
 	check := "Check that the daemon answers"
@@ -126,7 +126,7 @@ func attrsOf(ctx context.Context, from tfsdk.Plan, attrs []string) string {
 	var parts []string
 	for _, a := range attrs {
 		var v types.String
-		if d := from.GetAttribute(ctx, path.Root(a), &v); d.HasError() || !known(v) {
+		if d := from.GetAttribute(ctx, path.Root(a), &v); d.HasError() || !Known(v) {
 			continue
 		}
 		parts = append(parts, v.ValueString())

@@ -1,4 +1,4 @@
-package provider
+package tfkit
 
 import (
 	"context"
@@ -25,51 +25,51 @@ import (
 // The work returns the object as read back from libvirt after the change, never the plan
 // as it came: state is what the host has.
 
-// create is a Create. do makes the object and returns it read back; nil means nothing
+// Create is a Create. do makes the object and returns it read back; nil means nothing
 // was made. When do fails after the object exists, it returns the model anyway: it is
 // stored (Terraform marks it tainted, and the next apply replaces it) so that no object
 // is left on the host that the state does not track. The error is reported as
 // "Unable to create <what>"; do may add diagnostics of its own (warnings, attribute
 // errors) to d.
-func create[M any, P timed[M]](ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse,
+func Create[M any, P Timed[M]](ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, plan P, d *diag.Diagnostics) (P, error)) {
-	withDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Create, def, func(ctx context.Context, plan P) {
+	WithDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Create, def, func(ctx context.Context, plan P) {
 		got, err := do(ctx, plan, &resp.Diagnostics)
-		keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to create "+what(plan), err)
+		Keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to create "+what(plan), err)
 	})
 }
 
-// update is an Update. do changes the object from state to plan and returns it read
+// Update is an Update. do changes the object from state to plan and returns it read
 // back; nil leaves the state as it was (nothing changed, or the change failed before
 // anything was done). Errors are reported as for create.
-func update[M any, P timed[M]](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse,
+func Update[M any, P Timed[M]](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, plan, state P, d *diag.Diagnostics) (P, error)) {
 	var state M
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	withDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Update, def, func(ctx context.Context, plan P) {
+	WithDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Update, def, func(ctx context.Context, plan P) {
 		got, err := do(ctx, plan, &state, &resp.Diagnostics)
-		keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to update "+what(&state), err)
+		Keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to update "+what(&state), err)
 	})
 }
 
-// remove is a Delete. An object already gone (an error wrapping libvirt.ErrNotFound) is
+// Remove is a Delete. An object already gone (an error wrapping libvirt.ErrNotFound) is
 // deleted; any other error is reported as "Unable to delete <what>" and the resource
 // stays in state.
-func remove[M any, P timed[M]](ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse,
+func Remove[M any, P Timed[M]](ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, state P, d *diag.Diagnostics) error) {
-	withDeadline(ctx, req.State.Get, &resp.Diagnostics, timeouts.Value.Delete, def, func(ctx context.Context, state P) {
+	WithDeadline(ctx, req.State.Get, &resp.Diagnostics, timeouts.Value.Delete, def, func(ctx context.Context, state P) {
 		if err := do(ctx, state, &resp.Diagnostics); !errors.Is(err, libvirt.ErrNotFound) {
-			report(&resp.Diagnostics, "Unable to delete "+what(state), err)
+			Report(&resp.Diagnostics, "Unable to delete "+what(state), err)
 		}
 	})
 }
 
-// withDeadline runs work on the model that get (a plan's, a state's or a configuration's
+// WithDeadline runs work on the model that get (a plan's, a state's or a configuration's
 // Get) decodes, with ctx bounded by the timeout that op (the Create, Read, Update or
 // Delete of the model's timeouts block T: a resource's or a data source's) gives, def
 // when the block does not set it. When the model does not decode or the block is
 // malformed, d has the error and work does not run.
-func withDeadline[M, T any, P interface {
+func WithDeadline[M, T any, P interface {
 	*M
 	readTimeouts() T
 }](ctx context.Context, get func(context.Context, any) diag.Diagnostics, d *diag.Diagnostics,
@@ -89,15 +89,15 @@ func withDeadline[M, T any, P interface {
 	work(ctx, &m)
 }
 
-// storePlan is the Update of a resource whose every attribute but `timeouts` replaces
+// StorePlan is the Update of a resource whose every attribute but `timeouts` replaces
 // it: the plan (the prior values and the new timeouts) is what the state becomes.
-func storePlan[M any](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	copyInto[M](ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
+func StorePlan[M any](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	CopyInto[M](ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
 }
 
-// copyInto sets state to the model M that get (a plan's, a state's or a configuration's
+// CopyInto sets state to the model M that get (a plan's, a state's or a configuration's
 // Get) decodes.
-func copyInto[M any](ctx context.Context, get func(context.Context, any) diag.Diagnostics, state *tfsdk.State, d *diag.Diagnostics) {
+func CopyInto[M any](ctx context.Context, get func(context.Context, any) diag.Diagnostics, state *tfsdk.State, d *diag.Diagnostics) {
 	var m M
 	d.Append(get(ctx, &m)...)
 	if d.HasError() {
@@ -106,18 +106,18 @@ func copyInto[M any](ctx context.Context, get func(context.Context, any) diag.Di
 	d.Append(state.Set(ctx, &m)...)
 }
 
-// keep stores what a create or update returned, when it returned a model, and reports
+// Keep stores what a create or update returned, when it returned a model, and reports
 // its error under summary.
-func keep[P any](ctx context.Context, state *tfsdk.State, d *diag.Diagnostics, got *P, summary string, err error) {
+func Keep[P any](ctx context.Context, state *tfsdk.State, d *diag.Diagnostics, got *P, summary string, err error) {
 	if got != nil {
 		d.Append(state.Set(ctx, got)...)
 	}
-	report(d, summary, err)
+	Report(d, summary, err)
 }
 
-// priorState is the prior state of a plan as the model M: nil when there is none (a
-// create), and nil with the diagnostics when it does not decode.
-func priorState[M any](ctx context.Context, state tfsdk.State) (*M, diag.Diagnostics) {
+// PriorState is the prior state of a plan as the model M: nil when there is none (a
+// Create), and nil with the diagnostics when it does not decode.
+func PriorState[M any](ctx context.Context, state tfsdk.State) (*M, diag.Diagnostics) {
 	if state.Raw.IsNull() {
 		return nil, nil
 	}
@@ -128,57 +128,57 @@ func priorState[M any](ctx context.Context, state tfsdk.State) (*M, diag.Diagnos
 	return &m, nil
 }
 
-// attributeError is an error caused by one attribute's value: report points the
+// AttributeError is an error caused by one attribute's value: report points the
 // diagnostic at it (Terraform then shows the line of the configuration).
-type attributeError struct {
-	path path.Path
-	err  error
+type AttributeError struct {
+	Path path.Path
+	Err  error
 }
 
-func (e *attributeError) Error() string { return e.err.Error() }
-func (e *attributeError) Unwrap() error { return e.err }
+func (e *AttributeError) Error() string { return e.Err.Error() }
+func (e *AttributeError) Unwrap() error { return e.Err }
 
-// atAttribute marks err as caused by the attribute at p (nil stays nil).
-func atAttribute(p path.Path, err error) error {
+// AtAttribute marks err as caused by the attribute at p (nil stays nil).
+func AtAttribute(p path.Path, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &attributeError{p, err}
+	return &AttributeError{p, err}
 }
 
-// report adds err, when there is one, as an error headed summary: at its attribute when
-// it is an attributeError.
-func report(d *diag.Diagnostics, summary string, err error) {
-	var ae *attributeError
+// Report adds err, when there is one, as an error headed summary: at its attribute when
+// it is an AttributeError.
+func Report(d *diag.Diagnostics, summary string, err error) {
+	var ae *AttributeError
 	switch {
 	case err == nil:
 	case errors.As(err, &ae):
-		d.AddAttributeError(ae.path, summary, err.Error())
+		d.AddAttributeError(ae.Path, summary, err.Error())
 	default:
 		d.AddError(summary, err.Error())
 	}
 }
 
-// sentence is an error whose message is a sentence for users, shown as the detail of a
+// Sentence is an error whose message is a sentence for users, shown as the detail of a
 // diagnostic as it is (capitalised, with its full stop), where a wrapped Go error would
 // read as a fragment. err, when given as an argument, is wrapped with %w as usual.
-func sentence(format string, args ...any) error { return fmt.Errorf(format, args...) }
+func Sentence(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
-// readBackTimeout bounds readBack.
+// readBackTimeout bounds ReadBack.
 const readBackTimeout = time.Minute
 
-// readBack reads an object back after a create or update, on a deadline of its own (the
+// ReadBack reads an object back after a create or update, on a deadline of its own (the
 // work's may have run out while it waited), and waits while the daemon does not answer
 // (a restart, a link dropped right after the write) rather than fail a change that was
 // done: that would taint the object and have the next apply replace it for nothing.
-func readBack[P any](ctx context.Context, read func(context.Context) (P, error)) (P, error) {
+func ReadBack[P any](ctx context.Context, read func(context.Context) (P, error)) (P, error) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
 	var got P
 	var last error
 	err := poll.Until(rctx, poll.Options{Every: time.Second, Max: 5 * time.Second}, func(ctx context.Context) (bool, error) {
 		got, last = read(ctx)
-		return last == nil, nonTransport(last)
+		return last == nil, NonTransport(last)
 	})
 	if err != nil && last != nil {
 		return got, last
@@ -186,20 +186,20 @@ func readBack[P any](ctx context.Context, read func(context.Context) (P, error))
 	return got, err
 }
 
-// nonTransport is err unless it is a transport error (nil then): for checks that go on
+// NonTransport is err unless it is a transport error (nil then): for checks that go on
 // while the daemon is away.
-func nonTransport(err error) error {
+func NonTransport(err error) error {
 	if libvirt.IsTransport(err) {
 		return nil
 	}
 	return err
 }
 
-// validateSpec is the ValidateConfig of a resource whose model becomes a hostxml spec
+// ValidateSpec is the ValidateConfig of a resource whose model becomes a hostxml spec
 // (a network, a pool): the spec's own checks, each reported on its attribute as "Invalid
 // <what> <attribute>". A configuration with unknown values is checked as far as it is
-// known (toSpec says ok false when it cannot be built yet).
-func validateSpec[M any, S interface{ Validate() []hostxml.FieldError }](ctx context.Context, req resource.ValidateConfigRequest,
+// Known (toSpec says ok false when it cannot be built yet).
+func ValidateSpec[M any, S interface{ Validate() []hostxml.FieldError }](ctx context.Context, req resource.ValidateConfigRequest,
 	resp *resource.ValidateConfigResponse, what string, toSpec func(*M, context.Context) (S, bool, diag.Diagnostics)) {
 	var m M
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)

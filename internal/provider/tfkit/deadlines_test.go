@@ -1,4 +1,4 @@
-package provider
+package tfkit
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func planRequest(t *testing.T, plan, state *[2]string) resource.ModifyPlanReques
 }
 
 // The bound of a plan-time check: timeouts.read of the plan, of the state on destroy,
-// planTimeout when unset; the object is named from the attributes.
+// PlanTimeout when unset; the object is named from the attributes.
 func TestPlanContextBound(t *testing.T) {
 	cases := []struct {
 		name         string
@@ -52,12 +52,12 @@ func TestPlanContextBound(t *testing.T) {
 		wantSubjects string
 	}{
 		{"create, read set", &[2]string{"web-1", "3s"}, nil, 3 * time.Second, "Unable to plan libvirt_domain web-1"},
-		{"create, read unset", &[2]string{"web-1", ""}, nil, planTimeout, "Unable to plan libvirt_domain web-1"},
+		{"create, read unset", &[2]string{"web-1", ""}, nil, PlanTimeout, "Unable to plan libvirt_domain web-1"},
 		{"destroy: the state's", nil, &[2]string{"old", "7s"}, 7 * time.Second, "Unable to plan libvirt_domain old"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, d := planContext(context.Background(), planRequest(t, c.plan, c.state), nil, "libvirt_domain", "name")
+			ctx, d := PlanContext(context.Background(), planRequest(t, c.plan, c.state), nil, "libvirt_domain", "name")
 			defer d.cancel()
 			dl, ok := ctx.Deadline()
 			if !ok {
@@ -77,14 +77,14 @@ func TestPlanContextBound(t *testing.T) {
 // code swallowed the failure, errors that carry the deadline get the explanation (keeping
 // their attribute path); Ctrl-C (the caller's context ending) adds nothing.
 func TestDeadlineEnd(t *testing.T) {
-	expire := func(parent context.Context) *deadline {
+	expire := func(parent context.Context) *Deadline {
 		_, d := newDeadline(parent, nil, time.Millisecond, "Unable to plan libvirt_clone c1", "the bound")
 		<-d.ctx.Done()
 		return d
 	}
 	t.Run("swallowed", func(t *testing.T) {
 		var diags diag.Diagnostics
-		expire(context.Background()).end(&diags)
+		expire(context.Background()).End(&diags)
 		if diags.ErrorsCount() != 1 || diags[0].Summary() != "Unable to plan libvirt_clone c1" ||
 			!strings.Contains(diags[0].Detail(), "did not answer within 1ms (the bound)") {
 			t.Errorf("diags = %v", diags)
@@ -95,7 +95,7 @@ func TestDeadlineEnd(t *testing.T) {
 		diags.AddWarning("w", "context deadline exceeded but a warning")
 		diags.AddAttributeError(path.Root("source_domain_id"), "Unable to plan libvirt clone c1", "look up: context deadline exceeded (x)")
 		diags.AddError("other", "unrelated")
-		expire(context.Background()).end(&diags)
+		expire(context.Background()).End(&diags)
 		if diags.ErrorsCount() != 2 || len(diags) != 3 {
 			t.Fatalf("diags = %v", diags)
 		}
@@ -116,7 +116,7 @@ func TestDeadlineEnd(t *testing.T) {
 		_, d := newDeadline(parent, nil, time.Hour, "s", "b")
 		cancel()
 		var diags diag.Diagnostics
-		d.end(&diags)
+		d.End(&diags)
 		if diags.HasError() || d.ctx.Err() == nil {
 			t.Errorf("Ctrl-C: diags %v, ctx %v", diags, d.ctx.Err())
 		}
@@ -124,7 +124,7 @@ func TestDeadlineEnd(t *testing.T) {
 	t.Run("in time", func(t *testing.T) {
 		_, d := newDeadline(context.Background(), nil, time.Hour, "s", "b")
 		var diags diag.Diagnostics
-		d.end(&diags)
+		d.End(&diags)
 		if diags.HasError() || d.ctx.Err() == nil {
 			t.Errorf("diags %v, ctx not released: %v", diags, d.ctx.Err())
 		}
@@ -132,11 +132,11 @@ func TestDeadlineEnd(t *testing.T) {
 }
 
 func TestImportContextBound(t *testing.T) {
-	ctx, d := importContext(context.Background(), nil, "libvirt_volume", "default/x")
+	ctx, d := ImportContext(context.Background(), nil, "libvirt_volume", "default/x")
 	defer d.cancel()
 	dl, _ := ctx.Deadline()
-	if got := time.Until(dl); got > importTimeout || got < importTimeout-time.Second {
-		t.Errorf("deadline in %s, want %s", got, importTimeout)
+	if got := time.Until(dl); got > ImportTimeout || got < ImportTimeout-time.Second {
+		t.Errorf("deadline in %s, want %s", got, ImportTimeout)
 	}
 	if d.summary != "Unable to import libvirt_volume default/x" {
 		t.Errorf("summary %q", d.summary)

@@ -1,4 +1,4 @@
-package provider
+package tfkit
 
 import (
 	"context"
@@ -25,52 +25,52 @@ import (
 //     resource whose outcome can vanish (the domain acted on, the exported file) has its
 //     own Read, which removes it from state then, so that the next apply acts again.
 //
-// A resource embeds actionResource (the methods) and actionModel (the attributes) and
-// builds its schema with actionSchema; it writes only Create and what is its own.
+// A resource embeds ActionResource (the methods) and ActionModel (the attributes) and
+// builds its schema with ActionSchema; it writes only Create and what is its own.
 
-// actionResource is embedded by an action resource of model M: its Read, Update and
+// ActionResource is embedded by an action resource of model M: its Read, Update and
 // Delete as the contract says.
-type actionResource[M any] struct {
-	replacedOnly[M]
+type ActionResource[M any] struct {
+	ReplacedOnly[M]
 }
 
 // Read keeps the state as it is.
-func (*actionResource[M]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	keepState[M](ctx, req, resp)
+func (*ActionResource[M]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	KeepState[M](ctx, req, resp)
 }
 
 // Delete does nothing on the host.
-func (*actionResource[M]) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+func (*ActionResource[M]) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
-// replacedOnly is embedded by a resource of model M whose every attribute but
+// ReplacedOnly is embedded by a resource of model M whose every attribute but
 // `timeouts` (and those that only shape what comes later) replaces it: Update stores
 // the plan.
-type replacedOnly[M any] struct {
-	resourceBase
+type ReplacedOnly[M any] struct {
+	ResourceBase
 }
 
-func (*replacedOnly[M]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	storePlan[M](ctx, req, resp)
+func (*ReplacedOnly[M]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	StorePlan[M](ctx, req, resp)
 }
 
-// actionModel is the part of an action resource's model that the contract fixes.
-type actionModel struct {
-	withTimeouts
+// ActionModel is the part of an action resource's model that the contract fixes.
+type ActionModel struct {
+	WithTimeouts
 	ID       types.String `tfsdk:"id"`
 	Triggers types.Map    `tfsdk:"triggers"`
 }
 
-// actionSchema is what an action resource's schema says of its own; schema adds the
+// ActionSchema is what an action resource's schema says of its own; schema adds the
 // contract's `id`, `triggers` and a `timeouts` block of create only.
-type actionSchema struct {
-	description   string                      // the resource's
-	id, triggers  string                      // the descriptions of `id` and `triggers`
-	createTimeout string                      // the description of timeouts.create; "" for the framework's
-	attributes    map[string]schema.Attribute // its own
+type ActionSchema struct {
+	Description   string                      // the resource's
+	ID, Triggers  string                      // the descriptions of `id` and `triggers`
+	CreateTimeout string                      // the description of timeouts.create; "" for the framework's
+	Attributes    map[string]schema.Attribute // its own
 }
 
-func (a actionSchema) schema(ctx context.Context) schema.Schema {
-	attrs := map[string]schema.Attribute{"id": idAttribute(a.id), "triggers": triggersAttribute(a.triggers)}
-	maps.Copy(attrs, a.attributes)
-	return resourceSchema(ctx, a.description, timeouts.Opts{Create: true, CreateDescription: a.createTimeout}, attrs)
+func (a ActionSchema) Schema(ctx context.Context) schema.Schema {
+	attrs := map[string]schema.Attribute{"id": IDAttribute(a.ID), "triggers": TriggersAttribute(a.Triggers)}
+	maps.Copy(attrs, a.Attributes)
+	return ResourceSchema(ctx, a.Description, timeouts.Opts{Create: true, CreateDescription: a.CreateTimeout}, attrs)
 }

@@ -1,0 +1,45 @@
+package tfkit
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// DiagError is an attribute error collected while resolving configuration.
+type DiagError struct {
+	Path    path.Path
+	Summary string
+	Detail  string
+}
+
+func UnknownErr(p path.Path) DiagError {
+	return DiagError{Path: p, Summary: "Unknown provider configuration value",
+		Detail: fmt.Sprintf("The provider cannot connect while %s is unknown (it depends on a value known only after apply). "+
+			"Set it to a value known at plan time, e.g. a variable or a literal.", p)}
+}
+
+// AppendErrs adds collected errors to diagnostics.
+func AppendErrs(d *diag.Diagnostics, errs []DiagError) {
+	for _, e := range errs {
+		d.AddAttributeError(e.Path, e.Summary, e.Detail)
+	}
+}
+
+// ClientFrom is the shared Configure of every resource and data source: quiet when the
+// provider is not configured yet, a clear error when ProviderData is not our client.
+func ClientFrom(data any, d *diag.Diagnostics, kind string) *libvirt.Client {
+	if data == nil {
+		return nil
+	}
+	c, ok := data.(*libvirt.Client)
+	if !ok {
+		d.AddError("Unexpected "+kind+" Configure Type",
+			fmt.Sprintf("Expected *libvirt.Client, got: %T. Please report this issue to the provider developers.", data))
+		return nil
+	}
+	return c
+}
