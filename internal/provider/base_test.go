@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/snapshot"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/secret"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/host"
 	"context"
 	"strings"
 	"testing"
@@ -30,10 +33,10 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 		"libvirt_clone": &cloneModel{}, "libvirt_cloudinit_iso": &cloudinitISOModel{}, "libvirt_cluster_machine": &clusterMachineModel{},
 		"libvirt_dhcp_reservation": &dhcpReservationModel{}, "libvirt_domain": &domainModel{}, "libvirt_domain_power": &domainPowerModel{},
 		"libvirt_ignition": &ignitionModel{}, "libvirt_network": &networkModel{}, "libvirt_pool": &poolModel{},
-		"libvirt_snapshot": &snapshotModel{}, "libvirt_snapshot_revert": &snapshotRevertModel{}, "libvirt_volume": &volumeModel{},
-		"libvirt_volume_export": &volumeExportModel{}, "libvirt_secret": &secretModel{},
-		"data.libvirt_host": &hostModel{}, "data.libvirt_cluster": &clusterModel{}, "data.libvirt_domain": &domainDataModel{},
-		"data.libvirt_domains": &domainsModel{}, "data.libvirt_node_devices": &nodeDevicesModel{},
+		"libvirt_snapshot": &snapshot.Model{}, "libvirt_snapshot_revert": &snapshot.RevertModel{}, "libvirt_volume": &volumeModel{},
+		"libvirt_volume_export": &volumeExportModel{}, "libvirt_secret": &secret.Model{},
+		"data.libvirt_host": &host.Model{}, "data.libvirt_cluster": &clusterModel{}, "data.libvirt_domain": &domainDataModel{},
+		"data.libvirt_domains": &domainsModel{}, "data.libvirt_node_devices": &host.NodeDevicesModel{},
 		"data.libvirt_domain_console": &domainConsoleModel{},
 	}
 	for _, newR := range p.Resources(ctx) {

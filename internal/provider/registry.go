@@ -2,6 +2,11 @@ package provider
 
 import (
 	"context"
+	"slices"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/host"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/secret"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/snapshot"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 
@@ -49,11 +54,6 @@ var (
 	_ resource.ResourceWithImportState = (*clusterMachineResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*clusterMachineResource)(nil)
 
-	_ resource.ResourceWithConfigure   = (*snapshotResource)(nil)
-	_ resource.ResourceWithImportState = (*snapshotResource)(nil)
-
-	_ resource.ResourceWithConfigure = (*snapshotRevertResource)(nil)
-
 	_ resource.ResourceWithConfigure = (*domainPowerResource)(nil)
 
 	_ resource.ResourceWithConfigure        = (*ignitionResource)(nil)
@@ -67,49 +67,49 @@ var (
 
 	_ resource.ResourceWithConfigure = (*volumeExportResource)(nil)
 
-	_ resource.ResourceWithModifyPlan     = (*secretResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*secretResource)(nil)
-
-	_ datasource.DataSourceWithConfigure = (*hostDataSource)(nil)
-
 	_ datasource.DataSourceWithConfigure = (*clusterDataSource)(nil)
 
 	_ datasource.DataSourceWithConfigure        = (*domainDataSource)(nil)
 	_ datasource.DataSourceWithConfigValidators = (*domainDataSource)(nil)
 
 	_ datasource.DataSourceWithConfigure = (*domainsDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*nodeDevicesDataSource)(nil)
 	_ datasource.DataSourceWithConfigure = (*domainConsoleDataSource)(nil)
 )
 
 func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
-		tfkit.NewResource[domainResource]("domain"),
-		tfkit.NewResource[volumeResource]("volume"),
-		tfkit.NewResource[cloudinitISOResource]("cloudinit_iso"),
-		tfkit.NewResource[dhcpReservationResource]("dhcp_reservation"),
-		tfkit.NewResource[secretResource]("secret"),
-		tfkit.NewResource[networkResource]("network"),
-		tfkit.NewResource[poolResource]("pool"),
-		tfkit.NewResource[clusterMachineResource]("cluster_machine"),
-		tfkit.NewResource[snapshotResource]("snapshot"),
-		tfkit.NewResource[snapshotRevertResource]("snapshot_revert"),
-		tfkit.NewResource[domainPowerResource]("domain_power"),
-		tfkit.NewResource[ignitionResource]("ignition"),
-		tfkit.NewResource[cloneResource]("clone"),
-		tfkit.NewResource[volumeExportResource]("volume_export"),
-	}
+	return slices.Concat(
+		[]func() resource.Resource{ // the domain's, in this package until it moves
+			tfkit.NewResource[domainResource]("domain"),
+			tfkit.NewResource[domainPowerResource]("domain_power"),
+		},
+		[]func() resource.Resource{
+			tfkit.NewResource[volumeResource]("volume"),
+			tfkit.NewResource[cloudinitISOResource]("cloudinit_iso"),
+			tfkit.NewResource[dhcpReservationResource]("dhcp_reservation"),
+			tfkit.NewResource[networkResource]("network"),
+			tfkit.NewResource[poolResource]("pool"),
+			tfkit.NewResource[clusterMachineResource]("cluster_machine"),
+			tfkit.NewResource[ignitionResource]("ignition"),
+			tfkit.NewResource[cloneResource]("clone"),
+			tfkit.NewResource[volumeExportResource]("volume_export"),
+		},
+		secret.Resources(),
+		snapshot.Resources(),
+	)
 }
 
 func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		tfkit.NewDataSource[hostDataSource]("host"),
-		tfkit.NewDataSource[clusterDataSource]("cluster"),
-		tfkit.NewDataSource[domainDataSource]("domain"),
-		tfkit.NewDataSource[domainsDataSource]("domains"),
-		tfkit.NewDataSource[nodeDevicesDataSource]("node_devices"),
-		tfkit.NewDataSource[domainConsoleDataSource]("domain_console"),
-	}
+	return slices.Concat(
+		[]func() datasource.DataSource{ // the domain's, in this package until it moves
+			tfkit.NewDataSource[domainDataSource]("domain"),
+			tfkit.NewDataSource[domainsDataSource]("domains"),
+			tfkit.NewDataSource[domainConsoleDataSource]("domain_console"),
+		},
+		[]func() datasource.DataSource{
+			tfkit.NewDataSource[clusterDataSource]("cluster"),
+		},
+		host.DataSources(),
+	)
 }
 
 func (p *libvirtProvider) Functions(_ context.Context) []func() function.Function {

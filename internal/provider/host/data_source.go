@@ -1,4 +1,4 @@
-package provider
+package host
 
 import (
 	"context"
@@ -15,11 +15,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-type hostDataSource struct {
+type DataSource struct {
 	tfkit.DataSourceBase
 }
 
-type hostModel struct {
+type Model struct {
 	tfkit.DataTimeouts
 	hostSizeModel
 	ID                types.String `tfsdk:"id"`
@@ -35,7 +35,7 @@ type hostModel struct {
 	Firmware          []string     `tfsdk:"firmware"`
 }
 
-func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *DataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := map[string]schema.Attribute{
 		"id":                  tfkit.DataString("The connection URI (one host per provider instance)."),
 		"uri":                 tfkit.DataString("The libvirt URI the provider is connected to."),
@@ -55,11 +55,11 @@ func (d *hostDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 		"that a domain fits before anything is made.", attrs)
 }
 
-func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	uri := d.Client.URI().String()
 	tfkit.Lookup(ctx, req, resp, time.Minute,
-		func(*hostModel) string { return "libvirt host " + uri },
-		func(ctx context.Context, m *hostModel, _ *diag.Diagnostics) (*hostModel, error) {
+		func(*Model) string { return "libvirt host " + uri },
+		func(ctx context.Context, m *Model, _ *diag.Diagnostics) (*Model, error) {
 			info, err := d.Client.HostInfo(ctx)
 			if err != nil {
 				return nil, err
@@ -74,7 +74,7 @@ func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		})
 }
 
-func (m *hostModel) fromHostInfo(uri string, info *libvirt.HostInfo) {
+func (m *Model) fromHostInfo(uri string, info *libvirt.HostInfo) {
 	m.ID = types.StringValue(uri)
 	m.URI = types.StringValue(uri)
 	m.Hostname = types.StringValue(info.Hostname)

@@ -1,4 +1,4 @@
-package provider
+package secret
 
 import (
 	"context"
@@ -18,11 +18,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
-type secretResource struct {
+type Resource struct {
 	tfkit.ResourceBase
 }
 
-type secretModel struct {
+type Model struct {
 	tfkit.WithTimeouts
 	ID             types.String `tfsdk:"id"`
 	UUID           types.String `tfsdk:"uuid"`
@@ -36,20 +36,20 @@ type secretModel struct {
 	Private        types.Bool   `tfsdk:"private"`
 }
 
-func secretWhat(m *secretModel) string {
+func secretWhat(m *Model) string {
 	if tfkit.Known(m.ID) {
 		return fmt.Sprintf("secret %s (%s %s)", m.ID.ValueString(), m.UsageType.ValueString(), m.UsageName.ValueString())
 	}
 	return fmt.Sprintf("secret for %s %s", m.UsageType.ValueString(), m.UsageName.ValueString())
 }
 
-func (m *secretModel) spec() libvirt.SecretSpec {
+func (m *Model) spec() libvirt.SecretSpec {
 	return libvirt.SecretSpec{UUID: tfkit.StringOf(m.UUID), UsageType: m.UsageType.ValueString(), UsageName: m.UsageName.ValueString(),
 		Description: m.Description.ValueString(), Ephemeral: m.Ephemeral.ValueBool(), Private: m.Private.ValueBool()}
 }
 
 // fromSpec sets m from what libvirt has.
-func (m *secretModel) fromSpec(s *libvirt.SecretSpec) {
+func (m *Model) fromSpec(s *libvirt.SecretSpec) {
 	m.ID, m.UUID = types.StringValue(s.UUID), types.StringValue(s.UUID)
 	m.UsageType, m.UsageName, m.Description = types.StringValue(s.UsageType), types.StringValue(s.UsageName), tfkit.StringOrNull(s.Description)
 	m.Ephemeral, m.Private = types.BoolValue(s.Ephemeral), types.BoolValue(s.Private)
@@ -78,7 +78,7 @@ func secretText(usage string, b []byte) string {
 
 // configuredValue is the value the configuration sets (value, else value_wo, which only
 // the configuration holds), as libvirt is to store it; nil when it sets none.
-func configuredValue(ctx context.Context, plan *secretModel, config func(context.Context, any) diag.Diagnostics) ([]byte, error) {
+func configuredValue(ctx context.Context, plan *Model, config func(context.Context, any) diag.Diagnostics) ([]byte, error) {
 	text := plan.Value
 	if text.IsNull() {
 		var wo types.String
@@ -93,8 +93,8 @@ func configuredValue(ctx context.Context, plan *secretModel, config func(context
 	return secretBytes(plan.UsageType.ValueString(), text.ValueString())
 }
 
-func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	tfkit.Create(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, plan *secretModel, _ *diag.Diagnostics) (*secretModel, error) {
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	tfkit.Create(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, plan *Model, _ *diag.Diagnostics) (*Model, error) {
 		value, err := configuredValue(ctx, plan, func(ctx context.Context, v any) diag.Diagnostics {
 			return req.Config.GetAttribute(ctx, path.Root("value_wo"), v)
 		})
@@ -116,7 +116,7 @@ type secretCreator interface {
 // imported, not taken over. When the secret was made but cannot be read back, the plan
 // with its UUID is returned with the error, so that it is stored (tainted, replaced by the
 // next apply) and no secret is left on the host that the state does not track.
-func createSecret(ctx context.Context, c secretCreator, plan *secretModel, value []byte) (*secretModel, error) {
+func createSecret(ctx context.Context, c secretCreator, plan *Model, value []byte) (*Model, error) {
 	id, err := c.CreateSecret(ctx, plan.spec(), value)
 	var taken *libvirt.SecretExistsError
 	if errors.As(err, &taken) && taken.ByUUID {
@@ -139,8 +139,8 @@ func createSecret(ctx context.Context, c secretCreator, plan *secretModel, value
 
 // Update redefines the secret under its UUID (the description) and sets its value when
 // value or value_wo_version changed.
-func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	tfkit.Update(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, plan, state *secretModel, _ *diag.Diagnostics) (*secretModel, error) {
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	tfkit.Update(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, plan, state *Model, _ *diag.Diagnostics) (*Model, error) {
 		var value []byte
 		if !plan.Value.Equal(state.Value) || !plan.ValueWOVersion.Equal(state.ValueWOVersion) {
 			var err error
@@ -162,9 +162,9 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 }
 
 // Read reads the definition, and the value when state keeps one and libvirt shows it.
-func (r *secretResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	trackSecret(ctx, req.State)
-	tfkit.Refresh(ctx, req, resp, time.Minute, secretWhat, func(ctx context.Context, m *secretModel) (*secretModel, error) {
+	tfkit.Refresh(ctx, req, resp, time.Minute, secretWhat, func(ctx context.Context, m *Model) (*Model, error) {
 		s, err := r.Client.GetSecret(ctx, m.ID.ValueString())
 		if err != nil {
 			return nil, err
@@ -188,8 +188,8 @@ func (r *secretResource) Read(ctx context.Context, req resource.ReadRequest, res
 	})
 }
 
-func (r *secretResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	tfkit.Remove(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, state *secretModel, _ *diag.Diagnostics) error {
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	tfkit.Remove(ctx, req, resp, 2*time.Minute, secretWhat, func(ctx context.Context, state *Model, _ *diag.Diagnostics) error {
 		return r.Client.DeleteSecret(ctx, state.ID.ValueString())
 	})
 }
@@ -200,7 +200,7 @@ func (r *secretResource) Delete(ctx context.Context, req resource.DeleteRequest,
 const secretImportedKey = "imported"
 
 // ImportState takes the UUID.
-func (r *secretResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if !validators.UUIDRegexp.MatchString(req.ID) {
 		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("expected the secret's UUID (virsh secret-list), got %q", req.ID))
 		return
@@ -210,8 +210,8 @@ func (r *secretResource) ImportState(ctx context.Context, req resource.ImportSta
 }
 
 // ValidateConfig checks a ceph value's encoding at plan time.
-func (r *secretResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m secretModel
+func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m Model
 	if d := req.Config.Get(ctx, &m); d.HasError() || !tfkit.Known(m.UsageType) {
 		return
 	}

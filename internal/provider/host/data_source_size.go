@@ -1,4 +1,4 @@
-package provider
+package host
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"

@@ -1,4 +1,4 @@
-package provider
+package secret
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
-func (r *secretResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	value := path.MatchRoot("value")
 	resp.Schema = tfkit.ResourceSchema(ctx, "A libvirt secret: a key or passphrase libvirt hands to QEMU itself (a Ceph client key for rbd "+
 		"disks, an iSCSI CHAP password, a LUKS volume passphrase, a vTPM state key), so it never appears in a domain's XML. "+

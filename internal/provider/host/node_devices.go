@@ -1,4 +1,4 @@
-package provider
+package host
 
 import (
 	"context"
@@ -21,11 +21,11 @@ import (
 // find what a `hostdev` can pass through (a GPU and its audio function, a NIC's virtual
 // functions, a USB key, an mdev type).
 
-type nodeDevicesDataSource struct {
+type NodeDevicesDataSource struct {
 	tfkit.DataSourceBase
 }
 
-type nodeDevicesModel struct {
+type NodeDevicesModel struct {
 	tfkit.DataTimeouts
 	ID         types.String      `tfsdk:"id"`
 	Capability types.String      `tfsdk:"capability"`
@@ -60,7 +60,7 @@ type mdevTypeEntry struct {
 	AvailableInstances int64  `tfsdk:"available_instances"`
 }
 
-func (d *nodeDevicesDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *NodeDevicesDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = tfkit.DataSchema(ctx, "The host's devices as libvirt's node-device driver reports them (`virsh nodedev-list`), sorted by "+
 		"name: what a `libvirt_domain` `hostdev` can pass through. Values the host cannot tell are empty: vendor and product "+
 		"names need the host's hardware database, an IOMMU group needs an enabled IOMMU.", map[string]schema.Attribute{
@@ -112,10 +112,10 @@ func (d *nodeDevicesDataSource) Schema(ctx context.Context, _ datasource.SchemaR
 	})
 }
 
-func (d *nodeDevicesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+func (d *NodeDevicesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	tfkit.Lookup(ctx, req, resp, time.Minute,
-		func(*nodeDevicesModel) string { return "the node devices of " + d.Client.URI().String() },
-		func(ctx context.Context, m *nodeDevicesModel, _ *diag.Diagnostics) (*nodeDevicesModel, error) {
+		func(*NodeDevicesModel) string { return "the node devices of " + d.Client.URI().String() },
+		func(ctx context.Context, m *NodeDevicesModel, _ *diag.Diagnostics) (*NodeDevicesModel, error) {
 			var caps []string
 			if c := m.Capability.ValueString(); c != "" {
 				caps = append(caps, c)

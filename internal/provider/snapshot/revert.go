@@ -1,4 +1,4 @@
-package provider
+package snapshot
 
 import (
 	"context"
@@ -19,11 +19,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-type snapshotRevertResource struct {
-	tfkit.ActionResource[snapshotRevertModel]
+type RevertResource struct {
+	tfkit.ActionResource[RevertModel]
 }
 
-func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *RevertResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = tfkit.ActionSchema{
 		Description: "Reverts a domain to a `libvirt_snapshot` once, when this resource is created. Changing `triggers` " +
 			"(or `snapshot_id`) replaces the resource, which reverts again. Destroying it does nothing on the host.\n\n" +
@@ -44,21 +44,21 @@ func (r *snapshotRevertResource) Schema(ctx context.Context, _ resource.SchemaRe
 
 var snapshotIDRegexp = regexp.MustCompile(`^[^/]+/[^/\s]+$`)
 
-type snapshotRevertModel struct {
+type RevertModel struct {
 	tfkit.ActionModel
 	SnapshotID  types.String `tfsdk:"snapshot_id"`
 	RevertedAt  types.String `tfsdk:"reverted_at"`
 	DomainState types.String `tfsdk:"domain_state"`
 }
 
-func (m *snapshotRevertModel) what() string {
+func (m *RevertModel) what() string {
 	domain, name, _ := strings.Cut(m.SnapshotID.ValueString(), "/")
 	return fmt.Sprintf("revert of domain %s to snapshot %s", domain, name)
 }
 
-func (r *snapshotRevertResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	tfkit.Create(ctx, req, resp, 10*time.Minute, (*snapshotRevertModel).what,
-		func(ctx context.Context, plan *snapshotRevertModel, d *diag.Diagnostics) (*snapshotRevertModel, error) {
+func (r *RevertResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	tfkit.Create(ctx, req, resp, 10*time.Minute, (*RevertModel).what,
+		func(ctx context.Context, plan *RevertModel, d *diag.Diagnostics) (*RevertModel, error) {
 			domain, name, _ := strings.Cut(plan.SnapshotID.ValueString(), "/")
 			if err := r.Client.RevertSnapshot(ctx, domain, name); err != nil {
 				if errors.Is(err, libvirt.ErrNotFound) {

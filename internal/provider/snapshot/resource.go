@@ -1,4 +1,4 @@
-package provider
+package snapshot
 
 import (
 	"context"
@@ -24,13 +24,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// snapshotResource is an object, not an action (Read looks at it, Delete deletes it), but
+// Resource is an object, not an action (Read looks at it, Delete deletes it), but
 // like the actions it is never changed in place.
-type snapshotResource struct {
-	tfkit.ReplacedOnly[snapshotModel]
+type Resource struct {
+	tfkit.ReplacedOnly[Model]
 }
 
-func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = tfkit.ResourceSchema(ctx, "A snapshot of a domain, taken atomically. Two internal qcow2 kinds, both of which libvirt can "+
 		"revert (see `libvirt_snapshot_revert`) and delete, and a quiesced external one:\n\n"+
 		"- `memory = true`: a snapshot of a **running** domain with its RAM and device state; reverting brings the "+
@@ -66,7 +66,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		})
 }
 
-type snapshotModel struct {
+type Model struct {
 	tfkit.WithTimeouts
 	ID           types.String `tfsdk:"id"`
 	DomainID     types.String `tfsdk:"domain_id"`
@@ -79,7 +79,7 @@ type snapshotModel struct {
 }
 
 // fromSnapshot fills m from what libvirt recorded.
-func (m *snapshotModel) fromSnapshot(s *libvirt.Snapshot) {
+func (m *Model) fromSnapshot(s *libvirt.Snapshot) {
 	m.ID = types.StringValue(s.DomainUUID + "/" + s.Name)
 	m.Name = types.StringValue(s.Name)
 	m.Description = types.StringNull()
@@ -98,20 +98,20 @@ func (m *snapshotModel) fromSnapshot(s *libvirt.Snapshot) {
 
 // snapshotRef is the domain and snapshot name a state entry points at: the domain UUID
 // from the id once known (a domain renamed later is still found), else domain_id.
-func (m *snapshotModel) snapshotRef() (domain, name string) {
+func (m *Model) snapshotRef() (domain, name string) {
 	if d, n, ok := strings.Cut(m.ID.ValueString(), "/"); ok && d != "" && n != "" {
 		return d, n
 	}
 	return m.DomainID.ValueString(), m.Name.ValueString()
 }
 
-func (m *snapshotModel) what() string {
+func (m *Model) what() string {
 	domain, name := m.snapshotRef()
 	return fmt.Sprintf("snapshot %s of domain %s", name, domain)
 }
 
-func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	tfkit.Create(ctx, req, resp, 10*time.Minute, (*snapshotModel).what, func(ctx context.Context, plan *snapshotModel, _ *diag.Diagnostics) (*snapshotModel, error) {
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	tfkit.Create(ctx, req, resp, 10*time.Minute, (*Model).what, func(ctx context.Context, plan *Model, _ *diag.Diagnostics) (*Model, error) {
 		if plan.Name.IsUnknown() || plan.Name.IsNull() || plan.Name.ValueString() == "" {
 			plan.Name = types.StringValue("tfsnap-" + time.Now().UTC().Format("20060102-150405"))
 		}
@@ -143,8 +143,8 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	})
 }
 
-func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	tfkit.Refresh(ctx, req, resp, time.Minute, (*snapshotModel).what, func(ctx context.Context, m *snapshotModel) (*snapshotModel, error) {
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	tfkit.Refresh(ctx, req, resp, time.Minute, (*Model).what, func(ctx context.Context, m *Model) (*Model, error) {
 		domain, name := m.snapshotRef()
 		s, err := r.Client.GetSnapshot(ctx, domain, name)
 		if err != nil {
@@ -159,14 +159,14 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 // Delete deletes the snapshot; one whose whole domain is gone is deleted too.
-func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	tfkit.Remove(ctx, req, resp, 5*time.Minute, (*snapshotModel).what, func(ctx context.Context, m *snapshotModel, _ *diag.Diagnostics) error {
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	tfkit.Remove(ctx, req, resp, 5*time.Minute, (*Model).what, func(ctx context.Context, m *Model, _ *diag.Diagnostics) error {
 		domain, name := m.snapshotRef()
 		return r.Client.DeleteSnapshot(ctx, domain, name)
 	})
 }
 
-func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	ctx, bound := tfkit.ImportContext(ctx, r.Client, "libvirt_snapshot", req.ID)
 	defer bound.End(&resp.Diagnostics)
 	domain, name, ok := strings.Cut(req.ID, "/")
@@ -187,8 +187,8 @@ func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportS
 
 // ValidateConfig refuses quiesce with memory at plan time: libvirt quiesces disk-only
 // snapshots only.
-func (r *snapshotResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m snapshotModel
+func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m Model
 	if d := req.Config.Get(ctx, &m); d.HasError() {
 		return
 	}

@@ -1,4 +1,4 @@
-package provider
+package secret
 
 import (
 	"context"
@@ -38,8 +38,8 @@ func (f *fakeSecrets) GetSecret(_ context.Context, id string) (*libvirt.SecretSp
 	return &libvirt.SecretSpec{UUID: id, UsageType: "ceph", UsageName: "client.x"}, nil
 }
 
-func secretPlan() *secretModel {
-	return &secretModel{ID: types.StringUnknown(), UUID: types.StringUnknown(), UsageType: types.StringValue("ceph"),
+func secretPlan() *Model {
+	return &Model{ID: types.StringUnknown(), UUID: types.StringUnknown(), UsageType: types.StringValue("ceph"),
 		UsageName: types.StringValue("client.x"), Description: types.StringNull(), Ephemeral: types.BoolValue(false), Private: types.BoolValue(false)}
 }
 

@@ -1,4 +1,4 @@
-package provider
+package secret
 
 import (
 	"context"
@@ -29,7 +29,7 @@ var trackedSecrets sync.Map
 // and for the same UUID would overwrite that secret. An unreachable host leaves the check
 // to apply (Create checks again); a daemon that does not answer fails the plan when the
 // plan-time bound (timeouts.read, planTimeout when unset) runs out.
-func (r *secretResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if !req.State.Raw.IsNull() {
 		trackSecret(ctx, req.State)
 		return // not a create
@@ -37,7 +37,7 @@ func (r *secretResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if r.Client == nil || req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan secretModel
+	var plan Model
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() || !tfkit.Known(plan.UsageType) || !tfkit.Known(plan.UsageName) {
 		return
 	}
