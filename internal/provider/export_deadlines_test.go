@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
+
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -26,7 +28,7 @@ func SetPlanAndImportTimeoutsForTest(plan, imp time.Duration) (restore func()) {
 // ImportCloneForTest runs libvirt_clone's ImportState with id against c, as
 // `terraform import` does, and returns its diagnostics.
 func ImportCloneForTest(ctx context.Context, c *libvirt.Client, id string) diag.Diagnostics {
-	r := &cloneResource{ResourceBase: tfkit.ResourceBase{Client: c}}
+	r := &clone.Resource{ResourceBase: tfkit.ResourceBase{Client: c}}
 	var sr resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &sr)
 	resp := &resource.ImportStateResponse{State: tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"slices"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clustermachine"
+
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/host"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/secret"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/snapshot"
@@ -50,10 +53,6 @@ var (
 	_ resource.ResourceWithValidateConfig = (*poolResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*poolResource)(nil)
 
-	_ resource.ResourceWithConfigure   = (*clusterMachineResource)(nil)
-	_ resource.ResourceWithImportState = (*clusterMachineResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*clusterMachineResource)(nil)
-
 	_ resource.ResourceWithConfigure = (*domainPowerResource)(nil)
 
 	_ resource.ResourceWithConfigure        = (*ignitionResource)(nil)
@@ -61,13 +60,7 @@ var (
 	_ resource.ResourceWithImportState      = (*ignitionResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*ignitionResource)(nil)
 
-	_ resource.ResourceWithConfigure   = (*cloneResource)(nil)
-	_ resource.ResourceWithImportState = (*cloneResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*cloneResource)(nil)
-
 	_ resource.ResourceWithConfigure = (*volumeExportResource)(nil)
-
-	_ datasource.DataSourceWithConfigure = (*clusterDataSource)(nil)
 
 	_ datasource.DataSourceWithConfigure        = (*domainDataSource)(nil)
 	_ datasource.DataSourceWithConfigValidators = (*domainDataSource)(nil)
@@ -88,11 +81,11 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 			tfkit.NewResource[dhcpReservationResource]("dhcp_reservation"),
 			tfkit.NewResource[networkResource]("network"),
 			tfkit.NewResource[poolResource]("pool"),
-			tfkit.NewResource[clusterMachineResource]("cluster_machine"),
 			tfkit.NewResource[ignitionResource]("ignition"),
-			tfkit.NewResource[cloneResource]("clone"),
 			tfkit.NewResource[volumeExportResource]("volume_export"),
 		},
+		clone.Resources(),
+		clustermachine.Resources(),
 		secret.Resources(),
 		snapshot.Resources(),
 	)
@@ -105,16 +98,11 @@ func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.Dat
 			tfkit.NewDataSource[domainsDataSource]("domains"),
 			tfkit.NewDataSource[domainConsoleDataSource]("domain_console"),
 		},
-		[]func() datasource.DataSource{
-			tfkit.NewDataSource[clusterDataSource]("cluster"),
-		},
+		clustermachine.DataSources(),
 		host.DataSources(),
 	)
 }
 
 func (p *libvirtProvider) Functions(_ context.Context) []func() function.Function {
-	return []func() function.Function{
-		NewClusterMachineNameFunction,
-		NewMACFromNameFunction,
-	}
+	return clustermachine.Functions()
 }

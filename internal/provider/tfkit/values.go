@@ -49,3 +49,12 @@ func NullIfUnknown(vs ...*types.String) {
 		}
 	}
 }
+
+// NameOr is the value of n, or id when n is null, unknown or empty: what names an object
+// in a message before its name is known.
+func NameOr(n types.String, id string) string {
+	if !Known(n) || n.ValueString() == "" {
+		return id
+	}
+	return n.ValueString()
+}

@@ -1,4 +1,4 @@
-package provider
+package clustermachine
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 // machinePartsOf names the parts of the machine a model describes; the domain name and
 // MAC in state win over the derived ones (an imported machine's).
-func machinePartsOf(m *clusterMachineModel) workflow.MachineParts {
+func machinePartsOf(m *Model) workflow.MachineParts {
 	p := workflow.NewMachineParts(m.Namespace.ValueString(), m.Name.ValueString(), m.UID.ValueString(), m.Network.ValueString(), m.DomainPool.ValueString())
 	if tfkit.Known(m.DomainName) && m.DomainName.ValueString() != "" {
 		p.Domain = m.DomainName.ValueString()
@@ -27,7 +27,7 @@ func machinePartsOf(m *clusterMachineModel) workflow.MachineParts {
 }
 
 // machineRequest is the machine a plan asks for.
-func machineRequest(ctx context.Context, m *clusterMachineModel) workflow.MachineRequest {
+func machineRequest(ctx context.Context, m *Model) workflow.MachineRequest {
 	return workflow.MachineRequest{
 		Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(), UID: m.UID.ValueString(),
 		Network: m.Network.ValueString(), BasePool: m.BasePool.ValueString(), Image: m.Image.ValueString(),
@@ -37,7 +37,7 @@ func machineRequest(ctx context.Context, m *clusterMachineModel) workflow.Machin
 	}
 }
 
-func leaseTimeout(m *clusterMachineModel) time.Duration {
+func leaseTimeout(m *Model) time.Duration {
 	s := cmDefaultLeaseTimeout
 	if tfkit.Known(m.LeaseTimeout) {
 		s = m.LeaseTimeout.ValueString()
@@ -50,7 +50,7 @@ func leaseTimeout(m *clusterMachineModel) time.Duration {
 }
 
 // fillMachineComputed sets computed values that only depend on inputs.
-func fillMachineComputed(m *clusterMachineModel) {
+func fillMachineComputed(m *Model) {
 	p := machinePartsOf(m)
 	if !tfkit.Known(m.ID) {
 		m.ID = m.UID
@@ -73,7 +73,7 @@ func fillMachineComputed(m *clusterMachineModel) {
 // volume, the reservation, one look at the leases; it never waits). prior supplies what
 // the host does not keep; an imported machine (prior without namespace) is filled from
 // the domain's metadata and its seed.
-func (r *clusterMachineResource) read(ctx context.Context, id string, prior *clusterMachineModel) (*clusterMachineModel, error) {
+func (r *Resource) read(ctx context.Context, id string, prior *Model) (*Model, error) {
 	var place *workflow.MachinePlace
 	if tfkit.Known(prior.Namespace) && prior.Namespace.ValueString() != "" {
 		place = &workflow.MachinePlace{Network: prior.Network.ValueString(), Pool: prior.DomainPool.ValueString()}

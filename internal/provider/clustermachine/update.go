@@ -1,4 +1,4 @@
-package provider
+package clustermachine
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func planSizing(old machineSizing, vcpu uint, mem uint64) machineSizing {
 	return n
 }
 
-func sizingOf(m *clusterMachineModel) machineSizing {
+func sizingOf(m *Model) machineSizing {
 	return machineSizing{VCPU: uint(m.VCPU.ValueInt64()), MaxVCPU: uint(m.MaxVCPU.ValueInt64()),
 		MemMiB: uint64(m.MemoryMiB.ValueInt64()), MaxMemMiB: uint64(m.MaxMemoryMiB.ValueInt64())}
 }
@@ -51,15 +51,15 @@ func sizingOf(m *clusterMachineModel) machineSizing {
 // ModifyPlan shows at plan time the names the machine gets (domain_name, mac, and
 // provider_id when uid is known), how an update reaches it (update_method, a warning
 // before a restart) and the new ceilings; it refuses a disk shrink.
-func (r *clusterMachineResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan clusterMachineModel
+	var plan Model
 	if d := req.Plan.Get(ctx, &plan); d.HasError() {
 		return
 	}
-	state, _ := tfkit.PriorState[clusterMachineModel](ctx, req.State) // one that does not decode plans as a create
+	state, _ := tfkit.PriorState[Model](ctx, req.State) // one that does not decode plans as a create
 	if tfkit.Known(plan.Namespace) && tfkit.Known(plan.Name) {
 		dn := capi.DomainName(plan.Namespace.ValueString(), plan.Name.ValueString())
 		plan.DomainName = types.StringValue(dn)
@@ -114,16 +114,16 @@ func (r *clusterMachineResource) ModifyPlan(ctx context.Context, req resource.Mo
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (r *clusterMachineResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	tfkit.Update(ctx, req, resp, 20*time.Minute, func(m *clusterMachineModel) string { return "libvirt cluster machine " + machinePartsOf(m).Domain },
-		func(ctx context.Context, plan, state *clusterMachineModel, d *diag.Diagnostics) (*clusterMachineModel, error) {
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	tfkit.Update(ctx, req, resp, 20*time.Minute, func(m *Model) string { return "libvirt cluster machine " + machinePartsOf(m).Domain },
+		func(ctx context.Context, plan, state *Model, d *diag.Diagnostics) (*Model, error) {
 			return r.update(ctx, plan, state, d)
 		})
 }
 
 // update grows the disk, then takes the domain to the new sizing and power state
 // (workflow.Apply), waits for the lease of a machine it started, and reads it back.
-func (r *clusterMachineResource) update(ctx context.Context, plan, state *clusterMachineModel, d *diag.Diagnostics) (*clusterMachineModel, error) {
+func (r *Resource) update(ctx context.Context, plan, state *Model, d *diag.Diagnostics) (*Model, error) {
 	p := machinePartsOf(state)
 	uid := state.UID.ValueString()
 	plan.UID, plan.ID = state.UID, state.ID

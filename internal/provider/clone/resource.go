@@ -1,4 +1,4 @@
-package provider
+package clone
 
 import (
 	"context"
@@ -22,11 +22,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-type cloneResource struct {
+type Resource struct {
 	tfkit.ResourceBase
 }
 
-type cloneModel struct {
+type Model struct {
 	tfkit.WithTimeouts
 	ID             types.String `tfsdk:"id"`
 	SourceDomainID types.String `tfsdk:"source_domain_id"`
@@ -62,25 +62,25 @@ var cloneDiskAttrTypes = map[string]attr.Type{
 	"backing":   types.StringType,
 }
 
-func (r *cloneResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.Client = tfkit.ClientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // ModifyPlan checks at plan time what only the host can tell: the source exists and
 // has disks, the name is free, the sizing fits the ceilings; and replaces the clone
 // when it is to get fewer vCPUs.
-func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	ctx, bound := tfkit.PlanContext(ctx, req, r.Client, "libvirt_clone", "name")
 	defer bound.End(&resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.Client == nil {
 		return
 	}
-	var plan cloneModel
+	var plan Model
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state, d := tfkit.PriorState[cloneModel](ctx, req.State)
+	state, d := tfkit.PriorState[Model](ctx, req.State)
 	if resp.Diagnostics.Append(d...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -139,16 +139,16 @@ func (r *cloneResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 }
 
-func (r *cloneResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	tfkit.Refresh(ctx, req, resp, time.Minute,
-		func(m *cloneModel) string { return "libvirt clone " + nameOr(m.Name, m.ID.ValueString()) },
-		func(ctx context.Context, m *cloneModel) (*cloneModel, error) {
+		func(m *Model) string { return "libvirt clone " + tfkit.NameOr(m.Name, m.ID.ValueString()) },
+		func(ctx context.Context, m *Model) (*Model, error) {
 			return r.read(ctx, m.ID.ValueString(), m)
 		})
 }
 
 // read builds the model from the clone's persistent definition and its record there.
-func (r *cloneResource) read(ctx context.Context, id string, prior *cloneModel) (*cloneModel, error) {
+func (r *Resource) read(ctx context.Context, id string, prior *Model) (*Model, error) {
 	st, err := r.Client.GetDomainStatus(ctx, id)
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (r *cloneResource) read(ctx context.Context, id string, prior *cloneModel) 
 	if err != nil {
 		return nil, err
 	}
-	m := &cloneModel{
+	m := &Model{
 		ID:             types.StringValue(d.UUID),
 		SourceDomainID: types.StringValue(meta.SourceID),
 		Name:           types.StringValue(d.Name),
@@ -204,7 +204,7 @@ func (r *cloneResource) read(ctx context.Context, id string, prior *cloneModel) 
 	return m, nil
 }
 
-func fillCloneUnknowns(m *cloneModel) {
+func fillCloneUnknowns(m *Model) {
 	for _, v := range []*types.String{&m.Pool, &m.NVRAM} {
 		if v.IsUnknown() {
 			*v = types.StringNull()
@@ -223,11 +223,11 @@ func fillCloneUnknowns(m *cloneModel) {
 	}
 }
 
-func cloneWhat(m *cloneModel) string { return "libvirt clone " + nameOr(m.Name, m.ID.ValueString()) }
+func cloneWhat(m *Model) string { return "libvirt clone " + tfkit.NameOr(m.Name, m.ID.ValueString()) }
 
 // Update applies vcpu (growing only: fewer replace the clone), memory_mib and running.
-func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	tfkit.Update(ctx, req, resp, 10*time.Minute, cloneWhat, func(ctx context.Context, plan, state *cloneModel, _ *diag.Diagnostics) (*cloneModel, error) {
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	tfkit.Update(ctx, req, resp, 10*time.Minute, cloneWhat, func(ctx context.Context, plan, state *Model, _ *diag.Diagnostics) (*Model, error) {
 		id := state.ID.ValueString()
 		var vcpu uint
 		var mib uint64
@@ -238,7 +238,7 @@ func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			mib = uint64(plan.MemoryMiB.ValueInt64())
 		}
 		err := workflow.UpdateClone(ctx, r.Client, id, plan.Name.ValueString(), vcpu, mib, plan.Running.ValueBool())
-		got, rerr := tfkit.ReadBack(ctx, func(ctx context.Context) (*cloneModel, error) { return r.read(ctx, id, plan) })
+		got, rerr := tfkit.ReadBack(ctx, func(ctx context.Context) (*Model, error) { return r.read(ctx, id, plan) })
 		if rerr != nil {
 			return state, errors.Join(err, rerr)
 		}
@@ -248,8 +248,8 @@ func (r *cloneResource) Update(ctx context.Context, req resource.UpdateRequest, 
 
 // Delete removes the clone's domain (with its varstore) and the disks it owns
 // (workflow.DeleteClone: never a source's).
-func (r *cloneResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	tfkit.Remove(ctx, req, resp, 10*time.Minute, cloneWhat, func(ctx context.Context, state *cloneModel, d *diag.Diagnostics) error {
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	tfkit.Remove(ctx, req, resp, 10*time.Minute, cloneWhat, func(ctx context.Context, state *Model, d *diag.Diagnostics) error {
 		var disks []cloneDiskModel
 		if !state.Disks.IsNull() && !state.Disks.IsUnknown() {
 			d.Append(state.Disks.ElementsAs(ctx, &disks, false)...)
@@ -264,7 +264,7 @@ func (r *cloneResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	})
 }
 
-func (r *cloneResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	ctx, bound := tfkit.ImportContext(ctx, r.Client, "libvirt_clone", req.ID)
 	defer bound.End(&resp.Diagnostics)
 	if req.ID == "" {
@@ -286,4 +286,33 @@ func parseDomain(text string) (*libvirtxml.Domain, error) {
 		return nil, fmt.Errorf("parse domain XML: %w", err)
 	}
 	return &d, nil
+}
+
+// Create makes the clone (workflow.Clone: its disks, its varstore, its domain, all
+// removed again when a step fails) and reads it back.
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	tfkit.Create(ctx, req, resp, 30*time.Minute,
+		func(m *Model) string { return "libvirt clone " + m.Name.ValueString() },
+		func(ctx context.Context, plan *Model, d *diag.Diagnostics) (*Model, error) {
+			res, err := workflow.Clone(ctx, r.Client, workflow.CloneRequest{
+				SourceID: plan.SourceDomainID.ValueString(), Name: plan.Name.ValueString(), Mode: plan.Mode.ValueString(),
+				Pool: tfkit.StringOf(plan.Pool), VCPU: uint(plan.VCPU.ValueInt64()), MemoryMiB: uint64(plan.MemoryMiB.ValueInt64()),
+				CloudinitID: tfkit.StringOf(plan.CloudinitID), Running: plan.Running.ValueBool(),
+				Log: func(msg string, fields map[string]any) { tflog.Info(ctx, msg, fields) },
+			})
+			if err != nil {
+				return nil, err
+			}
+			for _, w := range res.Warnings {
+				d.AddWarning("The source of linked clone "+plan.Name.ValueString()+" is now its backing image", w)
+			}
+			got, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*Model, error) { return r.read(ctx, res.ID, plan) })
+			if err != nil {
+				// The clone exists and is complete: keep it tracked, report the failed read.
+				plan.ID = types.StringValue(res.ID)
+				fillCloneUnknowns(plan)
+				return plan, err
+			}
+			return got, nil
+		})
 }

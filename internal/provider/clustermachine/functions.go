@@ -1,4 +1,4 @@
-package provider
+package clustermachine
 
 import (
 	"context"
@@ -50,8 +50,8 @@ func (f stringFunction) Run(ctx context.Context, req function.RunRequest, resp *
 
 var _ function.Function = stringFunction{}
 
-// NewClusterMachineNameFunction is provider::libvirt::cluster_machine_name.
-func NewClusterMachineNameFunction() function.Function {
+// NewNameFunction is provider::libvirt::cluster_machine_name.
+func NewNameFunction() function.Function {
 	return stringFunction{
 		name:    "cluster_machine_name",
 		summary: "The libvirt domain name libvirt_cluster_machine gives a machine.",

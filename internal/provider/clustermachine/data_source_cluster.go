@@ -1,4 +1,4 @@
-package provider
+package clustermachine
 
 import (
 	"context"
@@ -16,11 +16,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
-type clusterDataSource struct {
+type ClusterDataSource struct {
 	tfkit.DataSourceBase
 }
 
-type clusterModel struct {
+type ClusterModel struct {
 	tfkit.DataTimeouts
 	ID         types.String `tfsdk:"id"`
 	Network    types.String `tfsdk:"network"`
@@ -31,7 +31,7 @@ type clusterModel struct {
 	Message    types.String `tfsdk:"message"`
 }
 
-func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *ClusterDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	name := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: desc, Required: true, Validators: []validator.String{stringvalidator.LengthAtLeast(1)}}
 	}
@@ -49,9 +49,9 @@ func (d *clusterDataSource) Schema(ctx context.Context, _ datasource.SchemaReque
 	})
 }
 
-func (d *clusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	tfkit.Lookup(ctx, req, resp, time.Minute, func(*clusterModel) string { return "cluster infrastructure on " + d.Client.URI().String() },
-		func(ctx context.Context, m *clusterModel, _ *diag.Diagnostics) (*clusterModel, error) {
+func (d *ClusterDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	tfkit.Lookup(ctx, req, resp, time.Minute, func(*ClusterModel) string { return "cluster infrastructure on " + d.Client.URI().String() },
+		func(ctx context.Context, m *ClusterModel, _ *diag.Diagnostics) (*ClusterModel, error) {
 			r, err := workflow.CheckInfrastructure(ctx, d.Client, m.Network.ValueString(), m.BasePool.ValueString(), m.DomainPool.ValueString())
 			if err != nil {
 				return nil, err

@@ -1,4 +1,4 @@
-package provider
+package clustermachine
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 
 var nonBlank = regexp.MustCompile(`\S`)
 
-func (r *clusterMachineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	required := func(desc string) schema.StringAttribute {
 		return tfkit.RequiredReplace(desc+" Changing it replaces the machine.", stringvalidator.RegexMatches(nonBlank, "must not be empty"))
 	}

@@ -1,4 +1,4 @@
-package provider
+package clustermachine
 
 import (
 	"context"
@@ -19,16 +19,16 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*clusterMachineResource)(nil)
-	_ resource.ResourceWithImportState = (*clusterMachineResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*clusterMachineResource)(nil)
+	_ resource.ResourceWithConfigure   = (*Resource)(nil)
+	_ resource.ResourceWithImportState = (*Resource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*Resource)(nil)
 )
 
 // NewClusterMachineResource is the libvirt_cluster_machine resource: a Cluster API style
 // machine made of a qcow2 overlay, a NoCloud seed, a DHCP reservation and a domain, all
 // named by the rules of internal/capi. Its create, delete and read are
 // internal/workflow's (machine*.go); this file translates.
-type clusterMachineResource struct {
+type Resource struct {
 	tfkit.ResourceBase
 }
 
@@ -42,7 +42,7 @@ const (
 	cmShutdownTimeout     = workflow.MachineShutdownTimeout
 )
 
-type clusterMachineModel struct {
+type Model struct {
 	tfkit.WithTimeouts
 	ID           types.String `tfsdk:"id"`
 	Namespace    types.String `tfsdk:"namespace"`
@@ -70,16 +70,16 @@ type clusterMachineModel struct {
 
 // machineWhat names a machine in messages: by its namespace and name while it is made,
 // by its domain afterwards.
-func machineWhat(m *clusterMachineModel) string {
-	return "libvirt cluster machine " + nameOr(m.DomainName, m.ID.ValueString())
+func machineWhat(m *Model) string {
+	return "libvirt cluster machine " + tfkit.NameOr(m.DomainName, m.ID.ValueString())
 }
 
-func (r *clusterMachineResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	tfkit.Create(ctx, req, resp, 20*time.Minute,
-		func(m *clusterMachineModel) string {
+		func(m *Model) string {
 			return fmt.Sprintf("libvirt cluster machine %s/%s (domain %s)", m.Namespace.ValueString(), m.Name.ValueString(), machinePartsOf(m).Domain)
 		},
-		func(ctx context.Context, plan *clusterMachineModel, d *diag.Diagnostics) (*clusterMachineModel, error) {
+		func(ctx context.Context, plan *Model, d *diag.Diagnostics) (*Model, error) {
 			if !tfkit.Known(plan.UID) || plan.UID.ValueString() == "" {
 				plan.UID = types.StringValue(uuid.NewString())
 			}
@@ -108,8 +108,8 @@ func (r *clusterMachineResource) Create(ctx context.Context, req resource.Create
 
 // readBack reads the machine into state after create or update and returns err (the
 // change's own) or the read's failure; a machine that cannot be read is stored as planned.
-func (r *clusterMachineResource) readBack(ctx context.Context, plan *clusterMachineModel, err error) (*clusterMachineModel, error) {
-	got, rerr := tfkit.ReadBack(ctx, func(ctx context.Context) (*clusterMachineModel, error) {
+func (r *Resource) readBack(ctx context.Context, plan *Model, err error) (*Model, error) {
+	got, rerr := tfkit.ReadBack(ctx, func(ctx context.Context) (*Model, error) {
 		return r.read(ctx, plan.UID.ValueString(), plan)
 	})
 	if rerr != nil {
@@ -128,22 +128,22 @@ func (r *clusterMachineResource) readBack(ctx context.Context, plan *clusterMach
 	return got, err
 }
 
-func (r *clusterMachineResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	tfkit.Refresh(ctx, req, resp, time.Minute, machineWhat, func(ctx context.Context, m *clusterMachineModel) (*clusterMachineModel, error) {
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	tfkit.Refresh(ctx, req, resp, time.Minute, machineWhat, func(ctx context.Context, m *Model) (*Model, error) {
 		return r.read(ctx, m.ID.ValueString(), m)
 	})
 }
 
-func (r *clusterMachineResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	tfkit.Remove(ctx, req, resp, 10*time.Minute, func(m *clusterMachineModel) string { return "libvirt cluster machine " + machinePartsOf(m).Domain },
-		func(ctx context.Context, state *clusterMachineModel, _ *diag.Diagnostics) error {
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	tfkit.Remove(ctx, req, resp, 10*time.Minute, func(m *Model) string { return "libvirt cluster machine " + machinePartsOf(m).Domain },
+		func(ctx context.Context, state *Model, _ *diag.Diagnostics) error {
 			return workflow.DeleteMachine(ctx, r.Client, machinePartsOf(state))
 		})
 }
 
 // ImportState takes the domain's name or UUID; Read fills in the rest from the domain's
 // metadata and its seed.
-func (r *clusterMachineResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if req.ID == "" {
 		resp.Diagnostics.AddError("Invalid import id", "expected the machine's domain name or its uid, got an empty string")
 		return

@@ -1,4 +1,4 @@
-package provider
+package clone
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 )
 
-func (r *cloneResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A clone of an existing domain: a new domain with the source's definition (CPU, machine, firmware, " +
 			"devices, networks), a new UUID, new MACs (derived from the clone's name, never the source's), its own disks " +
