@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/storage"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clustermachine"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/snapshot"
@@ -32,11 +33,11 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	models := map[string]any{
-		"libvirt_clone": &clone.Model{}, "libvirt_cloudinit_iso": &cloudinitISOModel{}, "libvirt_cluster_machine": &clustermachine.Model{},
+		"libvirt_clone": &clone.Model{}, "libvirt_cloudinit_iso": &storage.CloudinitISOModel{}, "libvirt_cluster_machine": &clustermachine.Model{},
 		"libvirt_dhcp_reservation": &dhcpReservationModel{}, "libvirt_domain": &domainModel{}, "libvirt_domain_power": &domainPowerModel{},
-		"libvirt_ignition": &ignitionModel{}, "libvirt_network": &networkModel{}, "libvirt_pool": &poolModel{},
-		"libvirt_snapshot": &snapshot.Model{}, "libvirt_snapshot_revert": &snapshot.RevertModel{}, "libvirt_volume": &volumeModel{},
-		"libvirt_volume_export": &volumeExportModel{}, "libvirt_secret": &secret.Model{},
+		"libvirt_ignition": &storage.IgnitionModel{}, "libvirt_network": &networkModel{}, "libvirt_pool": &storage.PoolModel{},
+		"libvirt_snapshot": &snapshot.Model{}, "libvirt_snapshot_revert": &snapshot.RevertModel{}, "libvirt_volume": &storage.VolumeModel{},
+		"libvirt_volume_export": &storage.VolumeExportModel{}, "libvirt_secret": &secret.Model{},
 		"data.libvirt_host": &host.Model{}, "data.libvirt_cluster": &clustermachine.ClusterModel{}, "data.libvirt_domain": &domainDataModel{},
 		"data.libvirt_domains": &domainsModel{}, "data.libvirt_node_devices": &host.NodeDevicesModel{},
 		"data.libvirt_domain_console": &domainConsoleModel{},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/storage"
+
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clustermachine"
 
@@ -29,16 +31,6 @@ var (
 	_ resource.ResourceWithValidateConfig   = (*domainResource)(nil)
 	_ resource.ResourceWithUpgradeState     = (*domainResource)(nil)
 
-	_ resource.ResourceWithConfigure      = (*volumeResource)(nil)
-	_ resource.ResourceWithImportState    = (*volumeResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*volumeResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*volumeResource)(nil)
-
-	_ resource.ResourceWithConfigure      = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithImportState    = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*cloudinitISOResource)(nil)
-
 	_ resource.ResourceWithConfigure   = (*dhcpReservationResource)(nil)
 	_ resource.ResourceWithImportState = (*dhcpReservationResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*dhcpReservationResource)(nil)
@@ -48,19 +40,7 @@ var (
 	_ resource.ResourceWithValidateConfig = (*networkResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*networkResource)(nil)
 
-	_ resource.ResourceWithConfigure      = (*poolResource)(nil)
-	_ resource.ResourceWithImportState    = (*poolResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*poolResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*poolResource)(nil)
-
 	_ resource.ResourceWithConfigure = (*domainPowerResource)(nil)
-
-	_ resource.ResourceWithConfigure        = (*ignitionResource)(nil)
-	_ resource.ResourceWithModifyPlan       = (*ignitionResource)(nil)
-	_ resource.ResourceWithImportState      = (*ignitionResource)(nil)
-	_ resource.ResourceWithConfigValidators = (*ignitionResource)(nil)
-
-	_ resource.ResourceWithConfigure = (*volumeExportResource)(nil)
 
 	_ datasource.DataSourceWithConfigure        = (*domainDataSource)(nil)
 	_ datasource.DataSourceWithConfigValidators = (*domainDataSource)(nil)
@@ -76,18 +56,14 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 			tfkit.NewResource[domainPowerResource]("domain_power"),
 		},
 		[]func() resource.Resource{
-			tfkit.NewResource[volumeResource]("volume"),
-			tfkit.NewResource[cloudinitISOResource]("cloudinit_iso"),
 			tfkit.NewResource[dhcpReservationResource]("dhcp_reservation"),
 			tfkit.NewResource[networkResource]("network"),
-			tfkit.NewResource[poolResource]("pool"),
-			tfkit.NewResource[ignitionResource]("ignition"),
-			tfkit.NewResource[volumeExportResource]("volume_export"),
 		},
 		clone.Resources(),
 		clustermachine.Resources(),
 		secret.Resources(),
 		snapshot.Resources(),
+		storage.Resources(),
 	)
 }
 

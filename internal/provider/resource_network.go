@@ -94,7 +94,7 @@ func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.Mo
 	var cd, pd networkDHCPModel
 	resp.Diagnostics.Append(config.DHCP.As(ctx, &cd, basetypes.ObjectAsOptions{})...)
 	resp.Diagnostics.Append(plan.DHCP.As(ctx, &pd, basetypes.ObjectAsOptions{})...)
-	if resp.Diagnostics.HasError() || !cd.Ranges.IsNull() || pd.Enabled.IsUnknown() || !allKnown(plan.Addresses) {
+	if resp.Diagnostics.HasError() || !cd.Ranges.IsNull() || pd.Enabled.IsUnknown() || !tfkit.AllKnown(plan.Addresses) {
 		return
 	}
 	// An existing network keeps the ranges it has while its addresses stay: omitted
@@ -117,7 +117,7 @@ func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.Mo
 	ranges := types.ListNull(networkRangeType)
 	if pd.Enabled.ValueBool() {
 		var addrs []string
-		elementsOf(ctx, plan.Addresses, &addrs, &resp.Diagnostics)
+		tfkit.ElementsOf(ctx, plan.Addresses, &addrs, &resp.Diagnostics)
 		ranges = rangeList(netaddr.DefaultRanges((&hostxml.Network{Addresses: addrs}).Subnets()))
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("dhcp").AtName("ranges"), ranges)...)
@@ -136,7 +136,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 			return nil, err
 		}
 		if err := r.Client.CreateNetwork(ctx, def, plan.Active.ValueBool(), plan.Autostart.ValueBool()); err != nil {
-			return nil, errors.New(err.Error() + alreadyExistsHint(err, "libvirt_network", spec.Name) + subnetInUseHint(err))
+			return nil, errors.New(err.Error() + tfkit.AlreadyExistsHint(err, "libvirt_network", spec.Name) + subnetInUseHint(err))
 		}
 		return r.readBack(ctx, plan, "the network is gone right after it was created")
 	})

@@ -85,13 +85,13 @@ func dnsmasqOptionsAttribute() schema.ListAttribute {
 
 func dnsRecordsSpec(ctx context.Context, srv, txt types.Set, dns *hostxml.DNS, d *diag.Diagnostics) {
 	var ss []netSRVModel
-	elementsOf(ctx, srv, &ss, d)
+	tfkit.ElementsOf(ctx, srv, &ss, d)
 	for _, s := range ss {
 		dns.SRVs = append(dns.SRVs, hostxml.SRV{Service: s.Service.ValueString(), Protocol: s.Protocol.ValueString(), Domain: s.Domain.ValueString(),
 			Target: s.Target.ValueString(), Port: uintOf(s.Port), Priority: uintOf(s.Priority), Weight: uintOf(s.Weight)})
 	}
 	var ts []netTXTModel
-	elementsOf(ctx, txt, &ts, d)
+	tfkit.ElementsOf(ctx, txt, &ts, d)
 	for _, t := range ts {
 		dns.TXTs = append(dns.TXTs, hostxml.TXT{Name: t.Name.ValueString(), Value: t.Value.ValueString()})
 	}
@@ -100,9 +100,9 @@ func dnsRecordsSpec(ctx context.Context, srv, txt types.Set, dns *hostxml.DNS, d
 // dnsRecordValues are the srv and txt sets of what libvirt has. A record that prior
 // wrote with an explicit 0 keeps it (libvirt writes no 0).
 func dnsRecordValues(ctx context.Context, dns *hostxml.DNS, prior networkDNSModel, d *diag.Diagnostics) (srv, txt types.Set) {
-	st, tt := nestedType(networkDNSAttrTypes["srv"]), nestedType(networkDNSAttrTypes["txt"])
+	st, tt := tfkit.NestedType(networkDNSAttrTypes["srv"]), tfkit.NestedType(networkDNSAttrTypes["txt"])
 	var ps []netSRVModel
-	elementsOf(ctx, prior.SRV, &ps, d)
+	tfkit.ElementsOf(ctx, prior.SRV, &ps, d)
 	var svs, tvs []attr.Value
 	for _, s := range dns.SRVs {
 		m := netSRVModel{Service: types.StringValue(s.Service), Protocol: types.StringValue(s.Protocol), Domain: tfkit.StringOrNull(s.Domain),

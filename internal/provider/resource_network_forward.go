@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"reflect"
 	"slices"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
@@ -10,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
@@ -62,7 +60,7 @@ func networkForwardAttributes() map[string]schema.Attribute {
 				"Adding or removing the block, `dev` or `pf` replaces the network; `interfaces` change in place (network-update, " +
 				"no restart; a link a running guest uses cannot be removed: the plan says which guests use it).",
 			Optional:      true,
-			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(presenceChanged, "Adding or removing forward replaces the network.", "Adding or removing `forward` replaces the network.")},
+			PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(tfkit.PresenceChanged, "Adding or removing forward replaces the network.", "Adding or removing `forward` replaces the network.")},
 			Attributes: map[string]schema.Attribute{
 				"dev": schema.StringAttribute{MarkdownDescription: "A host link, e.g. `eth0`: the outgoing link (nat, route, open) or a pool of one link. Changing it replaces the network.",
 					Optional: true, Validators: ifname, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
@@ -77,7 +75,7 @@ func networkForwardAttributes() map[string]schema.Attribute {
 
 func routesSpec(ctx context.Context, l types.List, d *diag.Diagnostics) []hostxml.Route {
 	var ms []netRouteModel
-	elementsOf(ctx, l, &ms, d)
+	tfkit.ElementsOf(ctx, l, &ms, d)
 	var out []hostxml.Route
 	for _, m := range ms {
 		out = append(out, hostxml.Route{Address: m.Address.ValueString(), Gateway: m.Gateway.ValueString(), Metric: uintOf(m.Metric)})
@@ -86,7 +84,7 @@ func routesSpec(ctx context.Context, l types.List, d *diag.Diagnostics) []hostxm
 }
 
 func routesValue(ctx context.Context, rs []hostxml.Route, d *diag.Diagnostics) types.List {
-	t := nestedType(networkAttrTypes["routes"])
+	t := tfkit.NestedType(networkAttrTypes["routes"])
 	if len(rs) == 0 {
 		return types.ListNull(t)
 	}
@@ -133,7 +131,7 @@ func forwardModelOf(f *hostxml.Forward, prior *netForwardModel) *netForwardModel
 		for _, i := range prior.Interfaces {
 			p = append(p, i.ValueString())
 		}
-		if sameElements(p, ifaces) {
+		if tfkit.SameElements(p, ifaces) {
 			ifaces = p
 		}
 	}
@@ -141,53 +139,4 @@ func forwardModelOf(f *hostxml.Forward, prior *netForwardModel) *netForwardModel
 		m.Interfaces = append(m.Interfaces, types.StringValue(i))
 	}
 	return m
-}
-
-// nestedType is the object type of a list or set of nested objects.
-func nestedType(t attr.Type) types.ObjectType {
-	var e attr.Type
-	switch c := t.(type) {
-	case types.ListType:
-		e = c.ElemType
-	case types.SetType:
-		e = c.ElemType
-	}
-	o, _ := e.(types.ObjectType)
-	return o
-}
-
-// modelKnown reports whether no framework value inside the model structs vs (pointers,
-// slices and structs of them) is unknown.
-func modelKnown(vs ...any) bool {
-	for _, v := range vs {
-		if !valueKnown(reflect.ValueOf(v)) {
-			return false
-		}
-	}
-	return true
-}
-
-func valueKnown(v reflect.Value) bool {
-	if v.IsValid() && v.CanInterface() {
-		if a, ok := v.Interface().(attr.Value); ok {
-			return allKnown(a)
-		}
-	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		return v.IsNil() || valueKnown(v.Elem())
-	case reflect.Slice:
-		for i := range v.Len() {
-			if !valueKnown(v.Index(i)) {
-				return false
-			}
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if !valueKnown(v.Field(i)) {
-				return false
-			}
-		}
-	}
-	return true
 }

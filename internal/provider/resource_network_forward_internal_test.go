@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -51,14 +53,14 @@ func TestNetworkModelBeyondNAT(t *testing.T) {
 		}
 		var pgs []netPortGroupModel
 		var dg diag.Diagnostics
-		elementsOf(ctx, prior.PortGroups, &pgs, &dg)
+		tfkit.ElementsOf(ctx, prior.PortGroups, &pgs, &dg)
 		for i := range pgs {
 			if !pgs[i].Default.ValueBool() {
 				pgs[i].Default = types.BoolValue(false) // written explicitly
 			}
 		}
 		if len(pgs) > 0 {
-			prior.PortGroups, _ = types.SetValueFrom(ctx, nestedType(networkAttrTypes["port_groups"]), pgs)
+			prior.PortGroups, _ = types.SetValueFrom(ctx, tfkit.NestedType(networkAttrTypes["port_groups"]), pgs)
 		}
 		got := prior
 		if err := got.fromState(ctx, st, prior); err != nil {
@@ -82,7 +84,7 @@ func TestNetworkModelBeyondNAT(t *testing.T) {
 			t.Errorf("%s: dev %s read back, but the configuration gave interfaces only", n.Name, got.Forward.Dev)
 		}
 		var gotPGs []netPortGroupModel
-		elementsOf(ctx, got.PortGroups, &gotPGs, &dg)
+		tfkit.ElementsOf(ctx, got.PortGroups, &gotPGs, &dg)
 		if dg.HasError() {
 			t.Fatal(dg)
 		}

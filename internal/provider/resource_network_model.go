@@ -87,13 +87,13 @@ var (
 		"ranges":  types.ListType{ElemType: networkRangeType},
 		"hosts":   types.SetType{ElemType: networkDHCPHostType},
 	}
-	networkDNSAttrTypes = withTypes(dnsRecordAttributes(), map[string]attr.Type{
+	networkDNSAttrTypes = tfkit.WithTypes(dnsRecordAttributes(), map[string]attr.Type{
 		"enabled":    types.BoolType,
 		"hosts":      types.SetType{ElemType: networkDNSHostType},
 		"forwarders": types.ListType{ElemType: networkForwarderType},
 	})
 	// networkAttrTypes are the types of the attributes beyond NAT, from their schema.
-	networkAttrTypes = withTypes(networkExtraAttributes(), map[string]attr.Type{})
+	networkAttrTypes = tfkit.WithTypes(networkExtraAttributes(), map[string]attr.Type{})
 )
 
 // networkExtraAttributes are the network's attributes beyond NAT.
@@ -103,49 +103,12 @@ func networkExtraAttributes() map[string]schema.Attribute {
 	return attrs
 }
 
-// withTypes adds the types of attrs to types.
-func withTypes(attrs map[string]schema.Attribute, types map[string]attr.Type) map[string]attr.Type {
-	for k, a := range attrs {
-		types[k] = a.GetType()
-	}
-	return types
-}
-
-// known reports whether no value (nor anything nested in it) is unknown.
-func allKnown(vs ...attr.Value) bool {
-	for _, v := range vs {
-		if v == nil {
-			continue
-		}
-		if v.IsUnknown() {
-			return false
-		}
-		switch t := v.(type) {
-		case basetypes.ListValue:
-			if !allKnown(t.Elements()...) {
-				return false
-			}
-		case basetypes.SetValue:
-			if !allKnown(t.Elements()...) {
-				return false
-			}
-		case basetypes.ObjectValue:
-			for _, a := range t.Attributes() {
-				if !allKnown(a) {
-					return false
-				}
-			}
-		}
-	}
-	return true
-}
-
 // toSpec turns the model into a spec. ok is false when a value is unknown (not yet
 // known at plan time): callers then skip what needs the whole spec.
 func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bool, diags diag.Diagnostics) {
 	// bridge is unknown in a create plan when libvirt is to pick it: that is "".
-	if !allKnown(m.Name, m.Mode, m.MTU, m.Domain, m.Addresses, m.DHCP, m.DNS, m.Routes, m.PortGroups, m.DnsmasqOptions) ||
-		!modelKnown(m.Forward, m.VLAN, m.VirtualPort, m.Bandwidth) ||
+	if !tfkit.AllKnown(m.Name, m.Mode, m.MTU, m.Domain, m.Addresses, m.DHCP, m.DNS, m.Routes, m.PortGroups, m.DnsmasqOptions) ||
+		!tfkit.ModelKnown(m.Forward, m.VLAN, m.VirtualPort, m.Bandwidth) ||
 		(m.Bridge.IsUnknown() && m.Mode.ValueString() == hostxml.ModeBridge && m.Forward == nil) {
 		return nil, false, nil
 	}
@@ -156,16 +119,16 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 	if !m.MTU.IsNull() {
 		n.MTU = uint(max(m.MTU.ValueInt64(), 0))
 	}
-	elementsOf(ctx, m.Addresses, &n.Addresses, &diags)
+	tfkit.ElementsOf(ctx, m.Addresses, &n.Addresses, &diags)
 	n.Routes, n.Forward, n.PortGroups = routesSpec(ctx, m.Routes, &diags), forwardSpec(m.Forward), portGroupsSpec(ctx, m.PortGroups, &diags)
 	n.VLAN, n.VirtualPort, n.Bandwidth = vlanSpec(m.VLAN), virtualPortSpec(m.VirtualPort), bandwidthSpec(m.Bandwidth)
-	elementsOf(ctx, m.DnsmasqOptions, &n.DnsmasqOptions, &diags)
+	tfkit.ElementsOf(ctx, m.DnsmasqOptions, &n.DnsmasqOptions, &diags)
 	if !m.DHCP.IsNull() {
 		var d networkDHCPModel
 		diags.Append(m.DHCP.As(ctx, &d, basetypes.ObjectAsOptions{})...)
 		n.DHCP = &hostxml.DHCP{Enabled: d.Enabled.IsNull() || d.Enabled.ValueBool(), ManageHosts: !d.Hosts.IsNull()}
 		var ranges []networkRangeModel
-		elementsOf(ctx, d.Ranges, &ranges, &diags)
+		tfkit.ElementsOf(ctx, d.Ranges, &ranges, &diags)
 		for i, r := range ranges {
 			rg, err := netaddr.ParseRange(r.Start.ValueString(), r.End.ValueString())
 			if err != nil {
@@ -175,7 +138,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 			n.DHCP.Ranges = append(n.DHCP.Ranges, rg)
 		}
 		var hosts []networkDHCPHostModel
-		elementsOf(ctx, d.Hosts, &hosts, &diags)
+		tfkit.ElementsOf(ctx, d.Hosts, &hosts, &diags)
 		for _, h := range hosts {
 			n.DHCP.Hosts = append(n.DHCP.Hosts, netaddr.DHCPHost{MAC: h.MAC.ValueString(), IP: h.IP.ValueString(), Name: tfkit.StringOf(h.Hostname)})
 		}
@@ -185,14 +148,14 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 		diags.Append(m.DNS.As(ctx, &d, basetypes.ObjectAsOptions{})...)
 		n.DNS = &hostxml.DNS{Enabled: d.Enabled.IsNull() || d.Enabled.ValueBool(), ManageHosts: !d.Hosts.IsNull()}
 		var hosts []networkDNSHostModel
-		elementsOf(ctx, d.Hosts, &hosts, &diags)
+		tfkit.ElementsOf(ctx, d.Hosts, &hosts, &diags)
 		for _, h := range hosts {
 			dh := netaddr.DNSHost{IP: h.IP.ValueString()}
-			elementsOf(ctx, h.Hostnames, &dh.Hostnames, &diags)
+			tfkit.ElementsOf(ctx, h.Hostnames, &dh.Hostnames, &diags)
 			n.DNS.Hosts = append(n.DNS.Hosts, dh)
 		}
 		var fwds []networkForwarderModel
-		elementsOf(ctx, d.Forwarders, &fwds, &diags)
+		tfkit.ElementsOf(ctx, d.Forwarders, &fwds, &diags)
 		for _, f := range fwds {
 			n.DNS.Forwarders = append(n.DNS.Forwarders, hostxml.Forwarder{Addr: tfkit.StringOf(f.Addr), Domain: tfkit.StringOf(f.Domain)})
 		}
@@ -204,22 +167,13 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 // specNow is toSpec at apply time, when every value is known.
 func (m *networkModel) specNow(ctx context.Context) (*hostxml.Network, error) {
 	spec, ok, diags := m.toSpec(ctx)
-	if err := diagsErr(diags); err != nil {
+	if err := tfkit.DiagsErr(diags); err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, errors.New("a value is still unknown at apply time")
 	}
 	return spec, nil
-}
-
-// diagsErr is the errors among diags as one error (nil when there are none).
-func diagsErr(diags diag.Diagnostics) error {
-	var errs []error
-	for _, d := range diags.Errors() {
-		errs = append(errs, fmt.Errorf("%s: %s", d.Summary(), d.Detail()))
-	}
-	return errors.Join(errs...)
 }
 
 // rangeList is ranges as the `dhcp.ranges` attribute holds them.
@@ -259,7 +213,7 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 
 	// addresses: keep the way each was written when it means the same.
 	var priorAddrs []string
-	elementsOf(ctx, prior.Addresses, &priorAddrs, &diags)
+	tfkit.ElementsOf(ctx, prior.Addresses, &priorAddrs, &diags)
 	addrs := make([]attr.Value, len(n.Addresses))
 	for i, a := range n.Addresses {
 		if i < len(priorAddrs) && netaddr.EquivalentCIDR(priorAddrs[i], a) {
@@ -267,11 +221,11 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 		}
 		addrs[i] = types.StringValue(a)
 	}
-	m.Addresses = listOrNull(types.StringType, addrs, prior.Addresses)
+	m.Addresses = tfkit.ListOrNull(types.StringType, addrs, prior.Addresses)
 
 	// dhcp
 	var pd networkDHCPModel
-	priorDHCP := priorObject(ctx, prior.DHCP, &pd, &diags)
+	priorDHCP := tfkit.PriorObject(ctx, prior.DHCP, &pd, &diags)
 	switch {
 	case n.DHCP == nil && priorDHCP && !pd.Enabled.ValueBool():
 		m.DHCP = types.ObjectValueMust(networkDHCPAttrTypes, map[string]attr.Value{
@@ -291,7 +245,7 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 					prior = append(prior, rg)
 				}
 			}
-			if sameElements(prior, n.DHCP.Ranges) {
+			if tfkit.SameElements(prior, n.DHCP.Ranges) {
 				n.DHCP.Ranges = prior
 			}
 		}
@@ -306,7 +260,7 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 
 	// dns
 	var pn networkDNSModel
-	priorDNS := priorObject(ctx, prior.DNS, &pn, &diags)
+	priorDNS := tfkit.PriorObject(ctx, prior.DNS, &pn, &diags)
 	if n.DNS == nil {
 		m.DNS = types.ObjectNull(networkDNSAttrTypes)
 	} else {
@@ -327,11 +281,11 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 		}
 		srv, txt := dnsRecordValues(ctx, n.DNS, pn, &diags)
 		m.DNS = types.ObjectValueMust(networkDNSAttrTypes, map[string]attr.Value{
-			"enabled": types.BoolValue(n.DNS.Enabled), "hosts": hostSet(networkDNSHostType, hosts, priorDNS, pn.Hosts), "forwarders": listOrNull(networkForwarderType, fwds, priorFwds),
+			"enabled": types.BoolValue(n.DNS.Enabled), "hosts": hostSet(networkDNSHostType, hosts, priorDNS, pn.Hosts), "forwarders": tfkit.ListOrNull(networkForwarderType, fwds, priorFwds),
 			"srv": srv, "txt": txt,
 		})
 	}
-	return diagsErr(diags)
+	return tfkit.DiagsErr(diags)
 }
 
 // hostSet is the `hosts` of a network's dhcp or dns block: the entries libvirt has when
@@ -340,63 +294,9 @@ func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, 
 func hostSet(t attr.Type, hosts []attr.Value, hadPrior bool, priorHosts types.Set) types.Set {
 	switch {
 	case hadPrior && !priorHosts.IsNull(): // managed here
-		return types.SetValueMust(t, nonNilValues(hosts))
+		return types.SetValueMust(t, tfkit.NonNilValues(hosts))
 	case !hadPrior && len(hosts) > 0: // import: show what is there
 		return types.SetValueMust(t, hosts)
 	}
 	return types.SetNull(t)
-}
-
-// elementsOf reads the elements of a list or set c into target; a null or unknown c
-// leaves target as it is.
-func elementsOf(ctx context.Context, c interface {
-	attr.Value
-	ElementsAs(context.Context, any, bool) diag.Diagnostics
-}, target any, d *diag.Diagnostics) {
-	if !c.IsNull() && !c.IsUnknown() {
-		d.Append(c.ElementsAs(ctx, target, false)...)
-	}
-}
-
-// priorObject reads a prior model's object o into target, unknown parts as empty; false
-// (target untouched) when o is null or unknown.
-func priorObject(ctx context.Context, o types.Object, target any, d *diag.Diagnostics) bool {
-	if o.IsNull() || o.IsUnknown() {
-		return false
-	}
-	d.Append(o.As(ctx, target, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
-	return true
-}
-
-func nonNilValues(vs []attr.Value) []attr.Value {
-	if vs == nil {
-		return []attr.Value{}
-	}
-	return vs
-}
-
-// listOrNull is a list of vs, or null when vs is empty and prior was null (or unknown).
-func listOrNull(t attr.Type, vs []attr.Value, prior types.List) types.List {
-	if len(vs) == 0 && (prior.IsNull() || prior.IsUnknown()) {
-		return types.ListNull(t)
-	}
-	return types.ListValueMust(t, nonNilValues(vs))
-}
-
-// sameElements reports whether a and b hold the same elements, in any order.
-func sameElements[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	count := map[T]int{}
-	for _, x := range a {
-		count[x]++
-	}
-	for _, x := range b {
-		count[x]--
-		if count[x] < 0 {
-			return false
-		}
-	}
-	return true
 }

@@ -150,7 +150,7 @@ func virtualPortModelOf(p *hostxml.VirtualPort) *netVirtualPortModel {
 
 func portGroupsSpec(ctx context.Context, s types.Set, d *diag.Diagnostics) []hostxml.PortGroup {
 	var ms []netPortGroupModel
-	elementsOf(ctx, s, &ms, d)
+	tfkit.ElementsOf(ctx, s, &ms, d)
 	var out []hostxml.PortGroup
 	for _, m := range ms {
 		out = append(out, hostxml.PortGroup{Name: m.Name.ValueString(), Default: m.Default.ValueBool(), VLAN: vlanSpec(m.VLAN),
@@ -162,12 +162,12 @@ func portGroupsSpec(ctx context.Context, s types.Set, d *diag.Diagnostics) []hos
 // portGroupsValue is the port groups libvirt has, each in the form its namesake in prior
 // was written in (an explicit default = false, an implied trunk).
 func portGroupsValue(ctx context.Context, gs []hostxml.PortGroup, prior types.Set, d *diag.Diagnostics) types.Set {
-	t := nestedType(networkAttrTypes["port_groups"])
+	t := tfkit.NestedType(networkAttrTypes["port_groups"])
 	if len(gs) == 0 {
 		return types.SetNull(t)
 	}
 	var pm []netPortGroupModel
-	elementsOf(ctx, prior, &pm, d)
+	tfkit.ElementsOf(ctx, prior, &pm, d)
 	byName := map[string]netPortGroupModel{}
 	for _, p := range pm {
 		byName[p.Name.ValueString()] = p

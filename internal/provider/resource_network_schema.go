@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -24,12 +23,6 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
-
-// presenceChanged replaces the resource when a block is added or removed (changes inside
-// it are decided by its attributes).
-func presenceChanged(_ context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = req.StateValue.IsNull() != req.PlanValue.IsNull()
-}
 
 func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -98,7 +91,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"dhcp": schema.SingleNestedBlock{
 				MarkdownDescription: "DHCP served by dnsmasq. Without this block the network has no DHCP server. Adding or " +
 					"removing the block, `enabled` or `ranges` replaces the network; `hosts` change in place.",
-				PlanModifiers: replacedOnPresence("dhcp"),
+				PlanModifiers: tfkit.ReplacedOnPresence("dhcp"),
 				Attributes: map[string]schema.Attribute{
 					"enabled": enabledAttr("Serve DHCP. Default `true`; `false` is the same as no block."),
 					"ranges": schema.ListNestedAttribute{
@@ -138,7 +131,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "DNS served by dnsmasq on the host's addresses. Without this block libvirt's default applies " +
 					"(DNS on, nothing extra). Adding or removing the block, `enabled` or `forwarders` replaces the network; " +
 					"`hosts` change in place.",
-				PlanModifiers: replacedOnPresence("dns"),
+				PlanModifiers: tfkit.ReplacedOnPresence("dns"),
 				Attributes: withAttributes(dnsRecordAttributes(), map[string]schema.Attribute{
 					"enabled": enabledAttr("Serve DNS. Default `true`. `false` turns dnsmasq's DNS off (DHCP still works)."),
 					"hosts": schema.SetNestedAttribute{
@@ -168,12 +161,6 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 	}
 }
 
-// replacedOnPresence replaces the network when block is added or removed.
-func replacedOnPresence(block string) []planmodifier.Object {
-	return []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(presenceChanged,
-		"Adding or removing the "+block+" block replaces the network.", "Adding or removing the `"+block+"` block replaces the network.")}
-}
-
 // enabledAttr is a block's `enabled` switch: default true; a change replaces the network.
 func enabledAttr(desc string) schema.BoolAttribute {
 	return schema.BoolAttribute{MarkdownDescription: desc, Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -183,5 +170,5 @@ func enabledAttr(desc string) schema.BoolAttribute {
 // rangesReplace replaces the network unless it had ranges and keeps some (those change
 // with network-update).
 func rangesReplace(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !allKnown(req.PlanValue, req.StateValue) || len(req.PlanValue.Elements()) == 0 || len(req.StateValue.Elements()) == 0
+	resp.RequiresReplace = !tfkit.AllKnown(req.PlanValue, req.StateValue) || len(req.PlanValue.Elements()) == 0 || len(req.StateValue.Elements()) == 0
 }

@@ -43,6 +43,7 @@ var (
 	dataString          = tfkit.DataString
 	dataStrings         = tfkit.DataStrings
 	defaultString       = tfkit.DefaultString
+	diagsErr            = tfkit.DiagsErr
 	defaultedInt        = tfkit.DefaultedInt
 	domainNameAttribute = tfkit.DomainNameAttribute
 	keptString          = tfkit.KeptString

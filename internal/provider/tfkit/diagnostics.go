@@ -1,7 +1,10 @@
 package tfkit
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -42,4 +45,29 @@ func ClientFrom(data any, d *diag.Diagnostics, kind string) *libvirt.Client {
 		return nil
 	}
 	return c
+}
+
+// DiagsErr is the errors among diags as one error (nil when there are none).
+func DiagsErr(diags diag.Diagnostics) error {
+	var errs []error
+	for _, d := range diags.Errors() {
+		errs = append(errs, fmt.Errorf("%s: %s", d.Summary(), d.Detail()))
+	}
+	return errors.Join(errs...)
+}
+
+func ListShort(names []string) string {
+	if len(names) > 5 {
+		return strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more", len(names)-5)
+	}
+	return strings.Join(names, ", ")
+}
+
+// AlreadyExistsHint suggests importing when libvirt refuses a definition because an object
+// of that name exists.
+func AlreadyExistsHint(err error, typ, name string) string {
+	if err == nil || !strings.Contains(err.Error(), "already exists") {
+		return ""
+	}
+	return "\n\nAn object named " + strconv.Quote(name) + " exists on the host already: import it (terraform import " + typ + ".<name> " + name + ") or choose another name."
 }

@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -19,11 +19,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-type volumeResource struct {
+type VolumeResource struct {
 	tfkit.ResourceBase
 }
 
-type volumeModel struct {
+type VolumeModel struct {
 	storedVolume
 	tfkit.WithTimeouts
 	SourceURL       types.String `tfsdk:"source_url"`
@@ -39,13 +39,13 @@ type volumeModel struct {
 	volumeEncryptionPart
 }
 
-func (m *volumeModel) what() string { return "volume " + m.fullName() }
+func (m *VolumeModel) what() string { return "volume " + m.fullName() }
 
 // volumeSources are the attributes that say where a volume's content comes from: at most
 // one may be set.
 var volumeSources = []string{"source_url", "source_file", "backing_volume", "clone_from"}
 
-func (m *volumeModel) source(name string) types.String {
+func (m *VolumeModel) source(name string) types.String {
 	switch name {
 	case "source_url":
 		return m.SourceURL
@@ -61,8 +61,8 @@ func (m *volumeModel) source(name string) types.String {
 
 // ValidateConfig rejects at plan time what cannot work: two sources, a checksum with
 // nothing to check, an empty volume without a size, an overlay that is not qcow2.
-func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m volumeModel
+func (r *VolumeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m VolumeModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -125,11 +125,11 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 
 // ModifyPlan refuses to shrink a volume, when the volume is kept (a replacement may be
 // any size).
-func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *VolumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
 	}
-	state, plan, ok := tfkit.GetBoth[volumeModel](ctx, &resp.Diagnostics, req.State, req.Plan)
+	state, plan, ok := tfkit.GetBoth[VolumeModel](ctx, &resp.Diagnostics, req.State, req.Plan)
 	if !ok {
 		return
 	}
@@ -154,9 +154,9 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 }
 
-func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	tfkit.Create(ctx, req, resp, 30*time.Minute, (*volumeModel).what,
-		func(ctx context.Context, plan *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
+func (r *VolumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	tfkit.Create(ctx, req, resp, 30*time.Minute, (*VolumeModel).what,
+		func(ctx context.Context, plan *VolumeModel, d *diag.Diagnostics) (*VolumeModel, error) {
 			spec := libvirt.VolumeSpec{Pool: plan.Pool.ValueString(), Name: plan.Name.ValueString(), Format: plan.Format.ValueString(),
 				Perms: permsSpec(ctx, plan.Permissions, d), Encryption: plan.Encryption.toSpec()}
 			if !plan.CapacityBytes.IsNull() && !plan.CapacityBytes.IsUnknown() {
@@ -173,7 +173,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 }
 
 // notFoundHint says what to check when a pool or a source volume does not exist.
-func notFoundHint(err error, plan *volumeModel) string {
+func notFoundHint(err error, plan *VolumeModel) string {
 	if !errors.Is(err, libvirt.ErrNotFound) {
 		return ""
 	}
@@ -186,7 +186,7 @@ func notFoundHint(err error, plan *volumeModel) string {
 	return hint + "."
 }
 
-func (r *volumeResource) create(ctx context.Context, spec libvirt.VolumeSpec, plan *volumeModel) (*libvirt.VolumeInfo, error) {
+func (r *VolumeResource) create(ctx context.Context, spec libvirt.VolumeSpec, plan *VolumeModel) (*libvirt.VolumeInfo, error) {
 	switch {
 	case !plan.BackingVolume.IsNull():
 		ref, err := libvirt.ParseVolumeRef(plan.BackingVolume.ValueString())
@@ -231,8 +231,8 @@ func (r *volumeResource) create(ctx context.Context, spec libvirt.VolumeSpec, pl
 
 // Read keeps the stored format whatever libvirt reports now (fromInfo): a probe that
 // disagrees is a warning, never a change of state (which would replace the volume).
-func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	tfkit.RefreshWith(ctx, req, resp, 2*time.Minute, (*volumeModel).what, func(ctx context.Context, m *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
+func (r *VolumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	tfkit.RefreshWith(ctx, req, resp, 2*time.Minute, (*VolumeModel).what, func(ctx context.Context, m *VolumeModel, d *diag.Diagnostics) (*VolumeModel, error) {
 		info, err := r.Client.VolumeInfo(ctx, m.ref())
 		if err != nil {
 			return nil, err
@@ -243,9 +243,9 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 // Update grows the volume: capacity_bytes is the only attribute that changes in place.
-func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	tfkit.Update(ctx, req, resp, 10*time.Minute, (*volumeModel).what,
-		func(ctx context.Context, plan, state *volumeModel, d *diag.Diagnostics) (*volumeModel, error) {
+func (r *VolumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	tfkit.Update(ctx, req, resp, 10*time.Minute, (*VolumeModel).what,
+		func(ctx context.Context, plan, state *VolumeModel, d *diag.Diagnostics) (*VolumeModel, error) {
 			ref := state.ref()
 			if want := plan.CapacityBytes; !want.IsNull() && !want.IsUnknown() && !want.Equal(state.CapacityBytes) {
 				// libvirt resizes a volume as the format it reads it as: not one it misreads.
@@ -279,13 +279,13 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 		})
 }
 
-func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	deleteStored[volumeModel](ctx, r.Client, req, resp)
+func (r *VolumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	deleteStored[VolumeModel](ctx, r.Client, req, resp)
 }
 
 // ImportState accepts <pool>/<name> or the volume key and stores the key as id; Read
 // then fills in the rest. Sources cannot be known from the host and stay null.
-func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *VolumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	ctx, bound := tfkit.ImportContext(ctx, r.Client, "libvirt_volume", req.ID)
 	defer bound.End(&resp.Diagnostics)
 	ref, err := libvirt.ParseVolumeRef(req.ID)
@@ -298,7 +298,7 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 		resp.Diagnostics.AddError("Unable to import volume "+ref.String(), err.Error())
 		return
 	}
-	m := volumeModel{
+	m := VolumeModel{
 		SourceURL: types.StringNull(), SourceFile: types.StringNull(), BackingVolume: types.StringNull(),
 		CloneFrom: types.StringNull(), SourceChecksum: types.StringNull(), Format: types.StringNull(), Compression: types.StringNull(),
 		Permissions:  types.ObjectNull(volumePermsTypes),
@@ -315,7 +315,7 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 // qcow2 (replacing the volume at the next plan) and have the provider follow the backing
 // file the header names. What libvirt reports instead is returned as a doubt to warn
 // about; a raw volume's capacity is then its file's length, not the header's.
-func (m *volumeModel) fromInfo(info *libvirt.VolumeInfo) *formatDoubt {
+func (m *VolumeModel) fromInfo(info *libvirt.VolumeInfo) *formatDoubt {
 	m.storedVolume.fromInfo(info)
 	m.AllocationBytes = allocationRead(m.AllocationBytes, info)
 	m.Encryption = volumeEncryptionFrom(info.Encryption, m.Encryption)
@@ -343,7 +343,7 @@ func importedFormat(reported string) string {
 // formatDoubt is libvirt reading the volume as another format than the stored one.
 type formatDoubt struct{ volume, stored, reported string }
 
-func (m *volumeModel) formatDoubt(info *libvirt.VolumeInfo) *formatDoubt {
+func (m *VolumeModel) formatDoubt(info *libvirt.VolumeInfo) *formatDoubt {
 	if stored := m.Format.ValueString(); libvirt.FormatDisagrees(stored, info.Format) {
 		return &formatDoubt{volume: m.fullName(), stored: stored, reported: info.Format}
 	}

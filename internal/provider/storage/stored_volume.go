@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
-
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -17,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // storedVolume is the part of a model that names the volume an object lives in: a
@@ -212,4 +211,21 @@ func storedVolumeAttributes(nameDesc, poolDesc, pathDesc string, attrs map[strin
 	attrs["pool"] = tfkit.ObjectNameAttribute(poolDesc, "pool name")
 	attrs["path"] = tfkit.KeptString(pathDesc)
 	return attrs
+}
+
+// Create stores the content the model builds and records its sha256.
+func (r *blobResource[M, P]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var config M // only the configuration holds the write-only contents
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	tfkit.Create(ctx, req, resp, 5*time.Minute, P.what, func(ctx context.Context, plan P, _ *diag.Diagnostics) (P, error) {
+		content, err := plan.content(&config)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.kind().store(ctx, r.Client, plan.volume(), content); err != nil {
+			return nil, err
+		}
+		*plan.digest() = types.StringValue(sha256Hex(content))
+		return plan, nil
+	})
 }

@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
-func (r *poolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *PoolResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = tfkit.ResourceSchema(ctx, "A libvirt storage pool: a directory (`dir`), an LVM volume group (`logical`), a mounted network "+
 		"share (`netfs`), a Ceph RBD pool (`rbd`), an iSCSI target (`iscsi` through the host's initiator, `iscsi-direct` through "+
 		"libvirt's own), a ZFS pool (`zfs`), a partitioned disk (`disk`), a SCSI host adapter's LUNs (`scsi`), multipath "+
@@ -77,7 +77,7 @@ func poolSourceBlock() schema.SingleNestedBlock {
 			"`iscsi-direct` `host`, `device`, `initiator` (and `auth`); `zfs` `name` (and `devices`); `disk` `devices` (one) " +
 			"(and `format`); `scsi` `adapter`; `gluster` `host`, `name` (and `dir`); none for `dir` and `mpath`. A field " +
 			"the type does not take is refused at plan time. Changing it replaces the pool.",
-		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(presenceChanged,
+		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplaceIf(tfkit.PresenceChanged,
 			"Adding or removing the source block replaces the pool.", "Adding or removing the `source` block replaces the pool.")},
 		Attributes: map[string]schema.Attribute{
 			"devices": replacedList("`logical`: block devices (physical volumes) of the volume group, e.g. `[\"/dev/sdb\"]`. " +

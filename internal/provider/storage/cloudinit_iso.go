@@ -1,24 +1,27 @@
-package provider
+package storage
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
-
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/cloudinit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
-type cloudinitISOResource struct {
-	blobResource[cloudinitISOModel, *cloudinitISOModel]
+type CloudinitISOResource struct {
+	blobResource[CloudinitISOModel, *CloudinitISOModel]
 }
 
-type cloudinitISOModel struct {
+type CloudinitISOModel struct {
 	storedVolume
 	tfkit.WithTimeouts
 	UserData      types.String `tfsdk:"user_data"`
@@ -38,12 +41,12 @@ type cloudinitISOModel struct {
 	SHA256            types.String `tfsdk:"sha256"`
 }
 
-func (m *cloudinitISOModel) kind() blobKind        { return seedBlob }
-func (m *cloudinitISOModel) what() string          { return seedBlob.what(&m.storedVolume) }
-func (m *cloudinitISOModel) digest() *types.String { return &m.SHA256 }
+func (m *CloudinitISOModel) kind() blobKind        { return seedBlob }
+func (m *CloudinitISOModel) what() string          { return seedBlob.what(&m.storedVolume) }
+func (m *CloudinitISOModel) digest() *types.String { return &m.SHA256 }
 
-func (r *cloudinitISOResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m cloudinitISOModel
+func (r *CloudinitISOResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m CloudinitISOModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -68,7 +71,7 @@ func (r *cloudinitISOResource) ValidateConfig(ctx context.Context, req resource.
 
 // seed builds the seed from known values (of a configuration: only it holds the
 // write-only ones); ok is false while any of them is unknown.
-func (m *cloudinitISOModel) seed() (s cloudinit.Seed, ok bool, err error) {
+func (m *CloudinitISOModel) seed() (s cloudinit.Seed, ok bool, err error) {
 	for _, v := range []types.String{m.UserData, m.MetaData, m.InstanceID, m.Hostname, m.NetworkConfig, m.VendorData,
 		m.UserDataWO, m.NetworkConfigWO, m.VendorDataWO} {
 		if v.IsUnknown() {
@@ -102,12 +105,12 @@ func orWriteOnly(v, wo types.String) types.String {
 }
 
 // hasWriteOnly reports whether a configuration sets any write-only content.
-func (m *cloudinitISOModel) hasWriteOnly() bool {
+func (m *CloudinitISOModel) hasWriteOnly() bool {
 	return !m.UserDataWO.IsNull() || !m.NetworkConfigWO.IsNull() || !m.VendorDataWO.IsNull()
 }
 
 // derive fills the computed halves of meta_data / instance_id / hostname from the other.
-func (m *cloudinitISOModel) derive(metaData string) {
+func (m *CloudinitISOModel) derive(metaData string) {
 	if m.MetaData.IsNull() || m.MetaData.IsUnknown() {
 		m.MetaData = types.StringValue(metaData)
 	}
@@ -130,11 +133,11 @@ func (m *cloudinitISOModel) derive(metaData string) {
 // hold and the image's sha256: the image is reproducible, so both are known at plan time.
 // Not the sha256 of a seed with write-only contents: those may be ephemeral values that
 // differ at apply, and a planned value that then changes fails the apply.
-func (r *cloudinitISOResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *CloudinitISOResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
 		return // destroy, or an update (only timeouts can change in place)
 	}
-	plan, config, ok := tfkit.GetBoth[cloudinitISOModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+	plan, config, ok := tfkit.GetBoth[CloudinitISOModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
 	if !ok {
 		return
 	}
@@ -157,7 +160,7 @@ func (r *cloudinitISOResource) ModifyPlan(ctx context.Context, req resource.Modi
 // content builds the seed image from the configuration: the plan's computed halves
 // are derived from it, and only it holds the write-only contents. m gets the meta-data
 // written.
-func (m *cloudinitISOModel) content(config *cloudinitISOModel) ([]byte, error) {
+func (m *CloudinitISOModel) content(config *CloudinitISOModel) ([]byte, error) {
 	config.UserData, config.NetworkConfig, config.VendorData = m.UserData, m.NetworkConfig, m.VendorData
 	s, _, err := config.seed()
 	if err != nil {
@@ -174,7 +177,7 @@ func (m *cloudinitISOModel) content(config *cloudinitISOModel) ([]byte, error) {
 
 // ImportState takes <pool>/<name> or the volume key, downloads the seed and reads its
 // files back, so an imported seed plans clean against the configuration that made it.
-func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *CloudinitISOResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	r.kind().importState(ctx, r.Client, req, resp, func(v storedVolume, img []byte, d *diag.Diagnostics) (any, error) {
 		label, files, err := cloudinit.ReadISO(img)
 		if err != nil {
@@ -189,7 +192,7 @@ func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.Imp
 			}
 			return types.StringNull()
 		}
-		m := &cloudinitISOModel{
+		m := &CloudinitISOModel{
 			storedVolume:  v,
 			SHA256:        types.StringValue(sha256Hex(img)),
 			UserData:      opt(cloudinit.UserDataFile),
@@ -206,4 +209,53 @@ func (r *cloudinitISOResource) ImportState(ctx context.Context, req resource.Imp
 		m.derive(string(files[cloudinit.MetaDataFile]))
 		return m, nil
 	})
+}
+
+func (r *CloudinitISOResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = tfkit.ResourceSchema(ctx, "A cloud-init NoCloud seed: an ISO9660 image labelled `cidata` holding `user-data`, `meta-data` "+
+		"and, when given, `network-config` and `vendor-data`, built in memory by the provider (nothing is written to "+
+		"the local disk) and stored as a raw volume in a pool. Attach it to a domain as a read-only cdrom "+
+		"(`libvirt_domain.cloudinit_id`). Any change replaces it. To keep secrets out of the state, give the contents "+
+		"as write-only attributes (`user_data_wo`, `network_config_wo`, `vendor_data_wo`; Terraform >= 1.11, "+
+		"OpenTofu >= 1.11) and bump `contents_wo_version` whenever they change.", tfkit.NoUpdateTimeouts,
+		storedVolumeAttributes("Volume name, unique in its pool, e.g. `web-1-cloudinit.iso`.",
+			"Storage pool to store the seed in, e.g. `default`.", "Path of the ISO volume on the host.", map[string]schema.Attribute{
+				"user_data": tfkit.SecretReplace("Content of `user-data` (`#cloud-config` YAML, a `#!` script, ...). Sensitive: it usually "+
+					"carries bootstrap secrets, and it is kept in the state; `user_data_wo` is not. An empty `user-data` file is "+
+					"written when neither is set.", validators.CloudConfig()),
+				"meta_data": tfkit.DerivedString("Content of `meta-data`. Instead of it, set `instance_id` (and `hostname`) to have it "+
+					"written for you; then this shows what was written.", validators.YAML()),
+				"instance_id": tfkit.DerivedString("Writes `meta-data` as `instance-id: <instance_id>` (plus `local-hostname: <hostname>`). " +
+					"cloud-init runs its once-per-instance steps again when it changes. Conflicts with `meta_data`; " +
+					"when `meta_data` is set, this shows the instance-id read from it."),
+				"hostname": tfkit.DerivedString("`local-hostname` written into `meta-data` with `instance_id`: a host name (RFC 1123), e.g. `web-1`.",
+					validators.Hostname()),
+				"network_config": tfkit.SecretReplace("Content of `network-config` (network-config v2 YAML, e.g. `version: 2` with `ethernets:`). "+
+					"Checked to parse as YAML at plan time. Not written when unset. Sensitive (it may carry Wi-Fi passwords, "+
+					"addresses); kept in the state, `network_config_wo` is not.", validators.YAML()),
+				"vendor_data": tfkit.SecretReplace("Content of `vendor-data`. Not written when unset. Sensitive; kept in the state, " +
+					"`vendor_data_wo` is not."),
+				"user_data_wo": tfkit.WriteOnlyString("Write-only `user_data`: written into the seed, never kept in the plan or the state "+
+					"(Terraform >= 1.11, OpenTofu >= 1.11; ephemeral values are welcome). A change of it alone is not seen: "+
+					"bump `contents_wo_version` to build the seed again. Conflicts with `user_data`. Import cannot know the "+
+					"contents were given write-only: it reads the files into `user_data`, `network_config` and `vendor_data` "+
+					"(and the state); with the write-only attributes in the configuration the next plan replaces the seed.",
+					validators.CloudConfig(), conflictsWith("user_data")),
+				"network_config_wo": tfkit.WriteOnlyString("Write-only `network_config`, as `user_data_wo`. Conflicts with `network_config`.",
+					validators.YAML(), conflictsWith("network_config")),
+				"vendor_data_wo": tfkit.WriteOnlyString("Write-only `vendor_data`, as `user_data_wo`. Conflicts with `vendor_data`.",
+					conflictsWith("vendor_data")),
+				"contents_wo_version": tfkit.WriteOnlyVersion("Any number, kept in the state: changing it replaces the seed, built again from the " +
+					"current write-only contents (`user_data_wo`, `network_config_wo`, `vendor_data_wo`), which Terraform " +
+					"cannot compare itself. Bump it whenever they change."),
+				"sha256": tfkit.KeptString("sha256 of the ISO image (hex). The image is reproducible, so this is known at plan time " +
+					"when all contents are, and none is write-only (write-only values, ephemeral ones say, may differ between " +
+					"plan and apply: then it is known after the seed is made)."),
+			}))
+}
+
+// conflictsWith is the validator of a write-only attribute that conflicts with its
+// state-kept twin attr.
+func conflictsWith(attr string) validator.String {
+	return stringvalidator.ConflictsWith(path.MatchRoot(attr))
 }

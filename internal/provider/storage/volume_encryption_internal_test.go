@@ -1,11 +1,10 @@
-package provider
+package storage
 
 import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
@@ -33,11 +32,5 @@ func TestVolumeEncryptionFrom(t *testing.T) {
 		case !tc.plain && (m == nil || !m.SecretID.Equal(tc.want) || m.Format.ValueString() != "luks"):
 			t.Errorf("%s: %+v, want secret %s", tc.name, m, tc.want)
 		}
-	}
-	if diskEncryption(&libvirt.VolumeEncryption{Format: "luks"}) != nil {
-		t.Error("a disk gets an encryption without a secret")
-	}
-	if e := diskEncryption(&libvirt.VolumeEncryption{Format: "luks", Secret: id}); *e != (domainxml.DiskEncryption{Format: "luks", Secret: id}) {
-		t.Errorf("disk encryption %+v", e)
 	}
 }

@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func TestLinkPath(t *testing.T) {
 
 // exportValue is the export's state or plan with only incremental and triggers set.
 func exportValue(incremental *bool, trigger string) (tfsdk.State, tfsdk.Plan) {
-	var r volumeExportResource
+	var r VolumeExportResource
 	var resp resource.SchemaResponse
 	r.Schema(context.Background(), resource.SchemaRequest{}, &resp)
 	typ := resp.Schema.Type().TerraformType(context.Background()).(tftypes.Object)

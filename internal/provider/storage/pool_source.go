@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -45,17 +45,17 @@ var poolSourceAttrTypes = map[string]attr.Type{
 // (name and format may be: libvirt fills them in).
 func sourceKnown(ctx context.Context, o types.Object, d *diag.Diagnostics) (s poolSourceModel, ok bool) {
 	d.Append(o.As(ctx, &s, basetypes.ObjectAsOptions{})...)
-	return s, allKnown(s.Devices, s.Host, s.Hosts, s.Dir, s.Device, s.Initiator, s.Adapter, s.Auth)
+	return s, tfkit.AllKnown(s.Devices, s.Host, s.Hosts, s.Dir, s.Device, s.Initiator, s.Adapter, s.Auth)
 }
 
 // toSpec is the source block as the spec has it.
 func (s *poolSourceModel) toSpec(ctx context.Context, d *diag.Diagnostics) *hostxml.PoolSource {
 	src := &hostxml.PoolSource{Name: tfkit.StringOf(s.Name), Host: tfkit.StringOf(s.Host), Dir: tfkit.StringOf(s.Dir), Format: tfkit.StringOf(s.Format),
 		Device: tfkit.StringOf(s.Device), Initiator: tfkit.StringOf(s.Initiator), Adapter: tfkit.StringOf(s.Adapter)}
-	elementsOf(ctx, s.Devices, &src.Devices, d)
-	elementsOf(ctx, s.Hosts, &src.Hosts, d)
+	tfkit.ElementsOf(ctx, s.Devices, &src.Devices, d)
+	tfkit.ElementsOf(ctx, s.Hosts, &src.Hosts, d)
 	var a poolAuthModel
-	if priorObject(ctx, s.Auth, &a, d) {
+	if tfkit.PriorObject(ctx, s.Auth, &a, d) {
 		src.Auth = &hostxml.PoolAuth{Username: tfkit.StringOf(a.Username), SecretID: tfkit.StringOf(a.SecretID)}
 	}
 	return src
@@ -66,7 +66,7 @@ func (s *poolSourceModel) toSpec(ctx context.Context, d *diag.Diagnostics) *host
 func poolSourceValue(ctx context.Context, src *hostxml.PoolSource, priorSource types.Object) (types.Object, error) {
 	var prior poolSourceModel
 	var d diag.Diagnostics
-	if !priorObject(ctx, priorSource, &prior, &d) {
+	if !tfkit.PriorObject(ctx, priorSource, &prior, &d) {
 		prior.Devices = types.ListNull(types.StringType)
 		prior.Hosts = types.ListNull(types.StringType)
 	}
@@ -87,10 +87,10 @@ func poolSourceValue(ctx context.Context, src *hostxml.PoolSource, priorSource t
 		})
 	}
 	return types.ObjectValueMust(poolSourceAttrTypes, map[string]attr.Value{
-		"devices":   listOrNull(types.StringType, strs(src.Devices), prior.Devices),
+		"devices":   tfkit.ListOrNull(types.StringType, strs(src.Devices), prior.Devices),
 		"name":      tfkit.StringOrNull(src.Name),
 		"host":      tfkit.StringOrNull(src.Host),
-		"hosts":     listOrNull(types.StringType, strs(src.Hosts), prior.Hosts),
+		"hosts":     tfkit.ListOrNull(types.StringType, strs(src.Hosts), prior.Hosts),
 		"dir":       tfkit.StringOrNull(src.Dir),
 		"format":    tfkit.StringOrNull(src.Format),
 		"device":    tfkit.StringOrNull(src.Device),

@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func checkpointPrefix(path string) string {
 	return "tfexport-" + hex.EncodeToString(h[:6]) + "-"
 }
 
-func (m *volumeExportModel) links(ctx context.Context, d *diag.Diagnostics) []exportLink {
+func (m *VolumeExportModel) links(ctx context.Context, d *diag.Diagnostics) []exportLink {
 	var out []exportLink
 	if !m.Chain.IsNull() && !m.Chain.IsUnknown() {
 		d.Append(m.Chain.ElementsAs(ctx, &out, false)...)
@@ -72,7 +72,7 @@ func (m *volumeExportModel) links(ctx context.Context, d *diag.Diagnostics) []ex
 }
 
 // setLinks stores the chain and makes the newest link the resource's file.
-func (m *volumeExportModel) setLinks(ctx context.Context, links []exportLink, d *diag.Diagnostics) {
+func (m *VolumeExportModel) setLinks(ctx context.Context, links []exportLink, d *diag.Diagnostics) {
 	v, diags := types.ListValueFrom(ctx, linkObjectType, links)
 	d.Append(diags...)
 	m.Chain = v
@@ -84,7 +84,7 @@ func (m *volumeExportModel) setLinks(ctx context.Context, links []exportLink, d 
 // checkpoint. Checkpoints of an earlier chain at this path that the state no longer
 // knows are removed (their bitmaps would otherwise stay in the disk for good). A failure
 // is headed by what was asked, not the file, as for a plain export: nothing was made.
-func (r *volumeExportResource) createChain(ctx context.Context, plan *volumeExportModel, p privateState, d *diag.Diagnostics) (*volumeExportModel, error) {
+func (r *VolumeExportResource) createChain(ctx context.Context, plan *VolumeExportModel, p privateState, d *diag.Diagnostics) (*VolumeExportModel, error) {
 	dest, err := filepath.Abs(plan.Path.ValueString())
 	if err != nil {
 		return nil, fmt.Errorf("path %q: %w", plan.Path.ValueString(), err)
@@ -117,7 +117,7 @@ func (r *volumeExportResource) createChain(ctx context.Context, plan *volumeExpo
 // nextLink is the Update of an incremental export whose triggers changed: the changes
 // since the newest link's checkpoint, backed by its file, or a full copy (with a warning)
 // when that checkpoint is gone.
-func (r *volumeExportResource) nextLink(ctx context.Context, plan, state *volumeExportModel, p privateState, d *diag.Diagnostics) (*volumeExportModel, error) {
+func (r *VolumeExportResource) nextLink(ctx context.Context, plan, state *VolumeExportModel, p privateState, d *diag.Diagnostics) (*VolumeExportModel, error) {
 	links := state.links(ctx, d)
 	if d.HasError() {
 		return nil, nil
@@ -156,7 +156,7 @@ type linkBackend interface {
 	DropCheckpoint(ctx context.Context, domain, name string) error
 }
 
-func (r *volumeExportResource) exportLink(ctx context.Context, plan *volumeExportModel, dest string, n int, prev *exportLink, d *diag.Diagnostics) (*exportLink, error) {
+func (r *VolumeExportResource) exportLink(ctx context.Context, plan *VolumeExportModel, dest string, n int, prev *exportLink, d *diag.Diagnostics) (*exportLink, error) {
 	return writeLink(ctx, r.Client, plan, dest, n, prev, d)
 }
 
@@ -166,7 +166,7 @@ func (r *volumeExportResource) exportLink(ctx context.Context, plan *volumeExpor
 // (the backing header, the sync or rename, the temporary volume's removal), the
 // checkpoint is deleted again (unfinishedLink): it marks a copy point no file holds, and
 // the next export must start from the last good one.
-func writeLink(ctx context.Context, be linkBackend, plan *volumeExportModel, dest string, n int, prev *exportLink, d *diag.Diagnostics) (*exportLink, error) {
+func writeLink(ctx context.Context, be linkBackend, plan *VolumeExportModel, dest string, n int, prev *exportLink, d *diag.Diagnostics) (*exportLink, error) {
 	volID := plan.VolumeID.ValueString()
 	ref, err := libvirt.ParseVolumeRef(volID)
 	if err != nil {
@@ -250,7 +250,7 @@ func unfinishedLink(ctx context.Context, be linkBackend, res *libvirt.BackupResu
 // and the resource is removed from state, so that the next apply starts a new one (whose
 // Create removes this one's checkpoints). Checkpoints are not looked at: a missing one
 // only makes the next link full (Update warns).
-func readChain(ctx context.Context, m *volumeExportModel, recorded *export.Stamp) (*volumeExportModel, error) {
+func readChain(ctx context.Context, m *VolumeExportModel, recorded *export.Stamp) (*VolumeExportModel, error) {
 	var d diag.Diagnostics
 	links := m.links(ctx, &d)
 	if d.HasError() {
@@ -275,7 +275,7 @@ func readChain(ctx context.Context, m *volumeExportModel, recorded *export.Stamp
 // deleteChain is the Delete of an incremental export: its checkpoints are removed from
 // the domains that hold them (a domain that is gone: nothing to do; any other failure
 // keeps the resource), and with remove_on_destroy its files, except those changed since.
-func (r *volumeExportResource) deleteChain(ctx context.Context, m *volumeExportModel, recorded *export.Stamp, d *diag.Diagnostics) error {
+func (r *VolumeExportResource) deleteChain(ctx context.Context, m *VolumeExportModel, recorded *export.Stamp, d *diag.Diagnostics) error {
 	links := m.links(ctx, d)
 	byDomain := map[string][]string{}
 	for _, l := range links {

@@ -1,12 +1,10 @@
-package provider
+package storage
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
@@ -22,11 +20,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
-type poolResource struct {
+type PoolResource struct {
 	tfkit.ResourceBase
 }
 
-type poolModel struct {
+type PoolModel struct {
 	tfkit.WithTimeouts
 	ID           types.String `tfsdk:"id"`
 	Name         types.String `tfsdk:"name"`
@@ -44,11 +42,11 @@ type poolModel struct {
 // toSpec turns the model into a spec; ok is false while a value is unknown. In a plan,
 // computed values that libvirt is to fill in (target_path, source.name, source.format)
 // are unknown: with computedAsEmpty they count as not given.
-func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxml.Pool, ok bool, diags diag.Diagnostics) {
-	if !allKnown(m.Name, m.Type) {
+func (m *PoolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxml.Pool, ok bool, diags diag.Diagnostics) {
+	if !tfkit.AllKnown(m.Name, m.Type) {
 		return nil, false, nil
 	}
-	if !computedAsEmpty && !allKnown(m.TargetPath, m.Source) {
+	if !computedAsEmpty && !tfkit.AllKnown(m.TargetPath, m.Source) {
 		return nil, false, nil
 	}
 	if m.Source.IsUnknown() {
@@ -65,26 +63,26 @@ func (m *poolModel) toSpec(ctx context.Context, computedAsEmpty bool) (p *hostxm
 	return p, !diags.HasError(), diags
 }
 
-func (r *poolResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	tfkit.ValidateSpec(ctx, req, resp, "storage pool", func(m *poolModel, ctx context.Context) (*hostxml.Pool, bool, diag.Diagnostics) {
+func (r *PoolResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	tfkit.ValidateSpec(ctx, req, resp, "storage pool", func(m *PoolModel, ctx context.Context) (*hostxml.Pool, bool, diag.Diagnostics) {
 		return m.toSpec(ctx, false)
 	})
 }
 
 // ModifyPlan puts what libvirt will fill in (a logical pool's volume group name, target
 // path and format; a netfs pool's format) into the plan, so that plans show real values.
-func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *PoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	plan, config, ok := tfkit.GetBoth[poolModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+	plan, config, ok := tfkit.GetBoth[PoolModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
 	if !ok {
 		return
 	}
 	if !req.State.Raw.IsNull() {
 		// An update keeps the values (UseStateForUnknown), unless the pool is replaced
 		// under another name or type: then they are worked out anew from the configuration.
-		var state poolModel
+		var state PoolModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		if resp.Diagnostics.HasError() || (state.Name.Equal(plan.Name) && state.Type.Equal(plan.Type)) {
 			return
@@ -113,10 +111,10 @@ func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 }
 
-func (m *poolModel) what() string { return "storage pool " + m.Name.ValueString() }
+func (m *PoolModel) what() string { return "storage pool " + m.Name.ValueString() }
 
-func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	tfkit.Create(ctx, req, resp, 5*time.Minute, (*poolModel).what, func(ctx context.Context, plan *poolModel, d *diag.Diagnostics) (*poolModel, error) {
+func (r *PoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	tfkit.Create(ctx, req, resp, 5*time.Minute, (*PoolModel).what, func(ctx context.Context, plan *PoolModel, d *diag.Diagnostics) (*PoolModel, error) {
 		p, ok, diags := plan.toSpec(ctx, true)
 		d.Append(diags...)
 		if !ok {
@@ -128,15 +126,15 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 		full := p.WithDefaults()
 		start := plan.Active.IsNull() || plan.Active.IsUnknown() || plan.Active.ValueBool()
 		if err := r.Client.CreatePool(ctx, full.ToXML(), plan.Autostart.ValueBool(), start); err != nil {
-			return nil, fmt.Errorf("%w%s", err, alreadyExistsHint(err, "libvirt_pool", p.Name))
+			return nil, fmt.Errorf("%w%s", err, tfkit.AlreadyExistsHint(err, "libvirt_pool", p.Name))
 		}
 		return r.readBack(ctx, plan, "created")
 	})
 }
 
 // readBack reads the pool back after a change (see crud.go's readBack).
-func (r *poolResource) readBack(ctx context.Context, m *poolModel, done string) (*poolModel, error) {
-	_, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*poolModel, error) { return m, r.look(ctx, m) })
+func (r *PoolResource) readBack(ctx context.Context, m *PoolModel, done string) (*PoolModel, error) {
+	_, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*PoolModel, error) { return m, r.look(ctx, m) })
 	if errors.Is(err, libvirt.ErrNotFound) {
 		return nil, fmt.Errorf("the pool is gone right after it was %s", done)
 	}
@@ -147,7 +145,7 @@ func (r *poolResource) readBack(ctx context.Context, m *poolModel, done string) 
 }
 
 // look refreshes m from libvirt; an error wrapping libvirt.ErrNotFound when the pool is gone.
-func (r *poolResource) look(ctx context.Context, m *poolModel) error {
+func (r *PoolResource) look(ctx context.Context, m *PoolModel) error {
 	st, err := r.Client.ReadPool(ctx, m.Name.ValueString())
 	if err != nil {
 		return err
@@ -174,8 +172,8 @@ func (r *poolResource) look(ctx context.Context, m *poolModel) error {
 }
 
 // Read refreshes the pool, and warns while it is not running: its volumes cannot be read.
-func (r *poolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	tfkit.RefreshWith(ctx, req, resp, time.Minute, (*poolModel).what, func(ctx context.Context, m *poolModel, d *diag.Diagnostics) (*poolModel, error) {
+func (r *PoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	tfkit.RefreshWith(ctx, req, resp, time.Minute, (*PoolModel).what, func(ctx context.Context, m *PoolModel, d *diag.Diagnostics) (*PoolModel, error) {
 		// A pool found stopped is warned about when state knew it running: one defined
 		// with active = false, or one reported stopped before, stays quiet.
 		wasActive := m.Active.IsNull() || m.Active.IsUnknown() || m.Active.ValueBool()
@@ -194,8 +192,8 @@ func (r *poolResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 
 // Update sets autostart and starts or stops the pool (active): the attributes on the
 // host that change in place (force_destroy is only stored).
-func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	tfkit.Update(ctx, req, resp, 2*time.Minute, (*poolModel).what, func(ctx context.Context, plan, state *poolModel, _ *diag.Diagnostics) (*poolModel, error) {
+func (r *PoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	tfkit.Update(ctx, req, resp, 2*time.Minute, (*PoolModel).what, func(ctx context.Context, plan, state *PoolModel, _ *diag.Diagnostics) (*PoolModel, error) {
 		if want := plan.Active; tfkit.Known(want) && !want.Equal(state.Active) {
 			change := r.Client.StopPool
 			if want.ValueBool() {
@@ -215,8 +213,8 @@ func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, r
 }
 
 // Delete stops and undefines the pool; its volumes only with force_destroy.
-func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	tfkit.Remove(ctx, req, resp, 10*time.Minute, (*poolModel).what, func(ctx context.Context, state *poolModel, d *diag.Diagnostics) error {
+func (r *PoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	tfkit.Remove(ctx, req, resp, 10*time.Minute, (*PoolModel).what, func(ctx context.Context, state *PoolModel, d *diag.Diagnostics) error {
 		name := state.Name.ValueString()
 		// The volumes can only be counted in a running pool. One that cannot start (its
 		// directory, device or server gone) is only undefined: its storage is not touched.
@@ -248,7 +246,7 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 		}
 		if len(vols) > 0 && !state.ForceDestroy.ValueBool() {
 			return tfkit.Sentence("Storage pool %s still holds %d volume(s): %s. Delete them first, "+
-				"or set force_destroy = true (and apply) to have destroy delete them with the pool.", name, len(vols), listShort(vols))
+				"or set force_destroy = true (and apply) to have destroy delete them with the pool.", name, len(vols), tfkit.ListShort(vols))
 		}
 		for _, v := range vols {
 			if err := r.Client.DeletePoolVolume(ctx, name, v); err != nil && !errors.Is(err, libvirt.ErrNotFound) {
@@ -267,26 +265,10 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	})
 }
 
-func listShort(names []string) string {
-	if len(names) > 5 {
-		return strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more", len(names)-5)
-	}
-	return strings.Join(names, ", ")
-}
-
-func (r *poolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *PoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if !validators.ObjectNameRegexp.MatchString(req.ID) {
 		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("expected the storage pool's name, e.g. default, got %q", req.ID))
 		return
 	}
 	resource.ImportStatePassthroughID(ctx, path.Root("name"), req, resp)
-}
-
-// alreadyExistsHint suggests importing when libvirt refuses a definition because an object
-// of that name exists.
-func alreadyExistsHint(err error, typ, name string) string {
-	if err == nil || !strings.Contains(err.Error(), "already exists") {
-		return ""
-	}
-	return "\n\nAn object named " + strconv.Quote(name) + " exists on the host already: import it (terraform import " + typ + ".<name> " + name + ") or choose another name."
 }

@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"strings"
@@ -44,7 +44,7 @@ func TestVolumeFromInfo_formatKept(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.info.Key, tc.info.Name, tc.info.Pool, tc.info.Path = "/pool/v", "v", "default", "/pool/v"
-			m := volumeModel{Format: tc.stored, AllocationBytes: types.Int64Null(), Permissions: types.ObjectNull(volumePermsTypes)}
+			m := VolumeModel{Format: tc.stored, AllocationBytes: types.Int64Null(), Permissions: types.ObjectNull(volumePermsTypes)}
 			var d diag.Diagnostics
 			m.fromInfo(&tc.info).warn(&d)
 			if got := m.Format.ValueString(); got != tc.wantFormat {

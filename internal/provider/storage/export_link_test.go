@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -86,7 +86,7 @@ func TestWriteLink_dropsUnfinishedCheckpoint(t *testing.T) {
 					}
 				}
 			}
-			plan := &volumeExportModel{VolumeID: types.StringValue("default/disk.qcow2"), Path: types.StringValue(dest),
+			plan := &VolumeExportModel{VolumeID: types.StringValue("default/disk.qcow2"), Path: types.StringValue(dest),
 				Quiesce: types.BoolValue(false)}
 			var d diag.Diagnostics
 			link, err := writeLink(context.Background(), &fake, plan, dest, 1, prev, &d)

@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -103,7 +103,7 @@ func (incrementalConfig) Description(context.Context) string {
 func (c incrementalConfig) MarkdownDescription(ctx context.Context) string { return c.Description(ctx) }
 
 func (incrementalConfig) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m volumeExportModel
+	var m VolumeExportModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || !m.Incremental.ValueBool() {
 		return
@@ -119,7 +119,7 @@ func (incrementalConfig) ValidateResource(ctx context.Context, req resource.Vali
 	}
 }
 
-func (r *volumeExportResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+func (r *VolumeExportResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{incrementalConfig{}}
 }
 
@@ -127,11 +127,11 @@ func (r *volumeExportResource) ConfigValidators(context.Context) []resource.Conf
 // null unless it is incremental, and a new link of an incremental one changes the
 // newest file (id, size, digest) and the chain. Nothing changes when the configuration
 // and the state agree (ADR 8).
-func (r *volumeExportResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *VolumeExportResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan volumeExportModel
+	var plan VolumeExportModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || plan.Incremental.IsUnknown() {
 		return
@@ -145,7 +145,7 @@ func (r *volumeExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.State.Raw.IsNull() {
 		return
 	}
-	var state volumeExportModel
+	var state VolumeExportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || !state.Incremental.ValueBool() || plan.Triggers.Equal(state.Triggers) {
 		return
@@ -159,13 +159,13 @@ func (r *volumeExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 // Update of libvirt_volume_export: with incremental = true and new triggers, the next
 // link (on timeouts.create, the export's one deadline); otherwise the plan is stored
 // (remove_on_destroy, timeouts), as for every action resource.
-func (r *volumeExportResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var state volumeExportModel
+func (r *VolumeExportResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var state VolumeExportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	tfkit.WithDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Create, exportTimeout, func(ctx context.Context, plan *volumeExportModel) {
+	tfkit.WithDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Create, exportTimeout, func(ctx context.Context, plan *VolumeExportModel) {
 		if !plan.Incremental.ValueBool() || plan.Triggers.Equal(state.Triggers) {
 			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 			return

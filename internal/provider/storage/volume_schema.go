@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
-func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *VolumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = tfkit.ResourceSchema(ctx, "A storage volume in a libvirt pool: empty, uploaded from a URL or a local file (streamed, "+
 		"optionally checksummed), a copy-on-write overlay of another volume, or a full copy of one. "+
 		"Growing `capacity_bytes` is done in place — online, through the running domain that uses the volume, "+

@@ -1,7 +1,9 @@
-package provider
+package storage
 
 import (
 	"fmt"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -60,7 +62,7 @@ func allocationRead(prior types.Int64, info *libvirt.VolumeInfo) types.Int64 {
 
 // validateAllocation refuses, at plan time, more bytes than the volume's capacity.
 func validateAllocation(alloc, capacity types.Int64, d *diag.Diagnostics) {
-	if !allKnown(alloc, capacity) || alloc.IsNull() || capacity.IsNull() {
+	if !tfkit.AllKnown(alloc, capacity) || alloc.IsNull() || capacity.IsNull() {
 		return
 	}
 	if a, c := alloc.ValueInt64(), capacity.ValueInt64(); a > c {

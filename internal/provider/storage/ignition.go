@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -17,11 +17,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
-type ignitionResource struct {
-	blobResource[ignitionModel, *ignitionModel]
+type IgnitionResource struct {
+	blobResource[IgnitionModel, *IgnitionModel]
 }
 
-type ignitionModel struct {
+type IgnitionModel struct {
 	storedVolume
 	tfkit.WithTimeouts
 	Content types.String `tfsdk:"content"`
@@ -32,11 +32,11 @@ type ignitionModel struct {
 	SHA256           types.String `tfsdk:"sha256"`
 }
 
-func (m *ignitionModel) kind() blobKind        { return ignitionBlob }
-func (m *ignitionModel) what() string          { return ignitionBlob.what(&m.storedVolume) }
-func (m *ignitionModel) digest() *types.String { return &m.SHA256 }
+func (m *IgnitionModel) kind() blobKind        { return ignitionBlob }
+func (m *IgnitionModel) what() string          { return ignitionBlob.what(&m.storedVolume) }
+func (m *IgnitionModel) digest() *types.String { return &m.SHA256 }
 
-func (r *ignitionResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *IgnitionResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = tfkit.ResourceSchema(ctx, "An Ignition config for Fedora CoreOS / Flatcar guests, stored byte for byte as a raw volume in a "+
 		"pool. Hand it to a domain with `libvirt_domain.ignition_id`: the domain gets it through QEMU's fw_cfg as "+
 		"`opt/com.coreos/config`. Any change replaces it. To keep the config out of the state, give it as "+
@@ -59,17 +59,17 @@ func (r *ignitionResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 }
 
 // ConfigValidators: the config comes from content or content_wo, not both.
-func (r *ignitionResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+func (r *IgnitionResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{resourcevalidator.ExactlyOneOf(path.MatchRoot("content"), path.MatchRoot("content_wo"))}
 }
 
 // ModifyPlan fills sha256 for a new config whose content is known; for content_wo it
 // stays unknown (plan has it null; the write-only value may differ at apply).
-func (r *ignitionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *IgnitionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
 		return
 	}
-	var plan ignitionModel
+	var plan IgnitionModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || plan.Content.IsUnknown() || plan.Content.IsNull() {
 		return
@@ -79,7 +79,7 @@ func (r *ignitionResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 }
 
 // content is the config to store: content, or the configuration's content_wo.
-func (m *ignitionModel) content(config *ignitionModel) ([]byte, error) { //nolint:unparam // blobModel: building a seed can fail
+func (m *IgnitionModel) content(config *IgnitionModel) ([]byte, error) { //nolint:unparam // blobModel: building a seed can fail
 	if m.Content.IsNull() {
 		return []byte(config.ContentWO.ValueString()), nil
 	}
@@ -88,12 +88,12 @@ func (m *ignitionModel) content(config *ignitionModel) ([]byte, error) { //nolin
 
 // ImportState takes <pool>/<name> or the volume key and downloads the content, so an
 // imported config plans clean against the configuration that made it.
-func (r *ignitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *IgnitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	r.kind().importState(ctx, r.Client, req, resp, func(v storedVolume, content []byte, _ *diag.Diagnostics) (any, error) {
 		if !json.Valid(content) {
 			return nil, errors.New("the volume does not hold JSON: not an ignition config")
 		}
-		return &ignitionModel{
+		return &IgnitionModel{
 			storedVolume: v,
 			Content:      types.StringValue(string(content)),
 			SHA256:       types.StringValue(sha256Hex(content)),

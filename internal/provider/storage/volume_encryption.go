@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
@@ -79,7 +78,7 @@ func volumeEncryptionFrom(e *libvirt.VolumeEncryption, prior *volumeEncryptionMo
 // validateVolumeEncryption refuses, at plan time, encryption for a volume whose making
 // cannot keep it: an upload writes the image over the LUKS header libvirt made, and an
 // encrypted overlay would need its backing chain's secrets in every domain that uses it.
-func validateVolumeEncryption(m *volumeModel, diags *diag.Diagnostics) {
+func validateVolumeEncryption(m *VolumeModel, diags *diag.Diagnostics) {
 	if m.Encryption == nil {
 		return
 	}
@@ -107,20 +106,11 @@ func encryptionWhyNot(src string) string {
 
 // encryptionKey is m's encryption as one value, for the comparisons that tell a
 // replacement.
-func encryptionKey(m *volumeModel) types.String {
+func encryptionKey(m *VolumeModel) types.String {
 	if m.Encryption == nil {
 		return types.StringNull()
 	}
 	return types.StringValue(m.Encryption.Format.ValueString() + "/" + m.Encryption.SecretID.String())
-}
-
-// diskEncryption is a volume's encryption as a domain disk writes it; nil when the
-// volume is plain or its secret is unknown (then the definition keeps what it has).
-func diskEncryption(e *libvirt.VolumeEncryption) *domainxml.DiskEncryption {
-	if e == nil || e.Secret == "" {
-		return nil
-	}
-	return &domainxml.DiskEncryption{Format: e.Format, Secret: e.Secret}
 }
 
 // encryptionReplaces: any change of encryption replaces the volume, but for a secret_id

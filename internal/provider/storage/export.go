@@ -1,4 +1,4 @@
-package provider
+package storage
 
 import (
 	"context"
@@ -26,11 +26,11 @@ import (
 // exportStampKey is the private-state key of the written file's size and mtime.
 const exportStampKey = "file"
 
-type volumeExportResource struct {
-	tfkit.ActionResource[volumeExportModel]
+type VolumeExportResource struct {
+	tfkit.ActionResource[VolumeExportModel]
 }
 
-func (r *volumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *VolumeExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = withIncremental(tfkit.ActionSchema{
 		Description: "Downloads a volume into a file on the machine running Terraform, as `qcow2` or `raw`, " +
 			"optionally compressed (`gzip`, `zstd`). The bytes are streamed — never held whole in memory, and nothing " +
@@ -85,7 +85,7 @@ const quiesceExportDescription = "Freeze the guest's filesystems for the instant
 // exportTimeout is the default of timeouts.create.
 const exportTimeout = 30 * time.Minute
 
-type volumeExportModel struct {
+type VolumeExportModel struct {
 	tfkit.ActionModel
 	VolumeID        types.String `tfsdk:"volume_id"`
 	Path            types.String `tfsdk:"path"`
@@ -99,10 +99,10 @@ type volumeExportModel struct {
 	Chain           types.List   `tfsdk:"chain"`
 }
 
-func (m *volumeExportModel) what() string { return "exported file " + m.ID.ValueString() }
+func (m *VolumeExportModel) what() string { return "exported file " + m.ID.ValueString() }
 
-func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	tfkit.Create(ctx, req, resp, exportTimeout, (*volumeExportModel).what, func(ctx context.Context, plan *volumeExportModel, d *diag.Diagnostics) (*volumeExportModel, error) {
+func (r *VolumeExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	tfkit.Create(ctx, req, resp, exportTimeout, (*VolumeExportModel).what, func(ctx context.Context, plan *VolumeExportModel, d *diag.Diagnostics) (*VolumeExportModel, error) {
 		volID := plan.VolumeID.ValueString()
 		if plan.Incremental.ValueBool() {
 			return r.createChain(ctx, plan, resp.Private, d)
@@ -123,7 +123,7 @@ func (r *volumeExportResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 // export streams the volume into the file the plan names and returns what was written.
-func (r *volumeExportResource) export(ctx context.Context, plan *volumeExportModel) (*export.Result, error) {
+func (r *VolumeExportResource) export(ctx context.Context, plan *VolumeExportModel) (*export.Result, error) {
 	volID, format, comp := plan.VolumeID.ValueString(), plan.Format.ValueString(), plan.Compression.ValueString()
 	ref, err := libvirt.ParseVolumeRef(volID)
 	if err != nil {
@@ -226,8 +226,8 @@ func exportChanged(path string, size int64, recorded *export.Stamp) (string, err
 // Read looks at the file only (the export is a copy made once; the volume may change or
 // go without affecting it). A file that is gone or was changed since is removed from
 // state, so the next plan exports again.
-func (r *volumeExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	tfkit.Refresh(ctx, req, resp, time.Minute, (*volumeExportModel).what, func(ctx context.Context, m *volumeExportModel) (*volumeExportModel, error) {
+func (r *VolumeExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	tfkit.Refresh(ctx, req, resp, time.Minute, (*VolumeExportModel).what, func(ctx context.Context, m *VolumeExportModel) (*VolumeExportModel, error) {
 		if m.Incremental.ValueBool() {
 			return readChain(ctx, m, getStamp(ctx, req.Private))
 		}
@@ -245,8 +245,8 @@ func (r *volumeExportResource) Read(ctx context.Context, req resource.ReadReques
 // Delete removes nothing on the libvirt host. With remove_on_destroy it deletes the file —
 // unless the file is no longer the one exported (a replacement created before this
 // destroy, or someone else's), which is left in place with a warning.
-func (r *volumeExportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	tfkit.Remove(ctx, req, resp, time.Minute, (*volumeExportModel).what, func(ctx context.Context, m *volumeExportModel, d *diag.Diagnostics) error {
+func (r *VolumeExportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	tfkit.Remove(ctx, req, resp, time.Minute, (*VolumeExportModel).what, func(ctx context.Context, m *VolumeExportModel, d *diag.Diagnostics) error {
 		if m.Incremental.ValueBool() {
 			return r.deleteChain(ctx, m, getStamp(ctx, req.Private), d)
 		}
