@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/network"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/storage"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clustermachine"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
@@ -34,8 +35,8 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 	seen := map[string]bool{}
 	models := map[string]any{
 		"libvirt_clone": &clone.Model{}, "libvirt_cloudinit_iso": &storage.CloudinitISOModel{}, "libvirt_cluster_machine": &clustermachine.Model{},
-		"libvirt_dhcp_reservation": &dhcpReservationModel{}, "libvirt_domain": &domainModel{}, "libvirt_domain_power": &domainPowerModel{},
-		"libvirt_ignition": &storage.IgnitionModel{}, "libvirt_network": &networkModel{}, "libvirt_pool": &storage.PoolModel{},
+		"libvirt_dhcp_reservation": &network.DHCPReservationModel{}, "libvirt_domain": &domainModel{}, "libvirt_domain_power": &domainPowerModel{},
+		"libvirt_ignition": &storage.IgnitionModel{}, "libvirt_network": &network.Model{}, "libvirt_pool": &storage.PoolModel{},
 		"libvirt_snapshot": &snapshot.Model{}, "libvirt_snapshot_revert": &snapshot.RevertModel{}, "libvirt_volume": &storage.VolumeModel{},
 		"libvirt_volume_export": &storage.VolumeExportModel{}, "libvirt_secret": &secret.Model{},
 		"data.libvirt_host": &host.Model{}, "data.libvirt_cluster": &clustermachine.ClusterModel{}, "data.libvirt_domain": &domainDataModel{},

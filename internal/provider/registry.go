@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/network"
+
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/storage"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
@@ -31,15 +33,6 @@ var (
 	_ resource.ResourceWithValidateConfig   = (*domainResource)(nil)
 	_ resource.ResourceWithUpgradeState     = (*domainResource)(nil)
 
-	_ resource.ResourceWithConfigure   = (*dhcpReservationResource)(nil)
-	_ resource.ResourceWithImportState = (*dhcpReservationResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*dhcpReservationResource)(nil)
-
-	_ resource.ResourceWithConfigure      = (*networkResource)(nil)
-	_ resource.ResourceWithImportState    = (*networkResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*networkResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*networkResource)(nil)
-
 	_ resource.ResourceWithConfigure = (*domainPowerResource)(nil)
 
 	_ datasource.DataSourceWithConfigure        = (*domainDataSource)(nil)
@@ -55,12 +48,9 @@ func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resourc
 			tfkit.NewResource[domainResource]("domain"),
 			tfkit.NewResource[domainPowerResource]("domain_power"),
 		},
-		[]func() resource.Resource{
-			tfkit.NewResource[dhcpReservationResource]("dhcp_reservation"),
-			tfkit.NewResource[networkResource]("network"),
-		},
 		clone.Resources(),
 		clustermachine.Resources(),
+		network.Resources(),
 		secret.Resources(),
 		snapshot.Resources(),
 		storage.Resources(),

@@ -2,6 +2,7 @@ package tfkit
 
 import (
 	"context"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -207,4 +208,10 @@ func AddedBoolReplace(desc string) schema.BoolAttribute {
 		"If the value of this attribute changes, Terraform will destroy and recreate the resource.",
 		"If the value of this attribute changes, Terraform will destroy and recreate the resource.")}
 	return a
+}
+
+// WithAttributes adds extra to attrs and returns attrs.
+func WithAttributes(extra, attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	maps.Copy(attrs, extra)
+	return attrs
 }

@@ -58,3 +58,19 @@ func NameOr(n types.String, id string) string {
 	}
 	return n.ValueString()
 }
+
+// UintOf is the value of v as a uint: 0 when v is null, unknown or negative.
+func UintOf(v types.Int64) uint {
+	if !Known(v) || v.ValueInt64() < 0 {
+		return 0
+	}
+	return uint(v.ValueInt64())
+}
+
+// Int64OrNull is v, or null when v is 0.
+func Int64OrNull(v uint) types.Int64 {
+	if v == 0 {
+		return types.Int64Null()
+	}
+	return types.Int64Value(int64(v))
+}

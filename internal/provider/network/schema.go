@@ -1,4 +1,4 @@
-package provider
+package network
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
-func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A libvirt virtual network: a bridge on the host with, depending on `mode`, NAT or routed " +
 			"forwarding, DHCP and DNS served by libvirt's dnsmasq.\n\n" +
@@ -40,7 +40,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"the apply is not refused.\n\n" +
 			"What libvirt fills in by itself (the bridge name when none is given, the bridge's MAC, the uuid, STP and " +
 			"forward delay, NAT port ranges) never shows as a change.",
-		Attributes: withAttributes(networkExtraAttributes(), map[string]schema.Attribute{
+		Attributes: tfkit.WithAttributes(networkExtraAttributes(), map[string]schema.Attribute{
 			"id": tfkit.KeptString("The network's UUID."),
 			"name": tfkit.RequiredReplace("Network name, unique on the host; also the import id. Changing it replaces the network.",
 				stringvalidator.RegexMatches(validators.ObjectNameRegexp, "must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
@@ -132,7 +132,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"(DNS on, nothing extra). Adding or removing the block, `enabled` or `forwarders` replaces the network; " +
 					"`hosts` change in place.",
 				PlanModifiers: tfkit.ReplacedOnPresence("dns"),
-				Attributes: withAttributes(dnsRecordAttributes(), map[string]schema.Attribute{
+				Attributes: tfkit.WithAttributes(dnsRecordAttributes(), map[string]schema.Attribute{
 					"enabled": enabledAttr("Serve DNS. Default `true`. `false` turns dnsmasq's DNS off (DHCP still works)."),
 					"hosts": schema.SetNestedAttribute{
 						MarkdownDescription: "Extra names dnsmasq answers, applied live without restarting the network. " +

@@ -1,4 +1,4 @@
-package provider
+package network
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func routesSpec(ctx context.Context, l types.List, d *diag.Diagnostics) []hostxm
 	tfkit.ElementsOf(ctx, l, &ms, d)
 	var out []hostxml.Route
 	for _, m := range ms {
-		out = append(out, hostxml.Route{Address: m.Address.ValueString(), Gateway: m.Gateway.ValueString(), Metric: uintOf(m.Metric)})
+		out = append(out, hostxml.Route{Address: m.Address.ValueString(), Gateway: m.Gateway.ValueString(), Metric: tfkit.UintOf(m.Metric)})
 	}
 	return out
 }
@@ -90,7 +90,7 @@ func routesValue(ctx context.Context, rs []hostxml.Route, d *diag.Diagnostics) t
 	}
 	var ms []netRouteModel
 	for _, r := range rs {
-		ms = append(ms, netRouteModel{Address: types.StringValue(r.Address), Gateway: types.StringValue(r.Gateway), Metric: intOrNull(r.Metric)})
+		ms = append(ms, netRouteModel{Address: types.StringValue(r.Address), Gateway: types.StringValue(r.Gateway), Metric: tfkit.Int64OrNull(r.Metric)})
 	}
 	v, diags := types.ListValueFrom(ctx, t, ms)
 	d.Append(diags...)

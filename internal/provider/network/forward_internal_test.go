@@ -1,4 +1,4 @@
-package provider
+package network
 
 import (
 	"context"
@@ -43,9 +43,9 @@ func TestNetworkModelBeyondNAT(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The prior: the model of the spec as a configuration writes it (no read).
-		prior := networkModel{Name: types.StringValue(n.Name)}
+		prior := Model{Name: types.StringValue(n.Name)}
 		st := &libvirt.NetworkState{Doc: back, Def: back.Network}
-		if err := prior.fromState(ctx, st, networkModel{DHCP: types.ObjectNull(networkDHCPAttrTypes), DNS: types.ObjectNull(networkDNSAttrTypes)}); err != nil {
+		if err := prior.fromState(ctx, st, Model{DHCP: types.ObjectNull(networkDHCPAttrTypes), DNS: types.ObjectNull(networkDNSAttrTypes)}); err != nil {
 			t.Fatal(err)
 		}
 		if n.Forward != nil {

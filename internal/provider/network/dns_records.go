@@ -1,4 +1,4 @@
-package provider
+package network
 
 import (
 	"context"
@@ -88,7 +88,7 @@ func dnsRecordsSpec(ctx context.Context, srv, txt types.Set, dns *hostxml.DNS, d
 	tfkit.ElementsOf(ctx, srv, &ss, d)
 	for _, s := range ss {
 		dns.SRVs = append(dns.SRVs, hostxml.SRV{Service: s.Service.ValueString(), Protocol: s.Protocol.ValueString(), Domain: s.Domain.ValueString(),
-			Target: s.Target.ValueString(), Port: uintOf(s.Port), Priority: uintOf(s.Priority), Weight: uintOf(s.Weight)})
+			Target: s.Target.ValueString(), Port: tfkit.UintOf(s.Port), Priority: tfkit.UintOf(s.Priority), Weight: tfkit.UintOf(s.Weight)})
 	}
 	var ts []netTXTModel
 	tfkit.ElementsOf(ctx, txt, &ts, d)
@@ -106,7 +106,7 @@ func dnsRecordValues(ctx context.Context, dns *hostxml.DNS, prior networkDNSMode
 	var svs, tvs []attr.Value
 	for _, s := range dns.SRVs {
 		m := netSRVModel{Service: types.StringValue(s.Service), Protocol: types.StringValue(s.Protocol), Domain: tfkit.StringOrNull(s.Domain),
-			Target: tfkit.StringOrNull(s.Target), Port: intOrNull(s.Port), Priority: intOrNull(s.Priority), Weight: intOrNull(s.Weight)}
+			Target: tfkit.StringOrNull(s.Target), Port: tfkit.Int64OrNull(s.Port), Priority: tfkit.Int64OrNull(s.Priority), Weight: tfkit.Int64OrNull(s.Weight)}
 		for _, p := range ps {
 			if p.Service.Equal(m.Service) && p.Protocol.Equal(m.Protocol) && p.Target.Equal(m.Target) && p.Domain.Equal(m.Domain) {
 				for _, f := range [][2]*types.Int64{{&m.Port, &p.Port}, {&m.Priority, &p.Priority}, {&m.Weight, &p.Weight}} {

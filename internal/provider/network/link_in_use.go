@@ -1,4 +1,4 @@
-package provider
+package network
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // changes of the apply have been made. Which link a guest took is in the network's
 // ports. When they cannot be read, the plan goes on (the apply then says what libvirt
 // says).
-func (r *networkResource) refuseUsedLinkRemoval(ctx context.Context, name string, have, want *hostxml.Network, d *diag.Diagnostics) {
+func (r *Resource) refuseUsedLinkRemoval(ctx context.Context, name string, have, want *hostxml.Network, d *diag.Diagnostics) {
 	if r.Client == nil || len(removedLinks(have.Forward.Pool(), want.Forward.Pool())) == 0 {
 		return
 	}

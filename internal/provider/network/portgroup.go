@@ -1,8 +1,9 @@
-package provider
+package network
 
 import (
 	"context"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/portsettings"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -23,11 +24,11 @@ import (
 // a network or one of its port groups gives its guests (hostxml/network_portgroup.go).
 
 type netPortGroupModel struct {
-	Name        types.String         `tfsdk:"name"`
-	Default     types.Bool           `tfsdk:"default"`
-	VLAN        *nicVLANModel        `tfsdk:"vlan"`
-	Bandwidth   *nicBandwidthModel   `tfsdk:"bandwidth"`
-	VirtualPort *netVirtualPortModel `tfsdk:"virtualport"`
+	Name        types.String                 `tfsdk:"name"`
+	Default     types.Bool                   `tfsdk:"default"`
+	VLAN        *portsettings.VLANModel      `tfsdk:"vlan"`
+	Bandwidth   *portsettings.BandwidthModel `tfsdk:"bandwidth"`
+	VirtualPort *netVirtualPortModel         `tfsdk:"virtualport"`
 }
 
 type netVirtualPortModel struct {
@@ -40,7 +41,7 @@ const netReplace = " Changing it replaces the network."
 // netBandwidthAttribute is a NIC's bandwidth shape (libvirt takes no floor in a network).
 func netBandwidthAttribute(desc string, mods ...planmodifier.Object) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{MarkdownDescription: desc, Optional: true, PlanModifiers: mods,
-		Attributes: map[string]schema.Attribute{"inbound": nicLimitAttribute("incoming"), "outbound": nicLimitAttribute("outgoing")}}
+		Attributes: map[string]schema.Attribute{"inbound": portsettings.LimitAttribute("incoming"), "outbound": portsettings.LimitAttribute("outgoing")}}
 }
 
 func netVirtualPortAttribute(desc string, mods ...planmodifier.Object) schema.SingleNestedAttribute {
@@ -54,7 +55,7 @@ func netVirtualPortAttribute(desc string, mods ...planmodifier.Object) schema.Si
 
 func networkPortGroupAttributes() map[string]schema.Attribute {
 	replace := objectplanmodifier.RequiresReplace()
-	vlan := vlanAttribute("VLAN tags of the network's ports (needs Open vSwitch or SR-IOV on the host side)." + netReplace)
+	vlan := portsettings.VLANAttribute("VLAN tags of the network's ports (needs Open vSwitch or SR-IOV on the host side)." + netReplace)
 	vlan.PlanModifiers = []planmodifier.Object{replace}
 	return map[string]schema.Attribute{
 		"port_groups": schema.SetNestedAttribute{
@@ -67,7 +68,7 @@ func networkPortGroupAttributes() map[string]schema.Attribute {
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"name":        schema.StringAttribute{MarkdownDescription: "The port group's name, unique in the network.", Required: true},
 				"default":     schema.BoolAttribute{MarkdownDescription: "The port group of interfaces that name none (at most one). Default `false`.", Optional: true},
-				"vlan":        vlanAttribute("VLAN tags of the group's ports."),
+				"vlan":        portsettings.VLANAttribute("VLAN tags of the group's ports."),
 				"bandwidth":   netBandwidthAttribute("Traffic shaping of each port of the group."),
 				"virtualport": netVirtualPortAttribute("The port profile of the group's ports."),
 			}},
@@ -78,23 +79,23 @@ func networkPortGroupAttributes() map[string]schema.Attribute {
 	}
 }
 
-func vlanSpec(m *nicVLANModel) *hostxml.VLAN {
+func vlanSpec(m *portsettings.VLANModel) *hostxml.VLAN {
 	if m == nil {
 		return nil
 	}
-	v := &hostxml.VLAN{Trunk: m.Trunk.ValueBool(), NativeTag: uintOf(m.NativeTag), NativeMode: m.NativeMode.ValueString()}
+	v := &hostxml.VLAN{Trunk: m.Trunk.ValueBool(), NativeTag: tfkit.UintOf(m.NativeTag), NativeMode: m.NativeMode.ValueString()}
 	for _, t := range m.Tags {
-		v.Tags = append(v.Tags, uintOf(t))
+		v.Tags = append(v.Tags, tfkit.UintOf(t))
 	}
 	return v
 }
 
 // vlanModelOf keeps prior's trunk when libvirt's is implied by the tags.
-func vlanModelOf(v *hostxml.VLAN, prior *nicVLANModel) *nicVLANModel {
+func vlanModelOf(v *hostxml.VLAN, prior *portsettings.VLANModel) *portsettings.VLANModel {
 	if v == nil {
 		return nil
 	}
-	m := &nicVLANModel{Trunk: types.BoolNull(), NativeTag: intOrNull(v.NativeTag), NativeMode: tfkit.StringOrNull(v.NativeMode)}
+	m := &portsettings.VLANModel{Trunk: types.BoolNull(), NativeTag: tfkit.Int64OrNull(v.NativeTag), NativeMode: tfkit.StringOrNull(v.NativeMode)}
 	for _, t := range v.Tags {
 		m.Tags = append(m.Tags, types.Int64Value(int64(t)))
 	}
@@ -108,30 +109,30 @@ func vlanModelOf(v *hostxml.VLAN, prior *nicVLANModel) *nicVLANModel {
 	return m
 }
 
-func bandwidthSpec(m *nicBandwidthModel) *hostxml.Bandwidth {
+func bandwidthSpec(m *portsettings.BandwidthModel) *hostxml.Bandwidth {
 	if m == nil {
 		return nil
 	}
-	l := func(m *nicLimitModel) *hostxml.BandwidthLimit {
+	l := func(m *portsettings.LimitModel) *hostxml.BandwidthLimit {
 		if m == nil {
 			return nil
 		}
-		return &hostxml.BandwidthLimit{Average: uintOf(m.Average), Peak: uintOf(m.Peak), Burst: uintOf(m.Burst)}
+		return &hostxml.BandwidthLimit{Average: tfkit.UintOf(m.Average), Peak: tfkit.UintOf(m.Peak), Burst: tfkit.UintOf(m.Burst)}
 	}
 	return &hostxml.Bandwidth{Inbound: l(m.Inbound), Outbound: l(m.Outbound)}
 }
 
-func bandwidthModelOf(b *hostxml.Bandwidth) *nicBandwidthModel {
+func bandwidthModelOf(b *hostxml.Bandwidth) *portsettings.BandwidthModel {
 	if b == nil {
 		return nil
 	}
-	l := func(b *hostxml.BandwidthLimit) *nicLimitModel {
+	l := func(b *hostxml.BandwidthLimit) *portsettings.LimitModel {
 		if b == nil {
 			return nil
 		}
-		return &nicLimitModel{Average: intOrNull(b.Average), Peak: intOrNull(b.Peak), Burst: intOrNull(b.Burst)}
+		return &portsettings.LimitModel{Average: tfkit.Int64OrNull(b.Average), Peak: tfkit.Int64OrNull(b.Peak), Burst: tfkit.Int64OrNull(b.Burst)}
 	}
-	return &nicBandwidthModel{Inbound: l(b.Inbound), Outbound: l(b.Outbound)}
+	return &portsettings.BandwidthModel{Inbound: l(b.Inbound), Outbound: l(b.Outbound)}
 }
 
 func virtualPortSpec(m *netVirtualPortModel) *hostxml.VirtualPort {
@@ -180,7 +181,7 @@ func portGroupsValue(ctx context.Context, gs []hostxml.PortGroup, prior types.Se
 		if g.Default || (had && p.Default.Equal(types.BoolValue(false))) {
 			m.Default = types.BoolValue(g.Default)
 		}
-		var pv *nicVLANModel
+		var pv *portsettings.VLANModel
 		if had {
 			pv = p.VLAN
 		}

@@ -1,4 +1,4 @@
-package provider
+package network
 
 import (
 	"context"
@@ -25,11 +25,11 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
-type dhcpReservationResource struct {
+type DHCPReservationResource struct {
 	tfkit.ResourceBase
 }
 
-type dhcpReservationModel struct {
+type DHCPReservationModel struct {
 	tfkit.WithTimeouts
 	ID       types.String `tfsdk:"id"`
 	Network  types.String `tfsdk:"network"`
@@ -38,7 +38,7 @@ type dhcpReservationModel struct {
 	Hostname types.String `tfsdk:"hostname"`
 }
 
-func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *DHCPReservationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A fixed address for a MAC on a libvirt network: a DHCP `<host>` entry, written with network-update " +
 			"to the running network (no restart, guests keep their links) and to its persistent definition; only to the " +
@@ -64,11 +64,11 @@ func (r *dhcpReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 	}
 }
 
-func (m *dhcpReservationModel) host() netaddr.DHCPHost {
+func (m *DHCPReservationModel) host() netaddr.DHCPHost {
 	return netaddr.DHCPHost{MAC: strings.ToLower(m.MAC.ValueString()), IP: m.IP.ValueString(), Name: m.Hostname.ValueString()}
 }
 
-func reservationWhat(m *dhcpReservationModel) string {
+func reservationWhat(m *DHCPReservationModel) string {
 	return fmt.Sprintf("DHCP reservation %s on network %s", strings.ToLower(m.MAC.ValueString()), m.Network.ValueString())
 }
 
@@ -76,17 +76,17 @@ func reservationWhat(m *dhcpReservationModel) string {
 // exists already (one read): an ip outside its subnets or reserved for another MAC fails
 // the plan rather than the apply. A network made in the same apply (not there yet) or a
 // host that does not answer leaves the check to Create.
-func (r *dhcpReservationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *DHCPReservationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	ctx, bound := tfkit.PlanContext(ctx, req, r.Client, "libvirt_dhcp_reservation", "network", "mac")
 	defer bound.End(&resp.Diagnostics)
 	if req.Plan.Raw.IsNull() || r.Client == nil {
 		return
 	}
-	var plan dhcpReservationModel
+	var plan DHCPReservationModel
 	if d := req.Plan.Get(ctx, &plan); d.HasError() || !tfkit.Known(plan.Network) || !tfkit.Known(plan.MAC) || !tfkit.Known(plan.IP) {
 		return
 	}
-	state, d := tfkit.PriorState[dhcpReservationModel](ctx, req.State)
+	state, d := tfkit.PriorState[DHCPReservationModel](ctx, req.State)
 	if d.HasError() {
 		return
 	}
@@ -110,8 +110,8 @@ func (r *dhcpReservationResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 }
 
-func (r *dhcpReservationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	tfkit.Create(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, plan *dhcpReservationModel, d *diag.Diagnostics) (*dhcpReservationModel, error) {
+func (r *DHCPReservationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	tfkit.Create(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, plan *DHCPReservationModel, d *diag.Diagnostics) (*DHCPReservationModel, error) {
 		if err := r.write(ctx, plan, d, "Unable to create "+reservationWhat(plan), netaddr.Add); err != nil || d.HasError() {
 			return nil, err
 		}
@@ -119,8 +119,8 @@ func (r *dhcpReservationResource) Create(ctx context.Context, req resource.Creat
 	})
 }
 
-func (r *dhcpReservationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	tfkit.Update(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, plan, _ *dhcpReservationModel, d *diag.Diagnostics) (*dhcpReservationModel, error) {
+func (r *DHCPReservationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	tfkit.Update(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, plan, _ *DHCPReservationModel, d *diag.Diagnostics) (*DHCPReservationModel, error) {
 		if err := r.write(ctx, plan, d, "Unable to update "+reservationWhat(plan), netaddr.Modify); err != nil || d.HasError() {
 			return nil, err
 		}
@@ -131,7 +131,7 @@ func (r *dhcpReservationResource) Update(ctx context.Context, req resource.Updat
 // write adds (op Add) or modifies the reservation's entry once it is checked against the
 // network's other entries, holding the network's lock from the read to the write (see
 // netaddr.Lock). A problem with the configuration is an attribute error in d.
-func (r *dhcpReservationResource) write(ctx context.Context, plan *dhcpReservationModel, d *diag.Diagnostics, summary string, op netaddr.Op) error {
+func (r *DHCPReservationResource) write(ctx context.Context, plan *DHCPReservationModel, d *diag.Diagnostics, summary string, op netaddr.Op) error {
 	network := plan.Network.ValueString()
 	defer netaddr.LockNetwork(r.Client.URI().String(), network)()
 	net, err := r.Client.ReadNetworkDHCP(ctx, network)
@@ -152,7 +152,7 @@ func (r *dhcpReservationResource) write(ctx context.Context, plan *dhcpReservati
 
 // read is the reservation as the network's persistent definition has it; an entry gone
 // (or a network gone) is ErrNotFound.
-func (r *dhcpReservationResource) read(ctx context.Context, prior *dhcpReservationModel) (*dhcpReservationModel, error) {
+func (r *DHCPReservationResource) read(ctx context.Context, prior *DHCPReservationModel) (*DHCPReservationModel, error) {
 	network, mac := prior.Network.ValueString(), strings.ToLower(prior.MAC.ValueString())
 	net, err := r.Client.ReadNetworkDHCP(ctx, network)
 	if err != nil {
@@ -169,20 +169,20 @@ func (r *dhcpReservationResource) read(ctx context.Context, prior *dhcpReservati
 }
 
 // readBack reads the reservation after the write of a create or update.
-func (r *dhcpReservationResource) readBack(ctx context.Context, plan *dhcpReservationModel, what string) (*dhcpReservationModel, error) {
-	got, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*dhcpReservationModel, error) { return r.read(ctx, plan) })
+func (r *DHCPReservationResource) readBack(ctx context.Context, plan *DHCPReservationModel, what string) (*DHCPReservationModel, error) {
+	got, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*DHCPReservationModel, error) { return r.read(ctx, plan) })
 	if errors.Is(err, libvirt.ErrNotFound) {
 		return nil, fmt.Errorf("the entry is not in the network's definition after the %s", what)
 	}
 	return got, err
 }
 
-func (r *dhcpReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *DHCPReservationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	tfkit.Refresh(ctx, req, resp, time.Minute, reservationWhat, r.read)
 }
 
-func (r *dhcpReservationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	tfkit.Remove(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, state *dhcpReservationModel, _ *diag.Diagnostics) error {
+func (r *DHCPReservationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	tfkit.Remove(ctx, req, resp, 2*time.Minute, reservationWhat, func(ctx context.Context, state *DHCPReservationModel, _ *diag.Diagnostics) error {
 		network, mac := state.Network.ValueString(), state.host().MAC
 		defer netaddr.LockNetwork(r.Client.URI().String(), network)()
 		net, err := r.Client.ReadNetworkDHCP(ctx, network)
@@ -206,7 +206,7 @@ func (r *dhcpReservationResource) Delete(ctx context.Context, req resource.Delet
 	})
 }
 
-func (r *dhcpReservationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *DHCPReservationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	network, mac, ok := strings.Cut(req.ID, "/")
 	if !ok || network == "" || !validators.MACRegexp.MatchString(mac) {
 		resp.Diagnostics.AddError("Invalid import id", "expected <network>/<mac>, e.g. default/52:54:00:12:34:56, got "+strconv.Quote(req.ID))

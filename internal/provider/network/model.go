@@ -1,10 +1,11 @@
-package provider
+package network
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/portsettings"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -19,7 +20,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/netaddr"
 )
 
-type networkModel struct {
+type Model struct {
 	tfkit.WithTimeouts
 	ID        types.String `tfsdk:"id"`
 	Name      types.String `tfsdk:"name"`
@@ -33,13 +34,13 @@ type networkModel struct {
 	Autostart types.Bool   `tfsdk:"autostart"`
 	Active    types.Bool   `tfsdk:"active"`
 	// Beyond NAT: resource_network_forward.go, resource_network_portgroups.go, resource_network_dns_records.go.
-	Routes         types.List           `tfsdk:"routes"`
-	Forward        *netForwardModel     `tfsdk:"forward"`
-	PortGroups     types.Set            `tfsdk:"port_groups"`
-	VLAN           *nicVLANModel        `tfsdk:"vlan"`
-	VirtualPort    *netVirtualPortModel `tfsdk:"virtualport"`
-	Bandwidth      *nicBandwidthModel   `tfsdk:"bandwidth"`
-	DnsmasqOptions types.List           `tfsdk:"dnsmasq_options"`
+	Routes         types.List                   `tfsdk:"routes"`
+	Forward        *netForwardModel             `tfsdk:"forward"`
+	PortGroups     types.Set                    `tfsdk:"port_groups"`
+	VLAN           *portsettings.VLANModel      `tfsdk:"vlan"`
+	VirtualPort    *netVirtualPortModel         `tfsdk:"virtualport"`
+	Bandwidth      *portsettings.BandwidthModel `tfsdk:"bandwidth"`
+	DnsmasqOptions types.List                   `tfsdk:"dnsmasq_options"`
 }
 
 type networkDHCPModel struct {
@@ -98,14 +99,14 @@ var (
 
 // networkExtraAttributes are the network's attributes beyond NAT.
 func networkExtraAttributes() map[string]schema.Attribute {
-	attrs := withAttributes(networkForwardAttributes(), networkPortGroupAttributes())
+	attrs := tfkit.WithAttributes(networkForwardAttributes(), networkPortGroupAttributes())
 	attrs["dnsmasq_options"] = dnsmasqOptionsAttribute()
 	return attrs
 }
 
 // toSpec turns the model into a spec. ok is false when a value is unknown (not yet
 // known at plan time): callers then skip what needs the whole spec.
-func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bool, diags diag.Diagnostics) {
+func (m *Model) toSpec(ctx context.Context) (spec *hostxml.Network, ok bool, diags diag.Diagnostics) {
 	// bridge is unknown in a create plan when libvirt is to pick it: that is "".
 	if !tfkit.AllKnown(m.Name, m.Mode, m.MTU, m.Domain, m.Addresses, m.DHCP, m.DNS, m.Routes, m.PortGroups, m.DnsmasqOptions) ||
 		!tfkit.ModelKnown(m.Forward, m.VLAN, m.VirtualPort, m.Bandwidth) ||
@@ -165,7 +166,7 @@ func (m *networkModel) toSpec(ctx context.Context) (spec *hostxml.Network, ok bo
 }
 
 // specNow is toSpec at apply time, when every value is known.
-func (m *networkModel) specNow(ctx context.Context) (*hostxml.Network, error) {
+func (m *Model) specNow(ctx context.Context) (*hostxml.Network, error) {
 	spec, ok, diags := m.toSpec(ctx)
 	if err := tfkit.DiagsErr(diags); err != nil {
 		return nil, err
@@ -189,7 +190,7 @@ func rangeList(ranges []netaddr.Range) types.List {
 // fromState sets the model from what libvirt has. prior is the model before (state or
 // plan): it decides the forms libvirt does not keep — null versus empty lists, the way an
 // address was written, and whether host entries are managed here at all.
-func (m *networkModel) fromState(ctx context.Context, st *libvirt.NetworkState, prior networkModel) error {
+func (m *Model) fromState(ctx context.Context, st *libvirt.NetworkState, prior Model) error {
 	var diags diag.Diagnostics
 	n, err := hostxml.NetworkFromDefinition(st.Doc)
 	if err != nil {

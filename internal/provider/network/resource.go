@@ -1,4 +1,4 @@
-package provider
+package network
 
 import (
 	"context"
@@ -22,26 +22,26 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
-type networkResource struct {
+type Resource struct {
 	tfkit.ResourceBase
 }
 
-func (r *networkResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.Client = tfkit.ClientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
-func (r *networkResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	tfkit.ValidateSpec(ctx, req, resp, "network", (*networkModel).toSpec)
+func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	tfkit.ValidateSpec(ctx, req, resp, "network", (*Model).toSpec)
 }
 
 // ModifyPlan fills the default DHCP ranges into the plan, so that plans show them,
 // warns when a replace or destroy would cut off running guests, and refuses to take a
 // host link out of a macvtap pool while a running guest's interface is on it.
-func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	ctx, bound := tfkit.PlanContext(ctx, req, r.Client, "libvirt_network", "name")
 	defer bound.End(&resp.Diagnostics)
 	if req.Plan.Raw.IsNull() {
-		var state networkModel
+		var state Model
 		if !req.State.Raw.IsNull() && !req.State.Get(ctx, &state).HasError() {
 			r.warnInUse(ctx, state.Name.ValueString(), "Destroying", &resp.Diagnostics)
 		}
@@ -51,7 +51,7 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if req.State.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
-	state, plan, ok := tfkit.GetBoth[networkModel](ctx, &resp.Diagnostics, req.State, resp.Plan)
+	state, plan, ok := tfkit.GetBoth[Model](ctx, &resp.Diagnostics, req.State, resp.Plan)
 	if !ok {
 		return
 	}
@@ -69,7 +69,7 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 
 // warnInUse adds a warning when running domains use the network: replacing or
 // destroying it takes their bridge away. It names them (from libvirt's network ports).
-func (r *networkResource) warnInUse(ctx context.Context, name, doing string, d *diag.Diagnostics) {
+func (r *Resource) warnInUse(ctx context.Context, name, doing string, d *diag.Diagnostics) {
 	if r.Client == nil || name == "" {
 		return
 	}
@@ -86,8 +86,8 @@ func (r *networkResource) warnInUse(ctx context.Context, name, doing string, d *
 	}
 }
 
-func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	plan, config, ok := tfkit.GetBoth[networkModel](ctx, &resp.Diagnostics, req.Plan, req.Config)
+func (r *Resource) planDefaultRanges(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	plan, config, ok := tfkit.GetBoth[Model](ctx, &resp.Diagnostics, req.Plan, req.Config)
 	if !ok || plan.DHCP.IsNull() || plan.DHCP.IsUnknown() || config.DHCP.IsNull() {
 		return
 	}
@@ -100,7 +100,7 @@ func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.Mo
 	// An existing network keeps the ranges it has while its addresses stay: omitted
 	// ranges mean the default at creation, not a replacement later (e.g. after import).
 	if !req.State.Raw.IsNull() {
-		var state networkModel
+		var state Model
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		if resp.Diagnostics.HasError() {
 			return
@@ -123,10 +123,10 @@ func (r *networkResource) planDefaultRanges(ctx context.Context, req resource.Mo
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("dhcp").AtName("ranges"), ranges)...)
 }
 
-func networkWhat(m *networkModel) string { return "network " + m.Name.ValueString() }
+func networkWhat(m *Model) string { return "network " + m.Name.ValueString() }
 
-func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	tfkit.Create(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, plan *networkModel, _ *diag.Diagnostics) (*networkModel, error) {
+func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	tfkit.Create(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, plan *Model, _ *diag.Diagnostics) (*Model, error) {
 		spec, err := plan.specNow(ctx)
 		if err != nil {
 			return nil, err
@@ -143,7 +143,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 }
 
 // read is the network as libvirt has it, in the forms prior was written in.
-func (r *networkResource) read(ctx context.Context, prior *networkModel) (*networkModel, error) {
+func (r *Resource) read(ctx context.Context, prior *Model) (*Model, error) {
 	st, err := r.Client.ReadNetwork(ctx, prior.Name.ValueString())
 	if err != nil {
 		return nil, err
@@ -153,20 +153,20 @@ func (r *networkResource) read(ctx context.Context, prior *networkModel) (*netwo
 }
 
 // readBack reads the network after a change; gone is the error when it is not there.
-func (r *networkResource) readBack(ctx context.Context, plan *networkModel, gone string) (*networkModel, error) {
-	got, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*networkModel, error) { return r.read(ctx, plan) })
+func (r *Resource) readBack(ctx context.Context, plan *Model, gone string) (*Model, error) {
+	got, err := tfkit.ReadBack(ctx, func(ctx context.Context) (*Model, error) { return r.read(ctx, plan) })
 	if errors.Is(err, libvirt.ErrNotFound) {
 		return nil, errors.New(gone)
 	}
 	return got, err
 }
 
-func (r *networkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	tfkit.Refresh(ctx, req, resp, time.Minute, networkWhat, r.read)
 }
 
-func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	tfkit.Update(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, plan, _ *networkModel, _ *diag.Diagnostics) (*networkModel, error) {
+func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	tfkit.Update(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, plan, _ *Model, _ *diag.Diagnostics) (*Model, error) {
 		spec, err := plan.specNow(ctx)
 		if err != nil {
 			return nil, err
@@ -180,7 +180,7 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 
 // change brings the network's host entries, state and autostart to the plan, holding the
 // network's lock (see netaddr.Lock) from reading its host entries to the last write.
-func (r *networkResource) change(ctx context.Context, plan *networkModel, spec *hostxml.Network) error {
+func (r *Resource) change(ctx context.Context, plan *Model, spec *hostxml.Network) error {
 	name := plan.Name.ValueString()
 	defer netaddr.LockNetwork(r.Client.URI().String(), name)()
 	st, err := r.Client.ReadNetwork(ctx, name)
@@ -218,13 +218,13 @@ func (r *networkResource) change(ctx context.Context, plan *networkModel, spec *
 	return nil
 }
 
-func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	tfkit.Remove(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, state *networkModel, _ *diag.Diagnostics) error {
+func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	tfkit.Remove(ctx, req, resp, 5*time.Minute, networkWhat, func(ctx context.Context, state *Model, _ *diag.Diagnostics) error {
 		return r.Client.DeleteNetwork(ctx, state.Name.ValueString())
 	})
 }
 
-func (r *networkResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if !validators.ObjectNameRegexp.MatchString(req.ID) {
 		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("expected the network's name, e.g. default, got %q", req.ID))
 		return
