@@ -1,16 +1,17 @@
 package provider
 
 import (
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/network"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/storage"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clustermachine"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/snapshot"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/secret"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/host"
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clustermachine"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/host"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/network"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/secret"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/snapshot"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/storage"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
