@@ -108,7 +108,7 @@ func (m *hostSizeModel) fromHost(info *libvirt.HostInfo, mem *libvirt.HostMemory
 	m.NUMACells = []hostNUMACell{}
 	for _, c := range mem.Cells {
 		m.NUMACells = append(m.NUMACells, hostNUMACell{
-			ID: int64(c.ID), MemoryBytes: int64(c.MemoryBytes), FreeBytes: nullableUint(c.FreeBytes), CPUs: c.CPUs,
+			ID: int64(c.ID), MemoryBytes: int64(c.MemoryBytes), FreeBytes: tfkit.Int64FromPtr(c.FreeBytes), CPUs: c.CPUs,
 			Hugepages: hugepagesFrom(c.Hugepages),
 		})
 	}
@@ -118,14 +118,7 @@ func (m *hostSizeModel) fromHost(info *libvirt.HostInfo, mem *libvirt.HostMemory
 func hugepagesFrom(pools []libvirt.Hugepages) []hostHugepages {
 	out := []hostHugepages{}
 	for _, h := range pools {
-		out = append(out, hostHugepages{SizeKiB: int64(h.SizeKiB), Total: int64(h.Total), Free: nullableUint(h.Free)})
+		out = append(out, hostHugepages{SizeKiB: int64(h.SizeKiB), Total: int64(h.Total), Free: tfkit.Int64FromPtr(h.Free)})
 	}
 	return out
-}
-
-func nullableUint(p *uint64) types.Int64 {
-	if p == nil {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(*p))
 }

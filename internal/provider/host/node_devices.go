@@ -140,19 +140,12 @@ func nodeDeviceFrom(nd libvirt.NodeDevice) nodeDeviceEntry {
 	e := nodeDeviceEntry{
 		Name: nd.Name, Parent: nd.Parent, Driver: nd.Driver, Capability: nd.Capability,
 		VendorID: nd.VendorID, VendorName: nd.VendorName, ProductID: nd.ProductID, ProductName: nd.ProductName,
-		PCIAddress: nd.PCIAddress, IOMMUGroup: nullableInt(nd.IOMMUGroup), VirtualFunctions: append([]string{}, nd.VirtualFunctions...),
-		MDevTypes: []mdevTypeEntry{}, USBBus: nullableInt(nd.USBBus), USBDevice: nullableInt(nd.USBDevice), MDevUUID: nd.MDevUUID,
+		PCIAddress: nd.PCIAddress, IOMMUGroup: tfkit.Int64FromPtr(nd.IOMMUGroup), VirtualFunctions: append([]string{}, nd.VirtualFunctions...),
+		MDevTypes: []mdevTypeEntry{}, USBBus: tfkit.Int64FromPtr(nd.USBBus), USBDevice: tfkit.Int64FromPtr(nd.USBDevice), MDevUUID: nd.MDevUUID,
 		Interface: nd.Interface, MAC: nd.MAC,
 	}
 	for _, t := range nd.MDevTypes {
 		e.MDevTypes = append(e.MDevTypes, mdevTypeEntry{ID: t.ID, Name: t.Name, DeviceAPI: t.DeviceAPI, AvailableInstances: int64(t.AvailableInstances)})
 	}
 	return e
-}
-
-func nullableInt(p *int) types.Int64 {
-	if p == nil {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(*p))
 }
