@@ -148,3 +148,38 @@ func priorState[M any](ctx context.Context, state tfsdk.State) (*M, diag.Diagnos
 func readBack[P any](ctx context.Context, read func(context.Context) (P, error)) (P, error) {
 	return tfkit.ReadBack(ctx, read)
 }
+
+// For a merge: the other names that moved, old -> new. A domain file that starts using one
+// of them needs a line above (an alias, or a shim for a generic function or a renamed
+// field). Names the domain defines itself and still has its own copy of (nameOr, the
+// regexps of resource_domain.go and domain_hostdevs.go, withAttributes, uintOf, intOrNull
+// and the nic* port models of domain_nic_options.go) moved as tfkit.NameOr,
+// validators.*Regexp, tfkit.WithAttributes / UintOf / Int64OrNull and portsettings.*.
+//   addedBoolReplace -> tfkit.AddedBoolReplace, allKnown -> tfkit.AllKnown
+//   allTimeouts -> tfkit.AllTimeouts, alreadyExistsHint -> tfkit.AlreadyExistsHint
+//   appendErrs -> tfkit.AppendErrs, atAttribute -> tfkit.AtAttribute
+//   attributeError -> tfkit.AttributeError, boolReplace -> tfkit.BoolReplace
+//   clientFrom -> tfkit.ClientFrom, computedInt -> tfkit.ComputedInt, copyInto -> tfkit.CopyInto
+//   dataTimed -> tfkit.DataTimed, defaultReplace -> tfkit.DefaultReplace
+//   defaultedString -> tfkit.DefaultedString, derivedString -> tfkit.DerivedString
+//   diagError -> tfkit.DiagError, elementsOf -> tfkit.ElementsOf, getBoth -> tfkit.GetBoth
+//   gone -> tfkit.Gone, idAttribute -> tfkit.IDAttribute, importContext -> tfkit.ImportContext
+//   importTimeout -> tfkit.ImportTimeout, keep -> tfkit.Keep, keepState -> tfkit.KeepState
+//   keptInt -> tfkit.KeptInt, listOrNull -> tfkit.ListOrNull, listShort -> tfkit.ListShort
+//   modelKnown -> tfkit.ModelKnown, modelSource -> tfkit.ModelSource
+//   nestedType -> tfkit.NestedType, newDataSource -> tfkit.NewDataSource
+//   newResource -> tfkit.NewResource, noUpdateTimeouts -> tfkit.NoUpdateTimeouts
+//   nonNilValues -> tfkit.NonNilValues, nonTransport -> tfkit.NonTransport
+//   objectNameAttribute -> tfkit.ObjectNameAttribute
+//   objectNameRegexp -> validators.ObjectNameRegexp, optionalComputed -> tfkit.OptionalComputed
+//   optionalReplace -> tfkit.OptionalReplace, planTimeout -> tfkit.PlanTimeout
+//   presenceChanged -> tfkit.PresenceChanged, priorObject -> tfkit.PriorObject
+//   refreshWith -> tfkit.RefreshWith, replaceString -> tfkit.ReplaceString
+//   replacedOnPresence -> tfkit.ReplacedOnPresence, replacedOnly -> tfkit.ReplacedOnly
+//   report -> tfkit.Report, resourceSchema -> tfkit.ResourceSchema
+//   sameElements -> tfkit.SameElements, secretReplace -> tfkit.SecretReplace
+//   sentence -> tfkit.Sentence, storePlan -> tfkit.StorePlan, timed -> tfkit.Timed
+//   timeoutsBlock -> tfkit.TimeoutsBlock, triggersAttribute -> tfkit.TriggersAttribute
+//   unknownErr -> tfkit.UnknownErr, unsetTimeouts -> tfkit.UnsetTimeouts
+//   validateSpec -> tfkit.ValidateSpec, withDeadline -> tfkit.WithDeadline
+//   withTypes -> tfkit.WithTypes, writeOnlyVersion -> tfkit.WriteOnlyVersion
