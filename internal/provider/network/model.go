@@ -33,7 +33,7 @@ type Model struct {
 	DNS       types.Object `tfsdk:"dns"`
 	Autostart types.Bool   `tfsdk:"autostart"`
 	Active    types.Bool   `tfsdk:"active"`
-	// Beyond NAT: resource_network_forward.go, resource_network_portgroups.go, resource_network_dns_records.go.
+	// Beyond NAT: forward.go, portgroup.go, dns_records.go.
 	Routes         types.List                   `tfsdk:"routes"`
 	Forward        *netForwardModel             `tfsdk:"forward"`
 	PortGroups     types.Set                    `tfsdk:"port_groups"`

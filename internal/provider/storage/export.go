@@ -95,7 +95,7 @@ type VolumeExportModel struct {
 	Quiesce         types.Bool   `tfsdk:"quiesce"`
 	SizeBytes       types.Int64  `tfsdk:"size_bytes"`
 	SHA256          types.String `tfsdk:"sha256"`
-	Incremental     types.Bool   `tfsdk:"incremental"` // resource_volume_export_incremental.go
+	Incremental     types.Bool   `tfsdk:"incremental"` // export_incremental.go
 	Chain           types.List   `tfsdk:"chain"`
 }
 

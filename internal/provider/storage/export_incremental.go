@@ -26,7 +26,7 @@ import (
 // one and backed by it. A change of `triggers` then adds a link in place (Update) instead
 // of replacing the resource, so that the chain and its checkpoints live as long as the
 // resource. This file holds the schema, plan and Update side; the chain itself is in
-// resource_volume_export_chain.go.
+// export_chain.go.
 
 // withIncremental adds `incremental` and `chain` to the export's schema and makes
 // `triggers` replace it only when it is not incremental.

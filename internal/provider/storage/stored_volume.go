@@ -93,7 +93,7 @@ func deleteStored[M any, P storedModel[M]](ctx context.Context, c *libvirt.Clien
 
 // blobResource is the CRUD of a stored blob of kind (libvirt_ignition,
 // libvirt_cloudinit_iso), embedded in its resource: create stores the content (see
-// blob_create.go); read looks at the volume, not its content; every attribute but
+// its Create, below); read looks at the volume, not its content; every attribute but
 // timeouts replaces it; delete deletes the volume.
 type blobResource[M any, P blobModel[M]] struct {
 	tfkit.ResourceBase

@@ -121,7 +121,7 @@ func OptionalBool(desc string, def bool) schema.BoolAttribute {
 }
 
 // ComputedString, ComputedInt and ComputedBool are values libvirt reports, read anew on
-// every refresh (the resource twins of datasource_read.go's DataString, DataInt, DataBool).
+// every refresh (the resource twins of datasource.go's DataString, DataInt, DataBool).
 func ComputedString(desc string) schema.StringAttribute {
 	return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 }
@@ -171,8 +171,7 @@ func WriteOnlyVersion(desc string) schema.Int64Attribute {
 		PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()}}
 }
 
-// Optional attributes with a default, as schemas repeat them (OptionalBool is in
-// schema_attrs.go).
+// Optional attributes with a default, as schemas repeat them (OptionalBool is above).
 
 // DefaultString is an optional string that is def when not set (an update changes it in
 // place).
