@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
-	"github.com/kvmforge/terraform-provider-libvirt/internal/hostxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/poll"
 )
@@ -195,11 +194,12 @@ func NonTransport(err error) error {
 	return err
 }
 
-// ValidateSpec is the ValidateConfig of a resource whose model becomes a hostxml spec
-// (a network, a pool): the spec's own checks, each reported on its attribute as "Invalid
-// <what> <attribute>". A configuration with unknown values is checked as far as it is
-// Known (toSpec says ok false when it cannot be built yet).
-func ValidateSpec[M any, S interface{ Validate() []hostxml.FieldError }](ctx context.Context, req resource.ValidateConfigRequest,
+// ValidateSpec is the ValidateConfig of a resource whose model becomes a spec that
+// validates itself (a network, a pool: hostxml's; E, its FieldError, is an attribute and
+// a detail, so tfkit names no object's XML package): the spec's own checks, each reported
+// on its attribute as "Invalid <what> <attribute>". A configuration with unknown values
+// is checked as far as it is Known (toSpec says ok false when it cannot be built yet).
+func ValidateSpec[M any, E ~struct{ Attr, Detail string }, S interface{ Validate() []E }](ctx context.Context, req resource.ValidateConfigRequest,
 	resp *resource.ValidateConfigResponse, what string, toSpec func(*M, context.Context) (S, bool, diag.Diagnostics)) {
 	var m M
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -211,7 +211,8 @@ func ValidateSpec[M any, S interface{ Validate() []hostxml.FieldError }](ctx con
 	if !ok {
 		return
 	}
-	for _, e := range spec.Validate() {
+	for _, fe := range spec.Validate() {
+		e := struct{ Attr, Detail string }(fe)
 		resp.Diagnostics.AddAttributeError(path.Root(e.Attr), "Invalid "+what+" "+e.Attr, e.Detail)
 	}
 }
