@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
@@ -26,6 +27,12 @@ import (
 // the domain to tfkit/validators (DomainNameRegexp, LowerUUIDRegexp): the domain move
 // deletes them with the domain's other copies of tfkit's names.
 var _, _ = domainNameRegexp, lowerUUIDRegexp
+
+// parseDomain (was values.go, then clone's only) is domainxml.ParseDomain: main's
+// resource_domain_plan.go reads a definition with it. Unused here until that merges.
+var parseDomain = domainxml.ParseDomain
+
+var _ = parseDomain
 
 type (
 	actionModel  = tfkit.ActionModel

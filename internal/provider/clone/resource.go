@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	"libvirt.org/go/libvirtxml"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
@@ -121,7 +120,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		if err != nil {
 			return // Read reports it
 		}
-		d, err := parseDomain(st.XML)
+		d, err := domainxml.ParseDomain(st.XML)
 		if err != nil {
 			return
 		}
@@ -153,7 +152,7 @@ func (r *Resource) read(ctx context.Context, id string, prior *Model) (*Model, e
 	if err != nil {
 		return nil, err
 	}
-	d, err := parseDomain(st.XML)
+	d, err := domainxml.ParseDomain(st.XML)
 	if err != nil {
 		return nil, err
 	}
@@ -277,15 +276,6 @@ func (r *Resource) ImportState(ctx context.Context, req resource.ImportStateRequ
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), libvirt.UUIDString(d))...)
-}
-
-// parseDomain reads a domain definition as libvirt returns it.
-func parseDomain(text string) (*libvirtxml.Domain, error) {
-	var d libvirtxml.Domain
-	if err := d.Unmarshal(text); err != nil {
-		return nil, fmt.Errorf("parse domain XML: %w", err)
-	}
-	return &d, nil
 }
 
 // Create makes the clone (workflow.Clone: its disks, its varstore, its domain, all
