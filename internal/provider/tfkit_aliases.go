@@ -34,6 +34,9 @@ var parseDomain = domainxml.ParseDomain
 
 var _ = parseDomain
 
+// defaultedInt: main's domain no longer uses it; drop it here at that merge.
+var _ = defaultedInt
+
 type (
 	actionModel  = tfkit.ActionModel
 	dataTimeouts = tfkit.DataTimeouts
