@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -113,5 +115,5 @@ func texts[M interface{ Description(context.Context) string }](ctx context.Conte
 
 // keptText is how a kept (UseStateForUnknown) attribute's modifier describes itself.
 func keptText(ctx context.Context) string {
-	return modifierTexts(ctx, keptString(""))[0]
+	return modifierTexts(ctx, tfkit.KeptString(""))[0]
 }

@@ -5,6 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clustermachine"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/host"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/network"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/secret"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/snapshot"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/storage"
+
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -27,13 +35,13 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	models := map[string]any{
-		"libvirt_clone": &cloneModel{}, "libvirt_cloudinit_iso": &cloudinitISOModel{}, "libvirt_cluster_machine": &clusterMachineModel{},
-		"libvirt_dhcp_reservation": &dhcpReservationModel{}, "libvirt_domain": &domainModel{}, "libvirt_domain_power": &domainPowerModel{},
-		"libvirt_ignition": &ignitionModel{}, "libvirt_network": &networkModel{}, "libvirt_pool": &poolModel{},
-		"libvirt_snapshot": &snapshotModel{}, "libvirt_snapshot_revert": &snapshotRevertModel{}, "libvirt_volume": &volumeModel{},
-		"libvirt_volume_export": &volumeExportModel{}, "libvirt_secret": &secretModel{},
-		"data.libvirt_host": &hostModel{}, "data.libvirt_cluster": &clusterModel{}, "data.libvirt_domain": &domainDataModel{},
-		"data.libvirt_domains": &domainsModel{}, "data.libvirt_node_devices": &nodeDevicesModel{},
+		"libvirt_clone": &clone.Model{}, "libvirt_cloudinit_iso": &storage.CloudinitISOModel{}, "libvirt_cluster_machine": &clustermachine.Model{},
+		"libvirt_dhcp_reservation": &network.DHCPReservationModel{}, "libvirt_domain": &domainModel{}, "libvirt_domain_power": &domainPowerModel{},
+		"libvirt_ignition": &storage.IgnitionModel{}, "libvirt_network": &network.Model{}, "libvirt_pool": &storage.PoolModel{},
+		"libvirt_snapshot": &snapshot.Model{}, "libvirt_snapshot_revert": &snapshot.RevertModel{}, "libvirt_volume": &storage.VolumeModel{},
+		"libvirt_volume_export": &storage.VolumeExportModel{}, "libvirt_secret": &secret.Model{},
+		"data.libvirt_host": &host.Model{}, "data.libvirt_cluster": &clustermachine.ClusterModel{}, "data.libvirt_domain": &domainDataModel{},
+		"data.libvirt_domains": &domainsModel{}, "data.libvirt_node_devices": &host.NodeDevicesModel{},
 		"data.libvirt_domain_console": &domainConsoleModel{},
 	}
 	for _, newR := range p.Resources(ctx) {

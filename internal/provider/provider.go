@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -15,7 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // Address is the provider's registry address.
@@ -156,7 +158,7 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 		m.TLS = &tlsModel{}
 	}
 	cfg, errs := m.toConfig()
-	appendErrs(&resp.Diagnostics, errs)
+	tfkit.AppendErrs(&resp.Diagnostics, errs)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -174,11 +176,11 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 }
 
 // toConfig resolves configuration, then environment, then defaults.
-func (m *providerModel) toConfig() (libvirt.Config, []diagError) {
-	var errs []diagError
+func (m *providerModel) toConfig() (libvirt.Config, []tfkit.DiagError) {
+	var errs []tfkit.DiagError
 	str := func(v types.String, p path.Path, env string) string {
 		if v.IsUnknown() {
-			errs = append(errs, unknownErr(p))
+			errs = append(errs, tfkit.UnknownErr(p))
 			return ""
 		}
 		if !v.IsNull() {
@@ -188,7 +190,7 @@ func (m *providerModel) toConfig() (libvirt.Config, []diagError) {
 	}
 	boolean := func(v types.Bool, p path.Path, env string) bool {
 		if v.IsUnknown() {
-			errs = append(errs, unknownErr(p))
+			errs = append(errs, tfkit.UnknownErr(p))
 			return false
 		}
 		if !v.IsNull() {
@@ -220,15 +222,15 @@ func (m *providerModel) toConfig() (libvirt.Config, []diagError) {
 	}
 	switch {
 	case m.MaxConnections.IsUnknown():
-		errs = append(errs, unknownErr(path.Root("max_connections")))
+		errs = append(errs, tfkit.UnknownErr(path.Root("max_connections")))
 	case !m.MaxConnections.IsNull():
 		cfg.MaxConnections = int(m.MaxConnections.ValueInt64())
 	default:
 		if v := os.Getenv("LIBVIRT_MAX_CONNECTIONS"); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 64 {
-				errs = append(errs, diagError{path.Root("max_connections"), "Invalid LIBVIRT_MAX_CONNECTIONS",
-					"LIBVIRT_MAX_CONNECTIONS=" + strconv.Quote(v) + " must be a whole number from 1 to 64."})
+				errs = append(errs, tfkit.DiagError{Path: path.Root("max_connections"), Summary: "Invalid LIBVIRT_MAX_CONNECTIONS",
+					Detail: "LIBVIRT_MAX_CONNECTIONS=" + strconv.Quote(v) + " must be a whole number from 1 to 64."})
 			} else {
 				cfg.MaxConnections = n
 			}

@@ -2,6 +2,20 @@ package provider
 
 import (
 	"context"
+	"slices"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/network"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/storage"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clustermachine"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/host"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/secret"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/snapshot"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
@@ -19,100 +33,42 @@ var (
 	_ resource.ResourceWithValidateConfig   = (*domainResource)(nil)
 	_ resource.ResourceWithUpgradeState     = (*domainResource)(nil)
 
-	_ resource.ResourceWithConfigure      = (*volumeResource)(nil)
-	_ resource.ResourceWithImportState    = (*volumeResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*volumeResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*volumeResource)(nil)
-
-	_ resource.ResourceWithConfigure      = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithImportState    = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*cloudinitISOResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*cloudinitISOResource)(nil)
-
-	_ resource.ResourceWithConfigure   = (*dhcpReservationResource)(nil)
-	_ resource.ResourceWithImportState = (*dhcpReservationResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*dhcpReservationResource)(nil)
-
-	_ resource.ResourceWithConfigure      = (*networkResource)(nil)
-	_ resource.ResourceWithImportState    = (*networkResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*networkResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*networkResource)(nil)
-
-	_ resource.ResourceWithConfigure      = (*poolResource)(nil)
-	_ resource.ResourceWithImportState    = (*poolResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*poolResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*poolResource)(nil)
-
-	_ resource.ResourceWithConfigure   = (*clusterMachineResource)(nil)
-	_ resource.ResourceWithImportState = (*clusterMachineResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*clusterMachineResource)(nil)
-
-	_ resource.ResourceWithConfigure   = (*snapshotResource)(nil)
-	_ resource.ResourceWithImportState = (*snapshotResource)(nil)
-
-	_ resource.ResourceWithConfigure = (*snapshotRevertResource)(nil)
-
 	_ resource.ResourceWithConfigure = (*domainPowerResource)(nil)
-
-	_ resource.ResourceWithConfigure        = (*ignitionResource)(nil)
-	_ resource.ResourceWithModifyPlan       = (*ignitionResource)(nil)
-	_ resource.ResourceWithImportState      = (*ignitionResource)(nil)
-	_ resource.ResourceWithConfigValidators = (*ignitionResource)(nil)
-
-	_ resource.ResourceWithConfigure   = (*cloneResource)(nil)
-	_ resource.ResourceWithImportState = (*cloneResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*cloneResource)(nil)
-
-	_ resource.ResourceWithConfigure = (*volumeExportResource)(nil)
-
-	_ resource.ResourceWithModifyPlan     = (*secretResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*secretResource)(nil)
-
-	_ datasource.DataSourceWithConfigure = (*hostDataSource)(nil)
-
-	_ datasource.DataSourceWithConfigure = (*clusterDataSource)(nil)
 
 	_ datasource.DataSourceWithConfigure        = (*domainDataSource)(nil)
 	_ datasource.DataSourceWithConfigValidators = (*domainDataSource)(nil)
 
 	_ datasource.DataSourceWithConfigure = (*domainsDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*nodeDevicesDataSource)(nil)
 	_ datasource.DataSourceWithConfigure = (*domainConsoleDataSource)(nil)
 )
 
 func (p *libvirtProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
-		newResource[domainResource]("domain"),
-		newResource[volumeResource]("volume"),
-		newResource[cloudinitISOResource]("cloudinit_iso"),
-		newResource[dhcpReservationResource]("dhcp_reservation"),
-		newResource[secretResource]("secret"),
-		newResource[networkResource]("network"),
-		newResource[poolResource]("pool"),
-		newResource[clusterMachineResource]("cluster_machine"),
-		newResource[snapshotResource]("snapshot"),
-		newResource[snapshotRevertResource]("snapshot_revert"),
-		newResource[domainPowerResource]("domain_power"),
-		newResource[ignitionResource]("ignition"),
-		newResource[cloneResource]("clone"),
-		newResource[volumeExportResource]("volume_export"),
-	}
+	return slices.Concat(
+		[]func() resource.Resource{ // the domain's, in this package until it moves
+			tfkit.NewResource[domainResource]("domain"),
+			tfkit.NewResource[domainPowerResource]("domain_power"),
+		},
+		clone.Resources(),
+		clustermachine.Resources(),
+		network.Resources(),
+		secret.Resources(),
+		snapshot.Resources(),
+		storage.Resources(),
+	)
 }
 
 func (p *libvirtProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
-		newDataSource[hostDataSource]("host"),
-		newDataSource[clusterDataSource]("cluster"),
-		newDataSource[domainDataSource]("domain"),
-		newDataSource[domainsDataSource]("domains"),
-		newDataSource[nodeDevicesDataSource]("node_devices"),
-		newDataSource[domainConsoleDataSource]("domain_console"),
-	}
+	return slices.Concat(
+		[]func() datasource.DataSource{ // the domain's, in this package until it moves
+			tfkit.NewDataSource[domainDataSource]("domain"),
+			tfkit.NewDataSource[domainsDataSource]("domains"),
+			tfkit.NewDataSource[domainConsoleDataSource]("domain_console"),
+		},
+		clustermachine.DataSources(),
+		host.DataSources(),
+	)
 }
 
 func (p *libvirtProvider) Functions(_ context.Context) []func() function.Function {
-	return []func() function.Function{
-		NewClusterMachineNameFunction,
-		NewMACFromNameFunction,
-	}
+	return clustermachine.Functions()
 }

@@ -1,0 +1,16 @@
+package domainxml
+
+import (
+	"fmt"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// ParseDomain reads a domain definition as libvirt returns it.
+func ParseDomain(text string) (*libvirtxml.Domain, error) {
+	var d libvirtxml.Domain
+	if err := d.Unmarshal(text); err != nil {
+		return nil, fmt.Errorf("parse domain XML: %w", err)
+	}
+	return &d, nil
+}
