@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -47,7 +46,7 @@ func (s shortcutServer) ReadResource(ctx context.Context, req *tfprotov6.ReadRes
 		return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private, NewIdentity: req.CurrentIdentity}, nil
 	}
 	resp, err := s.ProviderServer.ReadResource(ctx, req)
-	if shortcut && err == nil && resp != nil && (resp.NewState == nil || !bytes.Equal(resp.NewState.MsgPack, req.CurrentState.MsgPack)) {
+	if shortcut && err == nil && resp != nil && s.stateSum(ctx, req.TypeName, resp.NewState) != s.stateSum(ctx, req.TypeName, req.CurrentState) {
 		resp.Diagnostics = append(resp.Diagnostics, &tfprotov6.Diagnostic{Severity: tfprotov6.DiagnosticSeverityError,
 			Summary: "libvirt_domain refresh shortcut disagrees with a full read",
 			Detail: "The domain is as the last read found it, so the refresh shortcut answers with the prior state, but a full read " +
@@ -56,7 +55,7 @@ func (s shortcutServer) ReadResource(ctx context.Context, req *tfprotov6.ReadRes
 				"Attributes that differ: " + s.differing(ctx, req.TypeName, req.CurrentState, resp.NewState) + "."})
 	}
 	if err == nil && resp != nil && req.TypeName == "libvirt_domain" {
-		resp.Private = withStateSum(resp.Private, resp.NewState)
+		resp.Private = withStateSum(resp.Private, s.stateSum(ctx, req.TypeName, resp.NewState))
 	}
 	return resp, err
 }
@@ -64,7 +63,7 @@ func (s shortcutServer) ReadResource(ctx context.Context, req *tfprotov6.ReadRes
 func (s shortcutServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
 	if err == nil && resp != nil && req.TypeName == "libvirt_domain" && !hasErrors(resp.Diagnostics) {
-		resp.Private = withStateSum(resp.Private, resp.NewState)
+		resp.Private = withStateSum(resp.Private, s.stateSum(ctx, req.TypeName, resp.NewState))
 	}
 	return resp, err
 }
@@ -79,7 +78,7 @@ func (s shortcutServer) unchangedSinceLastRead(ctx context.Context, req *tfproto
 	var stamp readStamp
 	var sum string
 	if json.Unmarshal(priv[readStampKey], &stamp) != nil || json.Unmarshal(priv[stateSumKey], &sum) != nil ||
-		stamp.ID == "" || sum != stateSum(req.CurrentState.MsgPack) {
+		stamp.ID == "" || sum == "" || sum != s.stateSum(ctx, req.TypeName, req.CurrentState) {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -110,17 +109,17 @@ func decodePrivate(b []byte) map[string][]byte {
 	return m
 }
 
-// withStateSum adds the sum of state to private when private holds a read stamp (the
+// withStateSum adds the state's sum to private when private holds a read stamp (the
 // state was read from a stopped domain), and drops a stale one otherwise.
-func withStateSum(private []byte, state *tfprotov6.DynamicValue) []byte {
+func withStateSum(private []byte, sum string) []byte {
 	m := decodePrivate(private)
-	if _, ok := m[readStampKey]; !ok || state == nil || len(state.MsgPack) == 0 {
+	if _, ok := m[readStampKey]; !ok || sum == "" {
 		if _, had := m[stateSumKey]; !had {
 			return private
 		}
 		delete(m, stateSumKey)
 	} else {
-		m[stateSumKey], _ = json.Marshal(stateSum(state.MsgPack))
+		m[stateSumKey], _ = json.Marshal(sum)
 	}
 	if len(m) == 0 {
 		return nil
@@ -132,9 +131,82 @@ func withStateSum(private []byte, state *tfprotov6.DynamicValue) []byte {
 	return out
 }
 
-func stateSum(msgpack []byte) string {
-	h := sha256.Sum256(msgpack)
-	return hex.EncodeToString(h[:])
+// stateSum is a sum of the state's value, not of its encoding: the CLI and the framework
+// write the same value with map keys and set elements in different orders (valueSum).
+// "" when the state cannot be decoded.
+func (s shortcutServer) stateSum(ctx context.Context, typeName string, state *tfprotov6.DynamicValue) string {
+	idx := s.schemas.index(ctx, typeName)
+	if idx == nil || state == nil || len(state.MsgPack) == 0 {
+		return ""
+	}
+	v, err := state.Unmarshal(idx.typ)
+	if err != nil || v.IsNull() {
+		return ""
+	}
+	return hex.EncodeToString(valueSum(v))
+}
+
+// valueSum hashes a value canonically: object attributes and map keys sorted, set
+// elements by their own sums, lists and tuples in order.
+func valueSum(v tftypes.Value) []byte {
+	h := sha256.New()
+	switch {
+	case !v.IsKnown():
+		h.Write([]byte("U"))
+	case v.IsNull():
+		h.Write([]byte("N"))
+	default:
+		switch t := v.Type().(type) {
+		case tftypes.Object:
+			var m map[string]tftypes.Value
+			_ = v.As(&m)
+			keys := make([]string, 0, len(t.AttributeTypes))
+			for k := range t.AttributeTypes {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			h.Write([]byte("O"))
+			for _, k := range keys {
+				fmt.Fprintf(h, "%d:%s", len(k), k)
+				h.Write(valueSum(m[k]))
+			}
+		case tftypes.Map:
+			var m map[string]tftypes.Value
+			_ = v.As(&m)
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			h.Write([]byte("M"))
+			for _, k := range keys {
+				fmt.Fprintf(h, "%d:%s", len(k), k)
+				h.Write(valueSum(m[k]))
+			}
+		case tftypes.Set:
+			var l []tftypes.Value
+			_ = v.As(&l)
+			sums := make([]string, 0, len(l))
+			for _, e := range l {
+				sums = append(sums, string(valueSum(e)))
+			}
+			sort.Strings(sums)
+			h.Write([]byte("S"))
+			for _, x := range sums {
+				h.Write([]byte(x))
+			}
+		case tftypes.List, tftypes.Tuple:
+			var l []tftypes.Value
+			_ = v.As(&l)
+			h.Write([]byte("L"))
+			for _, e := range l {
+				h.Write(valueSum(e))
+			}
+		default:
+			fmt.Fprintf(h, "P%s", v.String()) // string, number, bool: their text form
+		}
+	}
+	return h.Sum(nil)
 }
 
 // differing names the top-level attributes whose values differ between two states.
