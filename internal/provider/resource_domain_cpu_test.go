@@ -165,6 +165,7 @@ func TestAccDomainCPU_defineOnly(t *testing.T) {
 func TestAccDomainCPU_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, disk := acctest.DomainDisk(t, "cpuimp")
+	acctest.RemoveDomainAtEnd(t, name) // the import leaves the domain to the test
 	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
   <name>%s</name>
   <memory unit='MiB'>256</memory>

@@ -124,6 +124,7 @@ func TestAccDomainDiskNetwork_defineOnly(t *testing.T) {
 func TestAccDomainDiskNetwork_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, secret := acctest.RandomName("netdisk"), uuid.NewString()
+	acctest.RemoveDomainAtEnd(t, name) // the import leaves the domain to the test
 	acctest.DefineSecret(t, secret, "ceph", name)
 	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
   <name>%s</name>

@@ -121,6 +121,7 @@ if touch /mnt/ro/x 2>/tmp/err; then echo WRITABLE; else cat /tmp/err; fi`)
 func TestAccDomainFilesystem_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, disk := acctest.DomainDisk(t, "fs")
+	acctest.RemoveDomainAtEnd(t, name) // the import leaves the domain to the test
 	dir := shareDir(t, "f", "x")
 	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
   <name>%s</name>

@@ -163,6 +163,7 @@ func TestAccDomainNICOptions_defineOnly(t *testing.T) {
 func TestAccDomainNICOptions_importVirshDefined(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, network := acctest.RandomName("nicimp"), nicOptionsNetwork(t)
+	acctest.RemoveDomainAtEnd(t, name) // the import leaves the domain to the test
 	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
   <name>%s</name>
   <memory unit='MiB'>64</memory>
