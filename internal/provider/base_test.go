@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clone"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/clustermachine"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/domain"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/host"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/network"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/secret"
@@ -36,13 +37,13 @@ func TestBase_metadataAndConfigure(t *testing.T) {
 	seen := map[string]bool{}
 	models := map[string]any{
 		"libvirt_clone": &clone.Model{}, "libvirt_cloudinit_iso": &storage.CloudinitISOModel{}, "libvirt_cluster_machine": &clustermachine.Model{},
-		"libvirt_dhcp_reservation": &network.DHCPReservationModel{}, "libvirt_domain": &domainModel{}, "libvirt_domain_power": &domainPowerModel{},
+		"libvirt_dhcp_reservation": &network.DHCPReservationModel{}, "libvirt_domain": &domain.Model{}, "libvirt_domain_power": &domain.PowerModel{},
 		"libvirt_ignition": &storage.IgnitionModel{}, "libvirt_network": &network.Model{}, "libvirt_pool": &storage.PoolModel{},
 		"libvirt_snapshot": &snapshot.Model{}, "libvirt_snapshot_revert": &snapshot.RevertModel{}, "libvirt_volume": &storage.VolumeModel{},
 		"libvirt_volume_export": &storage.VolumeExportModel{}, "libvirt_secret": &secret.Model{},
-		"data.libvirt_host": &host.Model{}, "data.libvirt_cluster": &clustermachine.ClusterModel{}, "data.libvirt_domain": &domainDataModel{},
-		"data.libvirt_domains": &domainsModel{}, "data.libvirt_node_devices": &host.NodeDevicesModel{},
-		"data.libvirt_domain_console": &domainConsoleModel{},
+		"data.libvirt_host": &host.Model{}, "data.libvirt_cluster": &clustermachine.ClusterModel{}, "data.libvirt_domain": &domain.DataModel{},
+		"data.libvirt_domains": &domain.ListModel{}, "data.libvirt_node_devices": &host.NodeDevicesModel{},
+		"data.libvirt_domain_console": &domain.ConsoleModel{},
 	}
 	for _, newR := range p.Resources(ctx) {
 		r := newR()

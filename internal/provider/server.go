@@ -7,13 +7,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/domain"
 )
 
 // ProtocolServer serves the provider over protocol 6 with the no-change plan and the
 // current-version state upgrade answered without the framework (shortcutServer). main and the in-process acceptance tests
 // both serve this, so the tests cover what users run.
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
-	buildVersion.CompareAndSwap(nil, &version)
+	domain.SetBuildVersion(version)
 	return func() tfprotov6.ProviderServer {
 		p := &libvirtProvider{version: version}
 		return shortcutServer{ProviderServer: providerserver.NewProtocol6(p)(), provider: p,

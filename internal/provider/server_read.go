@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/domain"
 )
 
 // The refresh shortcut (ADR 8). A stopped domain's state is a function of its persistent
@@ -27,10 +29,11 @@ import (
 // read stamp (set by libvirt_domain's Create, Update and Read) and, added here, a sum of
 // the state that read produced, so that a state changed since by anything else (an
 // update, an upgrade, a hand edit) never takes the shortcut.
-const (
-	readStampKey = "read_stamp"
-	stateSumKey  = "state_sum"
-)
+const stateSumKey = "state_sum"
+
+// CodeTokenEnv names the provider's code for the refresh shortcut when its build does not
+// (domain.CodeTokenEnv: the read stamps are the domain's).
+const CodeTokenEnv = domain.CodeTokenEnv
 
 // VerifyShortcutEnv, when set, makes every refresh the shortcut would answer also take
 // the framework's way and fail when the two states differ: the acceptance tests set it,
@@ -75,9 +78,9 @@ func (s shortcutServer) unchangedSinceLastRead(ctx context.Context, req *tfproto
 		return false
 	}
 	priv := decodePrivate(req.Private)
-	var stamp readStamp
+	var stamp domain.ReadStamp
 	var sum string
-	if json.Unmarshal(priv[readStampKey], &stamp) != nil || json.Unmarshal(priv[stateSumKey], &sum) != nil ||
+	if json.Unmarshal(priv[domain.ReadStampKey], &stamp) != nil || json.Unmarshal(priv[stateSumKey], &sum) != nil ||
 		stamp.ID == "" || sum == "" || sum != s.stateSum(ctx, req.TypeName, req.CurrentState) {
 		return false
 	}
@@ -87,7 +90,7 @@ func (s shortcutServer) unchangedSinceLastRead(ctx context.Context, req *tfproto
 	if err != nil {
 		return false // not found, unreachable: the framework's way decides
 	}
-	return stampOf(st, false) == stamp.Stamp
+	return domain.StampOf(st, false) == stamp.Stamp
 }
 
 func hasErrors(ds []*tfprotov6.Diagnostic) bool {
@@ -113,7 +116,7 @@ func decodePrivate(b []byte) map[string][]byte {
 // state was read from a stopped domain), and drops a stale one otherwise.
 func withStateSum(private []byte, sum string) []byte {
 	m := decodePrivate(private)
-	if _, ok := m[readStampKey]; !ok || sum == "" {
+	if _, ok := m[domain.ReadStampKey]; !ok || sum == "" {
 		if _, had := m[stateSumKey]; !had {
 			return private
 		}

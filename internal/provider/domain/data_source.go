@@ -1,0 +1,126 @@
+package domain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+type DataSource struct {
+	dataSourceBase
+}
+
+type DataModel struct {
+	dataTimeouts
+	ID           types.String         `tfsdk:"id"`
+	Name         types.String         `tfsdk:"name"`
+	UUID         types.String         `tfsdk:"uuid"`
+	Type         types.String         `tfsdk:"type"`
+	State        types.String         `tfsdk:"state"`
+	Running      types.Bool           `tfsdk:"running"`
+	Autostart    types.Bool           `tfsdk:"autostart"`
+	VCPU         types.Int64          `tfsdk:"vcpu"`
+	MaxVCPU      types.Int64          `tfsdk:"max_vcpu"`
+	MemoryMiB    types.Int64          `tfsdk:"memory_mib"`
+	MaxMemoryMiB types.Int64          `tfsdk:"max_memory_mib"`
+	Firmware     types.String         `tfsdk:"firmware"`
+	IPAddress    types.String         `tfsdk:"ip_address"`
+	ConsoleURL   types.String         `tfsdk:"console_url"`
+	Interfaces   []domainDataNICModel `tfsdk:"network_interface"`
+}
+
+type domainDataNICModel struct {
+	MAC       types.String `tfsdk:"mac"`
+	Network   types.String `tfsdk:"network"`
+	Bridge    types.String `tfsdk:"bridge"`
+	Model     types.String `tfsdk:"model"`
+	Addresses types.List   `tfsdk:"addresses"`
+}
+
+func (d *DataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = dataSchema(ctx, "An existing libvirt domain, by name or UUID: its state, sizes, addresses and console. Addresses come "+
+		"from one quick look at DHCP leases and the guest agent (one-second deadline); reading never waits for a guest.", map[string]schema.Attribute{
+		"id":             dataString("The domain's UUID."),
+		"name":           dataKey("Domain name. Exactly one of `name` and `uuid`."),
+		"uuid":           dataKey("Domain UUID. Exactly one of `name` and `uuid`."),
+		"type":           dataString("`kvm` or `qemu`."),
+		"state":          dataString("`running`, `paused`, `shutoff`, ..."),
+		"running":        dataBool("Whether the domain runs (a QEMU process exists)."),
+		"autostart":      dataBool("Whether libvirtd starts it at boot."),
+		"vcpu":           dataInt("Current vCPU count (persistent definition)."),
+		"max_vcpu":       dataInt("Maximum vCPU count (hot-add ceiling)."),
+		"memory_mib":     dataInt("Current memory in MiB (persistent definition)."),
+		"max_memory_mib": dataInt("Maximum memory in MiB."),
+		"firmware":       dataString("`bios` or `uefi`."),
+		"ip_address":     dataString("First IPv4 address that is not loopback or link-local (empty when none is known)."),
+		"console_url":    dataString("`vnc://host:port` or `spice://host:port` of the running domain (empty otherwise)."),
+		"network_interface": schema.ListNestedAttribute{
+			MarkdownDescription: "The domain's network interfaces on libvirt networks or bridges.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"mac":       dataString("MAC address."),
+				"network":   dataString("libvirt network (empty for a bridge)."),
+				"bridge":    dataString("Host bridge (empty for a network)."),
+				"model":     dataString("NIC model."),
+				"addresses": dataStrings("IP addresses (IPv4 first)."),
+			}},
+		},
+	})
+}
+
+func (d *DataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("name"), path.MatchRoot("uuid"))}
+}
+
+func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	lookup(ctx, req, resp, time.Minute,
+		func(m *DataModel) string { return "libvirt domain " + nameOr(m.Name, m.UUID.ValueString()) },
+		func(ctx context.Context, m *DataModel, _ *diag.Diagnostics) (*DataModel, error) {
+			id := m.Name.ValueString()
+			if id == "" {
+				id = m.UUID.ValueString()
+			}
+			got, err := (&Resource{resourceBase: resourceBase{client: d.client}}).read(ctx, id, nil, 0)
+			if errors.Is(err, libvirt.ErrNotFound) {
+				return nil, fmt.Errorf("no domain named or with UUID %s exists on %s", id, d.client.URI())
+			}
+			if err != nil {
+				return nil, err
+			}
+			m.ID, m.Name, m.UUID, m.Type = got.ID, got.Name, got.UUID, got.Type
+			m.State, m.Running, m.Autostart = got.State, got.Running, got.Autostart
+			m.VCPU, m.MemoryMiB, m.Firmware = got.VCPU, got.MemoryMiB, got.Firmware
+			m.MaxVCPU, m.MaxMemoryMiB = got.MaxVCPU, got.MaxMemoryMiB
+			if m.MaxVCPU.IsNull() {
+				m.MaxVCPU = got.VCPU
+			}
+			if m.MaxMemoryMiB.IsNull() {
+				m.MaxMemoryMiB = got.MemoryMiB
+			}
+			m.IPAddress, m.ConsoleURL = got.IPAddress, got.ConsoleURL
+			m.Interfaces = []domainDataNICModel{}
+			for _, n := range got.Interfaces {
+				m.Interfaces = append(m.Interfaces, domainDataNICModel{
+					MAC: n.MAC, Network: stringOrEmpty(n.Network), Bridge: stringOrEmpty(n.Bridge), Model: n.Model, Addresses: n.Addresses,
+				})
+			}
+			return m, nil
+		})
+}
+
+func stringOrEmpty(s types.String) types.String {
+	if s.IsNull() {
+		return types.StringValue("")
+	}
+	return s
+}

@@ -1,0 +1,94 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+)
+
+// device_xml: raw device fragments for what the schema does not model (domainxml/device_xml.go).
+
+type domainDeviceXMLModel struct {
+	DeviceXML types.List `tfsdk:"device_xml"`
+}
+
+var domainDeviceXML = domainFamily{
+	attributes: map[string]schema.Attribute{
+		"device_xml": schema.ListAttribute{
+			MarkdownDescription: "Raw XML of devices this schema does not model (a `<shmem>`, an `<iommu>`, a `<redirdev>`, a " +
+				"`<controller>` of a model of your choosing, ...): each item is exactly one element that belongs under `<devices>`. " +
+				"What libvirt fills in (addresses, aliases, indexes, defaults) is no change, so an accepted fragment plans clean; " +
+				"write values as libvirt stores them (`virsh dumpxml` shows how), or the apply fails naming the fragment. Devices " +
+				"the schema has (disks, network interfaces, hostdevs, filesystems, graphics, serials, consoles, channels, video, " +
+				"rng, watchdog, panic, vsock, memballoon, sound, inputs) are refused: use their blocks; so is `<emulator>` (use " +
+				"`emulator`), and a comment, processing instruction or DOCTYPE. Removing a fragment removes its device. " +
+				"Any change restarts a running domain.",
+			Optional:    true,
+			ElementType: types.StringType,
+			Validators:  []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
+		},
+	},
+	toSpec: func(m *Model, s *domainxml.Spec) {
+		s.DeviceXML = knownStrings(m.DeviceXML)
+	},
+	fromSpec: func(s domainxml.Spec, prior, m *Model) {
+		m.DeviceXML = types.ListNull(types.StringType)
+		if len(s.DeviceXML) > 0 {
+			m.DeviceXML = stringList(s.DeviceXML)
+		}
+	},
+	validate: func(m *Model, diags *diag.Diagnostics) {
+		for i, f := range knownStrings(m.DeviceXML) {
+			if _, err := domainxml.ParseDeviceFragment(f); err != nil {
+				diags.AddAttributeError(path.Root("device_xml").AtListIndex(i), "Invalid device_xml fragment",
+					fmt.Sprintf("libvirt_domain %s, device_xml[%d] (%s): %v.", m.Name.ValueString(), i, shorten(f, 80), err))
+			}
+		}
+	},
+}
+
+// checkDeviceXMLKept: after an apply, every fragment of the plan must be found in what
+// libvirt stored; one it rewrote (a unit, a default spelled out) would show as a change
+// on every plan, so the apply fails naming it and keeps the plan's list in state.
+func checkDeviceXMLKept(plan, got *Model) error {
+	want, have := knownStrings(plan.DeviceXML), knownStrings(got.DeviceXML)
+	for i, f := range want {
+		if !slices.Contains(have, f) {
+			got.DeviceXML = plan.DeviceXML
+			return fmt.Errorf("device_xml[%d] (%s) was accepted, but libvirt stored the device differently, so it would show as "+
+				"changed on every plan: write it as `virsh dumpxml %s` shows it", i, shorten(f, 80), plan.Name.ValueString())
+		}
+	}
+	return nil
+}
+
+// knownStrings is a list of strings' known elements (none when it is null or unknown).
+func knownStrings(l types.List) []string {
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	var out []string
+	for _, v := range l.Elements() {
+		if s, ok := v.(types.String); ok && known(s) {
+			out = append(out, s.ValueString())
+		}
+	}
+	return out
+}
+
+// shorten is s cut to n runes with an ellipsis, for messages.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
