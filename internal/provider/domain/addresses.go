@@ -11,6 +11,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // refreshAgentDeadline bounds the one question a refresh asks the guest agent.
@@ -30,7 +31,7 @@ func (r *Resource) lookAddresses(ctx context.Context, id string, m *Model, activ
 				continue
 			}
 			seen[net] = true
-			leases, err := r.client.NetworkLeases(ctx, net)
+			leases, err := r.Client.NetworkLeases(ctx, net)
 			if err != nil {
 				tflog.Debug(ctx, "no DHCP leases", map[string]any{"network": net, "error": err.Error()})
 				continue
@@ -43,7 +44,7 @@ func (r *Resource) lookAddresses(ctx context.Context, id string, m *Model, activ
 		}
 		if agent {
 			actx, cancel := context.WithTimeout(ctx, refreshAgentDeadline)
-			addrs, err := r.client.AgentAddresses(actx, id)
+			addrs, err := r.Client.AgentAddresses(actx, id)
 			cancel()
 			if err != nil {
 				tflog.Debug(ctx, "guest agent gave no addresses", map[string]any{"domain": id, "error": err.Error()})
@@ -66,11 +67,11 @@ func (r *Resource) lookAddresses(ctx context.Context, id string, m *Model, activ
 		}
 		switch {
 		case len(usable) > 0:
-			n.Addresses = stringList(sortAddresses(usable))
+			n.Addresses = tfkit.StringList(sortAddresses(usable))
 		case !active:
-			n.Addresses = stringList(nil) // a stopped domain has no address
+			n.Addresses = tfkit.StringList(nil) // a stopped domain has no address
 		case n.Addresses.IsNull() || n.Addresses.IsUnknown():
-			n.Addresses = stringList(nil)
+			n.Addresses = tfkit.StringList(nil)
 		}
 		if m.IPAddress.ValueString() == "" {
 			for _, v := range n.Addresses.Elements() {
@@ -98,10 +99,10 @@ func (r *Resource) waitForIPs(ctx context.Context, id string, plan *Model) error
 			continue
 		}
 		w := want{index: i, network: n.Network.ValueString(), source: defaultWaitSource, timeout: defaultWaitTimeout}
-		if known(n.WaitForIP.Source) {
+		if tfkit.Known(n.WaitForIP.Source) {
 			w.source = n.WaitForIP.Source.ValueString()
 		}
-		if known(n.WaitForIP.Timeout) {
+		if tfkit.Known(n.WaitForIP.Timeout) {
 			d, err := time.ParseDuration(n.WaitForIP.Timeout.ValueString())
 			if err != nil {
 				return fmt.Errorf("network_interface %d: wait_for_ip.timeout: %w", i, err)
@@ -114,7 +115,7 @@ func (r *Resource) waitForIPs(ctx context.Context, id string, plan *Model) error
 		return nil
 	}
 	// The MACs: libvirt chose those the user left out.
-	st, err := r.client.GetDomainStatus(ctx, id)
+	st, err := r.Client.GetDomainStatus(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -173,7 +174,7 @@ func sourceName(source string) string {
 // pollAddress is one look for a usable address of the interface with mac.
 func (r *Resource) pollAddress(ctx context.Context, id, mac, network, source string) string {
 	if (source == "lease" || source == "any") && network != "" {
-		leases, err := r.client.NetworkLeases(ctx, network)
+		leases, err := r.Client.NetworkLeases(ctx, network)
 		if err == nil {
 			for _, l := range leases[mac] {
 				if libvirt.UsableAddress(l.IP) {
@@ -184,7 +185,7 @@ func (r *Resource) pollAddress(ctx context.Context, id, mac, network, source str
 	}
 	if source == "agent" || source == "any" {
 		actx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		addrs, err := r.client.AgentAddresses(actx, id)
+		addrs, err := r.Client.AgentAddresses(actx, id)
 		cancel()
 		if err == nil {
 			for _, a := range addrs[mac] {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // The small families of libvirt_domain: the guest-agent channel and the Ignition config
@@ -20,7 +21,7 @@ type domainAgentModel struct {
 
 var domainAgent = domainFamily{
 	attributes: map[string]schema.Attribute{
-		"qemu_agent": optionalBool("Add the QEMU guest-agent channel (virtio-serial `org.qemu.guest_agent.0`). Default `true`. Needed "+
+		"qemu_agent": tfkit.OptionalBool("Add the QEMU guest-agent channel (virtio-serial `org.qemu.guest_agent.0`). Default `true`. Needed "+
 			"for `wait_for_ip` with `source = \"agent\"` and used for graceful shutdown.", true),
 	},
 	toSpec:   func(m *Model, s *domainxml.Spec) { s.QemuAgent = m.QemuAgent.ValueBool() },
@@ -33,7 +34,7 @@ type domainIgnitionModel struct {
 
 var domainIgnition = domainFamily{
 	attributes: map[string]schema.Attribute{
-		"ignition_id": optionalString("ID of a `libvirt_ignition` (a volume key or `<pool>/<name>`): the file is handed to the guest " +
+		"ignition_id": tfkit.OptionalString("ID of a `libvirt_ignition` (a volume key or `<pool>/<name>`): the file is handed to the guest " +
 			"through QEMU's fw_cfg as `opt/com.coreos/config` (`<sysinfo type='fwcfg'>`, libvirt 6.5 or newer), where " +
 			"Fedora CoreOS and Flatcar read their Ignition config. Changing it rewrites the definition (a running " +
 			"domain is restarted); Ignition itself only runs on a guest's first boot."),

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainArchModel: arch and emulator (domainxml's arch family).
@@ -52,38 +53,38 @@ var domainArch = domainFamily{
 		},
 	},
 	toSpec: func(m *Model, s *domainxml.Spec) {
-		s.Arch, s.Emulator = knownString(m.OS.Arch), knownString(m.OS.Emulator)
+		s.Arch, s.Emulator = tfkit.StringOf(m.OS.Arch), tfkit.StringOf(m.OS.Emulator)
 	},
 	// Written: what libvirt has (another value is drift). Not written: null, whatever the
 	// domain has. An import writes what importOSDefaults left (what differs from the host's).
 	fromSpec: func(s domainxml.Spec, prior, m *Model) {
 		m.OS.Arch, m.OS.Emulator = types.StringNull(), types.StringNull()
 		if isImport(prior) || !prior.OS.Arch.IsNull() {
-			m.OS.Arch = optString(s.Arch)
+			m.OS.Arch = tfkit.StringOrNull(s.Arch)
 		}
 		if isImport(prior) || !prior.OS.Emulator.IsNull() {
-			m.OS.Emulator = optString(s.Emulator)
+			m.OS.Emulator = tfkit.StringOrNull(s.Emulator)
 		}
 	},
 	validate: func(m *Model, diags *diag.Diagnostics) {
-		if !known(m.OS.Arch) || m.OS.Arch.ValueString() != domainxml.ArchAArch64 || !known(m.Features) {
+		if !tfkit.Known(m.OS.Arch) || m.OS.Arch.ValueString() != domainxml.ArchAArch64 || !tfkit.Known(m.Features) {
 			return
 		}
 		acpi, ok := m.Features.Attributes()["acpi"].(types.Bool)
-		if ok && known(acpi) && acpi.ValueBool() && (!known(m.Firmware) || m.Firmware.ValueString() != domainxml.FirmwareUEFI) {
+		if ok && tfkit.Known(acpi) && acpi.ValueBool() && (!tfkit.Known(m.Firmware) || m.Firmware.ValueString() != domainxml.FirmwareUEFI) {
 			diags.AddAttributeError(path.Root("features").AtName("acpi"), "ACPI on aarch64 needs UEFI",
 				fmt.Sprintf("libvirt_domain %s: features.acpi = true with os.arch = \"aarch64\" needs firmware = \"uefi\" (libvirt: "+
 					"ACPI requires UEFI on this architecture). Set firmware = \"uefi\" or remove acpi.", m.Name.ValueString()))
 		}
 	},
-	fillUnknowns: func(m *Model) { nullIfUnknown(&m.OS.Arch, &m.OS.Emulator) },
+	fillUnknowns: func(m *Model) { tfkit.NullIfUnknown(&m.OS.Arch, &m.OS.Emulator) },
 }
 
 // archReplace: an arch that differs from the one in state replaces the domain; removing
 // it (null) keeps the domain's, and a state without one (the host's, or kept) is
 // compared with the domain by ModifyPlan (planArch), which knows the domain's.
 func archReplace(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = known(req.StateValue) && req.StateValue.ValueString() != "" && !req.PlanValue.IsNull() && !req.PlanValue.Equal(req.StateValue)
+	resp.RequiresReplace = tfkit.Known(req.StateValue) && req.StateValue.ValueString() != "" && !req.PlanValue.IsNull() && !req.PlanValue.Equal(req.StateValue)
 }
 
 // planArch checks an os.arch or os.emulator the configuration sets against the host
@@ -92,14 +93,14 @@ func archReplace(_ context.Context, req planmodifier.StringRequest, resp *string
 // what the host offers for the domain's arch (info itself for the host's own arch), for
 // hostOffers and the domain type's default. A host that cannot be asked leaves it to apply.
 func (r *Resource) planArch(ctx context.Context, info *libvirt.HostInfo, plan, state *Model, diags *diag.Diagnostics) (offers *libvirt.HostInfo, replace bool) {
-	caps, err := r.client.Capabilities(ctx)
+	caps, err := r.Client.Capabilities(ctx)
 	if err != nil || plan.OS.Arch.IsUnknown() {
 		return info, false
 	}
 	name, arch := plan.Name.ValueString(), plan.OS.Arch.ValueString()
 	current := "" // the existing domain's arch
 	if state != nil {
-		current = knownString(state.OS.Arch)
+		current = tfkit.StringOf(state.OS.Arch)
 		if current == "" {
 			current = r.domainArch(ctx, state, caps.HostArch)
 		}
@@ -110,7 +111,7 @@ func (r *Resource) planArch(ctx context.Context, info *libvirt.HostInfo, plan, s
 	if arch == "" {
 		arch = caps.HostArch
 	}
-	replace = state != nil && known(plan.OS.Arch) && state.OS.Arch.IsNull() && arch != current
+	replace = state != nil && tfkit.Known(plan.OS.Arch) && state.OS.Arch.IsNull() && arch != current
 	guest, ok := caps.Guest(arch)
 	if !ok {
 		if state == nil || arch != current {
@@ -127,24 +128,24 @@ func (r *Resource) planArch(ctx context.Context, info *libvirt.HostInfo, plan, s
 		o.DefaultDomainType = libvirt.DefaultDomainType(guest.DomainTypes)
 		o.FirmwareTypes, o.FirmwarePaths = nil, nil
 	}
-	typ := knownString(plan.Type)
+	typ := tfkit.StringOf(plan.Type)
 	if typ == "" && state == nil {
 		typ = o.DefaultDomainType
 	}
-	machine := knownString(plan.OS.Machine)
+	machine := tfkit.StringOf(plan.OS.Machine)
 	if machine == "" {
 		machine = domainxml.DefaultMachine(arch)
 	}
 	if arch != info.Arch && typ != "" {
-		if dc, err := r.client.DomainCapabilities(ctx, "", arch, machine, typ); err == nil {
+		if dc, err := r.Client.DomainCapabilities(ctx, "", arch, machine, typ); err == nil {
 			o.FirmwareTypes, o.FirmwarePaths = dc.FirmwareTypes, dc.FirmwarePaths
 		}
 	}
-	if replace || state != nil && known(state.OS.Arch) && !plan.OS.Arch.Equal(state.OS.Arch) && !plan.OS.Arch.IsNull() {
+	if replace || state != nil && tfkit.Known(state.OS.Arch) && !plan.OS.Arch.Equal(state.OS.Arch) && !plan.OS.Arch.IsNull() {
 		return &o, replace // a replacement: Terraform plans it again as a create, which checks the emulator
 	}
-	if emu := knownString(plan.OS.Emulator); typ != "" && emu != "" && (state == nil || !plan.OS.Emulator.Equal(state.OS.Emulator)) {
-		if _, err := r.client.DomainCapabilities(ctx, emu, arch, "", typ); err != nil && !libvirt.IsTransport(err) {
+	if emu := tfkit.StringOf(plan.OS.Emulator); typ != "" && emu != "" && (state == nil || !plan.OS.Emulator.Equal(state.OS.Emulator)) {
+		if _, err := r.Client.DomainCapabilities(ctx, emu, arch, "", typ); err != nil && !libvirt.IsTransport(err) {
 			diags.AddAttributeError(path.Root("os").AtName("emulator"), "Emulator not offered by the host",
 				fmt.Sprintf("libvirt_domain %s: os.emulator = %q is not an emulator host %s offers for %s %s domains (libvirt: %v). "+
 					"The host's emulator for %s is %s: remove os.emulator to use it.", name, emu, info.Hostname, arch, typ, err, arch, guest.Emulator))
@@ -157,10 +158,10 @@ func (r *Resource) planArch(ctx context.Context, info *libvirt.HostInfo, plan, s
 // (os.arch was never written, or removed: the domain kept its own); hostArch when the
 // domain cannot be read (a domain made without arch has the host's).
 func (r *Resource) domainArch(ctx context.Context, state *Model, hostArch string) string {
-	if !known(state.ID) {
+	if !tfkit.Known(state.ID) {
 		return hostArch
 	}
-	st, err := r.client.GetDomainStatus(ctx, state.ID.ValueString())
+	st, err := r.Client.GetDomainStatus(ctx, state.ID.ValueString())
 	if err != nil {
 		return hostArch
 	}
@@ -176,10 +177,10 @@ func (r *Resource) domainArch(ctx context.Context, state *Model, hostArch string
 // host gives that arch (virt on ARM), so that the import writes os only where the domain
 // differs. What the host cannot tell is kept (an import keeps what the domain has).
 func (r *Resource) importOSDefaults(ctx context.Context, s *domainxml.Spec) {
-	if r.client == nil {
+	if r.Client == nil {
 		return
 	}
-	caps, err := r.client.Capabilities(ctx)
+	caps, err := r.Client.Capabilities(ctx)
 	if err != nil {
 		return
 	}
@@ -193,7 +194,7 @@ func (r *Resource) importOSDefaults(ctx context.Context, s *domainxml.Spec) {
 	if m := domainxml.DefaultMachine(arch); m != "" && domainxml.SameMachine(m, s.Machine) {
 		s.Machine = ""
 	}
-	dc, err := r.client.DomainCapabilities(ctx, "", arch, domainxml.DefaultMachine(arch), s.Type)
+	dc, err := r.Client.DomainCapabilities(ctx, "", arch, domainxml.DefaultMachine(arch), s.Type)
 	if err != nil {
 		return
 	}

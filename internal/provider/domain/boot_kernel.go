@@ -7,10 +7,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // absPath: a file on the host, by absolute path.
-var absPath = []validator.String{stringvalidator.RegexMatches(absPathRegexp, "must be an absolute path on the host")}
+var absPath = []validator.String{stringvalidator.RegexMatches(validators.AbsPathRegexp, "must be an absolute path on the host")}
 
 // domainKernelModel: direct kernel boot (domainxml's kernel family).
 type domainKernelModel struct {
@@ -34,16 +36,16 @@ var domainKernel = domainFamily{
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
 				"path":    schema.StringAttribute{MarkdownDescription: "Absolute path of the kernel image on the host.", Required: true, Validators: absPath},
-				"initrd":  optionalString("Absolute path of the initrd / initramfs on the host.", absPath...),
-				"cmdline": optionalString("The kernel command line, e.g. `console=ttyS0`."),
-				"dtb":     optionalString("Absolute path of a device tree blob (ARM guests).", absPath...),
+				"initrd":  tfkit.OptionalString("Absolute path of the initrd / initramfs on the host.", absPath...),
+				"cmdline": tfkit.OptionalString("The kernel command line, e.g. `console=ttyS0`."),
+				"dtb":     tfkit.OptionalString("Absolute path of a device tree blob (ARM guests).", absPath...),
 			},
 		},
 	},
 	toSpec: func(m *Model, s *domainxml.Spec) {
 		s.Kernel = &domainxml.Kernel{} // unset: none
 		if k := m.OS.Kernel; k != nil {
-			s.Kernel = &domainxml.Kernel{Path: knownString(k.Path), Initrd: knownString(k.Initrd), Cmdline: knownString(k.Cmdline), DTB: knownString(k.DTB)}
+			s.Kernel = &domainxml.Kernel{Path: tfkit.StringOf(k.Path), Initrd: tfkit.StringOf(k.Initrd), Cmdline: tfkit.StringOf(k.Cmdline), DTB: tfkit.StringOf(k.DTB)}
 		}
 	},
 	// What the domain has: null asks for none, so a kernel there is drift (and what an
@@ -51,12 +53,12 @@ var domainKernel = domainFamily{
 	fromSpec: func(s domainxml.Spec, _, m *Model) {
 		m.OS.Kernel = nil
 		if k := s.Kernel; k != nil {
-			m.OS.Kernel = &kernelModel{Path: types.StringValue(k.Path), Initrd: optString(k.Initrd), Cmdline: optString(k.Cmdline), DTB: optString(k.DTB)}
+			m.OS.Kernel = &kernelModel{Path: types.StringValue(k.Path), Initrd: tfkit.StringOrNull(k.Initrd), Cmdline: tfkit.StringOrNull(k.Cmdline), DTB: tfkit.StringOrNull(k.DTB)}
 		}
 	},
 	fillUnknowns: func(m *Model) {
 		if k := m.OS.Kernel; k != nil {
-			nullIfUnknown(&k.Path, &k.Initrd, &k.Cmdline, &k.DTB)
+			tfkit.NullIfUnknown(&k.Path, &k.Initrd, &k.Cmdline, &k.DTB)
 		}
 	},
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainBootModel: os.boot and os.boot_menu (domainxml's boot family). Null means
@@ -57,12 +58,12 @@ var domainBoot = domainFamily{
 	},
 	toSpec: func(m *Model, s *domainxml.Spec) {
 		s.Boot = domainxml.BootOS{Devices: []string{}, Menu: new(bool)} // null: the defaults
-		if known(m.OS.BootDevices) {
+		if tfkit.Known(m.OS.BootDevices) {
 			s.Boot.Devices = listStrings(m.OS.BootDevices)
 		}
 		if b := m.OS.BootMenu; b != nil {
-			*s.Boot.Menu = !known(b.Enabled) || b.Enabled.ValueBool()
-			if known(b.TimeoutMS) {
+			*s.Boot.Menu = !tfkit.Known(b.Enabled) || b.Enabled.ValueBool()
+			if tfkit.Known(b.TimeoutMS) {
 				t := uint(b.TimeoutMS.ValueInt64())
 				s.Boot.MenuTimeout = &t
 			}
@@ -75,12 +76,12 @@ var domainBoot = domainFamily{
 	fromSpec: func(s domainxml.Spec, prior, m *Model) {
 		eff := domainxml.EffectiveBootDevices(s)
 		switch {
-		case known(prior.OS.BootDevices) && slices.Equal(listStrings(prior.OS.BootDevices), eff):
+		case tfkit.Known(prior.OS.BootDevices) && slices.Equal(listStrings(prior.OS.BootDevices), eff):
 			m.OS.BootDevices = prior.OS.BootDevices
 		case s.Boot.Devices == nil:
 			m.OS.BootDevices = types.ListNull(types.StringType)
 		default:
-			m.OS.BootDevices = stringList(s.Boot.Devices)
+			m.OS.BootDevices = tfkit.StringList(s.Boot.Devices)
 		}
 		m.OS.BootMenu = bootMenuFromSpec(s.Boot, prior.OS.BootMenu)
 	},
@@ -123,27 +124,27 @@ func bootMenuFromSpec(b domainxml.BootOS, prior *bootMenuModel) *bootMenuModel {
 // validateBootDevices: os.boot and a device's boot_order exclude each other; a boot menu
 // timeout needs the menu.
 func validateBootDevices(m *Model, diags *diag.Diagnostics) {
-	if b := m.OS.BootMenu; b != nil && known(b.Enabled) && !b.Enabled.ValueBool() && known(b.TimeoutMS) {
+	if b := m.OS.BootMenu; b != nil && tfkit.Known(b.Enabled) && !b.Enabled.ValueBool() && tfkit.Known(b.TimeoutMS) {
 		diags.AddAttributeError(path.Root("os").AtName("boot_menu").AtName("timeout_ms"), "Boot menu timeout without the menu",
 			fmt.Sprintf("libvirt_domain %s: os.boot_menu.timeout_ms needs enabled = true (libvirt ignores the timeout of a menu "+
 				"that is off). Remove timeout_ms, or enable the menu.", m.Name.ValueString()))
 	}
-	if !known(m.OS.BootDevices) {
+	if !tfkit.Known(m.OS.BootDevices) {
 		return
 	}
 	var with []string
 	for i, d := range m.Disks {
-		if known(d.BootOrder) {
+		if tfkit.Known(d.BootOrder) {
 			with = append(with, fmt.Sprintf("disk %d", i))
 		}
 	}
 	for i, n := range m.Interfaces {
-		if known(n.BootOrder) {
+		if tfkit.Known(n.BootOrder) {
 			with = append(with, fmt.Sprintf("network_interface %d", i))
 		}
 	}
 	for i, h := range m.Hostdevs {
-		if known(h.BootOrder) {
+		if tfkit.Known(h.BootOrder) {
 			with = append(with, fmt.Sprintf("hostdev %d", i))
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainChardevModel: devices.serial, console and channel (domainxml's chardev family).
@@ -64,16 +65,16 @@ func chardevList(desc, targetDesc string, targets []string) schema.ListNestedAtt
 			"type": requiredEnum("The host side: `pty` (a pseudo-terminal libvirt opens), `tcp` (`host`, `port`, `mode`), `unix` "+
 				"(a socket at `path`), `file` (output appended to `path`), `null` (discarded) or `spicevmc` (needs spice `graphics`).",
 				domainxml.ChardevTypes...),
-			"path": optionalString("Absolute path of the socket (`unix`) or the output file (`file`)." + restartNote),
-			"host": optionalString("The address to listen on or connect to (`tcp`), e.g. `127.0.0.1`." + restartNote),
+			"path": tfkit.OptionalString("Absolute path of the socket (`unix`) or the output file (`file`)." + restartNote),
+			"host": tfkit.OptionalString("The address to listen on or connect to (`tcp`), e.g. `127.0.0.1`." + restartNote),
 			"port": schema.Int64Attribute{MarkdownDescription: "The TCP port (`tcp`)." + restartNote, Optional: true,
 				Validators: []validator.Int64{int64validator.Between(1, 65535)}},
-			"mode": optionalString("`bind` (listen) or `connect` (dial): required for `tcp`; for `unix`, null means `bind`."+restartNote,
+			"mode": tfkit.OptionalString("`bind` (listen) or `connect` (dial): required for `tcp`; for `unix`, null means `bind`."+restartNote,
 				stringvalidator.OneOf(domainxml.ChardevModes...)),
-			"log_file": optionalString("Absolute path of a file on the host where libvirt also writes everything the guest sends " +
+			"log_file": tfkit.OptionalString("Absolute path of a file on the host where libvirt also writes everything the guest sends " +
 				"(virtlogd)." + restartNote),
-			"target_type": optionalString("The guest side: "+targetDesc+restartNote, stringvalidator.OneOf(targets...)),
-			"target_name": optionalString("The channel's port name (channels only; required there), e.g. `org.example.port.0`. " +
+			"target_type": tfkit.OptionalString("The guest side: "+targetDesc+restartNote, stringvalidator.OneOf(targets...)),
+			"target_name": tfkit.OptionalString("The channel's port name (channels only; required there), e.g. `org.example.port.0`. " +
 				"`org.qemu.guest_agent.0` is `qemu_agent`'s." + restartNote),
 		}},
 	}
@@ -122,8 +123,8 @@ func chardevsFromSpec(s domainxml.Spec, prior, m *Model) {
 // modelChardev is g as state shows it, given p (the entry at its place in prior; nil on
 // import and past prior's end); defaultTarget says which target types null means.
 func modelChardev(g domainxml.Chardev, p *chardevModel, defaultTarget func(string) bool) chardevModel {
-	cm := chardevModel{Type: types.StringValue(g.Type), Path: optString(g.Path), Host: optString(g.Host), Port: types.Int64Null(),
-		Mode: optString(g.Mode), LogFile: optString(g.LogFile), TargetType: optString(g.TargetType), TargetName: optString(g.TargetName)}
+	cm := chardevModel{Type: types.StringValue(g.Type), Path: tfkit.StringOrNull(g.Path), Host: tfkit.StringOrNull(g.Host), Port: types.Int64Null(),
+		Mode: tfkit.StringOrNull(g.Mode), LogFile: tfkit.StringOrNull(g.LogFile), TargetType: tfkit.StringOrNull(g.TargetType), TargetName: tfkit.StringOrNull(g.TargetName)}
 	if g.Port > 0 {
 		cm.Port = types.Int64Value(int64(g.Port))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainCPUModeModel: cpu.mode, cpu.model, cpu.fallback and cpu.check (domainxml's cpu
@@ -24,14 +25,14 @@ type domainCPUModeModel struct {
 var domainCPUMode = domainFamily{
 	group: groupCPU,
 	attributes: map[string]schema.Attribute{
-		"mode": optionalString("CPU mode: `host-passthrough`, `host-model`, `custom` (with `cpu.model`) or `maximum`. "+
+		"mode": tfkit.OptionalString("CPU mode: `host-passthrough`, `host-model`, `custom` (with `cpu.model`) or `maximum`. "+
 			"Null (the default): what the domain has; a domain made here gets libvirt's CPU for its type (under `qemu`: `custom` "+
 			"with `qemu64`), which stays out of state.", stringvalidator.OneOf("host-passthrough", "host-model", "custom", "maximum")),
-		"model": optionalString("CPU model for `cpu.mode = \"custom\"`, e.g. `Haswell-noTSX`."),
-		"fallback": optionalString("What libvirt does when the host cannot give the guest `cpu.model` exactly: `allow` a close "+
+		"model": tfkit.OptionalString("CPU model for `cpu.mode = \"custom\"`, e.g. `Haswell-noTSX`."),
+		"fallback": tfkit.OptionalString("What libvirt does when the host cannot give the guest `cpu.model` exactly: `allow` a close "+
 			"model, or `forbid` it (the domain then fails to start). Needs `cpu.mode = \"custom\"` with `cpu.model`. Null: what the "+
 			"domain has while mode and model stay, `allow` for a new model.", stringvalidator.OneOf(domainxml.CPUFallbacks...)),
-		"check": optionalString("How libvirt checks the guest CPU against what the host gives it (`<cpu check>`): `none`, "+
+		"check": tfkit.OptionalString("How libvirt checks the guest CPU against what the host gives it (`<cpu check>`): `none`, "+
 			"`partial` (before the start) or `full` (also against what QEMU made). Needs `cpu.mode`. Null: what the domain has "+
 			"while the mode stays, libvirt's default for a new mode (`none` for host-passthrough and for custom under `qemu`, "+
 			"`partial` otherwise).", stringvalidator.OneOf(domainxml.CPUChecks...)),
@@ -42,7 +43,7 @@ var domainCPUMode = domainFamily{
 	},
 	fromSpec: cpuModeFromSpec,
 	fillUnknowns: func(m *Model) {
-		nullIfUnknown(&m.CPU.CPUMode, &m.CPU.CPUModel, &m.CPU.CPUFallback, &m.CPU.CPUCheck)
+		tfkit.NullIfUnknown(&m.CPU.CPUMode, &m.CPU.CPUModel, &m.CPU.CPUFallback, &m.CPU.CPUCheck)
 	},
 	validate: validateCPUMode,
 }
@@ -58,12 +59,12 @@ func cpuModeFromSpec(s domainxml.Spec, prior, m *Model) {
 		// A custom <cpu> without a model (topology only, where libvirt adds none) says
 		// nothing a mode would keep.
 		if (!domainxml.IsDefaultCPU(s) || len(s.CPUFeatures) > 0) && (s.CPUMode != "custom" || s.CPUModel != "") {
-			c.CPUMode, c.CPUModel = optString(s.CPUMode), optString(s.CPUModel)
+			c.CPUMode, c.CPUModel = tfkit.StringOrNull(s.CPUMode), tfkit.StringOrNull(s.CPUModel)
 			if s.CPUFallback != "allow" {
-				c.CPUFallback = optString(s.CPUFallback)
+				c.CPUFallback = tfkit.StringOrNull(s.CPUFallback)
 			}
 			if s.CPUCheck != domainxml.DefaultCPUCheck(s.CPUMode, s.Type) {
-				c.CPUCheck = optString(s.CPUCheck)
+				c.CPUCheck = tfkit.StringOrNull(s.CPUCheck)
 			}
 		}
 		return
@@ -75,10 +76,10 @@ func cpuModeFromSpec(s domainxml.Spec, prior, m *Model) {
 
 // cpuKeptString is libvirt's value v where the prior model wrote one, else null.
 func cpuKeptString(prior types.String, v string) types.String {
-	if !known(prior) {
+	if !tfkit.Known(prior) {
 		return types.StringNull()
 	}
-	return optString(v)
+	return tfkit.StringOrNull(v)
 }
 
 // validateCPUMode: a model goes with the custom mode only, and the custom mode needs one;
@@ -88,22 +89,22 @@ func validateCPUMode(m *Model, diags *diag.Diagnostics) {
 	at := func(name string) path.Path { return path.Root(groupCPU).AtName(name) }
 	mode := c.CPUMode.ValueString()
 	switch {
-	case known(c.CPUModel) && known(c.CPUMode) && mode != "custom":
+	case tfkit.Known(c.CPUModel) && tfkit.Known(c.CPUMode) && mode != "custom":
 		diags.AddAttributeError(at("model"), "cpu.model needs cpu.mode = \"custom\"",
 			fmt.Sprintf("cpu.model names a CPU model, which only cpu.mode = \"custom\" uses; cpu.mode is %q. Remove cpu.model or set cpu.mode = \"custom\".", mode))
-	case known(c.CPUModel) && c.CPUMode.IsNull():
+	case tfkit.Known(c.CPUModel) && c.CPUMode.IsNull():
 		diags.AddAttributeError(at("model"), "cpu.model needs cpu.mode = \"custom\"",
 			"cpu.model names a CPU model, which only cpu.mode = \"custom\" uses, and cpu.mode is not set. Set cpu.mode = \"custom\".")
-	case known(c.CPUMode) && mode == "custom" && c.CPUModel.IsNull():
+	case tfkit.Known(c.CPUMode) && mode == "custom" && c.CPUModel.IsNull():
 		diags.AddAttributeError(at("model"), "cpu.mode \"custom\" needs cpu.model",
 			"Set cpu.model to a CPU model the host knows, e.g. \"qemu64\" or \"Haswell-noTSX\".")
 	}
-	if known(c.CPUFallback) && (c.CPUModel.IsNull() || (known(c.CPUMode) && mode != "custom") || c.CPUMode.IsNull()) {
+	if tfkit.Known(c.CPUFallback) && (c.CPUModel.IsNull() || (tfkit.Known(c.CPUMode) && mode != "custom") || c.CPUMode.IsNull()) {
 		diags.AddAttributeError(at("fallback"), "cpu.fallback needs cpu.model",
 			"cpu.fallback says what libvirt does when the host cannot give the guest cpu.model exactly; set cpu.mode = \"custom\" "+
 				"and cpu.model, or remove cpu.fallback.")
 	}
-	if known(c.CPUCheck) && c.CPUMode.IsNull() {
+	if tfkit.Known(c.CPUCheck) && c.CPUMode.IsNull() {
 		diags.AddAttributeError(at("check"), "cpu.check needs cpu.mode",
 			"Without cpu.mode the domain keeps the CPU libvirt gave it, and libvirt's check with it. Set cpu.mode (e.g. "+
 				"\"host-model\", or \"custom\" with cpu.model), or remove cpu.check.")

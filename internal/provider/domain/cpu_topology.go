@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainCPUModel: the guest CPU's topology, feature policies and NUMA cells, and the
@@ -109,7 +110,7 @@ var domainCPU = domainFamily{
 				"cpus": cpusetAttr("The vCPUs of the cell, e.g. `0-1`.", true),
 				"memory_mib": schema.Int64Attribute{MarkdownDescription: "The cell's memory in MiB.", Required: true,
 					Validators: []validator.Int64{int64validator.AtLeast(1)}},
-				"memory_access": optionalString("`shared` or `private`. Null: the memory backing's (private unless shared memory "+
+				"memory_access": tfkit.OptionalString("`shared` or `private`. Null: the memory backing's (private unless shared memory "+
 					"is asked for, or a virtiofs share needs it).", stringvalidator.OneOf(domainxml.MemoryAccessShared, domainxml.MemoryAccessPrivate)),
 			}},
 		},
@@ -159,7 +160,7 @@ func cpuFromSpec(s domainxml.Spec, prior, m *Model) {
 	default:
 		t := s.CPUTopology
 		c.CPUTopology = &cpuTopologyModel{Sockets: int64Of(t.Sockets), Dies: int64Of(t.Dies), Cores: int64Of(t.Cores), Threads: int64Of(t.Threads)}
-		if t.Dies <= 1 && (importing || !known(p.CPUTopology.Dies)) {
+		if t.Dies <= 1 && (importing || !tfkit.Known(p.CPUTopology.Dies)) {
 			c.CPUTopology.Dies = types.Int64Null()
 		}
 	}
@@ -167,7 +168,7 @@ func cpuFromSpec(s domainxml.Spec, prior, m *Model) {
 	switch {
 	case importing:
 		c.CPUFeatures = mapValue(s.CPUFeatures, c.CPUFeatures)
-	case !known(p.CPUFeatures):
+	case !tfkit.Known(p.CPUFeatures):
 	case domainxml.SameFeatures(mapOfStrings(p.CPUFeatures), s.CPUFeatures):
 		c.CPUFeatures = p.CPUFeatures
 	default:
@@ -184,16 +185,16 @@ func cpuFromSpec(s domainxml.Spec, prior, m *Model) {
 	switch {
 	case importing:
 		c.CPUPinning = mapValue(pins, c.CPUPinning)
-	case !known(p.CPUPinning):
+	case !tfkit.Known(p.CPUPinning):
 	case maps.EqualFunc(ps.CPUPinning, s.CPUPinning, domainxml.SameCPUSet) && len(ps.CPUPinning) == len(s.CPUPinning):
 		c.CPUPinning = p.CPUPinning
 	default:
 		c.CPUPinning = mapValue(pins, p.CPUPinning)
 	}
 	switch {
-	case importing || (known(p.EmulatorPinning) && !domainxml.SameCPUSet(p.EmulatorPinning.ValueString(), s.EmulatorPinning)):
-		c.EmulatorPinning = optString(s.EmulatorPinning)
-	case known(p.EmulatorPinning):
+	case importing || (tfkit.Known(p.EmulatorPinning) && !domainxml.SameCPUSet(p.EmulatorPinning.ValueString(), s.EmulatorPinning)):
+		c.EmulatorPinning = tfkit.StringOrNull(s.EmulatorPinning)
+	case tfkit.Known(p.EmulatorPinning):
 		c.EmulatorPinning = p.EmulatorPinning
 	}
 }
@@ -215,7 +216,7 @@ func numaCellsFromSpec(cells []domainxml.NUMACell, prior []numaCellModel, import
 			continue
 		}
 		out = append(out, numaCellModel{ID: int64Of(c.ID), CPUs: types.StringValue(c.CPUs),
-			MemoryMiB: types.Int64Value(int64(c.MemoryMiB)), MemoryAccess: optString(c.MemAccess)})
+			MemoryMiB: types.Int64Value(int64(c.MemoryMiB)), MemoryAccess: tfkit.StringOrNull(c.MemAccess)})
 	}
 	return out
 }
@@ -232,7 +233,7 @@ func cpuTopologySpec(t *cpuTopologyModel) *domainxml.CPUTopology {
 // cpuFillUnknowns: a value known only at apply that the read-back could not fill is null.
 func cpuFillUnknowns(m *Model) {
 	c := &m.CPU.domainCPUModel
-	nullIfUnknown(&c.EmulatorPinning)
+	tfkit.NullIfUnknown(&c.EmulatorPinning)
 	for _, v := range []*types.Map{&c.CPUFeatures, &c.CPUPinning} {
 		if v.IsUnknown() {
 			*v = types.MapNull(types.StringType)
@@ -244,7 +245,7 @@ func cpuFillUnknowns(m *Model) {
 	for i := range c.NUMACells {
 		n := &c.NUMACells[i]
 		cpuNullIfUnknownInts(&n.ID, &n.MemoryMiB)
-		nullIfUnknown(&n.CPUs, &n.MemoryAccess)
+		tfkit.NullIfUnknown(&n.CPUs, &n.MemoryAccess)
 	}
 }
 
@@ -260,7 +261,7 @@ func int64Of(v uint) types.Int64 { return types.Int64Value(int64(v)) }
 
 // mapOfStrings is a known map of strings as a Go map (nil: null, unknown or empty).
 func mapOfStrings(v types.Map) map[string]string {
-	if !known(v) || len(v.Elements()) == 0 {
+	if !tfkit.Known(v) || len(v.Elements()) == 0 {
 		return nil
 	}
 	out := map[string]string{}
@@ -275,7 +276,7 @@ func mapOfStrings(v types.Map) map[string]string {
 // mapValue is m as a map value: null when empty, unless prior is an empty map (as written).
 func mapValue(m map[string]string, prior types.Map) types.Map {
 	if len(m) == 0 {
-		if known(prior) && len(prior.Elements()) == 0 {
+		if tfkit.Known(prior) && len(prior.Elements()) == 0 {
 			return prior
 		}
 		return types.MapNull(types.StringType)
@@ -295,7 +296,7 @@ func validatePlatform(m *Model, diags *diag.Diagnostics) {
 		IsNull() bool
 		IsUnknown() bool
 	}{m.VCPU, m.MemoryMiB} {
-		if !known(v) {
+		if !tfkit.Known(v) {
 			return
 		}
 	}

@@ -14,14 +14,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
+// DataSource is the data source libvirt_domain.
 type DataSource struct {
-	dataSourceBase
+	tfkit.DataSourceBase
 }
 
+// DataModel is data.libvirt_domain.
 type DataModel struct {
-	dataTimeouts
+	tfkit.DataTimeouts
 	ID           types.String         `tfsdk:"id"`
 	Name         types.String         `tfsdk:"name"`
 	UUID         types.String         `tfsdk:"uuid"`
@@ -48,31 +51,31 @@ type domainDataNICModel struct {
 }
 
 func (d *DataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = dataSchema(ctx, "An existing libvirt domain, by name or UUID: its state, sizes, addresses and console. Addresses come "+
+	resp.Schema = tfkit.DataSchema(ctx, "An existing libvirt domain, by name or UUID: its state, sizes, addresses and console. Addresses come "+
 		"from one quick look at DHCP leases and the guest agent (one-second deadline); reading never waits for a guest.", map[string]schema.Attribute{
-		"id":             dataString("The domain's UUID."),
-		"name":           dataKey("Domain name. Exactly one of `name` and `uuid`."),
-		"uuid":           dataKey("Domain UUID. Exactly one of `name` and `uuid`."),
-		"type":           dataString("`kvm` or `qemu`."),
-		"state":          dataString("`running`, `paused`, `shutoff`, ..."),
-		"running":        dataBool("Whether the domain runs (a QEMU process exists)."),
-		"autostart":      dataBool("Whether libvirtd starts it at boot."),
-		"vcpu":           dataInt("Current vCPU count (persistent definition)."),
-		"max_vcpu":       dataInt("Maximum vCPU count (hot-add ceiling)."),
-		"memory_mib":     dataInt("Current memory in MiB (persistent definition)."),
-		"max_memory_mib": dataInt("Maximum memory in MiB."),
-		"firmware":       dataString("`bios` or `uefi`."),
-		"ip_address":     dataString("First IPv4 address that is not loopback or link-local (empty when none is known)."),
-		"console_url":    dataString("`vnc://host:port` or `spice://host:port` of the running domain (empty otherwise)."),
+		"id":             tfkit.DataString("The domain's UUID."),
+		"name":           tfkit.DataKey("Domain name. Exactly one of `name` and `uuid`."),
+		"uuid":           tfkit.DataKey("Domain UUID. Exactly one of `name` and `uuid`."),
+		"type":           tfkit.DataString("`kvm` or `qemu`."),
+		"state":          tfkit.DataString("`running`, `paused`, `shutoff`, ..."),
+		"running":        tfkit.DataBool("Whether the domain runs (a QEMU process exists)."),
+		"autostart":      tfkit.DataBool("Whether libvirtd starts it at boot."),
+		"vcpu":           tfkit.DataInt("Current vCPU count (persistent definition)."),
+		"max_vcpu":       tfkit.DataInt("Maximum vCPU count (hot-add ceiling)."),
+		"memory_mib":     tfkit.DataInt("Current memory in MiB (persistent definition)."),
+		"max_memory_mib": tfkit.DataInt("Maximum memory in MiB."),
+		"firmware":       tfkit.DataString("`bios` or `uefi`."),
+		"ip_address":     tfkit.DataString("First IPv4 address that is not loopback or link-local (empty when none is known)."),
+		"console_url":    tfkit.DataString("`vnc://host:port` or `spice://host:port` of the running domain (empty otherwise)."),
 		"network_interface": schema.ListNestedAttribute{
 			MarkdownDescription: "The domain's network interfaces on libvirt networks or bridges.",
 			Computed:            true,
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"mac":       dataString("MAC address."),
-				"network":   dataString("libvirt network (empty for a bridge)."),
-				"bridge":    dataString("Host bridge (empty for a network)."),
-				"model":     dataString("NIC model."),
-				"addresses": dataStrings("IP addresses (IPv4 first)."),
+				"mac":       tfkit.DataString("MAC address."),
+				"network":   tfkit.DataString("libvirt network (empty for a bridge)."),
+				"bridge":    tfkit.DataString("Host bridge (empty for a network)."),
+				"model":     tfkit.DataString("NIC model."),
+				"addresses": tfkit.DataStrings("IP addresses (IPv4 first)."),
 			}},
 		},
 	})
@@ -83,16 +86,16 @@ func (d *DataSource) ConfigValidators(context.Context) []datasource.ConfigValida
 }
 
 func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	lookup(ctx, req, resp, time.Minute,
-		func(m *DataModel) string { return "libvirt domain " + nameOr(m.Name, m.UUID.ValueString()) },
+	tfkit.Lookup(ctx, req, resp, time.Minute,
+		func(m *DataModel) string { return "libvirt domain " + tfkit.NameOr(m.Name, m.UUID.ValueString()) },
 		func(ctx context.Context, m *DataModel, _ *diag.Diagnostics) (*DataModel, error) {
 			id := m.Name.ValueString()
 			if id == "" {
 				id = m.UUID.ValueString()
 			}
-			got, err := (&Resource{resourceBase: resourceBase{client: d.client}}).read(ctx, id, nil, 0)
+			got, err := (&Resource{ResourceBase: tfkit.ResourceBase{Client: d.Client}}).read(ctx, id, nil, 0)
 			if errors.Is(err, libvirt.ErrNotFound) {
-				return nil, fmt.Errorf("no domain named or with UUID %s exists on %s", id, d.client.URI())
+				return nil, fmt.Errorf("no domain named or with UUID %s exists on %s", id, d.Client.URI())
 			}
 			if err != nil {
 				return nil, err

@@ -15,14 +15,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
+// ListDataSource is the data source libvirt_domains.
 type ListDataSource struct {
-	dataSourceBase
+	tfkit.DataSourceBase
 }
 
+// ListModel is data.libvirt_domains.
 type ListModel struct {
-	dataTimeouts
+	tfkit.DataTimeouts
 	ID         types.String   `tfsdk:"id"`
 	NamePrefix types.String   `tfsdk:"name_prefix"`
 	States     []string       `tfsdk:"states"`
@@ -42,10 +45,10 @@ type domainsEntry struct {
 var domainStates = []string{"running", "blocked", "paused", "shutdown", "shutoff", "crashed", "pmsuspended", "nostate"}
 
 func (d *ListDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = dataSchema(ctx, "Every domain on the host, optionally filtered by name prefix and state, sorted by name. Made for "+
+	resp.Schema = tfkit.DataSchema(ctx, "Every domain on the host, optionally filtered by name prefix and state, sorted by name. Made for "+
 		"adopting a whole host: feed it to `import { for_each = ... }` blocks and let "+
 		"`terraform plan -generate-config-out=generated.tf` write the `libvirt_domain` configuration.", map[string]schema.Attribute{
-		"id": dataString("The connection URI and the filters."),
+		"id": tfkit.DataString("The connection URI and the filters."),
 		"name_prefix": schema.StringAttribute{
 			MarkdownDescription: "Only domains whose name starts with this.",
 			Optional:            true,
@@ -65,11 +68,11 @@ func (d *ListDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 			MarkdownDescription: "The matching domains.",
 			Computed:            true,
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"name":       dataString("Domain name."),
-				"uuid":       dataString("Domain UUID (the `libvirt_domain` id and import id)."),
-				"state":      dataString("State as virsh prints it, e.g. `running`, `shutoff`."),
-				"persistent": dataBool("False for transient domains (they cannot be imported as `libvirt_domain`)."),
-				"autostart":  dataBool("Whether libvirt starts it with the host."),
+				"name":       tfkit.DataString("Domain name."),
+				"uuid":       tfkit.DataString("Domain UUID (the `libvirt_domain` id and import id)."),
+				"state":      tfkit.DataString("State as virsh prints it, e.g. `running`, `shutoff`."),
+				"persistent": tfkit.DataBool("False for transient domains (they cannot be imported as `libvirt_domain`)."),
+				"autostart":  tfkit.DataBool("Whether libvirt starts it with the host."),
 				"tags": schema.MapAttribute{MarkdownDescription: "The `tags` of a `libvirt_domain` (kept in the provider's " +
 					"`<metadata>` record of the definition); empty for other domains.", Computed: true, ElementType: types.StringType},
 			}},
@@ -78,14 +81,14 @@ func (d *ListDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest,
 }
 
 func (d *ListDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	lookup(ctx, req, resp, time.Minute,
-		func(*ListModel) string { return "the domains of " + d.client.URI().String() },
+	tfkit.Lookup(ctx, req, resp, time.Minute,
+		func(*ListModel) string { return "the domains of " + d.Client.URI().String() },
 		func(ctx context.Context, m *ListModel, _ *diag.Diagnostics) (*ListModel, error) {
-			all, err := d.client.ListDomains(ctx)
+			all, err := d.Client.ListDomains(ctx)
 			if err != nil {
 				return nil, err
 			}
-			records, err := d.client.DomainMetadata(ctx, domainxml.MetadataNS)
+			records, err := d.Client.DomainMetadata(ctx, domainxml.MetadataNS)
 			if err != nil {
 				return nil, err
 			}
@@ -105,7 +108,7 @@ func (d *ListDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 				names = append(names, types.StringValue(dom.Name))
 			}
 			m.Names = types.ListValueMust(types.StringType, append([]attr.Value{}, names...))
-			m.ID = types.StringValue(d.client.URI().String() + "?prefix=" + prefix + "&states=" + strings.Join(m.States, ","))
+			m.ID = types.StringValue(d.Client.URI().String() + "?prefix=" + prefix + "&states=" + strings.Join(m.States, ","))
 			return m, nil
 		})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainDescribeModel: title, description and tags (domainxml's describe family) and the
@@ -44,7 +45,7 @@ var domainDescribe = domainFamily{
 	},
 	toSpec: func(m *Model, s *domainxml.Spec) {
 		s.Describe = domainxml.Describe{Title: knownPtr(m.Title), Description: knownPtr(m.Description)}
-		if known(m.Tags) {
+		if tfkit.Known(m.Tags) {
 			s.Describe.Tags = map[string]string{}
 			for k, v := range m.Tags.Elements() {
 				if sv, ok := v.(types.String); ok {
@@ -84,7 +85,7 @@ func keptValue(desc string, validators ...validator.String) schema.StringAttribu
 
 // knownPtr is a pointer to v's value when known, else nil (keep what the domain has).
 func knownPtr(v types.String) *string {
-	if !known(v) {
+	if !tfkit.Known(v) {
 		return nil
 	}
 	s := v.ValueString()

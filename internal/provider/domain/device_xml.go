@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // device_xml: raw device fragments for what the schema does not model (domainxml/device_xml.go).
@@ -42,7 +43,7 @@ var domainDeviceXML = domainFamily{
 	fromSpec: func(s domainxml.Spec, prior, m *Model) {
 		m.DeviceXML = types.ListNull(types.StringType)
 		if len(s.DeviceXML) > 0 {
-			m.DeviceXML = stringList(s.DeviceXML)
+			m.DeviceXML = tfkit.StringList(s.DeviceXML)
 		}
 	},
 	validate: func(m *Model, diags *diag.Diagnostics) {
@@ -77,7 +78,7 @@ func knownStrings(l types.List) []string {
 	}
 	var out []string
 	for _, v := range l.Elements() {
-		if s, ok := v.(types.String); ok && known(s) {
+		if s, ok := v.(types.String); ok && tfkit.Known(s) {
 			out = append(out, s.ValueString())
 		}
 	}

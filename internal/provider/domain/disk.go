@@ -15,6 +15,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainDisksModel: the `disk` blocks and the cloud-init seed (cloudinit_id), which is
@@ -38,7 +39,7 @@ type diskModel struct {
 
 var domainDisks = domainFamily{
 	attributes: map[string]schema.Attribute{
-		"cloudinit_id": optionalString("ID of a `libvirt_cloudinit_iso` (a volume key or `<pool>/<name>`), attached as a read-only SATA cdrom " +
+		"cloudinit_id": tfkit.OptionalString("ID of a `libvirt_cloudinit_iso` (a volume key or `<pool>/<name>`), attached as a read-only SATA cdrom " +
 			"after the disks. Another ISO is inserted live on a running domain; adding or removing it restarts the domain."),
 	},
 	blocks: map[string]schema.Block{
@@ -49,11 +50,11 @@ var domainDisks = domainFamily{
 				"`sata` and `ide` disks, reordering, and other changes of a disk restart the domain.",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: withDiskTuning(map[string]schema.Attribute{
-					"volume_id": optionalString("A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`. "+
+					"volume_id": tfkit.OptionalString("A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`. "+
 						"An encrypted volume's LUKS encryption and secret go with it into the disk.",
 						stringvalidator.LengthAtLeast(1)),
 					"network_source": networkSourceAttribute,
-					"path":           optionalString("A file or block device on the host.", stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path on the host")),
+					"path":           tfkit.OptionalString("A file or block device on the host.", stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path on the host")),
 					"device": schema.StringAttribute{
 						MarkdownDescription: "`disk` (default), `cdrom` (read-only) or `lun` (SCSI passthrough of a host block device `path`, bus `scsi`).",
 						Optional:            true,
@@ -146,8 +147,8 @@ var domainDisks = domainFamily{
 				priorTuning, priorNet = &prior.Disks[i].diskTuningModel, prior.Disks[i].Network
 			}
 			dm := diskModel{
-				VolumeID: optString(d.VolumeID), Path: types.StringNull(), Device: types.StringValue(d.Device),
-				Bus: types.StringValue(d.Bus), Target: types.StringValue(d.Target), Format: optString(d.Format),
+				VolumeID: tfkit.StringOrNull(d.VolumeID), Path: types.StringNull(), Device: types.StringValue(d.Device),
+				Bus: types.StringValue(d.Bus), Target: types.StringValue(d.Target), Format: tfkit.StringOrNull(d.Format),
 				BootOrder: types.Int64Null(), diskTuningModel: diskTuningFromSpec(d, priorTuning),
 				Network: diskNetworkFromSpec(d.Network, priorNet),
 			}
@@ -166,7 +167,7 @@ var domainDisks = domainFamily{
 	},
 	fillUnknowns: func(m *Model) {
 		for i := range m.Disks {
-			nullIfUnknown(&m.Disks[i].Bus, &m.Disks[i].Target, &m.Disks[i].Format)
+			tfkit.NullIfUnknown(&m.Disks[i].Bus, &m.Disks[i].Target, &m.Disks[i].Format)
 			if m.Disks[i].ReadOnly.IsUnknown() {
 				m.Disks[i].ReadOnly = types.BoolNull()
 			}
@@ -190,7 +191,7 @@ func inPriorOrder(disks []domainxml.Disk, prior *Model) []domainxml.Disk {
 	for i, p := range prior.Disks {
 		slot[i] = -1
 		for j, d := range disks {
-			if known(p.Target) && !used[j] && d.Target == p.Target.ValueString() {
+			if tfkit.Known(p.Target) && !used[j] && d.Target == p.Target.ValueString() {
 				slot[i], used[j] = j, true
 				break
 			}

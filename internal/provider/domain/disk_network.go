@@ -17,6 +17,8 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // A disk's network_source: an image QEMU reaches over the network itself.
@@ -45,7 +47,7 @@ var networkSourceAttribute = schema.SingleNestedAttribute{
 	Attributes: map[string]schema.Attribute{
 		"protocol": schema.StringAttribute{MarkdownDescription: "`rbd`, `iscsi`, `nbd`, `http` or `https`.", Required: true,
 			Validators: []validator.String{stringvalidator.OneOf(domainxml.NetworkProtocols...)}},
-		"name": optionalString("The image: `<pool>/<image>` (rbd), `<target iqn>/<lun>` (iscsi), the export name (nbd; " +
+		"name": tfkit.OptionalString("The image: `<pool>/<image>` (rbd), `<target iqn>/<lun>` (iscsi), the export name (nbd; " +
 			"empty for the default export), the path on the server (http, https)."),
 		"hosts": schema.ListNestedAttribute{
 			MarkdownDescription: "The servers: several Ceph monitors for rbd, one server otherwise.",
@@ -66,7 +68,7 @@ var networkSourceAttribute = schema.SingleNestedAttribute{
 				"username": schema.StringAttribute{MarkdownDescription: "The user (e.g. `libvirt` for Ceph's client.libvirt).", Required: true},
 				"secret_id": schema.StringAttribute{MarkdownDescription: "The secret's UUID, e.g. `libvirt_secret.ceph.id`. " +
 					"A definition that names its secret by usage (as virsh users may write it) reads, and imports, as that secret's UUID.", Required: true,
-					Validators: []validator.String{stringvalidator.RegexMatches(uuidRegexp, "must be a libvirt secret's UUID")}},
+					Validators: []validator.String{stringvalidator.RegexMatches(validators.UUIDRegexp, "must be a libvirt secret's UUID")}},
 			},
 		},
 	},
@@ -92,12 +94,12 @@ func diskNetworkFromSpec(n *domainxml.NetworkSource, prior *diskNetworkModel) *d
 	if n == nil {
 		return nil
 	}
-	m := &diskNetworkModel{Protocol: types.StringValue(n.Protocol), Name: optString(n.Name)}
+	m := &diskNetworkModel{Protocol: types.StringValue(n.Protocol), Name: tfkit.StringOrNull(n.Name)}
 	for i, h := range n.Hosts {
 		hm := diskNetHostModel{Name: types.StringValue(h.Name), Port: types.Int64Null()}
 		// The protocol's default port (which libvirt writes in for http and https) reads as
 		// left out, unless the configuration spelled it out.
-		written := prior != nil && i < len(prior.Hosts) && known(prior.Hosts[i].Port)
+		written := prior != nil && i < len(prior.Hosts) && tfkit.Known(prior.Hosts[i].Port)
 		if h.Port != 0 && (h.Port != domainxml.DefaultPort(n.Protocol) || written) {
 			hm.Port = types.Int64Value(int64(h.Port))
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // The tuning attributes of a `disk` block (cache and I/O mode, discard, iothread, queues,
@@ -58,7 +59,7 @@ type iotuneModel struct {
 const restartNote = " A change rewrites the definition and restarts a running domain."
 
 func tuningEnum(desc string, values ...string) schema.StringAttribute {
-	return optionalString(desc+restartNote, stringvalidator.OneOf(values...))
+	return tfkit.OptionalString(desc+restartNote, stringvalidator.OneOf(values...))
 }
 
 func positiveInt(desc string) schema.Int64Attribute {
@@ -83,9 +84,9 @@ func diskTuningAttributes() map[string]schema.Attribute {
 		"detect_zeroes": tuningEnum("Write zeroes as holes: `off`, `on` or `unmap` (needs `discard = \"unmap\"`).", "off", "on", "unmap"),
 		"iothread":      positiveInt("The domain's I/O thread (1 to the domain's `cpu.iothreads`) that serves the disk." + restartNote),
 		"queues":        positiveInt("Number of virtio queues (virtio bus only). Default: QEMU's (one per vCPU)." + restartNote),
-		"serial": optionalString("Serial number the guest sees (1 to 20 of letters, digits, `_ . + -`)."+restartNote,
+		"serial": tfkit.OptionalString("Serial number the guest sees (1 to 20 of letters, digits, `_ . + -`)."+restartNote,
 			stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9_.+-]{1,20}$`), "must be 1 to 20 characters of letters, digits, _ . + -")),
-		"wwn": optionalString("World Wide Name the guest sees (scsi and ide buses): 16 hex digits, compared without case; "+
+		"wwn": tfkit.OptionalString("World Wide Name the guest sees (scsi and ide buses): 16 hex digits, compared without case; "+
 			"read back in lower case (a domain made elsewhere imports that way)."+restartNote,
 			stringvalidator.RegexMatches(regexp.MustCompile(`^(0x)?[0-9A-Fa-f]{16}$`), "must be 16 hex digits, e.g. 5000c50015ea71ad")),
 		"read_only": schema.BoolAttribute{
@@ -107,7 +108,7 @@ func diskTuningAttributes() map[string]schema.Attribute {
 				"total_bytes_sec_max": ceiling("`total_bytes_sec`"), "read_bytes_sec_max": ceiling("`read_bytes_sec`"),
 				"write_bytes_sec_max": ceiling("`write_bytes_sec`"), "total_iops_sec_max": ceiling("`total_iops_sec`"),
 				"read_iops_sec_max": ceiling("`read_iops_sec`"), "write_iops_sec_max": ceiling("`write_iops_sec`"),
-				"group_name": optionalString("Throttle group: disks with the same group share its limits (needs a limit).",
+				"group_name": tfkit.OptionalString("Throttle group: disks with the same group share its limits (needs a limit).",
 					stringvalidator.LengthAtLeast(1)),
 			},
 		},
@@ -138,20 +139,20 @@ func diskTuningFromSpec(d domainxml.Disk, prior *diskTuningModel) diskTuningMode
 		prior = &diskTuningModel{}
 	}
 	t := d.DiskTuning
-	m := diskTuningModel{Cache: optString(t.Cache), IO: optString(t.IO), Discard: optString(t.Discard), DetectZeroes: optString(t.DetectZeroes),
-		IOThread: optInt(uint64(t.IOThread)), Queues: optInt(uint64(t.Queues)), Serial: optString(t.Serial), WWN: optString(t.WWN),
+	m := diskTuningModel{Cache: tfkit.StringOrNull(t.Cache), IO: tfkit.StringOrNull(t.IO), Discard: tfkit.StringOrNull(t.Discard), DetectZeroes: tfkit.StringOrNull(t.DetectZeroes),
+		IOThread: tfkit.Int64OrNull(uint64(t.IOThread)), Queues: tfkit.Int64OrNull(uint64(t.Queues)), Serial: tfkit.StringOrNull(t.Serial), WWN: tfkit.StringOrNull(t.WWN),
 		ReadOnly: optBool(t.ReadOnly || d.Device == domainxml.DeviceCDROM, prior.ReadOnly), Shareable: optBool(t.Shareable, prior.Shareable),
-		SGIO: optString(t.SGIO)}
-	m.WWN = optString(strings.ToLower(t.WWN))
-	if known(prior.WWN) && sameWWN(prior.WWN.ValueString(), t.WWN) {
+		SGIO: tfkit.StringOrNull(t.SGIO)}
+	m.WWN = tfkit.StringOrNull(strings.ToLower(t.WWN))
+	if tfkit.Known(prior.WWN) && sameWWN(prior.WWN.ValueString(), t.WWN) {
 		m.WWN = prior.WWN
 	}
 	if i := t.IOTune; i != nil {
-		m.IOTune = &iotuneModel{TotalBytesSec: optInt(i.TotalBytesSec), ReadBytesSec: optInt(i.ReadBytesSec), WriteBytesSec: optInt(i.WriteBytesSec),
-			TotalIopsSec: optInt(i.TotalIopsSec), ReadIopsSec: optInt(i.ReadIopsSec), WriteIopsSec: optInt(i.WriteIopsSec),
-			TotalBytesSecMax: optInt(i.TotalBytesSecMax), ReadBytesSecMax: optInt(i.ReadBytesSecMax), WriteBytesSecMax: optInt(i.WriteBytesSecMax),
-			TotalIopsSecMax: optInt(i.TotalIopsSecMax), ReadIopsSecMax: optInt(i.ReadIopsSecMax), WriteIopsSecMax: optInt(i.WriteIopsSecMax),
-			GroupName: optString(i.GroupName)}
+		m.IOTune = &iotuneModel{TotalBytesSec: tfkit.Int64OrNull(i.TotalBytesSec), ReadBytesSec: tfkit.Int64OrNull(i.ReadBytesSec), WriteBytesSec: tfkit.Int64OrNull(i.WriteBytesSec),
+			TotalIopsSec: tfkit.Int64OrNull(i.TotalIopsSec), ReadIopsSec: tfkit.Int64OrNull(i.ReadIopsSec), WriteIopsSec: tfkit.Int64OrNull(i.WriteIopsSec),
+			TotalBytesSecMax: tfkit.Int64OrNull(i.TotalBytesSecMax), ReadBytesSecMax: tfkit.Int64OrNull(i.ReadBytesSecMax), WriteBytesSecMax: tfkit.Int64OrNull(i.WriteBytesSecMax),
+			TotalIopsSecMax: tfkit.Int64OrNull(i.TotalIopsSecMax), ReadIopsSecMax: tfkit.Int64OrNull(i.ReadIopsSecMax), WriteIopsSecMax: tfkit.Int64OrNull(i.WriteIopsSecMax),
+			GroupName: tfkit.StringOrNull(i.GroupName)}
 	}
 	return m
 }
@@ -182,7 +183,7 @@ func validateDiskTuning(m *Model, diags *diag.Diagnostics) {
 			d.IOTune != nil && anyUnknown(d.IOTune.values()...) {
 			continue
 		}
-		if d.Device.ValueString() == domainxml.DeviceCDROM && known(d.ReadOnly) && !d.ReadOnly.ValueBool() {
+		if d.Device.ValueString() == domainxml.DeviceCDROM && tfkit.Known(d.ReadOnly) && !d.ReadOnly.ValueBool() {
 			diags.AddAttributeError(path.Root("disk").AtListIndex(i).AtName("read_only"), "A cdrom is read-only",
 				fmt.Sprintf("disk %d is a cdrom, which is always read-only: remove read_only = false.", i))
 		}
@@ -192,7 +193,7 @@ func validateDiskTuning(m *Model, diags *diag.Diagnostics) {
 			continue
 		}
 		dk := domainxml.Disk{Path: d.Path.ValueString(), Device: d.Device.ValueString(), Bus: d.Bus.ValueString(), DiskTuning: d.toSpec()}
-		if dk.Path == "" && known(d.VolumeID) {
+		if dk.Path == "" && tfkit.Known(d.VolumeID) {
 			dk.Path = "(volume " + d.VolumeID.ValueString() + ")"
 		}
 		if err := dk.ValidateTuning(fmt.Sprintf("disk %d", i)); err != nil {
@@ -225,20 +226,12 @@ func anyUnknown(vs ...attr.Value) bool {
 	return false
 }
 
-// optInt is v, or null when it is 0.
-func optInt(v uint64) types.Int64 {
-	if v == 0 {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(v))
-}
-
 // optBool is true when v, else false when prior says false (the user wrote it), else null.
 func optBool(v bool, prior types.Bool) types.Bool {
 	if v {
 		return types.BoolValue(true)
 	}
-	if known(prior) {
+	if tfkit.Known(prior) {
 		return types.BoolValue(false)
 	}
 	return types.BoolNull()

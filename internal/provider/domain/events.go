@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainEventsModel: events.on_poweroff, on_reboot and on_crash (domainxml's events
@@ -26,7 +27,7 @@ var domainEvents = domainFamily{
 	},
 	toSpec: func(m *Model, s *domainxml.Spec) {
 		e := m.Events
-		s.Lifecycle = domainxml.Lifecycle{OnPoweroff: knownString(e.OnPoweroff), OnReboot: knownString(e.OnReboot), OnCrash: knownString(e.OnCrash)}
+		s.Lifecycle = domainxml.Lifecycle{OnPoweroff: tfkit.StringOf(e.OnPoweroff), OnReboot: tfkit.StringOf(e.OnReboot), OnCrash: tfkit.StringOf(e.OnCrash)}
 	},
 	// Null unless written; an import writes an action where it differs from what libvirt
 	// writes for a domain made here (destroy, restart, destroy).
@@ -40,15 +41,15 @@ var domainEvents = domainFamily{
 		}{{&e.OnPoweroff, p.OnPoweroff, l.OnPoweroff, "destroy"}, {&e.OnReboot, p.OnReboot, l.OnReboot, "restart"}, {&e.OnCrash, p.OnCrash, l.OnCrash, "destroy"}} {
 			*a.dst = types.StringNull()
 			if (imp && a.have != a.fresh) || (!imp && !a.was.IsNull()) {
-				*a.dst = optString(a.have)
+				*a.dst = tfkit.StringOrNull(a.have)
 			}
 		}
 	},
-	fillUnknowns: func(m *Model) { nullIfUnknown(&m.Events.OnPoweroff, &m.Events.OnReboot, &m.Events.OnCrash) },
+	fillUnknowns: func(m *Model) { tfkit.NullIfUnknown(&m.Events.OnPoweroff, &m.Events.OnReboot, &m.Events.OnCrash) },
 }
 
 func lifecycleAttribute(when, def string, actions []string) schema.StringAttribute {
-	return optionalString("What libvirt does when "+when+": one of `"+joinBackticked(actions)+"`. Unset: what the domain has "+
+	return tfkit.OptionalString("What libvirt does when "+when+": one of `"+joinBackticked(actions)+"`. Unset: what the domain has "+
 		"(libvirt writes `"+def+"` for a domain made here). libvirt's QEMU driver refuses `rename-restart`, and `preserve` but for "+
 		"`on_crash`. A change rewrites the definition and restarts a running domain.",
 		stringvalidator.OneOf(actions...))

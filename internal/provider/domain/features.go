@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainFeaturesModel: the features object (domainxml's features family).
@@ -65,7 +66,7 @@ var domainFeatures = domainFamily{
 	},
 	toSpec: func(m *Model, s *domainxml.Spec) {
 		s.Features = nil
-		if !known(m.Features) {
+		if !tfkit.Known(m.Features) {
 			return
 		}
 		var f featuresModel
@@ -74,7 +75,7 @@ var domainFeatures = domainFamily{
 		}
 		s.Features = &domainxml.Features{ACPI: knownBool(f.ACPI), APIC: knownBool(f.APIC), PAE: knownBool(f.PAE),
 			SMM: knownBool(f.SMM), HAP: knownBool(f.HAP), KVMHidden: knownBool(f.KVMHidden)}
-		if known(f.HyperV) {
+		if tfkit.Known(f.HyperV) {
 			s.Features.HyperV = []string{}
 			for _, v := range f.HyperV.Elements() {
 				if sv, ok := v.(types.String); ok {
@@ -88,7 +89,7 @@ var domainFeatures = domainFamily{
 		if m.Features.IsUnknown() {
 			m.Features = types.ObjectNull(featuresAttrTypes)
 		}
-		if !known(m.Features) {
+		if !tfkit.Known(m.Features) {
 			return
 		}
 		attrs := m.Features.Attributes()
@@ -163,7 +164,7 @@ func featuresFromSpec(s domainxml.Spec, prior, m *Model) {
 
 // knownBool is a pointer to v's value when known, else nil (keep what the domain has).
 func knownBool(v types.Bool) *bool {
-	if !known(v) {
+	if !tfkit.Known(v) {
 		return nil
 	}
 	b := v.ValueBool()

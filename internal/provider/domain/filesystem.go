@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainFilesystemsModel: the `filesystem` blocks, host directories shared with the guest.
@@ -61,9 +62,9 @@ var domainFilesystems = domainFamily{
 						Default:    stringdefault.StaticString(domainxml.FSVirtiofs),
 						Validators: []validator.String{stringvalidator.OneOf(domainxml.FSVirtiofs, domainxml.FS9p)},
 					},
-					"read_only": optionalBool("The guest may only read the share. Default `false`. libvirt 9.0 refuses it for virtiofs "+
+					"read_only": tfkit.OptionalBool("The guest may only read the share. Default `false`. libvirt 9.0 refuses it for virtiofs "+
 						"(\"virtiofs does not yet support read-only mode\"); use `driver = \"9p\"` there.", false),
-					"access_mode": optionalString("9p only: how guest file ownership maps to the host, `passthrough` (libvirt's "+
+					"access_mode": tfkit.OptionalString("9p only: how guest file ownership maps to the host, `passthrough` (libvirt's "+
 						"default), `mapped` (kept in extended attributes) or `squash` (passthrough, failures ignored).",
 						stringvalidator.OneOf(domainxml.AccessPassthrough, "mapped", "squash")),
 				},
@@ -82,13 +83,13 @@ var domainFilesystems = domainFamily{
 		m.Filesystems = nil
 		for i, f := range s.Filesystems {
 			fm := filesystemModel{Source: types.StringValue(f.Source), Target: types.StringValue(f.Target),
-				Driver: types.StringValue(f.Driver), ReadOnly: types.BoolValue(f.ReadOnly), AccessMode: optString(f.AccessMode)}
+				Driver: types.StringValue(f.Driver), ReadOnly: types.BoolValue(f.ReadOnly), AccessMode: tfkit.StringOrNull(f.AccessMode)}
 			if i < len(prior.Filesystems) {
 				p := prior.Filesystems[i]
-				if known(p.AccessMode) && p.AccessMode.ValueString() == domainxml.AccessPassthrough && f.AccessMode == "" {
+				if tfkit.Known(p.AccessMode) && p.AccessMode.ValueString() == domainxml.AccessPassthrough && f.AccessMode == "" {
 					fm.AccessMode = p.AccessMode
 				}
-				if known(p.Source) && sameDir(p.Source.ValueString(), f.Source) {
+				if tfkit.Known(p.Source) && sameDir(p.Source.ValueString(), f.Source) {
 					fm.Source = p.Source // a trailing slash as written
 				}
 			}
@@ -99,7 +100,7 @@ var domainFilesystems = domainFamily{
 		tags := map[string]int{}
 		for i, f := range m.Filesystems {
 			at := path.Root("filesystem").AtListIndex(i)
-			if known(f.Target) {
+			if tfkit.Known(f.Target) {
 				if j, ok := tags[f.Target.ValueString()]; ok {
 					diags.AddAttributeError(at.AtName("target"), "Filesystem target used twice",
 						fmt.Sprintf("filesystem %d and filesystem %d both use the mount tag %q; give each share its own.", j, i, f.Target.ValueString()))
@@ -107,7 +108,7 @@ var domainFilesystems = domainFamily{
 				tags[f.Target.ValueString()] = i
 			}
 			// A driver left out is the default, virtiofs (the config holds no defaults yet).
-			if known(f.AccessMode) && !f.Driver.IsUnknown() && f.Driver.ValueString() != domainxml.FS9p {
+			if tfkit.Known(f.AccessMode) && !f.Driver.IsUnknown() && f.Driver.ValueString() != domainxml.FS9p {
 				diags.AddAttributeError(at.AtName("access_mode"), "access_mode is a 9p setting",
 					fmt.Sprintf("filesystem %d (%s) uses driver %q, which always passes file ownership through. Remove access_mode, "+
 						"or set driver = \"9p\".", i, f.Target.ValueString(), domainxml.FSVirtiofs))

@@ -20,7 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // The graphical console of libvirt_domain: type, listen, port, websocket, keymap and the
@@ -113,7 +114,7 @@ var domainGraphics = domainFamily{
 				},
 			},
 		},
-		"graphics_password_wo": writeOnlyString("Write-only console password: set on the console, never kept in the plan or the "+
+		"graphics_password_wo": tfkit.WriteOnlyString("Write-only console password: set on the console, never kept in the plan or the "+
 			"state (Terraform >= 1.11, OpenTofu >= 1.11). Needs `graphics_password_wo_version`: Terraform cannot compare "+
 			"write-only values, so bump the version to apply a new password (live on a running domain). Conflicts with "+
 			"`graphics.password`.", stringvalidator.LengthBetween(1, 1024)),
@@ -143,7 +144,7 @@ var domainGraphics = domainFamily{
 	fromSpec: func(s domainxml.Spec, prior, m *Model) {
 		g := s.Graphics
 		m.Graphics = &graphicsModel{Type: types.StringValue(g.Type), Listen: types.StringValue(g.Listen), Port: types.Int64Value(-1),
-			AutoPort: types.BoolValue(g.Port == 0), Websocket: types.Int64Null(), Keymap: optString(g.Keymap), Password: types.StringNull()}
+			AutoPort: types.BoolValue(g.Port == 0), Websocket: types.Int64Null(), Keymap: tfkit.StringOrNull(g.Keymap), Password: types.StringNull()}
 		if g.Port > 0 {
 			m.Graphics.Port = types.Int64Value(int64(g.Port))
 		}
@@ -152,14 +153,14 @@ var domainGraphics = domainFamily{
 		}
 		m.GraphicsPasswordWO, m.GraphicsPasswordWOVersion = types.StringNull(), prior.GraphicsPasswordWOVersion
 		if g.Password != nil && prior.GraphicsPasswordWOVersion.IsNull() {
-			m.Graphics.Password = optString(*g.Password)
+			m.Graphics.Password = tfkit.StringOrNull(*g.Password)
 		}
 		if g.Type == domainxml.GraphicsNone {
 			// Without a console there is nothing to listen on and libvirt stores no address:
 			// keep what the configuration said, or (import) the schema's default, so that a
 			// config that leaves listen out — a generated one too — plans clean.
 			m.Graphics.Listen = types.StringValue(domainxml.DefaultListen)
-			if prior.Graphics != nil && known(prior.Graphics.Listen) {
+			if prior.Graphics != nil && tfkit.Known(prior.Graphics.Listen) {
 				m.Graphics.Listen = prior.Graphics.Listen
 			}
 		}
@@ -175,7 +176,7 @@ var domainGraphics = domainFamily{
 // validateGraphics checks what goes together: port and autoport, websocket and the
 // type, the two password forms.
 func validateGraphics(m *Model, diags *diag.Diagnostics) {
-	if known(m.GraphicsPasswordWO) && m.GraphicsPasswordWOVersion.IsNull() {
+	if tfkit.Known(m.GraphicsPasswordWO) && m.GraphicsPasswordWOVersion.IsNull() {
 		diags.AddAttributeError(path.Root("graphics_password_wo_version"), "graphics_password_wo needs graphics_password_wo_version",
 			"Terraform cannot compare write-only values: set graphics_password_wo_version (any number) and change it whenever "+
 				"graphics_password_wo changes.")
@@ -192,24 +193,24 @@ func validateGraphics(m *Model, diags *diag.Diagnostics) {
 	}
 	port := g.Port.ValueInt64()
 	switch {
-	case known(g.Port) && port > 0 && known(g.AutoPort) && g.AutoPort.ValueBool():
+	case tfkit.Known(g.Port) && port > 0 && tfkit.Known(g.AutoPort) && g.AutoPort.ValueBool():
 		diags.AddAttributeError(at.AtName("autoport"), "port with autoport",
 			fmt.Sprintf("graphics sets port = %d and autoport = true: with autoport libvirt picks the port. Remove autoport (a set "+
 				"port turns it off) or remove port.", port))
-	case known(g.AutoPort) && !g.AutoPort.ValueBool() && known(g.Port) && port <= 0 || g.Port.IsNull() && known(g.AutoPort) && !g.AutoPort.ValueBool():
+	case tfkit.Known(g.AutoPort) && !g.AutoPort.ValueBool() && tfkit.Known(g.Port) && port <= 0 || g.Port.IsNull() && tfkit.Known(g.AutoPort) && !g.AutoPort.ValueBool():
 		diags.AddAttributeError(at.AtName("port"), "autoport = false needs a port",
 			"graphics sets autoport = false but no port: set port (VNC: 5900-65535) or remove autoport.")
 	}
 	typ := g.Type.ValueString()
-	if known(g.Port) && port > 0 && port < 5900 && (typ == domainxml.GraphicsVNC || g.Type.IsNull()) {
+	if tfkit.Known(g.Port) && port > 0 && port < 5900 && (typ == domainxml.GraphicsVNC || g.Type.IsNull()) {
 		diags.AddAttributeError(at.AtName("port"), "VNC port below 5900",
 			fmt.Sprintf("graphics port = %d: a VNC port is 5900 + the display number, 5900-65535. Use one in that range.", port))
 	}
-	if !g.Websocket.IsNull() && known(g.Type) && typ != domainxml.GraphicsVNC {
+	if !g.Websocket.IsNull() && tfkit.Known(g.Type) && typ != domainxml.GraphicsVNC {
 		diags.AddAttributeError(at.AtName("websocket"), "websocket is for VNC only",
 			fmt.Sprintf("graphics type = %q: only a VNC console has a websocket. Remove websocket or use type = \"vnc\".", typ))
 	}
-	if known(g.Type) && typ == domainxml.GraphicsNone && (!g.Password.IsNull() || !m.GraphicsPasswordWO.IsNull()) {
+	if tfkit.Known(g.Type) && typ == domainxml.GraphicsNone && (!g.Password.IsNull() || !m.GraphicsPasswordWO.IsNull()) {
 		diags.AddAttributeError(at.AtName("type"), "A password without a console",
 			"graphics type = \"none\" has no console to protect: remove the password or choose vnc or spice.")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // specUint is a known, non-negative number as the spec wants it; nil when null.
@@ -26,13 +27,6 @@ func specBool(v types.Bool) *bool {
 	}
 	b := v.ValueBool()
 	return &b
-}
-
-func modelUint(p *uint) types.Int64 {
-	if p == nil {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(*p))
 }
 
 func modelBool(p *bool) types.Bool {
@@ -90,7 +84,7 @@ func guestDevicesFromSpec(s domainxml.Spec, prior, m *Model) {
 		g.Videos = nil
 	}
 	d.Videos = entries(g.Videos, p.Videos, importing, func(v domainxml.Video, pv *videoModel) videoModel {
-		vm := videoModel{Model: types.StringValue(v.Model), VRAMKiB: modelUint(v.VRAMKiB), Heads: modelUint(v.Heads), Accel3D: modelBool(v.Accel3D)}
+		vm := videoModel{Model: types.StringValue(v.Model), VRAMKiB: tfkit.Int64FromPtr(v.VRAMKiB), Heads: tfkit.Int64FromPtr(v.Heads), Accel3D: modelBool(v.Accel3D)}
 		if pv != nil { // the sizes libvirt fills in for the model, unless written
 			vm.VRAMKiB, vm.Heads = keepNullInt(pv.VRAMKiB, vm.VRAMKiB), keepNullInt(pv.Heads, vm.Heads)
 			return vm
@@ -109,7 +103,7 @@ func guestDevicesFromSpec(s domainxml.Spec, prior, m *Model) {
 			pm, pb = pr.Model, pr.Backend
 		}
 		return rngModel{Model: orDefault(pm, r.Model, "virtio"), Backend: orDefault(pb, r.Backend, domainxml.DefaultRNGBackend),
-			RateBytes: modelUint(r.RateBytes), RatePeriodMS: modelUint(r.RatePeriodMS)}
+			RateBytes: tfkit.Int64FromPtr(r.RateBytes), RatePeriodMS: tfkit.Int64FromPtr(r.RatePeriodMS)}
 	})
 	d.Watchdogs = entries(g.Watchdogs, p.Watchdogs, importing, func(w domainxml.Watchdog, pw *watchdogModel) watchdogModel {
 		var pa types.String
@@ -126,12 +120,12 @@ func guestDevicesFromSpec(s domainxml.Spec, prior, m *Model) {
 		d.Panic = &panicModel{Model: types.StringValue(x.Model)}
 	}
 	if v := g.VSock; v != nil && manage(p.VSock != nil) {
-		d.VSock = &vsockModel{CID: modelUint(v.CID)} // an auto cid reads as none
+		d.VSock = &vsockModel{CID: tfkit.Int64FromPtr(v.CID)} // an auto cid reads as none
 	}
 	// libvirt's plain virtio memballoon reads as none: a configuration that asks for it
 	// gets it back.
 	if b := g.MemBalloon; b != nil && manage(p.MemBalloon != nil) {
-		d.MemBalloon = &memballoonModel{Model: types.StringValue(b.Model), StatsPeriodSec: modelUint(b.StatsPeriodSec),
+		d.MemBalloon = &memballoonModel{Model: types.StringValue(b.Model), StatsPeriodSec: tfkit.Int64FromPtr(b.StatsPeriodSec),
 			AutoDeflate: modelBool(b.AutoDeflate), FreePageReporting: modelBool(b.FreePageReporting)}
 	} else if b == nil && p.MemBalloon != nil {
 		d.MemBalloon = &memballoonModel{Model: types.StringValue("virtio"), StatsPeriodSec: types.Int64Null(),
@@ -145,7 +139,7 @@ func guestDevicesFromSpec(s domainxml.Spec, prior, m *Model) {
 		}
 		// The ps2 mouse and keyboard read as none: libvirt always has them.
 		for _, in := range p.Inputs {
-			if known(in.Type) && known(in.Bus) && domainxml.ImplicitInput(domainxml.Input{Type: in.Type.ValueString(), Bus: in.Bus.ValueString()}) {
+			if tfkit.Known(in.Type) && tfkit.Known(in.Bus) && domainxml.ImplicitInput(domainxml.Input{Type: in.Type.ValueString(), Bus: in.Bus.ValueString()}) {
 				d.Inputs = append(d.Inputs, in)
 			}
 		}
@@ -236,10 +230,10 @@ func nullUnknownsIn(v reflect.Value) {
 func validateGuestDevices(m *Model, diags *diag.Diagnostics) {
 	at := func(kind string) path.Path { return path.Root(groupDevices).AtName(kind) }
 	for i, v := range m.Devices.Videos {
-		if !known(v.Model) {
+		if !tfkit.Known(v.Model) {
 			continue
 		}
-		if known(v.Accel3D) && v.Accel3D.ValueBool() && v.Model.ValueString() != "virtio" {
+		if tfkit.Known(v.Accel3D) && v.Accel3D.ValueBool() && v.Model.ValueString() != "virtio" {
 			diags.AddAttributeError(at("video").AtListIndex(i).AtName("accel3d"), "accel3d needs a virtio video",
 				fmt.Sprintf("devices.video[%d]: model %q has no 3D acceleration; set model = \"virtio\" (virtio-gpu) or remove accel3d.", i, v.Model.ValueString()))
 		}
@@ -254,13 +248,13 @@ func validateGuestDevices(m *Model, diags *diag.Diagnostics) {
 				fmt.Sprintf("devices.rng[%d]: rate_period_ms is the period of a rate limit; set rate_bytes (the bytes allowed per period) or remove rate_period_ms.", i))
 		}
 	}
-	if b := m.Devices.MemBalloon; b != nil && known(b.Model) && b.Model.ValueString() == "none" &&
+	if b := m.Devices.MemBalloon; b != nil && tfkit.Known(b.Model) && b.Model.ValueString() == "none" &&
 		(!b.StatsPeriodSec.IsNull() || !b.AutoDeflate.IsNull() || !b.FreePageReporting.IsNull()) {
 		diags.AddAttributeError(at("memballoon"), "memballoon model \"none\" has no settings",
 			"devices.memballoon: model = \"none\" removes the balloon; remove stats_period_sec, autodeflate and free_page_reporting.")
 	}
 	for _, in := range m.Devices.Inputs {
-		if known(in.Type) && known(in.Bus) && in.Type.ValueString() == "tablet" && in.Bus.ValueString() == "ps2" {
+		if tfkit.Known(in.Type) && tfkit.Known(in.Bus) && in.Type.ValueString() == "tablet" && in.Bus.ValueString() == "ps2" {
 			diags.AddAttributeError(at("input"), "A tablet cannot be on ps2",
 				"devices.input: type = \"tablet\" needs bus = \"usb\" or \"virtio\" (ps2 has only mice and keyboards).")
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // domainHostdevsModel: the `hostdev` blocks, host devices passed through to the guest.
@@ -65,7 +67,7 @@ var domainHostdevs = domainFamily{
 				"define-only domain (`running = false`) unchecked, so that it can be prepared for a device the host does not " +
 				"have yet. " + hostdevChange,
 			NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
-				"pci": optionalString("A host PCI device by its address, `0000:03:00.0` (as `lspci -D` and `libvirt_node_devices` write it; "+
+				"pci": tfkit.OptionalString("A host PCI device by its address, `0000:03:00.0` (as `lspci -D` and `libvirt_node_devices` write it; "+
 					"the `0000:` domain may be left out). It needs an IOMMU and the vfio-pci driver on the host.",
 					stringvalidator.RegexMatches(domainxml.PCIAddressPattern, "must be a PCI address such as 0000:03:00.0"),
 					stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("usb"), path.MatchRelative().AtParent().AtName("usb_address"),
@@ -79,12 +81,12 @@ var domainHostdevs = domainFamily{
 						"product": schema.StringAttribute{MarkdownDescription: "Product id.", Required: true, Validators: usbIDValidators},
 					},
 				},
-				"usb_address": optionalString("A host USB device by `bus:device` as `lsusb` prints them (e.g. `1:5`). The device number "+
+				"usb_address": tfkit.OptionalString("A host USB device by `bus:device` as `lsusb` prints them (e.g. `1:5`). The device number "+
 					"changes when the device is plugged in again; prefer `usb`.",
 					stringvalidator.RegexMatches(domainxml.USBAddressPattern, "must be bus:device such as 1:5")),
-				"mdev": optionalString("A mediated device (e.g. a vGPU slice) by its uuid, created beforehand on the host (mdevctl).",
-					stringvalidator.RegexMatches(uuidRegexp, "must be a uuid")),
-				"mdev_model": optionalString("The mediated device's API: `vfio-pci` (the default), `vfio-ccw` or `vfio-ap`. Only with `mdev`.",
+				"mdev": tfkit.OptionalString("A mediated device (e.g. a vGPU slice) by its uuid, created beforehand on the host (mdevctl).",
+					stringvalidator.RegexMatches(validators.UUIDRegexp, "must be a uuid")),
+				"mdev_model": tfkit.OptionalString("The mediated device's API: `vfio-pci` (the default), `vfio-ccw` or `vfio-ap`. Only with `mdev`.",
 					stringvalidator.OneOf(domainxml.MDevModels...), stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("mdev"))),
 				"scsi": schema.SingleNestedAttribute{
 					MarkdownDescription: "A SCSI device on a host adapter: `adapter` (`scsi_host0`), `bus`, `target` and `unit`. libvirt adds " +
@@ -98,7 +100,7 @@ var domainHostdevs = domainFamily{
 						"unit":   scsiNumber("Unit (LUN) on the target."),
 					},
 				},
-				"managed": optionalBool("libvirt detaches the device from its host driver when the domain starts and gives it back when "+
+				"managed": tfkit.OptionalBool("libvirt detaches the device from its host driver when the domain starts and gives it back when "+
 					"it stops. Default `true`; with `false` the device must already be bound to vfio-pci.", true),
 				"boot_order": schema.Int64Attribute{
 					MarkdownDescription: "Boot priority among all devices (1 first), e.g. a passed-through NVMe or HBA. When any device " +
@@ -114,7 +116,7 @@ var domainHostdevs = domainFamily{
 					Attributes: map[string]schema.Attribute{
 						"bar": schema.BoolAttribute{MarkdownDescription: "Whether the guest sees the ROM BAR. Default: libvirt's (visible).",
 							Optional: true},
-						"file": optionalString("ROM image on the host.", stringvalidator.RegexMatches(absPathRegexp, "must be an absolute path on the host"),
+						"file": tfkit.OptionalString("ROM image on the host.", stringvalidator.RegexMatches(validators.AbsPathRegexp, "must be an absolute path on the host"),
 							stringvalidator.AtLeastOneOf(path.MatchRelative().AtParent().AtName("bar"))),
 					},
 				},
@@ -141,7 +143,6 @@ var domainHostdevs = domainFamily{
 var (
 	usbIDValidators = []validator.String{stringvalidator.RegexMatches(domainxml.USBIDPattern, "must be a USB id of 4 hex digits such as 0x10de")}
 	scsiHostRegexp  = regexp.MustCompile(`^scsi_host[0-9]+$`)
-	absPathRegexp   = regexp.MustCompile(`^/`)
 )
 
 func scsiNumber(desc string) schema.Int64Attribute {
@@ -162,7 +163,7 @@ func hostdevSpec(h hostdevModel) domainxml.Hostdev {
 	}
 	if h.ROM != nil {
 		out.ROM = &domainxml.HostdevROM{File: h.ROM.File.ValueString()}
-		if known(h.ROM.Bar) {
+		if tfkit.Known(h.ROM.Bar) {
 			out.ROM.Bar = map[bool]string{true: "on", false: "off"}[h.ROM.Bar.ValueBool()]
 		}
 	}
@@ -180,7 +181,7 @@ func hostdevFromSpec(h domainxml.Hostdev, prior *hostdevModel) hostdevModel {
 		if now == "" {
 			return types.StringNull()
 		}
-		if known(before) && norm(before.ValueString()) == norm(now) {
+		if tfkit.Known(before) && norm(before.ValueString()) == norm(now) {
 			return before
 		}
 		return types.StringValue(now)
@@ -189,7 +190,7 @@ func hostdevFromSpec(h domainxml.Hostdev, prior *hostdevModel) hostdevModel {
 		PCI:        keep(h.PCI, prior.PCI, domainxml.NormPCIAddress),
 		USBAddress: keep(h.USBAddress, prior.USBAddress, domainxml.NormUSBAddress),
 		MDev:       keep(h.MDev, prior.MDev, strings.ToLower),
-		MDevModel:  optString(h.MDevModel),
+		MDevModel:  tfkit.StringOrNull(h.MDevModel),
 		Managed:    types.BoolValue(h.Managed),
 		BootOrder:  types.Int64Null(),
 	}
@@ -211,7 +212,7 @@ func hostdevFromSpec(h domainxml.Hostdev, prior *hostdevModel) hostdevModel {
 			Target: types.Int64Value(int64(h.SCSI.Target)), Unit: types.Int64Value(int64(h.SCSI.Unit))}
 	}
 	if h.ROM != nil {
-		m.ROM = &hostdevROMConf{Bar: types.BoolNull(), File: optString(h.ROM.File)}
+		m.ROM = &hostdevROMConf{Bar: types.BoolNull(), File: tfkit.StringOrNull(h.ROM.File)}
 		if h.ROM.Bar != "" {
 			m.ROM.Bar = types.BoolValue(h.ROM.Bar == "on")
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // checkHostdevs fails the plan for a `pci`, `usb` or `mdev` hostdev the host lacks, naming
@@ -21,7 +22,7 @@ import (
 // plan (libvirt.PassthroughDevices). An unreachable host or a failed listing leaves it
 // to libvirt.
 func checkHostdevs(ctx context.Context, c *libvirt.Client, plan, state *Model, d *diag.Diagnostics) {
-	if c == nil || (known(plan.Running) && !plan.Running.ValueBool()) {
+	if c == nil || (tfkit.Known(plan.Running) && !plan.Running.ValueBool()) {
 		return
 	}
 	had := map[string]bool{}
@@ -32,7 +33,7 @@ func checkHostdevs(ctx context.Context, c *libvirt.Client, plan, state *Model, d
 	}
 	var check []int
 	for i, h := range plan.Hostdevs {
-		if (known(h.PCI) || (h.USB != nil && known(h.USB.Vendor) && known(h.USB.Product)) || known(h.MDev)) &&
+		if (tfkit.Known(h.PCI) || (h.USB != nil && tfkit.Known(h.USB.Vendor) && tfkit.Known(h.USB.Product)) || tfkit.Known(h.MDev)) &&
 			!had[domainxml.HostdevName(hostdevSpec(h))] {
 			check = append(check, i)
 		}

@@ -14,7 +14,8 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // domainNICsModel: the `network_interface` blocks and the address they report
@@ -41,7 +42,7 @@ type waitModel struct {
 
 var domainNICs = domainFamily{
 	attributes: map[string]schema.Attribute{
-		"ip_address": computedString("The first IPv4 address of the domain's interfaces that is not loopback or link-local (empty when none is known)."),
+		"ip_address": tfkit.ComputedString("The first IPv4 address of the domain's interfaces that is not loopback or link-local (empty when none is known)."),
 	},
 	blocks: map[string]schema.Block{
 		"network_interface": schema.ListNestedBlock{
@@ -49,14 +50,14 @@ var domainNICs = domainFamily{
 				"On a running domain, interfaces added at the end or removed are hot-plugged (live, no restart; a removal waits up to 30 s " +
 				"for the guest to let the NIC go), and `link_state` and `bandwidth` change live; other changes, and reordering, restart the domain.",
 			NestedObject: schema.NestedBlockObject{
-				Attributes: withAttributes(nicOptionAttributes(), map[string]schema.Attribute{
-					"network": optionalString("Name of a libvirt network."), // exactly one source: validateNICOptions
-					"bridge":  optionalString("Name of a bridge on the host."),
+				Attributes: tfkit.WithAttributes(nicOptionAttributes(), map[string]schema.Attribute{
+					"network": tfkit.OptionalString("Name of a libvirt network."), // exactly one source: validateNICOptions
+					"bridge":  tfkit.OptionalString("Name of a bridge on the host."),
 					"mac": schema.StringAttribute{
 						MarkdownDescription: "MAC address, e.g. `52:54:00:12:34:56`. Default: chosen by libvirt and kept.",
 						Optional:            true,
 						Computed:            true,
-						Validators:          []validator.String{stringvalidator.RegexMatches(macRegexp, "must be a MAC address such as 52:54:00:12:34:56")},
+						Validators:          []validator.String{stringvalidator.RegexMatches(validators.MACRegexp, "must be a MAC address such as 52:54:00:12:34:56")},
 					},
 					"model": schema.StringAttribute{
 						MarkdownDescription: "NIC model: `virtio` (default), `e1000`, `e1000e`, `rtl8139`, ...",
@@ -74,9 +75,9 @@ var domainNICs = domainFamily{
 					"wait_for_ip": schema.SingleNestedBlock{
 						MarkdownDescription: "Make create and update wait until this interface has an address (never a refresh).",
 						Attributes: map[string]schema.Attribute{
-							"timeout": optionalString("Go duration to wait, e.g. `2m`. Default `5m`. On timeout the apply fails naming the domain, "+
+							"timeout": tfkit.OptionalString("Go duration to wait, e.g. `2m`. Default `5m`. On timeout the apply fails naming the domain, "+
 								"the MAC and the source; the domain stays in state.", validators.Duration()),
-							"source": optionalString("Where to look: `lease` (the libvirt network's DHCP leases), `agent` (the QEMU guest agent) or `any` (default).", stringvalidator.OneOf("lease", "agent", "any")),
+							"source": tfkit.OptionalString("Where to look: `lease` (the libvirt network's DHCP leases), `agent` (the QEMU guest agent) or `any` (default).", stringvalidator.OneOf("lease", "agent", "any")),
 						},
 					},
 				},
@@ -111,13 +112,13 @@ var domainNICs = domainFamily{
 	fromSpec: func(s domainxml.Spec, prior, m *Model) {
 		m.Interfaces = nil
 		for i, n := range s.Interfaces {
-			nm := nicModel{Network: optString(n.Network), Bridge: optString(n.Bridge), MAC: types.StringValue(n.MAC),
+			nm := nicModel{Network: tfkit.StringOrNull(n.Network), Bridge: tfkit.StringOrNull(n.Bridge), MAC: types.StringValue(n.MAC),
 				Model: types.StringValue(n.Model), Addresses: types.ListNull(types.StringType)}
 			pn := priorNIC(prior, i, n.MAC)
 			nm.nicOptionsModel = nicOptionsModelOf(n, pn)
 			if pn != nil {
 				nm.WaitForIP = pn.WaitForIP
-				if known(pn.MAC) && strings.EqualFold(pn.MAC.ValueString(), n.MAC) {
+				if tfkit.Known(pn.MAC) && strings.EqualFold(pn.MAC.ValueString(), n.MAC) {
 					nm.MAC = pn.MAC // as the user wrote it (case)
 				}
 				if !pn.Addresses.IsUnknown() {
@@ -129,9 +130,9 @@ var domainNICs = domainFamily{
 	},
 	validate: validateNICOptions,
 	fillUnknowns: func(m *Model) {
-		nullIfUnknown(&m.IPAddress)
+		tfkit.NullIfUnknown(&m.IPAddress)
 		for i := range m.Interfaces {
-			nullIfUnknown(&m.Interfaces[i].MAC)
+			tfkit.NullIfUnknown(&m.Interfaces[i].MAC)
 			fillNICOptionUnknowns(&m.Interfaces[i])
 			if m.Interfaces[i].Addresses.IsUnknown() {
 				m.Interfaces[i].Addresses = types.ListNull(types.StringType)
@@ -144,11 +145,11 @@ var domainNICs = domainFamily{
 // MAC known yet).
 func priorNIC(prior *Model, i int, mac string) *nicModel {
 	for j := range prior.Interfaces {
-		if known(prior.Interfaces[j].MAC) && strings.EqualFold(prior.Interfaces[j].MAC.ValueString(), mac) {
+		if tfkit.Known(prior.Interfaces[j].MAC) && strings.EqualFold(prior.Interfaces[j].MAC.ValueString(), mac) {
 			return &prior.Interfaces[j]
 		}
 	}
-	if i < len(prior.Interfaces) && !known(prior.Interfaces[i].MAC) {
+	if i < len(prior.Interfaces) && !tfkit.Known(prior.Interfaces[i].MAC) {
 		return &prior.Interfaces[i]
 	}
 	return nil

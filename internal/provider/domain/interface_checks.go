@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // Plan-time checks of the NIC options (domain_nic_options.go): what domainxml would
@@ -22,7 +23,7 @@ import (
 func validateNICOptions(m *Model, d *diag.Diagnostics) {
 	used := map[int64]string{}
 	for i, dk := range m.Disks {
-		if known(dk.BootOrder) {
+		if tfkit.Known(dk.BootOrder) {
 			used[dk.BootOrder.ValueInt64()] = fmt.Sprintf("disk %d", i)
 		}
 	}
@@ -43,18 +44,18 @@ func validateNICOptions(m *Model, d *diag.Diagnostics) {
 			d.AddAttributeError(at, "One source per network_interface",
 				fmt.Sprintf("network_interface %d needs exactly one of network, bridge and direct; it has %s.", i, has))
 		}
-		if known(n.BootOrder) {
+		if tfkit.Known(n.BootOrder) {
 			if other, ok := used[n.BootOrder.ValueInt64()]; ok {
 				d.AddAttributeError(at.AtName("boot_order"), "Boot order used twice",
 					fmt.Sprintf("network_interface %d: boot_order %d is already used by %s; each device needs its own.", i, n.BootOrder.ValueInt64(), other))
 			}
 			used[n.BootOrder.ValueInt64()] = fmt.Sprintf("network_interface %d", i)
 		}
-		if known(n.Model) && known(n.Queues) && n.Model.ValueString() != domainxml.DefaultNIC {
+		if tfkit.Known(n.Model) && tfkit.Known(n.Queues) && n.Model.ValueString() != domainxml.DefaultNIC {
 			d.AddAttributeError(at.AtName("queues"), "queues needs a virtio NIC",
 				fmt.Sprintf("network_interface %d: queues needs model = \"virtio\", not %q. Remove queues or use the virtio model.", i, n.Model.ValueString()))
 		}
-		if v := n.VirtualPort; v != nil && known(v.Type) {
+		if v := n.VirtualPort; v != nil && tfkit.Known(v.Type) {
 			switch t := v.Type.ValueString(); {
 			case t == domainxml.VirtualPortQbh && (v.ProfileID.IsNull() || !v.InterfaceID.IsNull() && !v.InterfaceID.IsUnknown()):
 				d.AddAttributeError(at.AtName("virtualport"), "Invalid virtualport",
@@ -121,7 +122,7 @@ func (e missingRef) Error() string { return string(e) }
 // planNICReferences is ModifyPlan's part: the filters and port groups that are new or
 // changed since state must exist.
 func (r *Resource) planNICReferences(ctx context.Context, plan, state *Model, d *diag.Diagnostics) {
-	if r.client == nil {
+	if r.Client == nil {
 		return
 	}
 	ref := func(m *nicModel) string {
@@ -135,7 +136,7 @@ func (r *Resource) planNICReferences(ctx context.Context, plan, state *Model, d 
 		return state == nil || i >= len(state.Interfaces) || ref(&plan.Interfaces[i]) != ref(&state.Interfaces[i])
 	}
 	var missing missingRef
-	if err := checkNICReferences(ctx, r.client, specFromModel(plan).Interfaces, changed); errors.As(err, &missing) {
+	if err := checkNICReferences(ctx, r.Client, specFromModel(plan).Interfaces, changed); errors.As(err, &missing) {
 		d.AddAttributeError(path.Root("network_interface"), "Unknown network_interface reference",
 			fmt.Sprintf("libvirt_domain %s: %s.", plan.Name.ValueString(), missing))
 	}

@@ -1,11 +1,7 @@
 package domain
 
 import (
-	"maps"
-	"regexp"
-
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -15,6 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/portsettings"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // NIC options: the `network_interface` attributes beyond network/bridge, mac and model
@@ -23,18 +22,18 @@ import (
 
 // nicOptionsModel is embedded in nicModel.
 type nicOptionsModel struct {
-	Direct              *nicDirectModel      `tfsdk:"direct"`
-	PortGroup           types.String         `tfsdk:"port_group"`
-	VLAN                *nicVLANModel        `tfsdk:"vlan"`
-	VirtualPort         *nicVirtualPortModel `tfsdk:"virtualport"`
-	MTU                 types.Int64          `tfsdk:"mtu"`
-	Queues              types.Int64          `tfsdk:"queues"`
-	LinkState           types.String         `tfsdk:"link_state"`
-	Bandwidth           *nicBandwidthModel   `tfsdk:"bandwidth"`
-	BootOrder           types.Int64          `tfsdk:"boot_order"`
-	ROM                 *nicROMModel         `tfsdk:"rom"`
-	Filter              *nicFilterModel      `tfsdk:"filter"`
-	TrustGuestRXFilters types.Bool           `tfsdk:"trust_guest_rx_filters"`
+	Direct              *nicDirectModel              `tfsdk:"direct"`
+	PortGroup           types.String                 `tfsdk:"port_group"`
+	VLAN                *portsettings.VLANModel      `tfsdk:"vlan"`
+	VirtualPort         *nicVirtualPortModel         `tfsdk:"virtualport"`
+	MTU                 types.Int64                  `tfsdk:"mtu"`
+	Queues              types.Int64                  `tfsdk:"queues"`
+	LinkState           types.String                 `tfsdk:"link_state"`
+	Bandwidth           *portsettings.BandwidthModel `tfsdk:"bandwidth"`
+	BootOrder           types.Int64                  `tfsdk:"boot_order"`
+	ROM                 *nicROMModel                 `tfsdk:"rom"`
+	Filter              *nicFilterModel              `tfsdk:"filter"`
+	TrustGuestRXFilters types.Bool                   `tfsdk:"trust_guest_rx_filters"`
 }
 
 type nicDirectModel struct {
@@ -42,28 +41,10 @@ type nicDirectModel struct {
 	Mode types.String `tfsdk:"mode"`
 }
 
-type nicVLANModel struct {
-	Tags       []types.Int64 `tfsdk:"tags"`
-	Trunk      types.Bool    `tfsdk:"trunk"`
-	NativeTag  types.Int64   `tfsdk:"native_tag"`
-	NativeMode types.String  `tfsdk:"native_mode"`
-}
-
 type nicVirtualPortModel struct {
 	Type        types.String `tfsdk:"type"`
 	InterfaceID types.String `tfsdk:"interface_id"`
 	ProfileID   types.String `tfsdk:"profile_id"`
-}
-
-type nicBandwidthModel struct {
-	Inbound  *nicLimitModel `tfsdk:"inbound"`
-	Outbound *nicLimitModel `tfsdk:"outbound"`
-}
-
-type nicLimitModel struct {
-	Average types.Int64 `tfsdk:"average_kib"`
-	Peak    types.Int64 `tfsdk:"peak_kib"`
-	Burst   types.Int64 `tfsdk:"burst_kib"`
 }
 
 type nicROMModel struct {
@@ -77,43 +58,6 @@ type nicFilterModel struct {
 }
 
 const nicRestart = " A change restarts a running domain (the definition is rewritten; a stopped domain is only redefined)."
-
-var vlanID = []validator.Int64{int64validator.Between(0, 4095)}
-
-func nicLimitAttribute(dir string) schema.SingleNestedAttribute {
-	kib := func(desc string, required bool) schema.Int64Attribute {
-		return schema.Int64Attribute{MarkdownDescription: desc, Optional: !required, Required: required,
-			Validators: []validator.Int64{int64validator.Between(1, 1<<31-1)}}
-	}
-	return schema.SingleNestedAttribute{
-		MarkdownDescription: "Limits of " + dir + " traffic.",
-		Optional:            true,
-		Attributes: map[string]schema.Attribute{
-			"average_kib": kib("Average rate in KiB/s.", true),
-			"peak_kib":    kib("Peak rate in KiB/s.", false),
-			"burst_kib":   kib("KiB that may be sent at peak rate.", false),
-		},
-	}
-}
-
-// vlanAttribute is a NIC's or a network's (or port group's) `vlan`.
-func vlanAttribute(desc string) schema.SingleNestedAttribute {
-	sourceOf := func(name string) path.Expression { return path.MatchRelative().AtParent().AtName(name) }
-	return schema.SingleNestedAttribute{
-		MarkdownDescription: desc,
-		Optional:            true,
-		Attributes: map[string]schema.Attribute{
-			"tags": schema.ListAttribute{MarkdownDescription: "VLAN ids (0-4095).", Optional: true, ElementType: types.Int64Type,
-				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueInt64sAre(vlanID...)}},
-			"trunk": schema.BoolAttribute{MarkdownDescription: "Pass the tags to the guest (a trunk). More than one tag is always a trunk.",
-				Optional: true},
-			"native_tag": schema.Int64Attribute{MarkdownDescription: "The trunk's native VLAN id.", Optional: true,
-				Validators: append([]validator.Int64{int64validator.AlsoRequires(sourceOf("native_mode"))}, vlanID...)},
-			"native_mode": optionalString("How the native VLAN reaches the guest: `tagged` or `untagged`.",
-				stringvalidator.OneOf("tagged", "untagged"), stringvalidator.AlsoRequires(sourceOf("native_tag"))),
-		},
-	}
-}
 
 // nicOptionAttributes are added to the network_interface block's attributes.
 func nicOptionAttributes() map[string]schema.Attribute {
@@ -132,10 +76,10 @@ func nicOptionAttributes() map[string]schema.Attribute {
 				},
 			},
 		},
-		"port_group": optionalString("A port group of the `network` (its VLAN, bandwidth and virtual port apply). The plan fails when "+
+		"port_group": tfkit.OptionalString("A port group of the `network` (its VLAN, bandwidth and virtual port apply). The plan fails when "+
 			"the network has no such port group."+nicRestart, stringvalidator.LengthAtLeast(1),
 			stringvalidator.AlsoRequires(sourceOf("network"))),
-		"vlan": vlanAttribute("VLAN tags (needs a host side that supports them: Open vSwitch, or a macvtap/hostdev on SR-IOV)." + nicRestart),
+		"vlan": portsettings.VLANAttribute("VLAN tags (needs a host side that supports them: Open vSwitch, or a macvtap/hostdev on SR-IOV)." + nicRestart),
 		"virtualport": schema.SingleNestedAttribute{
 			MarkdownDescription: "The port profile of the switch the NIC connects to." + nicRestart,
 			Optional:            true,
@@ -145,21 +89,21 @@ func nicOptionAttributes() map[string]schema.Attribute {
 				"interface_id": schema.StringAttribute{
 					MarkdownDescription: "openvswitch's `interfaceid` or 802.1Qbg's `instanceid` (a UUID). Default: generated by libvirt and kept.",
 					Optional:            true, Computed: true,
-					Validators: []validator.String{stringvalidator.RegexMatches(uuidRegexp, "must be a UUID such as 09b11c53-8b5c-4eeb-8f00-d84eaa0aaa4f")},
+					Validators: []validator.String{stringvalidator.RegexMatches(validators.UUIDRegexp, "must be a UUID such as 09b11c53-8b5c-4eeb-8f00-d84eaa0aaa4f")},
 				},
-				"profile_id": optionalString("The port profile: required for 802.1Qbh, optional for openvswitch.", stringvalidator.LengthAtLeast(1)),
+				"profile_id": tfkit.OptionalString("The port profile: required for 802.1Qbh, optional for openvswitch.", stringvalidator.LengthAtLeast(1)),
 			},
 		},
 		"mtu": schema.Int64Attribute{MarkdownDescription: "MTU of the NIC in bytes." + nicRestart, Optional: true,
 			Validators: []validator.Int64{int64validator.Between(68, 65535)}},
 		"queues": schema.Int64Attribute{MarkdownDescription: "Number of queue pairs (multiqueue virtio-net; `model = \"virtio\"` only)." + nicRestart,
 			Optional: true, Validators: []validator.Int64{int64validator.Between(1, 256)}},
-		"link_state": optionalString("`up` or `down` (the guest sees no carrier). Default: up."+
+		"link_state": tfkit.OptionalString("`up` or `down` (the guest sees no carrier). Default: up."+
 			" A change applies live on a running domain (and to its definition), without a restart.", stringvalidator.OneOf(domainxml.LinkStateUp, domainxml.LinkStateDown)),
 		"bandwidth": schema.SingleNestedAttribute{
 			MarkdownDescription: "Traffic shaping of the NIC (libvirt applies it with `tc`). A change applies live on a running domain (and to its definition), without a restart.",
 			Optional:            true,
-			Attributes:          map[string]schema.Attribute{"inbound": nicLimitAttribute("incoming"), "outbound": nicLimitAttribute("outgoing")},
+			Attributes:          map[string]schema.Attribute{"inbound": portsettings.LimitAttribute("incoming"), "outbound": portsettings.LimitAttribute("outgoing")},
 		},
 		"boot_order": schema.Int64Attribute{MarkdownDescription: "Boot priority (PXE; 1 first), shared with the disks' `boot_order`." + nicRestart,
 			Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
@@ -167,8 +111,8 @@ func nicOptionAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "The NIC's option ROM." + nicRestart,
 			Optional:            true,
 			Attributes: map[string]schema.Attribute{
-				"bar":  optionalString("`on` or `off`: whether the ROM is visible in the guest's PCI BAR.", stringvalidator.OneOf("on", "off")),
-				"file": optionalString("A ROM image on the host.", stringvalidator.RegexMatches(regexp.MustCompile(`^/`), "must be an absolute path on the host")),
+				"bar":  tfkit.OptionalString("`on` or `off`: whether the ROM is visible in the guest's PCI BAR.", stringvalidator.OneOf("on", "off")),
+				"file": tfkit.OptionalString("A ROM image on the host.", stringvalidator.RegexMatches(validators.AbsPathRegexp, "must be an absolute path on the host")),
 			},
 		},
 		"filter": schema.SingleNestedAttribute{
@@ -188,26 +132,6 @@ func nicOptionAttributes() map[string]schema.Attribute {
 	}
 }
 
-// withAttributes adds extra to attrs.
-func withAttributes(extra, attrs map[string]schema.Attribute) map[string]schema.Attribute {
-	maps.Copy(attrs, extra)
-	return attrs
-}
-
-func uintOf(v types.Int64) uint {
-	if !known(v) || v.ValueInt64() < 0 {
-		return 0
-	}
-	return uint(v.ValueInt64())
-}
-
-func intOrNull(v uint) types.Int64 {
-	if v == 0 {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(v))
-}
-
 // nicOptionsSpec is toSpec's part for the options; unknown values read as empty.
 func nicOptionsSpec(m nicOptionsModel, n *domainxml.Interface) {
 	if d := m.Direct; d != nil {
@@ -215,11 +139,11 @@ func nicOptionsSpec(m nicOptionsModel, n *domainxml.Interface) {
 	}
 	o := &n.NICOptions
 	o.PortGroup, o.LinkState = m.PortGroup.ValueString(), m.LinkState.ValueString()
-	o.MTU, o.Queues, o.BootOrder = uintOf(m.MTU), uintOf(m.Queues), uintOf(m.BootOrder)
+	o.MTU, o.Queues, o.BootOrder = tfkit.UintOf(m.MTU), tfkit.UintOf(m.Queues), tfkit.UintOf(m.BootOrder)
 	if v := m.VLAN; v != nil {
-		o.VLAN = &domainxml.VLAN{Trunk: v.Trunk.ValueBool(), NativeTag: uintOf(v.NativeTag), NativeMode: v.NativeMode.ValueString()}
+		o.VLAN = &domainxml.VLAN{Trunk: v.Trunk.ValueBool(), NativeTag: tfkit.UintOf(v.NativeTag), NativeMode: v.NativeMode.ValueString()}
 		for _, t := range v.Tags {
-			o.VLAN.Tags = append(o.VLAN.Tags, uintOf(t))
+			o.VLAN.Tags = append(o.VLAN.Tags, tfkit.UintOf(t))
 		}
 	}
 	if p := m.VirtualPort; p != nil {
@@ -240,34 +164,34 @@ func nicOptionsSpec(m nicOptionsModel, n *domainxml.Interface) {
 			o.Filter.Parameters[k] = v.ValueString()
 		}
 	}
-	if known(m.TrustGuestRXFilters) {
+	if tfkit.Known(m.TrustGuestRXFilters) {
 		t := m.TrustGuestRXFilters.ValueBool()
 		o.TrustGuestRXFilters = &t
 	}
 }
 
-func limitSpec(l *nicLimitModel) *domainxml.BandwidthLimit {
+func limitSpec(l *portsettings.LimitModel) *domainxml.BandwidthLimit {
 	if l == nil {
 		return nil
 	}
-	return &domainxml.BandwidthLimit{Average: uintOf(l.Average), Peak: uintOf(l.Peak), Burst: uintOf(l.Burst)}
+	return &domainxml.BandwidthLimit{Average: tfkit.UintOf(l.Average), Peak: tfkit.UintOf(l.Peak), Burst: tfkit.UintOf(l.Burst)}
 }
 
-func limitModel(l *domainxml.BandwidthLimit) *nicLimitModel {
+func limitModel(l *domainxml.BandwidthLimit) *portsettings.LimitModel {
 	if l == nil {
 		return nil
 	}
-	return &nicLimitModel{Average: intOrNull(l.Average), Peak: intOrNull(l.Peak), Burst: intOrNull(l.Burst)}
+	return &portsettings.LimitModel{Average: tfkit.Int64OrNull(l.Average), Peak: tfkit.Int64OrNull(l.Peak), Burst: tfkit.Int64OrNull(l.Burst)}
 }
 
 // nicOptionsModelOf is fromSpec's part: what libvirt has, with the prior NIC's way of
 // saying what libvirt fills in (link up, trust no, an implied trunk) kept as written.
 func nicOptionsModelOf(n domainxml.Interface, prior *nicModel) nicOptionsModel {
 	o := n.NICOptions
-	m := nicOptionsModel{PortGroup: optString(o.PortGroup), MTU: intOrNull(o.MTU), Queues: intOrNull(o.Queues),
-		BootOrder: intOrNull(o.BootOrder), LinkState: optString(o.LinkState), TrustGuestRXFilters: types.BoolNull()}
+	m := nicOptionsModel{PortGroup: tfkit.StringOrNull(o.PortGroup), MTU: tfkit.Int64OrNull(o.MTU), Queues: tfkit.Int64OrNull(o.Queues),
+		BootOrder: tfkit.Int64OrNull(o.BootOrder), LinkState: tfkit.StringOrNull(o.LinkState), TrustGuestRXFilters: types.BoolNull()}
 	if d := n.Direct; d != nil {
-		m.Direct = &nicDirectModel{Dev: types.StringValue(d.Dev), Mode: optString(d.Mode)}
+		m.Direct = &nicDirectModel{Dev: types.StringValue(d.Dev), Mode: tfkit.StringOrNull(d.Mode)}
 		if d.Mode == "" {
 			m.Direct.Mode = types.StringValue(domainxml.DirectModeVEPA)
 		}
@@ -276,7 +200,7 @@ func nicOptionsModelOf(n domainxml.Interface, prior *nicModel) nicOptionsModel {
 		m.TrustGuestRXFilters = types.BoolValue(*t)
 	}
 	if v := o.VLAN; v != nil {
-		m.VLAN = &nicVLANModel{Trunk: types.BoolValue(v.Trunk), NativeTag: intOrNull(v.NativeTag), NativeMode: optString(v.NativeMode)}
+		m.VLAN = &portsettings.VLANModel{Trunk: types.BoolValue(v.Trunk), NativeTag: tfkit.Int64OrNull(v.NativeTag), NativeMode: tfkit.StringOrNull(v.NativeMode)}
 		for _, t := range v.Tags {
 			m.VLAN.Tags = append(m.VLAN.Tags, types.Int64Value(int64(t)))
 		}
@@ -285,13 +209,13 @@ func nicOptionsModelOf(n domainxml.Interface, prior *nicModel) nicOptionsModel {
 		}
 	}
 	if p := o.VirtualPort; p != nil {
-		m.VirtualPort = &nicVirtualPortModel{Type: types.StringValue(p.Type), InterfaceID: optString(p.InterfaceID), ProfileID: optString(p.ProfileID)}
+		m.VirtualPort = &nicVirtualPortModel{Type: types.StringValue(p.Type), InterfaceID: tfkit.StringOrNull(p.InterfaceID), ProfileID: tfkit.StringOrNull(p.ProfileID)}
 	}
 	if b := o.Bandwidth; b != nil {
-		m.Bandwidth = &nicBandwidthModel{Inbound: limitModel(b.Inbound), Outbound: limitModel(b.Outbound)}
+		m.Bandwidth = &portsettings.BandwidthModel{Inbound: limitModel(b.Inbound), Outbound: limitModel(b.Outbound)}
 	}
 	if r := o.ROM; r != nil {
-		m.ROM = &nicROMModel{Bar: optString(r.Bar), File: optString(r.File)}
+		m.ROM = &nicROMModel{Bar: tfkit.StringOrNull(r.Bar), File: tfkit.StringOrNull(r.File)}
 	}
 	if f := o.Filter; f != nil {
 		m.Filter = &nicFilterModel{Name: types.StringValue(f.Name)}
@@ -343,7 +267,7 @@ func planNICOptions(plan, state *Model) {
 			return
 		}
 		p, s := plan.Interfaces[i].VirtualPort, state.Interfaces[i].VirtualPort
-		if p != nil && s != nil && p.InterfaceID.IsUnknown() && p.Type.Equal(s.Type) && known(s.InterfaceID) {
+		if p != nil && s != nil && p.InterfaceID.IsUnknown() && p.Type.Equal(s.Type) && tfkit.Known(s.InterfaceID) {
 			p.InterfaceID = s.InterfaceID
 		}
 	}
@@ -352,6 +276,6 @@ func planNICOptions(plan, state *Model) {
 // fillNICOptionUnknowns makes an unknown generated id storable.
 func fillNICOptionUnknowns(n *nicModel) {
 	if n.VirtualPort != nil {
-		nullIfUnknown(&n.VirtualPort.InterfaceID)
+		tfkit.NullIfUnknown(&n.VirtualPort.InterfaceID)
 	}
 }

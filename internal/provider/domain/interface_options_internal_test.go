@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/portsettings"
 )
 
 // What libvirt fills in reads back in the form the prior NIC had (null or explicit), and
@@ -22,7 +23,7 @@ func TestNICOptionsModelOf_keepsPriorForm(t *testing.T) {
 		t.Errorf("import: implied trunk must read as null, explicit up/no kept, got %+v", got)
 	}
 	prior := &nicModel{nicOptionsModel: nicOptionsModel{LinkState: types.StringNull(), TrustGuestRXFilters: types.BoolNull(),
-		VLAN: &nicVLANModel{Trunk: types.BoolValue(false)}}}
+		VLAN: &portsettings.VLANModel{Trunk: types.BoolValue(false)}}}
 	got = nicOptionsModelOf(parsed, prior)
 	if !got.LinkState.IsNull() || !got.TrustGuestRXFilters.IsNull() || !got.VLAN.Trunk.Equal(types.BoolValue(false)) {
 		t.Errorf("with a prior: want its null link, null trust and trunk = false kept, got %+v", got)
@@ -43,9 +44,9 @@ func TestNICOptions_specRoundTrip(t *testing.T) {
 	m := nicOptionsModel{
 		Direct: &nicDirectModel{Dev: types.StringValue("eth0"), Mode: types.StringValue("bridge")}, PortGroup: types.StringNull(),
 		MTU: types.Int64Value(9000), Queues: types.Int64Value(2), BootOrder: types.Int64Value(3), LinkState: types.StringValue("down"),
-		VLAN:                &nicVLANModel{Tags: []types.Int64{types.Int64Value(5)}, Trunk: types.BoolValue(true), NativeTag: types.Int64Null(), NativeMode: types.StringNull()},
+		VLAN:                &portsettings.VLANModel{Tags: []types.Int64{types.Int64Value(5)}, Trunk: types.BoolValue(true), NativeTag: types.Int64Null(), NativeMode: types.StringNull()},
 		VirtualPort:         &nicVirtualPortModel{Type: types.StringValue("openvswitch"), InterfaceID: types.StringNull(), ProfileID: types.StringValue("p")},
-		Bandwidth:           &nicBandwidthModel{Inbound: &nicLimitModel{Average: types.Int64Value(10), Peak: types.Int64Null(), Burst: types.Int64Value(4)}},
+		Bandwidth:           &portsettings.BandwidthModel{Inbound: &portsettings.LimitModel{Average: types.Int64Value(10), Peak: types.Int64Null(), Burst: types.Int64Value(4)}},
 		ROM:                 &nicROMModel{Bar: types.StringValue("off"), File: types.StringNull()},
 		Filter:              &nicFilterModel{Name: types.StringValue("clean-traffic"), Parameters: map[string]types.String{"IP": types.StringValue("10.0.0.1")}},
 		TrustGuestRXFilters: types.BoolValue(true),

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainIOThreadsModel: cpu.iothreads (domainxml's iothreads family).
@@ -27,7 +28,7 @@ var domainIOThreads = domainFamily{
 	},
 	toSpec: func(m *Model, s *domainxml.Spec) {
 		s.IOThreads = nil // null: keep the domain's
-		if known(m.CPU.IOThreads) {
+		if tfkit.Known(m.CPU.IOThreads) {
 			n := uint(m.CPU.IOThreads.ValueInt64())
 			s.IOThreads = &n
 		}
@@ -37,7 +38,7 @@ var domainIOThreads = domainFamily{
 	// none); otherwise libvirt's count where the prior model wrote one.
 	fromSpec: func(s domainxml.Spec, prior, m *Model) {
 		m.CPU.IOThreads = types.Int64Null()
-		if n := s.IOThreadCount(); (isImport(prior) && n > 0) || known(prior.CPU.IOThreads) {
+		if n := s.IOThreadCount(); (isImport(prior) && n > 0) || tfkit.Known(prior.CPU.IOThreads) {
 			m.CPU.IOThreads = types.Int64Value(int64(n))
 		}
 	},
@@ -51,12 +52,12 @@ var domainIOThreads = domainFamily{
 // validateIOThreads: a disk's iothread must be one of the domain's I/O threads when the
 // configuration sets their number (libvirt would refuse the definition at apply).
 func validateIOThreads(m *Model, diags *diag.Diagnostics) {
-	if !known(m.CPU.IOThreads) {
+	if !tfkit.Known(m.CPU.IOThreads) {
 		return
 	}
 	n := m.CPU.IOThreads.ValueInt64()
 	for i, d := range m.Disks {
-		if known(d.IOThread) && d.IOThread.ValueInt64() > n {
+		if tfkit.Known(d.IOThread) && d.IOThread.ValueInt64() > n {
 			diags.AddAttributeError(path.Root("disk").AtListIndex(i).AtName("iothread"), "Disk iothread beyond cpu.iothreads",
 				fmt.Sprintf("libvirt_domain %s, disk %d: iothread = %d, but cpu.iothreads = %d. Set cpu.iothreads to %d or more, or bind the disk to a thread from 1 to %d.",
 					m.Name.ValueString(), i, d.IOThread.ValueInt64(), n, d.IOThread.ValueInt64(), n))

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainLoaderModel: os.loader and os.nvram (domainxml's loader family), firmware chosen
@@ -43,7 +44,7 @@ var domainLoader = domainFamily{
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
 				"path": schema.StringAttribute{MarkdownDescription: "Absolute path of the firmware image on the host.", Required: true, Validators: absPath},
-				"type": optionalString("`rom` (what null means, libvirt's default) or `pflash` (UEFI images such as OVMF).",
+				"type": tfkit.OptionalString("`rom` (what null means, libvirt's default) or `pflash` (UEFI images such as OVMF).",
 					stringvalidator.OneOf(domainxml.LoaderTypes...)),
 				"readonly": schema.BoolAttribute{MarkdownDescription: "The image is read-only (`readonly=\"yes\"`, what UEFI code images want). Default: libvirt's.", Optional: true},
 				"secure":   schema.BoolAttribute{MarkdownDescription: "A Secure Boot build that needs SMM (`secure=\"yes\"`; set `features.smm = true`). Default: libvirt's.", Optional: true},
@@ -55,8 +56,8 @@ var domainLoader = domainFamily{
 				"template libvirt finds for the loader. The varstore is removed when the domain is destroyed.",
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
-				"path":     optionalString("Absolute path of the domain's varstore on the host. Default: libvirt's.", absPath...),
-				"template": optionalString("Absolute path of the varstore template (e.g. `/usr/share/OVMF/OVMF_VARS_4M.fd`), copied when the varstore does not exist yet.", absPath...),
+				"path":     tfkit.OptionalString("Absolute path of the domain's varstore on the host. Default: libvirt's.", absPath...),
+				"template": tfkit.OptionalString("Absolute path of the varstore template (e.g. `/usr/share/OVMF/OVMF_VARS_4M.fd`), copied when the varstore does not exist yet.", absPath...),
 			},
 		},
 	},
@@ -71,7 +72,7 @@ var domainLoader = domainFamily{
 		if l == nil {
 			return
 		}
-		m.OS.Loader = &loaderModel{Path: types.StringValue(l.Path), Type: optString(l.Type), Readonly: loaderFlag(l.Readonly), Secure: loaderFlag(l.Secure)}
+		m.OS.Loader = &loaderModel{Path: types.StringValue(l.Path), Type: tfkit.StringOrNull(l.Type), Readonly: loaderFlag(l.Readonly), Secure: loaderFlag(l.Secure)}
 		if p := prior.OS.Loader; p != nil {
 			if p.Type.IsNull() && (l.Type == "" || l.Type == domainxml.LoaderROM) {
 				m.OS.Loader.Type = types.StringNull()
@@ -87,7 +88,7 @@ var domainLoader = domainFamily{
 		switch p := prior.OS.NVRAM; {
 		case n == nil:
 		case isImport(prior):
-			out := &nvramModel{Path: optString(n.Path), Template: optString(n.Template)}
+			out := &nvramModel{Path: tfkit.StringOrNull(n.Path), Template: tfkit.StringOrNull(n.Template)}
 			if libvirtNVRAM(n.Path, s.Name) {
 				out.Path = types.StringNull()
 			}
@@ -97,10 +98,10 @@ var domainLoader = domainFamily{
 		case p != nil:
 			m.OS.NVRAM = &nvramModel{Path: types.StringNull(), Template: types.StringNull()}
 			if !p.Path.IsNull() {
-				m.OS.NVRAM.Path = optString(n.Path)
+				m.OS.NVRAM.Path = tfkit.StringOrNull(n.Path)
 			}
 			if !p.Template.IsNull() {
-				m.OS.NVRAM.Template = optString(n.Template)
+				m.OS.NVRAM.Template = tfkit.StringOrNull(n.Template)
 			}
 		}
 	},
@@ -123,7 +124,7 @@ var domainLoader = domainFamily{
 	},
 	fillUnknowns: func(m *Model) {
 		if l := m.OS.Loader; l != nil {
-			nullIfUnknown(&l.Path, &l.Type)
+			tfkit.NullIfUnknown(&l.Path, &l.Type)
 			for _, b := range []*types.Bool{&l.Readonly, &l.Secure} {
 				if b.IsUnknown() {
 					*b = types.BoolNull()
@@ -131,7 +132,7 @@ var domainLoader = domainFamily{
 			}
 		}
 		if n := m.OS.NVRAM; n != nil {
-			nullIfUnknown(&n.Path, &n.Template)
+			tfkit.NullIfUnknown(&n.Path, &n.Template)
 		}
 	},
 }
@@ -139,10 +140,10 @@ var domainLoader = domainFamily{
 func loaderToSpec(m *Model, s *domainxml.Spec) {
 	s.Loader, s.NVRam = &domainxml.Loader{}, nil // null: auto-selection
 	if l := m.OS.Loader; l != nil {
-		s.Loader = &domainxml.Loader{Path: knownString(l.Path), Type: knownString(l.Type), Readonly: knownBool(l.Readonly), Secure: knownBool(l.Secure)}
+		s.Loader = &domainxml.Loader{Path: tfkit.StringOf(l.Path), Type: tfkit.StringOf(l.Type), Readonly: knownBool(l.Readonly), Secure: knownBool(l.Secure)}
 	}
 	if n := m.OS.NVRAM; n != nil {
-		s.NVRam = &domainxml.NVRam{Path: knownString(n.Path), Template: knownString(n.Template)}
+		s.NVRam = &domainxml.NVRam{Path: tfkit.StringOf(n.Path), Template: tfkit.StringOf(n.Template)}
 	}
 }
 

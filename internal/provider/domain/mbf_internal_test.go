@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // The v3 rule for memory_backing, features, events and qemu: null unless written,
@@ -149,7 +150,7 @@ func TestQEMUFromSpec(t *testing.T) {
 	s := domainxml.Spec{QEMU: &domainxml.QEMUCommandline{Args: []string{"-a"}, Env: map[string]string{"X": "1"}}}
 	m := withGroups(&Model{})
 	prior := written()
-	prior.QEMU.QEMUArgs, prior.QEMU.QEMUEnv = stringList([]string{"-b"}), types.MapNull(types.StringType)
+	prior.QEMU.QEMUArgs, prior.QEMU.QEMUEnv = tfkit.StringList([]string{"-b"}), types.MapNull(types.StringType)
 	// env given outside Terraform: drift (left out is none).
 	domainQEMU.fromSpec(s, prior, m)
 	if q := m.QEMU; len(q.QEMUArgs.Elements()) != 1 || len(q.QEMUEnv.Elements()) != 1 {

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainMemoryModel: memory_backing, how the guest's RAM is provided
@@ -45,9 +46,9 @@ var domainMemory = domainFamily{
 				"hugepage_size_kib": schema.Int64Attribute{MarkdownDescription: "Huge page size in KiB, e.g. `2048` or `1048576`; needs " +
 					"`hugepages = true`. Unset: the host's default huge page size.", Optional: true,
 					Validators: []validator.Int64{int64validator.AtLeast(4)}},
-				"source": optionalString("`anonymous`, `memfd` or `file`. Unset: libvirt's (`anonymous`), or `memfd` with a virtiofs share; "+
+				"source": tfkit.OptionalString("`anonymous`, `memfd` or `file`. Unset: libvirt's (`anonymous`), or `memfd` with a virtiofs share; "+
 					"huge pages need `memfd` or `file`.", stringvalidator.OneOf(domainxml.MemorySourceAnonymous, domainxml.MemorySourceMemfd, domainxml.MemorySourceFile)),
-				"access": optionalString("`shared` or `private`. Unset: `private`, or `shared` with a virtiofs share.",
+				"access": tfkit.OptionalString("`shared` or `private`. Unset: `private`, or `shared` with a virtiofs share.",
 					stringvalidator.OneOf(domainxml.MemoryAccessShared, domainxml.MemoryAccessPrivate)),
 				"locked": memoryBool("Lock the guest's memory (and QEMU's) in host RAM: never swapped. libvirt then lifts QEMU's " +
 					"locked-memory limit; set a memory hard limit on the host side if that matters."),
@@ -123,7 +124,7 @@ func backingSpec(b *memoryBackingModel, fss []domainxml.Filesystem) domainxml.Sp
 // backingModel is b with every field set (the strings and the page size null when empty).
 func backingModel(b domainxml.MemoryBacking) *memoryBackingModel {
 	mb := &memoryBackingModel{HugePages: types.BoolValue(b.HugePages), HugePageSizeKiB: types.Int64Null(),
-		Source: optString(b.Source), Access: optString(b.Access), Locked: types.BoolValue(b.Locked),
+		Source: tfkit.StringOrNull(b.Source), Access: tfkit.StringOrNull(b.Access), Locked: types.BoolValue(b.Locked),
 		NoSharePages: types.BoolValue(b.NoSharePages), Discard: types.BoolValue(b.Discard)}
 	if b.HugePageSizeKiB != 0 {
 		mb.HugePageSizeKiB = types.Int64Value(int64(b.HugePageSizeKiB))

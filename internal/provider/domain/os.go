@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainPlatformModel: the firmware (domainxml's os family), at the top level.
@@ -46,7 +47,7 @@ var domainMachine = domainFamily{
 			Optional: true,
 		},
 	},
-	toSpec: func(m *Model, s *domainxml.Spec) { s.Machine = knownString(m.OS.Machine) },
+	toSpec: func(m *Model, s *domainxml.Spec) { s.Machine = tfkit.StringOf(m.OS.Machine) },
 	// Written: what libvirt has, but a machine alias the user wrote (q35) stays as written
 	// while libvirt's expansion (pc-q35-7.2) names the same machine. Not written: null. An
 	// import writes what importOSDefaults left (what is not the host's default).
@@ -54,13 +55,13 @@ var domainMachine = domainFamily{
 		m.OS.Machine = types.StringNull()
 		switch {
 		case isImport(prior):
-			m.OS.Machine = optString(s.Machine)
+			m.OS.Machine = tfkit.StringOrNull(s.Machine)
 		case prior.OS.Machine.IsNull():
-		case known(prior.OS.Machine) && domainxml.SameMachine(prior.OS.Machine.ValueString(), s.Machine):
+		case tfkit.Known(prior.OS.Machine) && domainxml.SameMachine(prior.OS.Machine.ValueString(), s.Machine):
 			m.OS.Machine = prior.OS.Machine
 		default:
-			m.OS.Machine = optString(s.Machine)
+			m.OS.Machine = tfkit.StringOrNull(s.Machine)
 		}
 	},
-	fillUnknowns: func(m *Model) { nullIfUnknown(&m.OS.Machine) },
+	fillUnknowns: func(m *Model) { tfkit.NullIfUnknown(&m.OS.Machine) },
 }

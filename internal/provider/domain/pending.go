@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // restart_on_update = false and pending_restart. A change that needs a restart then only
@@ -72,7 +73,7 @@ func planPendingRestart(plan, state *Model, ch domainxml.Plan, after bool, d *di
 				"again (e.g. running = false, then true, or `virsh shutdown` and `virsh start`).", ch.Reason))
 	case ch.Change == domainxml.ChangeRestart || !after || !state.Running.ValueBool():
 		plan.PendingRestart = types.BoolValue(false) // restarted, stopped, or started fresh
-	case known(state.PendingRestart):
+	case tfkit.Known(state.PendingRestart):
 		plan.PendingRestart = state.PendingRestart
 	default:
 		plan.PendingRestart = types.BoolValue(false)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // ModifyPlan makes the plan say what libvirt will get and how an update applies:
@@ -24,8 +25,8 @@ import (
 //   - on update, update_method (none, live, restart, definition), and a warning when a
 //     running domain will be restarted.
 func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	ctx, bound := planContext(ctx, req, r.client, "libvirt_domain", "name")
-	defer bound.end(&resp.Diagnostics)
+	ctx, bound := tfkit.PlanContext(ctx, req, r.Client, "libvirt_domain", "name")
+	defer bound.End(&resp.Diagnostics)
 	if req.Plan.Raw.IsNull() {
 		return // destroy
 	}
@@ -33,8 +34,8 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	if d := req.Plan.Get(ctx, &planned); d.HasError() {
 		return // e.g. blocks from an unknown for_each: nothing to fill in yet
 	}
-	plan := *withGroups(&planned)                 // the groups the configuration leaves null stay so (below)
-	state, _ := priorState[Model](ctx, req.State) // one that does not decode plans as a create
+	plan := *withGroups(&planned)                       // the groups the configuration leaves null stay so (below)
+	state, _ := tfkit.PriorState[Model](ctx, req.State) // one that does not decode plans as a create
 	if state != nil {
 		state = withGroups(state)
 	}
@@ -49,16 +50,16 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			continue
 		}
 		s := state.Interfaces[i]
-		if n.Network.Equal(s.Network) && n.Bridge.Equal(s.Bridge) && known(s.MAC) {
+		if n.Network.Equal(s.Network) && n.Bridge.Equal(s.Bridge) && tfkit.Known(s.MAC) {
 			n.MAC = s.MAC
 		}
 	}
 
 	// What only the host can say: the arch, emulator, domain type, machine type and firmware it offers.
 	// Asked on create and when one of them changes; an unreachable host leaves it to apply.
-	if r.client != nil && (state == nil || !plan.Type.Equal(state.Type) || !plan.OS.Machine.Equal(state.OS.Machine) ||
+	if r.Client != nil && (state == nil || !plan.Type.Equal(state.Type) || !plan.OS.Machine.Equal(state.OS.Machine) ||
 		!plan.Firmware.Equal(state.Firmware) || !plan.OS.Arch.Equal(state.OS.Arch) || !plan.OS.Emulator.Equal(state.OS.Emulator)) {
-		if info, err := r.client.HostInfo(ctx); err == nil {
+		if info, err := r.Client.HostInfo(ctx); err == nil {
 			var replace bool
 			info, replace = r.planArch(ctx, info, &plan, state, &resp.Diagnostics) // domain_platform_arch.go: for the domain's arch
 			if replace {
@@ -70,7 +71,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			hostOffers(info, &plan, state, &resp.Diagnostics)
 		}
 	}
-	checkHostdevs(ctx, r.client, &plan, state, &resp.Diagnostics) // domain_hostdevs_check.go
+	checkHostdevs(ctx, r.Client, &plan, state, &resp.Diagnostics) // domain_hostdevs_check.go
 	if state == nil {
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 		plan.PendingRestart = types.BoolValue(false)
@@ -99,7 +100,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 func hostOffers(info *libvirt.HostInfo, plan, state *Model, d *diag.Diagnostics) {
 	name := plan.Name.ValueString()
 	changed := func(now, before types.String) bool {
-		return known(now) && (state == nil || !now.Equal(before))
+		return tfkit.Known(now) && (state == nil || !now.Equal(before))
 	}
 	if changed(plan.Type, stateValue(state, func(m *Model) types.String { return m.Type })) && len(info.DomainTypes) > 0 &&
 		!slices.Contains(info.DomainTypes, plan.Type.ValueString()) {
@@ -160,7 +161,7 @@ func planDiskDefaults(plan, state *Model) {
 		}
 		if d.Format.IsUnknown() && state != nil && i < len(state.Disks) {
 			s := state.Disks[i]
-			if known(s.Format) && d.VolumeID.Equal(s.VolumeID) && d.Path.Equal(s.Path) {
+			if tfkit.Known(s.Format) && d.VolumeID.Equal(s.VolumeID) && d.Path.Equal(s.Path) {
 				d.Format = s.Format
 			}
 		}
@@ -174,12 +175,12 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 		return
 	}
 	m := withGroups(&config)
-	if known(m.MaxVCPU) && known(m.VCPU) && m.MaxVCPU.ValueInt64() < m.VCPU.ValueInt64() {
+	if tfkit.Known(m.MaxVCPU) && tfkit.Known(m.VCPU) && m.MaxVCPU.ValueInt64() < m.VCPU.ValueInt64() {
 		resp.Diagnostics.AddAttributeError(path.Root("max_vcpu"), "max_vcpu below vcpu",
 			fmt.Sprintf("libvirt_domain %s: max_vcpu = %d is below vcpu = %d. max_vcpu is the hot-add ceiling: set it to %d or more, "+
 				"or remove it (default: vcpu, no headroom).", m.Name.ValueString(), m.MaxVCPU.ValueInt64(), m.VCPU.ValueInt64(), m.VCPU.ValueInt64()))
 	}
-	if known(m.MaxMemoryMiB) && known(m.MemoryMiB) && m.MaxMemoryMiB.ValueInt64() < m.MemoryMiB.ValueInt64() {
+	if tfkit.Known(m.MaxMemoryMiB) && tfkit.Known(m.MemoryMiB) && m.MaxMemoryMiB.ValueInt64() < m.MemoryMiB.ValueInt64() {
 		resp.Diagnostics.AddAttributeError(path.Root("max_memory_mib"), "max_memory_mib below memory_mib",
 			fmt.Sprintf("libvirt_domain %s: max_memory_mib = %d is below memory_mib = %d. max_memory_mib is the memory ceiling: set it "+
 				"to %d or more, or remove it (default: memory_mib, no headroom).",
@@ -190,12 +191,12 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 		if n.WaitForIP == nil {
 			continue
 		}
-		if known(n.WaitForIP.Source) && n.WaitForIP.Source.ValueString() == "lease" && known(n.Bridge) {
+		if tfkit.Known(n.WaitForIP.Source) && n.WaitForIP.Source.ValueString() == "lease" && tfkit.Known(n.Bridge) {
 			resp.Diagnostics.AddAttributeError(path.Root("network_interface").AtListIndex(i).AtName("wait_for_ip").AtName("source"),
 				"DHCP leases need a libvirt network",
 				fmt.Sprintf("network_interface %d is on bridge %q: libvirt knows no DHCP leases there. Use source = \"agent\" (the guest agent) instead.", i, n.Bridge.ValueString()))
 		}
-		if known(n.WaitForIP.Source) && n.WaitForIP.Source.ValueString() == "agent" && known(m.QemuAgent) && !m.QemuAgent.ValueBool() {
+		if tfkit.Known(n.WaitForIP.Source) && n.WaitForIP.Source.ValueString() == "agent" && tfkit.Known(m.QemuAgent) && !m.QemuAgent.ValueBool() {
 			resp.Diagnostics.AddAttributeError(path.Root("network_interface").AtListIndex(i).AtName("wait_for_ip").AtName("source"),
 				"The guest agent is disabled",
 				"wait_for_ip with source = \"agent\" asks the guest agent, but qemu_agent = false leaves the domain without its channel. Set qemu_agent = true or use source = \"lease\".")
@@ -208,7 +209,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 	}
 	targets := map[string]int{}
 	for i, d := range m.Disks {
-		if !known(d.Target) {
+		if !tfkit.Known(d.Target) {
 			continue
 		}
 		t := strings.ToLower(d.Target.ValueString())
@@ -227,14 +228,14 @@ func (r *Resource) ConfigValidators(context.Context) []resource.ConfigValidator 
 // writes, equal to what the domain has, changes nothing (ADR 9). nil when it cannot be
 // read: the families then judge from state alone.
 func (r *Resource) currentDefinition(ctx context.Context, state *Model) *libvirtxml.Domain {
-	if r.client == nil || state == nil || !known(state.ID) {
+	if r.Client == nil || state == nil || !tfkit.Known(state.ID) {
 		return nil
 	}
-	st, err := r.client.GetDomainStatus(ctx, state.ID.ValueString())
+	st, err := r.Client.GetDomainStatus(ctx, state.ID.ValueString())
 	if err != nil {
 		return nil
 	}
-	d, err := parseDomain(st.XML)
+	d, err := domainxml.ParseDomain(st.XML)
 	if err != nil {
 		return nil
 	}

@@ -14,7 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 // Power actions of libvirt_domain_power.
@@ -28,41 +29,43 @@ const (
 
 const defaultPowerTimeout = "2m"
 
+// PowerResource is the action resource libvirt_domain_power.
 type PowerResource struct {
-	actionResource[PowerModel]
+	tfkit.ActionResource[PowerModel]
 }
 
 func (r *PowerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = actionSchema{
-		description: "A power operation performed once on a domain when this resource is created: `reboot`, `reset`, " +
+	resp.Schema = tfkit.ActionSchema{
+		Description: "A power operation performed once on a domain when this resource is created: `reboot`, `reset`, " +
 			"`shutdown`, `start` or `destroy`. Changing `triggers` (or `domain_id` / `action`) replaces the resource, " +
 			"which performs the action again. Destroying it does nothing on the host.\n\n" +
 			"This is an operation, not a state: the domain's own `libvirt_domain.running` stays the source of truth for " +
 			"whether it runs. A `shutdown` or `destroy` done here is undone by the next apply of a `libvirt_domain` with " +
 			"`running = true` (it starts the domain again), and a `start` by one with `running = false`.",
-		id: "`<domain uuid>/<action>`.",
-		triggers: "Arbitrary values; any change replaces the resource and so performs the action again " +
+		ID: "`<domain uuid>/<action>`.",
+		Triggers: "Arbitrary values; any change replaces the resource and so performs the action again " +
 			"(e.g. `{ config = sha256(local.config) }`).",
-		createTimeout: "How long the whole action may take, its graceful wait (`timeout`) included (a Go duration, " +
+		CreateTimeout: "How long the whole action may take, its graceful wait (`timeout`) included (a Go duration, " +
 			"default: `timeout` plus 2 minutes for the calls around it).",
-		attributes: map[string]schema.Attribute{
-			"domain_id": requiredReplace("The domain: its uuid (`libvirt_domain.id`) or name. Changing it performs the action on the new domain.", stringvalidator.LengthAtLeast(1)),
-			"action": requiredReplace("What to do: `reboot` (graceful: guest agent or ACPI, as libvirt chooses; then waits up to "+
+		Attributes: map[string]schema.Attribute{
+			"domain_id": tfkit.RequiredReplace("The domain: its uuid (`libvirt_domain.id`) or name. Changing it performs the action on the new domain.", stringvalidator.LengthAtLeast(1)),
+			"action": tfkit.RequiredReplace("What to do: `reboot` (graceful: guest agent or ACPI, as libvirt chooses; then waits up to "+
 				"`timeout` for the domain to run again), `reset` (the reset button, immediate), `shutdown` (graceful "+
 				"request, then waits up to `timeout` for the domain to be shut off; a guest that does not stop is an "+
 				"error, it is never forced off), `start`, `destroy` (immediate forced power-off). Changing it performs "+
 				"the new action.", stringvalidator.OneOf(powerReboot, powerReset, powerShutdown, powerStart, powerDestroy)),
-			"timeout": defaultString("How long `reboot` and `shutdown` wait for the guest (a Go duration, default `2m`). "+
+			"timeout": tfkit.DefaultString("How long `reboot` and `shutdown` wait for the guest (a Go duration, default `2m`). "+
 				"Changing it does not perform the action again.", defaultPowerTimeout, validators.Duration()),
-			"domain_name": keptString("Name of the domain the action was performed on."),
-			"domain_state": keptString("State of the domain right after the action (`running`, `shutoff`, ...). Not refreshed: " +
+			"domain_name": tfkit.KeptString("Name of the domain the action was performed on."),
+			"domain_state": tfkit.KeptString("State of the domain right after the action (`running`, `shutoff`, ...). Not refreshed: " +
 				"the domain's own resource reports its current state."),
 		},
-	}.schema(ctx)
+	}.Schema(ctx)
 }
 
+// PowerModel is libvirt_domain_power.
 type PowerModel struct {
-	actionModel
+	tfkit.ActionModel
 	DomainID types.String `tfsdk:"domain_id"`
 	Action   types.String `tfsdk:"action"`
 	Timeout  types.String `tfsdk:"timeout"`
@@ -71,7 +74,7 @@ type PowerModel struct {
 }
 
 func (m *PowerModel) what() string {
-	return m.Action.ValueString() + " of domain " + nameOr(m.Domain, m.DomainID.ValueString())
+	return m.Action.ValueString() + " of domain " + tfkit.NameOr(m.Domain, m.DomainID.ValueString())
 }
 
 // grace is how long reboot and shutdown wait for the guest.
@@ -88,12 +91,12 @@ func (r *PowerResource) Create(ctx context.Context, req resource.CreateRequest, 
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &cfg)...)
 	wait := cfg.grace()
 	// The default deadline: the graceful wait plus room for the RPCs around it.
-	create(ctx, req, resp, wait+2*time.Minute, (*PowerModel).what,
+	tfkit.Create(ctx, req, resp, wait+2*time.Minute, (*PowerModel).what,
 		func(ctx context.Context, plan *PowerModel, d *diag.Diagnostics) (*PowerModel, error) {
 			id, action := plan.DomainID.ValueString(), plan.Action.ValueString()
-			st, err := r.client.GetDomainStatus(ctx, id)
+			st, err := r.Client.GetDomainStatus(ctx, id)
 			if errors.Is(err, libvirt.ErrNotFound) {
-				return nil, fmt.Errorf("domain %q does not exist on %s", id, r.client.URI())
+				return nil, fmt.Errorf("domain %q does not exist on %s", id, r.Client.URI())
 			}
 			if err != nil {
 				return nil, err
@@ -104,7 +107,7 @@ func (r *PowerResource) Create(ctx context.Context, req resource.CreateRequest, 
 			if err := r.perform(ctx, uuid, name, action, wait); err != nil {
 				return nil, err
 			}
-			state, err := r.client.DomainState(ctx, uuid)
+			state, err := r.Client.DomainState(ctx, uuid)
 			if err != nil {
 				return nil, fmt.Errorf("the action was done, but reading the domain's state back failed: %w", err)
 			}
@@ -118,20 +121,20 @@ func (r *PowerResource) Create(ctx context.Context, req resource.CreateRequest, 
 func (r *PowerResource) perform(ctx context.Context, uuid, name, action string, wait time.Duration) error {
 	switch action {
 	case powerReboot:
-		return r.client.RebootDomain(ctx, uuid, wait)
+		return r.Client.RebootDomain(ctx, uuid, wait)
 	case powerReset:
-		return r.client.ResetDomain(ctx, uuid)
+		return r.Client.ResetDomain(ctx, uuid)
 	case powerShutdown:
-		err := r.client.ShutdownDomainGraceful(ctx, uuid, wait)
+		err := r.Client.ShutdownDomainGraceful(ctx, uuid, wait)
 		var te *libvirt.ShutdownTimeoutError
 		if errors.As(err, &te) {
 			te.Domain = name
 		}
 		return err
 	case powerStart:
-		return r.client.StartDomain(ctx, uuid)
+		return r.Client.StartDomain(ctx, uuid)
 	case powerDestroy:
-		return r.client.DestroyDomain(ctx, uuid)
+		return r.Client.DestroyDomain(ctx, uuid)
 	}
 	return fmt.Errorf("unknown action %q", action)
 }
@@ -139,10 +142,10 @@ func (r *PowerResource) perform(ctx context.Context, uuid, name, action string, 
 // Read keeps the state as it is while the domain exists; a domain that is gone removes
 // it from state.
 func (r *PowerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	refresh(ctx, req, resp, time.Minute,
+	tfkit.Refresh(ctx, req, resp, time.Minute,
 		func(m *PowerModel) string { return "domain " + m.DomainID.ValueString() },
 		func(ctx context.Context, m *PowerModel) (*PowerModel, error) {
-			_, err := r.client.LookupDomain(ctx, m.DomainID.ValueString())
+			_, err := r.Client.LookupDomain(ctx, m.DomainID.ValueString())
 			return m, err
 		})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // qemu.args / qemu.env: QEMU command-line passthrough (domainxml/qemu_commandline.go).
@@ -58,7 +59,7 @@ var domainQEMU = domainFamily{
 			return
 		}
 		if len(s.QEMU.Args) > 0 {
-			q.QEMUArgs = stringList(s.QEMU.Args)
+			q.QEMUArgs = tfkit.StringList(s.QEMU.Args)
 		}
 		if len(s.QEMU.Env) > 0 {
 			q.QEMUEnv = stringMap(s.QEMU.Env)

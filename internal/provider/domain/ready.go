@@ -14,7 +14,8 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
@@ -48,7 +49,7 @@ var domainReady = domainFamily{
 				"Changing it changes nothing in the domain: the next apply waits with the new values.",
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
-				"timeout": optionalString("Go duration for the whole wait (agent and command), e.g. `10m`. Default `5m`.", validators.Duration()),
+				"timeout": tfkit.OptionalString("Go duration for the whole wait (agent and command), e.g. `10m`. Default `5m`.", validators.Duration()),
 				"agent": schema.BoolAttribute{
 					MarkdownDescription: "Wait until the guest agent answers `guest-ping`. Default `true`; a `command` waits for the agent anyway.",
 					Optional:            true,
@@ -71,11 +72,11 @@ var domainReady = domainFamily{
 			return
 		}
 		at := path.Root("wait_for_ready")
-		if known(w.Agent) && !w.Agent.ValueBool() && w.Command.IsNull() {
+		if tfkit.Known(w.Agent) && !w.Agent.ValueBool() && w.Command.IsNull() {
 			d.AddAttributeError(at.AtName("agent"), "Nothing to wait for",
 				"wait_for_ready with agent = false and no command waits for nothing. Set a command, agent = true, or remove wait_for_ready.")
 		}
-		if known(m.QemuAgent) && !m.QemuAgent.ValueBool() {
+		if tfkit.Known(m.QemuAgent) && !m.QemuAgent.ValueBool() {
 			d.AddAttributeError(at, "wait_for_ready needs the guest agent",
 				"wait_for_ready asks the QEMU guest agent, but qemu_agent = false leaves the domain without its channel. Set qemu_agent = true or remove wait_for_ready.")
 		}
@@ -85,11 +86,11 @@ var domainReady = domainFamily{
 // readyWait is the wait_for_ready of m, nil when there is none or nothing to wait for.
 func readyWait(ctx context.Context, id string, m *Model) (*workflow.Ready, error) {
 	w := m.WaitForReady
-	if w == nil || (known(w.Agent) && !w.Agent.ValueBool() && w.Command.IsNull()) {
+	if w == nil || (tfkit.Known(w.Agent) && !w.Agent.ValueBool() && w.Command.IsNull()) {
 		return nil, nil
 	}
 	r := &workflow.Ready{ID: id, Name: m.Name.ValueString(), Timeout: defaultReadyTimeout}
-	if known(w.Timeout) {
+	if tfkit.Known(w.Timeout) {
 		d, err := time.ParseDuration(w.Timeout.ValueString())
 		if err != nil {
 			return nil, err
@@ -98,7 +99,7 @@ func readyWait(ctx context.Context, id string, m *Model) (*workflow.Ready, error
 	}
 	if !w.Command.IsNull() && !w.Command.IsUnknown() {
 		if diags := w.Command.ElementsAs(ctx, &r.Command, false); diags.HasError() {
-			return nil, diagsErr(diags)
+			return nil, tfkit.DiagsErr(diags)
 		}
 	}
 	return r, nil
@@ -115,7 +116,7 @@ func (r *Resource) waitForGuest(ctx context.Context, id string, plan *Model) err
 	if ready == nil && !hasIPWait(plan) {
 		return nil
 	}
-	console := r.client.WatchConsole(ctx, id, workflow.ConsoleTailLines)
+	console := r.Client.WatchConsole(ctx, id, workflow.ConsoleTailLines)
 	defer console.Stop()
 	if err := r.waitForIPs(ctx, id, plan); err != nil {
 		return workflow.WithConsoleTail(err, console)
@@ -123,7 +124,7 @@ func (r *Resource) waitForGuest(ctx context.Context, id string, plan *Model) err
 	if ready == nil {
 		return nil
 	}
-	return workflow.WaitReady(ctx, r.client, *ready, console)
+	return workflow.WaitReady(ctx, r.Client, *ready, console)
 }
 
 func hasIPWait(m *Model) bool {

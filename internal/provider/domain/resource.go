@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,11 +16,13 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/workflow"
 )
 
+// Resource is libvirt_domain.
 type Resource struct {
-	resourceBase
+	tfkit.ResourceBase
 }
 
 // Defaults.
@@ -32,9 +33,9 @@ const (
 )
 
 // Model is libvirt_domain: its identity, power and lifecycle here, and one
-// embedded model per family (domain_family.go).
+// embedded model per family (family.go).
 type Model struct {
-	withTimeouts
+	tfkit.WithTimeouts
 	ID        types.String `tfsdk:"id"`
 	Name      types.String `tfsdk:"name"`
 	UUID      types.String `tfsdk:"uuid"`
@@ -73,27 +74,21 @@ type shutdownModel struct {
 
 var (
 	shutdownAttrTypes = map[string]attr.Type{"timeout": types.StringType}
-	macRegexp         = regexp.MustCompile(`^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$`)
-	// A libvirt domain name: no slash (libvirt refuses it), no whitespace or control
-	// characters, not starting with '-' or '.'.
-	domainNameRegexp = regexp.MustCompile(`^[A-Za-z0-9_][^/\s\x00-\x1f]{0,199}$`)
-	uuidRegexp       = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	lowerUUIDRegexp  = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 
 // domainWhat names a domain in messages.
-func domainWhat(m *Model) string { return "libvirt domain " + nameOr(m.Name, m.ID.ValueString()) }
+func domainWhat(m *Model) string { return "libvirt domain " + tfkit.NameOr(m.Name, m.ID.ValueString()) }
 
 func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var got *Model
 	defer func() { keepReadStamp(ctx, resp.Private, got, &resp.Diagnostics) }()
-	create(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan *Model, diags *diag.Diagnostics) (m *Model, err error) {
+	tfkit.Create(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan *Model, diags *diag.Diagnostics) (m *Model, err error) {
 		defer func() { got = m }()
 		name := plan.Name.ValueString()
 		if err := r.chooseType(ctx, plan); err != nil {
 			return nil, err
 		}
-		if !known(plan.UUID) {
+		if !tfkit.Known(plan.UUID) {
 			// Chosen here rather than by libvirt, so that the define is idempotent: when the
 			// connection breaks between the define and its answer, it is sent again and the
 			// domain is made once, and a domain whose define may have landed is still tracked
@@ -117,7 +112,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		}
 		tflog.Debug(ctx, "defining domain", map[string]any{"name": name, "xml": domainxml.LogXML(dom)})
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
-		d, err := r.client.DefineDomain(ctx, name, text)
+		d, err := r.Client.DefineDomain(ctx, name, text)
 		switch {
 		case err != nil && libvirt.IsTransport(err):
 			// The daemon stayed unreachable for longer than the define's retries: the domain
@@ -135,12 +130,12 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		plan.ID = types.StringValue(id)
 		// From here on the domain exists: whatever fails, it goes into state with the error.
 		if plan.Autostart.ValueBool() {
-			if err := r.client.SetDomainAutostart(ctx, id, true); err != nil {
+			if err := r.Client.SetDomainAutostart(ctx, id, true); err != nil {
 				return r.settled(ctx, id, plan, 0, err)
 			}
 		}
 		if plan.Running.ValueBool() {
-			err = r.client.StartDomain(ctx, id)
+			err = r.Client.StartDomain(ctx, id)
 			if err == nil {
 				err = r.waitForGuest(ctx, id, plan) // domain_ready.go
 			}
@@ -151,10 +146,10 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 
 // chooseType fills in the domain type the host offers (kvm, else qemu) when none is set.
 func (r *Resource) chooseType(ctx context.Context, plan *Model) error {
-	if known(plan.Type) {
+	if tfkit.Known(plan.Type) {
 		return nil
 	}
-	info, err := r.client.HostInfo(ctx)
+	info, err := r.Client.HostInfo(ctx)
 	if err != nil {
 		return fmt.Errorf("choose the domain type: %w", err)
 	}
@@ -170,7 +165,7 @@ func (r *Resource) chooseType(ctx context.Context, plan *Model) error {
 // joined with the read's failure.
 // deferred is the run whose restart is pending (restart_on_update = false), 0 for none.
 func (r *Resource) settled(ctx context.Context, id string, plan *Model, deferred int32, err error) (*Model, error) {
-	got, rerr := readBack(ctx, func(ctx context.Context) (*Model, error) { return r.read(ctx, id, plan, deferred) })
+	got, rerr := tfkit.ReadBack(ctx, func(ctx context.Context) (*Model, error) { return r.read(ctx, id, plan, deferred) })
 	if rerr == nil && err == nil {
 		err = checkDeviceXMLKept(plan, got) // domain_device_xml.go
 	}
@@ -186,7 +181,7 @@ func (r *Resource) settled(ctx context.Context, id string, plan *Model, deferred
 
 func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	was := deferredRun(ctx, req.Private)
-	refresh(ctx, req, resp, time.Minute, domainWhat, func(ctx context.Context, m *Model) (*Model, error) {
+	tfkit.Refresh(ctx, req, resp, time.Minute, domainWhat, func(ctx context.Context, m *Model) (*Model, error) {
 		got, err := r.read(ctx, m.ID.ValueString(), m, was)
 		if got != nil && !got.PendingRestart.ValueBool() {
 			keepDeferredRun(ctx, resp.Private, was, 0, &resp.Diagnostics) // restarted (or stopped) since
@@ -198,19 +193,12 @@ func (r *Resource) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	})
 }
 
-func nameOr(n types.String, id string) string {
-	if n.IsNull() || n.IsUnknown() || n.ValueString() == "" {
-		return id
-	}
-	return n.ValueString()
-}
-
 // Update takes the domain to the plan through workflow.Apply (live, restart, or the
 // definition only, as the plan's update_method said), then waits for its addresses.
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var got *Model
 	defer func() { keepReadStamp(ctx, resp.Private, got, &resp.Diagnostics) }()
-	update(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan, state *Model, diags *diag.Diagnostics) (m *Model, err error) {
+	tfkit.Update(ctx, req, resp, 20*time.Minute, domainWhat, func(ctx context.Context, plan, state *Model, diags *diag.Diagnostics) (m *Model, err error) {
 		defer func() { got = m }()
 		id, name := state.ID.ValueString(), plan.Name.ValueString()
 		plan.ID = state.ID
@@ -228,7 +216,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		spec.GuestDevices.Drop = domainxml.DroppedGuestDevices(oldSpec.GuestDevices, spec.GuestDevices) // kinds removed from devices go
 		spec.Chardevs.Drop = domainxml.DroppedChardevs(oldSpec.Chardevs, spec.Chardevs)                 // back to the default
 		autostart := plan.Autostart.ValueBool()
-		res, err := workflow.Apply(ctx, r.client, workflow.Change{
+		res, err := workflow.Apply(ctx, r.Client, workflow.Change{
 			ID: id, Name: name, Old: oldSpec, New: spec, Running: plan.Running.ValueBool(), Autostart: &autostart,
 			ShutdownTimeout: shutdownTimeout(plan), DeferRestart: !plan.RestartOnUpdate.ValueBool(),
 			// Same disks, written another way (volume_id for a path): the references are
@@ -260,12 +248,12 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 }
 
 func (r *Resource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	remove(ctx, req, resp, 10*time.Minute, domainWhat, func(ctx context.Context, state *Model, _ *diag.Diagnostics) error {
+	tfkit.Remove(ctx, req, resp, 10*time.Minute, domainWhat, func(ctx context.Context, state *Model, _ *diag.Diagnostics) error {
 		id := state.ID.ValueString()
-		if _, err := r.client.ShutdownDomain(ctx, id, shutdownTimeout(state)); err != nil {
+		if _, err := r.Client.ShutdownDomain(ctx, id, shutdownTimeout(state)); err != nil {
 			return err
 		}
-		return r.client.UndefineDomain(ctx, id)
+		return r.Client.UndefineDomain(ctx, id)
 	})
 }
 

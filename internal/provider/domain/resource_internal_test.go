@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 func TestFromSpec_keepsWhatTheUserWrote(t *testing.T) {
@@ -31,7 +32,7 @@ func TestFromSpec_keepsWhatTheUserWrote(t *testing.T) {
 	prior.MaxMemoryMiB = types.Int64Null()
 	prior.Graphics = &graphicsModel{Type: types.StringValue("none"), Listen: types.StringValue("0.0.0.0")}
 	prior.Interfaces = []nicModel{{MAC: types.StringValue("52:54:00:AA:BB:CC"), WaitForIP: &waitModel{Source: types.StringValue("lease")},
-		Addresses: stringList([]string{"192.168.122.10"})}}
+		Addresses: tfkit.StringList([]string{"192.168.122.10"})}}
 	m := fromSpec(s, prior)
 	if m.OS.Machine.ValueString() != "q35" {
 		t.Errorf("machine alias lost: %s", m.OS.Machine)

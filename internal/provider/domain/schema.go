@@ -15,7 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/validators"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit/validators"
 )
 
 func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -48,12 +49,12 @@ func domainCoreAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
-		"name": domainNameAttribute("Domain name, unique on the host. Changing it replaces the domain."),
+		"name": tfkit.DomainNameAttribute("Domain name, unique on the host. Changing it replaces the domain."),
 		"uuid": schema.StringAttribute{
 			MarkdownDescription: "Domain UUID. Default: chosen by libvirt. Setting a different one replaces the domain.",
 			Optional:            true,
 			Computed:            true,
-			Validators:          []validator.String{stringvalidator.RegexMatches(uuidRegexp, "must be a UUID such as 2f0e3b1c-5d6a-4b8e-9f00-1a2b3c4d5e6f")},
+			Validators:          []validator.String{stringvalidator.RegexMatches(validators.UUIDRegexp, "must be a UUID such as 2f0e3b1c-5d6a-4b8e-9f00-1a2b3c4d5e6f")},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), uuidReplace{}},
 		},
 		"type": schema.StringAttribute{
@@ -65,8 +66,8 @@ func domainCoreAttributes() map[string]schema.Attribute {
 			Validators:    []validator.String{stringvalidator.OneOf("kvm", "qemu", "test")},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
-		"autostart": optionalBool("Start the domain when libvirtd starts. Default `false`.", false),
-		"running": optionalBool("Whether the domain should be running. Default `true`. A domain stopped outside Terraform shows "+
+		"autostart": tfkit.OptionalBool("Start the domain when libvirtd starts. Default `false`.", false),
+		"running": tfkit.OptionalBool("Whether the domain should be running. Default `true`. A domain stopped outside Terraform shows "+
 			"as a change back to `true`.", true),
 		"shutdown": schema.SingleNestedAttribute{
 			MarkdownDescription: "How the domain is stopped (on destroy, `running = false` and restarts): a graceful shutdown request " +
@@ -85,16 +86,16 @@ func domainCoreAttributes() map[string]schema.Attribute {
 				},
 			},
 		},
-		"state":       computedString("The domain's state as libvirt reports it: `running`, `paused`, `shutoff`, `crashed`, ..."),
-		"console_url": computedString("URL of the graphical console of the running domain, e.g. `vnc://127.0.0.1:5900` (empty when not running or no graphics)."),
-		"update_method": computedString("How the last update was applied, and in a plan how the pending one will be: `none` (nothing in the " +
+		"state":       tfkit.ComputedString("The domain's state as libvirt reports it: `running`, `paused`, `shutoff`, `crashed`, ..."),
+		"console_url": tfkit.ComputedString("URL of the graphical console of the running domain, e.g. `vnc://127.0.0.1:5900` (empty when not running or no graphics)."),
+		"update_method": tfkit.ComputedString("How the last update was applied, and in a plan how the pending one will be: `none` (nothing in the " +
 			"domain changes), `live` (vcpu/memory within headroom, applied live and persistently, no restart), `restart` " +
 			"(definition rewritten, running domain restarted gracefully) or `definition` (definition rewritten only: the domain is not " +
 			"running, or `restart_on_update = false` left the restart to you)."),
-		"restart_on_update": optionalBool("Whether a change that the running domain cannot take live restarts it (gracefully, see "+
+		"restart_on_update": tfkit.OptionalBool("Whether a change that the running domain cannot take live restarts it (gracefully, see "+
 			"`shutdown`). `false`: such a change only rewrites the definition; the domain keeps running as it is, `update_method` "+
 			"says `definition`, and `pending_restart` is true until the domain is next stopped and started. Default `true`.", true),
-		"pending_restart": computedBool("True while the running domain still runs an older definition because `restart_on_update = " +
+		"pending_restart": tfkit.ComputedBool("True while the running domain still runs an older definition because `restart_on_update = " +
 			"false` left a restart to you; false again once it has been stopped and started (by Terraform or outside it)."),
 	}
 }

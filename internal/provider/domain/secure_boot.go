@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainSecureBootModel: os.secure_boot (domainxml's secure_boot family). Unset: none.
@@ -44,7 +45,7 @@ var domainSecureBoot = domainFamily{
 	toSpec: func(m *Model, s *domainxml.Spec) {
 		s.SecureBoot = &domainxml.SecureBoot{} // unset: none
 		if sb := m.OS.SecureBoot; sb != nil {
-			s.SecureBoot = &domainxml.SecureBoot{Enabled: true, EnrolledKeys: !known(sb.EnrolledKeys) || sb.EnrolledKeys.ValueBool()}
+			s.SecureBoot = &domainxml.SecureBoot{Enabled: true, EnrolledKeys: !tfkit.Known(sb.EnrolledKeys) || sb.EnrolledKeys.ValueBool()}
 		}
 	},
 	// What the domain has (null asks for none: Secure Boot there is drift, and what an
@@ -83,7 +84,7 @@ func validateSecureBoot(m *Model, d *diag.Diagnostics) {
 
 // configSMM is features.smm as the configuration sets it (nil: not set or unknown).
 func configSMM(o types.Object) *bool {
-	if !known(o) {
+	if !tfkit.Known(o) {
 		return nil
 	}
 	var f featuresModel

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainSizingModel: vcpu, memory_mib and their hot-add headroom.
@@ -52,10 +53,10 @@ var domainSizing = domainFamily{
 	fromSpec: func(s domainxml.Spec, prior, m *Model) {
 		m.VCPU, m.MemoryMiB = types.Int64Value(int64(s.VCPU)), types.Int64Value(int64(s.MemoryMiB))
 		m.MaxVCPU, m.MaxMemoryMiB = types.Int64Null(), types.Int64Null()
-		if s.MaxVCPU != 0 || known(prior.MaxVCPU) {
+		if s.MaxVCPU != 0 || tfkit.Known(prior.MaxVCPU) {
 			m.MaxVCPU = types.Int64Value(int64(s.EffectiveMaxVCPU()))
 		}
-		if s.MaxMemoryMiB != 0 || known(prior.MaxMemoryMiB) {
+		if s.MaxMemoryMiB != 0 || tfkit.Known(prior.MaxMemoryMiB) {
 			m.MaxMemoryMiB = types.Int64Value(int64(s.EffectiveMaxMemoryMiB()))
 		}
 	},

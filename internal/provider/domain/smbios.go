@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // fwCfgName is QEMU's rule for user fw_cfg names.
@@ -80,13 +81,13 @@ var domainSMBIOS = domainFamily{
 	},
 	toSpec: func(m *Model, s *domainxml.Spec) {
 		s.SMBIOS, s.FWCfg = &domainxml.SMBIOS{}, map[string]string{} // unset: none
-		if known(m.OS.FWCfg) {
+		if tfkit.Known(m.OS.FWCfg) {
 			s.FWCfg = mapStrings(m.OS.FWCfg)
 		}
 		if t := m.OS.SMBIOS; t != nil {
-			s.SMBIOS = &domainxml.SMBIOS{Mode: knownString(t.Mode), BIOS: mapStrings(t.BIOS), System: mapStrings(t.System),
+			s.SMBIOS = &domainxml.SMBIOS{Mode: tfkit.StringOf(t.Mode), BIOS: mapStrings(t.BIOS), System: mapStrings(t.System),
 				Chassis: mapStrings(t.Chassis), BaseBoards: baseBoards(t.BaseBoard)}
-			if known(t.OEMStrings) {
+			if tfkit.Known(t.OEMStrings) {
 				s.SMBIOS.OEMStrings = listStrings(t.OEMStrings)
 			}
 			if s.SMBIOS.Mode == "" && s.SMBIOS.Tables() {
@@ -103,7 +104,7 @@ var domainSMBIOS = domainFamily{
 		}
 		m.OS.SMBIOS = nil
 		if t := s.SMBIOS; t != nil {
-			m.OS.SMBIOS = &smbiosModel{Mode: optString(t.Mode), BIOS: optMap(t.BIOS), System: optMap(t.System), Chassis: optMap(t.Chassis),
+			m.OS.SMBIOS = &smbiosModel{Mode: tfkit.StringOrNull(t.Mode), BIOS: optMap(t.BIOS), System: optMap(t.System), Chassis: optMap(t.Chassis),
 				BaseBoard: types.ListNull(baseBoardType), OEMStrings: types.ListNull(types.StringType)}
 			if len(t.BaseBoards) > 0 {
 				boards := make([]attr.Value, len(t.BaseBoards))
@@ -113,7 +114,7 @@ var domainSMBIOS = domainFamily{
 				m.OS.SMBIOS.BaseBoard = types.ListValueMust(baseBoardType, boards)
 			}
 			if len(t.OEMStrings) > 0 {
-				m.OS.SMBIOS.OEMStrings = stringList(t.OEMStrings)
+				m.OS.SMBIOS.OEMStrings = tfkit.StringList(t.OEMStrings)
 			}
 			if t.Mode == "sysinfo" && t.Tables() && (prior.OS.SMBIOS == nil || prior.OS.SMBIOS.Mode.IsNull()) {
 				m.OS.SMBIOS.Mode = types.StringNull()
@@ -125,7 +126,7 @@ var domainSMBIOS = domainFamily{
 			m.OS.FWCfg = types.MapNull(types.StringType)
 		}
 		if t := m.OS.SMBIOS; t != nil {
-			nullIfUnknown(&t.Mode)
+			tfkit.NullIfUnknown(&t.Mode)
 			for _, v := range []*types.Map{&t.BIOS, &t.System, &t.Chassis} {
 				if v.IsUnknown() {
 					*v = types.MapNull(types.StringType)
@@ -143,7 +144,7 @@ var domainSMBIOS = domainFamily{
 
 // baseBoards is os.smbios.base_board as tables (nil: none).
 func baseBoards(l types.List) []map[string]string {
-	if !known(l) {
+	if !tfkit.Known(l) {
 		return nil
 	}
 	var out []map[string]string
@@ -156,7 +157,7 @@ func baseBoards(l types.List) []map[string]string {
 }
 
 func mapStrings(m types.Map) map[string]string {
-	if !known(m) {
+	if !tfkit.Known(m) {
 		return nil
 	}
 	out := map[string]string{}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // specFromModel is the Spec a model asks for, without resolving volume paths. Unknown
@@ -32,7 +33,7 @@ func (r *Resource) resolve(ctx context.Context, m *Model) (domainxml.Spec, error
 		if f.resolve == nil {
 			continue
 		}
-		if err := f.resolve(ctx, r.client, &s); err != nil {
+		if err := f.resolve(ctx, r.Client, &s); err != nil {
 			return s, err
 		}
 	}
@@ -44,7 +45,7 @@ func (r *Resource) resolve(ctx context.Context, m *Model) (domainxml.Spec, error
 // (state, or the plan after create/update) supplies what libvirt does not store.
 // deferred is the run whose restart was left pending (0: none; resource_domain_pending.go).
 func (r *Resource) read(ctx context.Context, id string, prior *Model, deferred int32) (*Model, error) {
-	st, err := r.client.GetDomainStatus(ctx, id)
+	st, err := r.Client.GetDomainStatus(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +54,7 @@ func (r *Resource) read(ctx context.Context, id string, prior *Model, deferred i
 		return nil, err
 	}
 	byUsage := secretsByUsage(p.Spec)
-	if err := resolveSecretUsages(ctx, r.client, &p.Spec); err != nil {
+	if err := resolveSecretUsages(ctx, r.Client, &p.Spec); err != nil {
 		return nil, err
 	}
 	var live *domainxml.Parsed
@@ -73,7 +74,7 @@ func (r *Resource) read(ctx context.Context, id string, prior *Model, deferred i
 	m.PendingRestart = types.BoolValue(st.Active && deferred != 0 && st.Domain.ID == deferred)
 	m.ConsoleURL = types.StringValue("")
 	if live != nil && live.GraphicsPort > 0 {
-		m.ConsoleURL = types.StringValue(consoleURL(r.client.URI(), live.Spec.Graphics, live.GraphicsPort))
+		m.ConsoleURL = types.StringValue(consoleURL(r.Client.URI(), live.Spec.Graphics, live.GraphicsPort))
 	}
 	agent := st.Active && p.Spec.QemuAgent && live != nil && live.AgentConnected
 	r.lookAddresses(ctx, id, m, st.Active, agent)
@@ -103,13 +104,13 @@ func fromSpec(s domainxml.Spec, prior *Model) *Model {
 	prior = withGroups(prior)
 	m := &Model{
 		ID: types.StringValue(s.UUID), Name: types.StringValue(s.Name), UUID: types.StringValue(s.UUID), Type: types.StringValue(s.Type),
-		Shutdown: prior.Shutdown, UpdateMethod: prior.UpdateMethod, withTimeouts: prior.withTimeouts,
+		Shutdown: prior.Shutdown, UpdateMethod: prior.UpdateMethod, WithTimeouts: prior.WithTimeouts,
 		RestartOnUpdate: prior.RestartOnUpdate,
 	}
-	if !known(m.RestartOnUpdate) {
+	if !tfkit.Known(m.RestartOnUpdate) {
 		m.RestartOnUpdate = types.BoolValue(true) // the default (an import, a state from before the attribute)
 	}
-	if known(prior.UUID) && strings.EqualFold(prior.UUID.ValueString(), s.UUID) {
+	if tfkit.Known(prior.UUID) && strings.EqualFold(prior.UUID.ValueString(), s.UUID) {
 		m.UUID = prior.UUID // as the user wrote it (libvirt prints lower case)
 	}
 	m.groupsModel = withGroups(&Model{}).groupsModel
@@ -120,7 +121,7 @@ func fromSpec(s domainxml.Spec, prior *Model) *Model {
 	if m.Shutdown == nil || m.Shutdown.Timeout.IsUnknown() {
 		m.Shutdown = &shutdownModel{Timeout: types.StringValue(defaultShutdownTimeout)}
 	}
-	if !known(m.UpdateMethod) {
+	if !tfkit.Known(m.UpdateMethod) {
 		m.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 	}
 	if m.Timeouts.IsUnknown() {
@@ -131,7 +132,7 @@ func fromSpec(s domainxml.Spec, prior *Model) *Model {
 
 // fillUnknowns makes a plan storable as state when the domain could not be read back.
 func fillUnknowns(m *Model) {
-	nullIfUnknown(&m.ID, &m.UUID, &m.Type, &m.State, &m.ConsoleURL, &m.UpdateMethod)
+	tfkit.NullIfUnknown(&m.ID, &m.UUID, &m.Type, &m.State, &m.ConsoleURL, &m.UpdateMethod)
 	if m.PendingRestart.IsUnknown() {
 		m.PendingRestart = types.BoolNull()
 	}
@@ -177,7 +178,7 @@ func secretsByUsage(s domainxml.Spec) bool {
 // no prior state (as an import), and returns the ip_address it found. The acceptance tests
 // time the refresh path with it.
 func ReadIPAddress(ctx context.Context, c *libvirt.Client, id string) (string, error) {
-	r := &Resource{resourceBase: resourceBase{client: c}}
+	r := &Resource{ResourceBase: tfkit.ResourceBase{Client: c}}
 	m, err := r.read(ctx, id, nil, 0)
 	if err != nil {
 		return "", err

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainTPMModel: devices.tpm (domainxml's tpm family). Null: none. Nothing in it is
@@ -80,10 +81,10 @@ func tpmToSpec(m *Model, s *domainxml.Spec) {
 		if v.IsNull() {
 			return def
 		}
-		return knownString(v)
+		return tfkit.StringOf(v)
 	}
 	s.TPM = &domainxml.TPM{Model: or(t.Model, domainxml.DefaultTPM), Backend: or(t.Backend, domainxml.TPMEmulator),
-		Version: or(t.Version, domainxml.DefaultTPMVer), DevicePath: knownString(t.DevicePath),
+		Version: or(t.Version, domainxml.DefaultTPMVer), DevicePath: tfkit.StringOf(t.DevicePath),
 		PersistentState: t.PersistentState.IsNull() || t.PersistentState.ValueBool()}
 	if s.TPM.Backend == domainxml.TPMPassthrough {
 		s.TPM.Version = "" // an emulator's setting (normTPM reads it as 2.0)
@@ -103,7 +104,7 @@ func tpmFromSpec(s domainxml.Spec, prior, m *Model) {
 		p = &tpmModel{} // every value null
 	}
 	tm := &tpmModel{Model: orDefault(p.Model, t.Model, domainxml.DefaultTPM), Backend: orDefault(p.Backend, t.Backend, domainxml.TPMEmulator),
-		Version: orDefault(p.Version, t.Version, domainxml.DefaultTPMVer), DevicePath: optString(t.DevicePath),
+		Version: orDefault(p.Version, t.Version, domainxml.DefaultTPMVer), DevicePath: tfkit.StringOrNull(t.DevicePath),
 		PersistentState: types.BoolValue(t.PersistentState)}
 	switch {
 	case t.Backend == domainxml.TPMPassthrough: // no such setting there: as written
@@ -140,7 +141,7 @@ func validateTPM(m *Model, d *diag.Diagnostics) {
 				"backend is %q. Remove device_path or set backend = \"passthrough\".", name, backend))
 	}
 	// TPM 1.2 has no CRB interface (the null model's): libvirt refuses the pair on define.
-	if known(t.Version) && t.Version.ValueString() == "1.2" && !t.Model.IsUnknown() && t.Model.ValueString() != "tpm-tis" {
+	if tfkit.Known(t.Version) && t.Version.ValueString() == "1.2" && !t.Model.IsUnknown() && t.Model.ValueString() != "tpm-tis" {
 		d.AddAttributeError(path.Root("devices").AtName("tpm").AtName("version"), "TPM 1.2 needs the TIS interface",
 			fmt.Sprintf("libvirt_domain %s: devices.tpm.version = \"1.2\" needs model = \"tpm-tis\" (the CRB interface, %s, "+
 				"is TPM 2.0's).", name, orNull(t.Model, domainxml.DefaultTPM)))

@@ -113,7 +113,7 @@ func movedToGroups(v2 map[string]any) map[string]any {
 // attribute: the grouped values the domain has that differ from what the provider
 // creates without them.
 func (r *Resource) importView(ctx context.Context, id string, s schema.Schema) (map[string]tftypes.Value, error) {
-	if r.client == nil || id == "" {
+	if r.Client == nil || id == "" {
 		return nil, errors.New("the provider is not configured")
 	}
 	st := tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}

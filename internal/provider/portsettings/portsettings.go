@@ -1,9 +1,6 @@
 // Package portsettings holds the port settings a domain's network interface and a
 // network (or one of its port groups) both have: `vlan` and `bandwidth`, their schema and
 // models. Their XML is the caller's (hostxml for a network, domainxml for an interface).
-//
-// Only the network side uses it yet: the domain's interface options
-// (domain_nic_options.go) keep their own copy until the domain moves into its package.
 package portsettings
 
 import (

@@ -72,8 +72,7 @@ type Integer interface {
 	~int | ~int32 | ~int64 | ~uint | ~uint32 | ~uint64
 }
 
-// Int64OrNull is v, or null when v is 0 (the domain's optInt and intOrNull, one per Go
-// type, become this when the domain moves).
+// Int64OrNull is v, or null when v is 0.
 func Int64OrNull[T Integer](v T) types.Int64 {
 	if v == 0 {
 		return types.Int64Null()
@@ -81,8 +80,7 @@ func Int64OrNull[T Integer](v T) types.Int64 {
 	return types.Int64Value(int64(v))
 }
 
-// Int64FromPtr is *p, or null when p is nil (host's nullableInt and nullableUint, and
-// the domain's modelUint when it moves).
+// Int64FromPtr is *p, or null when p is nil.
 func Int64FromPtr[T Integer](p *T) types.Int64 {
 	if p == nil {
 		return types.Int64Null()
