@@ -20,7 +20,7 @@ import (
 
 // The refresh shortcut (ADR 8). A stopped domain's state is a function of its persistent
 // definition, its autostart flag, the prior state and the provider's code, nothing else
-// (resource_domain_stamp.go says when that holds). So when a refresh finds all of them as
+// (domain/stamp.go says when that holds). So when a refresh finds all of them as
 // the last full read left them, its answer is the prior state, and the framework's decode,
 // model reflection and encode (most of a no-change plan's provider CPU) are skipped:
 // ReadResource asks libvirt the one round trip it always asks, compares, and answers.

@@ -1,19 +1,14 @@
 package domain
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
-// The small families of libvirt_domain: the guest-agent channel and the Ignition config
-// (the graphical console is domain_graphics.go).
+// qemu_agent: the guest-agent channel (domainxml's agent family).
 
 type domainAgentModel struct {
 	QemuAgent types.Bool `tfsdk:"qemu_agent"`
@@ -26,39 +21,4 @@ var domainAgent = domainFamily{
 	},
 	toSpec:   func(m *Model, s *domainxml.Spec) { s.QemuAgent = m.QemuAgent.ValueBool() },
 	fromSpec: func(s domainxml.Spec, _, m *Model) { m.QemuAgent = types.BoolValue(s.QemuAgent) },
-}
-
-type domainIgnitionModel struct {
-	IgnitionID types.String `tfsdk:"ignition_id"`
-}
-
-var domainIgnition = domainFamily{
-	attributes: map[string]schema.Attribute{
-		"ignition_id": tfkit.OptionalString("ID of a `libvirt_ignition` (a volume key or `<pool>/<name>`): the file is handed to the guest " +
-			"through QEMU's fw_cfg as `opt/com.coreos/config` (`<sysinfo type='fwcfg'>`, libvirt 6.5 or newer), where " +
-			"Fedora CoreOS and Flatcar read their Ignition config. Changing it rewrites the definition (a running " +
-			"domain is restarted); Ignition itself only runs on a guest's first boot."),
-	},
-	toSpec: func(m *Model, s *domainxml.Spec) {
-		if !m.IgnitionID.IsNull() {
-			s.Ignition = &domainxml.Ignition{ID: m.IgnitionID.ValueString()}
-		}
-	},
-	resolve: func(ctx context.Context, c *libvirt.Client, s *domainxml.Spec) error {
-		if s.Ignition == nil {
-			return nil
-		}
-		p, _, err := c.DiskSource(ctx, s.Ignition.ID, "")
-		if err != nil {
-			return fmt.Errorf("ignition_id: %w", err)
-		}
-		s.Ignition.Path = p
-		return nil
-	},
-	fromSpec: func(s domainxml.Spec, _, m *Model) {
-		m.IgnitionID = types.StringNull()
-		if s.Ignition != nil {
-			m.IgnitionID = types.StringValue(s.Ignition.ID)
-		}
-	},
 }

@@ -23,7 +23,7 @@ import (
 
 // domainCPUModel: the guest CPU's topology, feature policies and NUMA cells, and the
 // vCPU and emulator pins (domainxml/cpu_topology.go and pinning.go own the XML and the
-// rules; domain_memory.go has memory_backing).
+// rules; memory_backing.go has memory_backing).
 type domainCPUModel struct {
 	CPUTopology     *cpuTopologyModel `tfsdk:"topology"`
 	CPUFeatures     types.Map         `tfsdk:"feature"`

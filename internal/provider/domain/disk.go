@@ -217,3 +217,12 @@ func inPriorOrder(disks []domainxml.Disk, prior *Model) []domainxml.Disk {
 	}
 	return out
 }
+
+// diskEncryption is a volume's encryption as a domain disk writes it; nil when the
+// volume is plain or its secret is unknown (then the definition keeps what it has).
+func diskEncryption(e *libvirt.VolumeEncryption) *domainxml.DiskEncryption {
+	if e == nil || e.Secret == "" {
+		return nil
+	}
+	return &domainxml.DiskEncryption{Format: e.Format, Secret: e.Secret}
+}

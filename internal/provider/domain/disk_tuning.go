@@ -20,7 +20,7 @@ import (
 )
 
 // The tuning attributes of a `disk` block (cache and I/O mode, discard, iothread, queues,
-// serial, wwn, read_only, shareable, sgio) and its `iotune` limits. domain_disks.go
+// serial, wwn, read_only, shareable, sgio) and its `iotune` limits. disk.go
 // embeds the model and merges the attributes; domainxml/disk_tuning.go and iotune.go
 // own the XML and the rules.
 

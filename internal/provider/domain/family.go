@@ -2,10 +2,8 @@ package domain
 
 import (
 	"context"
-	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
@@ -19,7 +17,7 @@ import (
 // resolve, fromSpec, ValidateConfig and fillUnknowns go through domainFamilies. Adding a device family
 // to libvirt_domain is that file (and its embed and list line) plus the domainxml one.
 type domainFamily struct {
-	// group is the v3 group (domain_groups.go) that holds the family's attributes and
+	// group is the v3 group (groups.go) that holds the family's attributes and
 	// blocks; "" puts them at the top level.
 	group      string
 	attributes map[string]schema.Attribute
@@ -39,51 +37,4 @@ type domainFamily struct {
 	// fillUnknowns makes the family's part of a plan storable as state when the domain
 	// could not be read back. Optional.
 	fillUnknowns func(m *Model)
-}
-
-// domainFamilies in schema order; Model, or its family's group, embeds one model
-// per entry.
-var domainFamilies = []domainFamily{
-	domainSizing,
-	domainIOThreads,
-	domainPlatform,
-	domainMachine,
-	domainCPUMode,
-	domainArch,
-	domainCPU,
-	domainMemory,
-	domainDisks,
-	domainNICs,
-	domainHostdevs,
-	domainFilesystems,
-	domainGraphics,
-	domainGuestDevices,
-	domainAgent,
-	domainChardevs,
-	domainIgnition,
-	domainDeviceXML,
-	domainQEMU,
-	domainDescribe,
-	domainEvents,
-	domainFeatures,
-	domainBoot,
-	domainKernel,
-	domainSMBIOS,
-	domainSecureBoot,
-	domainLoader,
-	domainTPM,
-	domainReady,
-}
-
-// withFamilies adds every top-level family's attributes and blocks to a schema's, and
-// the groups that hold the others.
-func withFamilies(attrs map[string]schema.Attribute, blocks map[string]schema.Block) (map[string]schema.Attribute, map[string]schema.Block) {
-	for _, f := range domainFamilies {
-		if f.group == "" {
-			maps.Copy(attrs, f.attributes)
-			maps.Copy(blocks, f.blocks)
-		}
-	}
-	maps.Copy(attrs, domainGroupAttributes())
-	return attrs, blocks
 }

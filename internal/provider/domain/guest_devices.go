@@ -1,16 +1,21 @@
 package domain
 
 import (
+	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // domainGuestDevicesModel: devices.video, rng, watchdog, sound (lists: libvirt allows
@@ -166,4 +171,253 @@ func optionalEnum(desc string, values ...string) schema.StringAttribute {
 func guestInt(desc string, least int64, more ...validator.Int64) schema.Int64Attribute {
 	return schema.Int64Attribute{MarkdownDescription: desc + restartNote, Optional: true,
 		Validators: append([]validator.Int64{int64validator.AtLeast(least)}, more...)}
+}
+
+// specUint is a known, non-negative number as the spec wants it; nil when null.
+func specUint(v types.Int64) *uint {
+	if v.IsNull() || v.IsUnknown() || v.ValueInt64() < 0 {
+		return nil
+	}
+	n := uint(v.ValueInt64())
+	return &n
+}
+
+func specBool(v types.Bool) *bool {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	b := v.ValueBool()
+	return &b
+}
+
+func modelBool(p *bool) types.Bool {
+	if p == nil {
+		return types.BoolNull()
+	}
+	return types.BoolValue(*p)
+}
+
+func guestDevicesToSpec(m *Model, s *domainxml.Spec) {
+	g, d := &s.GuestDevices, m.Devices
+	for _, v := range d.Videos {
+		g.Videos = append(g.Videos, domainxml.Video{Model: v.Model.ValueString(), VRAMKiB: specUint(v.VRAMKiB), Heads: specUint(v.Heads), Accel3D: specBool(v.Accel3D)})
+	}
+	for _, r := range d.RNGs {
+		g.RNGs = append(g.RNGs, domainxml.RNG{Model: r.Model.ValueString(), Backend: r.Backend.ValueString(), RateBytes: specUint(r.RateBytes),
+			RatePeriodMS: specUint(r.RatePeriodMS)})
+	}
+	for _, w := range d.Watchdogs {
+		g.Watchdogs = append(g.Watchdogs, domainxml.Watchdog{Model: w.Model.ValueString(), Action: w.Action.ValueString()})
+	}
+	if p := d.Panic; p != nil {
+		g.Panic = &domainxml.Panic{Model: p.Model.ValueString()}
+	}
+	if v := d.VSock; v != nil {
+		g.VSock = &domainxml.VSock{CID: specUint(v.CID)}
+	}
+	if b := d.MemBalloon; b != nil {
+		g.MemBalloon = &domainxml.MemBalloon{Model: b.Model.ValueString(), StatsPeriodSec: specUint(b.StatsPeriodSec),
+			AutoDeflate: specBool(b.AutoDeflate), FreePageReporting: specBool(b.FreePageReporting)}
+	}
+	for _, p := range d.Sounds {
+		g.Sounds = append(g.Sounds, domainxml.Sound{Model: p.Model.ValueString()})
+	}
+	for _, in := range d.Inputs {
+		g.Inputs = append(g.Inputs, domainxml.Input{Type: in.Type.ValueString(), Bus: in.Bus.ValueString()})
+	}
+}
+
+// guestDevicesFromSpec shows the kinds the configuration manages (prior has them), or
+// on import every kind the definition has that is not libvirt's own default. A kind
+// prior left null stays null whatever libvirt has. Within an entry, what libvirt fills in
+// (a video's vram and heads, an rng's model and backend, a watchdog's action) stays null
+// where the entry at the same place in prior left it null, or on import where it is
+// libvirt's default.
+func guestDevicesFromSpec(s domainxml.Spec, prior, m *Model) {
+	g, p := s.GuestDevices, prior.Devices
+	importing := isImport(prior)
+	m.Devices.domainGuestDevicesModel = domainGuestDevicesModel{}
+	d := &m.Devices.domainGuestDevicesModel
+	// An import leaves out the video libvirt adds for a graphical console (as it does
+	// the plain memballoon and the ps2 inputs): a configuration written for the domain
+	// does not name it.
+	if importing && domainxml.DefaultVideos(g.Videos) {
+		g.Videos = nil
+	}
+	d.Videos = entries(g.Videos, p.Videos, importing, func(v domainxml.Video, pv *videoModel) videoModel {
+		vm := videoModel{Model: types.StringValue(v.Model), VRAMKiB: tfkit.Int64FromPtr(v.VRAMKiB), Heads: tfkit.Int64FromPtr(v.Heads), Accel3D: modelBool(v.Accel3D)}
+		if pv != nil { // the sizes libvirt fills in for the model, unless written
+			vm.VRAMKiB, vm.Heads = keepNullInt(pv.VRAMKiB, vm.VRAMKiB), keepNullInt(pv.Heads, vm.Heads)
+			return vm
+		}
+		if def := domainxml.DefaultVRAMKiB(v.Model); v.VRAMKiB != nil && *v.VRAMKiB == def {
+			vm.VRAMKiB = types.Int64Null()
+		}
+		if v.Heads != nil && *v.Heads == 1 {
+			vm.Heads = types.Int64Null()
+		}
+		return vm
+	})
+	d.RNGs = entries(g.RNGs, p.RNGs, importing, func(r domainxml.RNG, pr *rngModel) rngModel {
+		var pm, pb types.String
+		if pr != nil {
+			pm, pb = pr.Model, pr.Backend
+		}
+		return rngModel{Model: orDefault(pm, r.Model, "virtio"), Backend: orDefault(pb, r.Backend, domainxml.DefaultRNGBackend),
+			RateBytes: tfkit.Int64FromPtr(r.RateBytes), RatePeriodMS: tfkit.Int64FromPtr(r.RatePeriodMS)}
+	})
+	d.Watchdogs = entries(g.Watchdogs, p.Watchdogs, importing, func(w domainxml.Watchdog, pw *watchdogModel) watchdogModel {
+		var pa types.String
+		if pw != nil {
+			pa = pw.Action
+		}
+		return watchdogModel{Model: types.StringValue(w.Model), Action: orDefault(pa, w.Action, "reset")}
+	})
+	d.Sounds = entries(g.Sounds, p.Sounds, importing, func(x domainxml.Sound, _ *soundModel) soundModel {
+		return soundModel{Model: types.StringValue(x.Model)}
+	})
+	manage := func(priorSet bool) bool { return importing || priorSet }
+	if x := g.Panic; x != nil && manage(p.Panic != nil) {
+		d.Panic = &panicModel{Model: types.StringValue(x.Model)}
+	}
+	if v := g.VSock; v != nil && manage(p.VSock != nil) {
+		d.VSock = &vsockModel{CID: tfkit.Int64FromPtr(v.CID)} // an auto cid reads as none
+	}
+	// libvirt's plain virtio memballoon reads as none: a configuration that asks for it
+	// gets it back.
+	if b := g.MemBalloon; b != nil && manage(p.MemBalloon != nil) {
+		d.MemBalloon = &memballoonModel{Model: types.StringValue(b.Model), StatsPeriodSec: tfkit.Int64FromPtr(b.StatsPeriodSec),
+			AutoDeflate: modelBool(b.AutoDeflate), FreePageReporting: modelBool(b.FreePageReporting)}
+	} else if b == nil && p.MemBalloon != nil {
+		d.MemBalloon = &memballoonModel{Model: types.StringValue("virtio"), StatsPeriodSec: types.Int64Null(),
+			AutoDeflate: types.BoolNull(), FreePageReporting: types.BoolNull()}
+	}
+	switch {
+	case importing && len(g.Inputs) > 0 || len(p.Inputs) > 0:
+		d.Inputs = []inputModel{}
+		for _, in := range g.Inputs {
+			d.Inputs = append(d.Inputs, inputModel{Type: types.StringValue(in.Type), Bus: types.StringValue(in.Bus)})
+		}
+		// The ps2 mouse and keyboard read as none: libvirt always has them.
+		for _, in := range p.Inputs {
+			if tfkit.Known(in.Type) && tfkit.Known(in.Bus) && domainxml.ImplicitInput(domainxml.Input{Type: in.Type.ValueString(), Bus: in.Bus.ValueString()}) {
+				d.Inputs = append(d.Inputs, in)
+			}
+		}
+	case p.Inputs != nil:
+		d.Inputs = []inputModel{} // written as an empty set
+	}
+}
+
+// entries is a list kind of the model from what libvirt has (got): null when prior left
+// it null (but on import, where it is null only when libvirt has none), empty when prior
+// wrote it empty (the default: not managed); else every entry of got, each made by one
+// from the entry at its place in prior (nil past prior's end, and on import).
+func entries[D, M any](got []D, prior []M, importing bool, one func(D, *M) M) []M {
+	switch {
+	case importing && len(got) == 0, !importing && prior == nil:
+		return nil
+	case !importing && len(prior) == 0:
+		return []M{}
+	}
+	out := make([]M, 0, len(got))
+	for i, x := range got {
+		var p *M
+		if i < len(prior) {
+			p = &prior[i]
+		}
+		out = append(out, one(x, p))
+	}
+	return out
+}
+
+// orDefault is got, or null where prior (the value written at this place) is null and
+// got is what null means (def; empty: libvirt wrote nothing, which means def too).
+func orDefault(prior types.String, got, def string) types.String {
+	if got == "" {
+		got = def
+	}
+	if prior.IsNull() && got == def {
+		return types.StringNull()
+	}
+	return types.StringValue(got)
+}
+
+// keepNullInt is got, or null when the configuration left it out (libvirt's default).
+func keepNullInt(prior, got types.Int64) types.Int64 {
+	if prior.IsNull() {
+		return types.Int64Null()
+	}
+	return got
+}
+
+// nullUnknowns sets every unknown value in the model v points to (nested models and
+// lists of them walked) to null: a plan stored as state holds no unknowns in a group.
+func nullUnknowns(v any) { nullUnknownsIn(reflect.ValueOf(v).Elem()) }
+
+func nullUnknownsIn(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			nullUnknownsIn(v.Elem())
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			nullUnknownsIn(v.Index(i))
+		}
+	case reflect.Struct:
+		switch x := v.Interface().(type) {
+		case types.String:
+			if x.IsUnknown() {
+				v.Set(reflect.ValueOf(types.StringNull()))
+			}
+		case types.Int64:
+			if x.IsUnknown() {
+				v.Set(reflect.ValueOf(types.Int64Null()))
+			}
+		case types.Bool:
+			if x.IsUnknown() {
+				v.Set(reflect.ValueOf(types.BoolNull()))
+			}
+		default:
+			for i := range v.NumField() {
+				nullUnknownsIn(v.Field(i))
+			}
+		}
+	}
+}
+
+// validateGuestDevices checks the settings that go together, naming the entry.
+func validateGuestDevices(m *Model, diags *diag.Diagnostics) {
+	at := func(kind string) path.Path { return path.Root(groupDevices).AtName(kind) }
+	for i, v := range m.Devices.Videos {
+		if !tfkit.Known(v.Model) {
+			continue
+		}
+		if tfkit.Known(v.Accel3D) && v.Accel3D.ValueBool() && v.Model.ValueString() != "virtio" {
+			diags.AddAttributeError(at("video").AtListIndex(i).AtName("accel3d"), "accel3d needs a virtio video",
+				fmt.Sprintf("devices.video[%d]: model %q has no 3D acceleration; set model = \"virtio\" (virtio-gpu) or remove accel3d.", i, v.Model.ValueString()))
+		}
+		if v.Model.ValueString() == "none" && (!v.VRAMKiB.IsNull() || !v.Heads.IsNull() || !v.Accel3D.IsNull()) {
+			diags.AddAttributeError(at("video").AtListIndex(i), "video model \"none\" has no settings",
+				fmt.Sprintf("devices.video[%d]: model = \"none\" means no video device; remove vram_kib, heads and accel3d.", i))
+		}
+	}
+	for i, r := range m.Devices.RNGs {
+		if !r.RatePeriodMS.IsNull() && r.RateBytes.IsNull() {
+			diags.AddAttributeError(at("rng").AtListIndex(i).AtName("rate_period_ms"), "rate_period_ms needs rate_bytes",
+				fmt.Sprintf("devices.rng[%d]: rate_period_ms is the period of a rate limit; set rate_bytes (the bytes allowed per period) or remove rate_period_ms.", i))
+		}
+	}
+	if b := m.Devices.MemBalloon; b != nil && tfkit.Known(b.Model) && b.Model.ValueString() == "none" &&
+		(!b.StatsPeriodSec.IsNull() || !b.AutoDeflate.IsNull() || !b.FreePageReporting.IsNull()) {
+		diags.AddAttributeError(at("memballoon"), "memballoon model \"none\" has no settings",
+			"devices.memballoon: model = \"none\" removes the balloon; remove stats_period_sec, autodeflate and free_page_reporting.")
+	}
+	for _, in := range m.Devices.Inputs {
+		if tfkit.Known(in.Type) && tfkit.Known(in.Bus) && in.Type.ValueString() == "tablet" && in.Bus.ValueString() == "ps2" {
+			diags.AddAttributeError(at("input"), "A tablet cannot be on ps2",
+				"devices.input: type = \"tablet\" needs bus = \"usb\" or \"virtio\" (ps2 has only mice and keyboards).")
+		}
+	}
 }

@@ -19,7 +19,7 @@ import (
 )
 
 // domainNICsModel: the `network_interface` blocks and the address they report
-// (ip_address; filled by lookAddresses and waitForIPs in resource_domain_wait.go).
+// (ip_address; filled by lookAddresses and waitForIPs in addresses.go).
 type domainNICsModel struct {
 	Interfaces []nicModel   `tfsdk:"network_interface"`
 	IPAddress  types.String `tfsdk:"ip_address"`

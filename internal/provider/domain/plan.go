@@ -61,7 +61,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		!plan.Firmware.Equal(state.Firmware) || !plan.OS.Arch.Equal(state.OS.Arch) || !plan.OS.Emulator.Equal(state.OS.Emulator)) {
 		if info, err := r.Client.HostInfo(ctx); err == nil {
 			var replace bool
-			info, replace = r.planArch(ctx, info, &plan, state, &resp.Diagnostics) // domain_platform_arch.go: for the domain's arch
+			info, replace = r.planArch(ctx, info, &plan, state, &resp.Diagnostics) // arch.go: for the domain's arch
 			if replace {
 				resp.RequiresReplace = append(resp.RequiresReplace, path.Root("os").AtName("arch"))
 			}
@@ -71,7 +71,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			hostOffers(info, &plan, state, &resp.Diagnostics)
 		}
 	}
-	checkHostdevs(ctx, r.Client, &plan, state, &resp.Diagnostics) // domain_hostdevs_check.go
+	checkHostdevs(ctx, r.Client, &plan, state, &resp.Diagnostics) // hostdev.go
 	if state == nil {
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 		plan.PendingRestart = types.BoolValue(false)
@@ -80,7 +80,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		after := plan.Running.IsUnknown() || plan.Running.ValueBool()
 		change := domainxml.PlanChange(specFromModel(state), specFromModel(&plan), before, after, r.currentDefinition(ctx, state))
 		plan.UpdateMethod = types.StringValue(string(change.Change))
-		planPendingRestart(&plan, state, change, after, &resp.Diagnostics) // resource_domain_pending.go
+		planPendingRestart(&plan, state, change, after, &resp.Diagnostics) // pending.go
 		if change.Change == domainxml.ChangeRestart && plan.RestartOnUpdate.ValueBool() {
 			resp.Diagnostics.AddWarning(
 				fmt.Sprintf("libvirt_domain %s will restart", plan.Name.ValueString()),
@@ -186,7 +186,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 				"to %d or more, or remove it (default: memory_mib, no headroom).",
 				m.Name.ValueString(), m.MaxMemoryMiB.ValueInt64(), m.MemoryMiB.ValueInt64(), m.MemoryMiB.ValueInt64()))
 	}
-	validateHostdevs(m, &resp.Diagnostics) // domain_hostdevs_check.go
+	validateHostdevs(m, &resp.Diagnostics) // hostdev.go
 	for i, n := range m.Interfaces {
 		if n.WaitForIP == nil {
 			continue

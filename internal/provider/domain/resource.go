@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -24,57 +23,6 @@ import (
 type Resource struct {
 	tfkit.ResourceBase
 }
-
-// Defaults.
-const (
-	defaultShutdownTimeout = "1m"
-	defaultWaitTimeout     = 5 * time.Minute
-	defaultWaitSource      = "any"
-)
-
-// Model is libvirt_domain: its identity, power and lifecycle here, and one
-// embedded model per family (family.go).
-type Model struct {
-	tfkit.WithTimeouts
-	ID        types.String `tfsdk:"id"`
-	Name      types.String `tfsdk:"name"`
-	UUID      types.String `tfsdk:"uuid"`
-	Type      types.String `tfsdk:"type"`
-	Autostart types.Bool   `tfsdk:"autostart"`
-	Running   types.Bool   `tfsdk:"running"`
-	domainSizingModel
-	domainPlatformModel
-	domainMemoryModel
-	domainDisksModel
-	domainNICsModel
-	domainHostdevsModel
-	domainFilesystemsModel
-	domainGraphicsModel
-	domainAgentModel
-	domainIgnitionModel
-	domainDeviceXMLModel
-	domainDescribeModel
-	domainFeaturesModel
-	domainReadyModel
-	groupsModel                 // os, cpu, events, devices, qemu: domain_groups.go
-	Shutdown     *shutdownModel `tfsdk:"shutdown"`
-	State        types.String   `tfsdk:"state"`
-	ConsoleURL   types.String   `tfsdk:"console_url"`
-	UpdateMethod types.String   `tfsdk:"update_method"`
-	// restart_on_update and pending_restart: resource_domain_pending.go.
-	RestartOnUpdate types.Bool `tfsdk:"restart_on_update"`
-	PendingRestart  types.Bool `tfsdk:"pending_restart"`
-	// stamp is what the read that made this model saw (resource_domain_stamp.go).
-	stamp string
-}
-
-type shutdownModel struct {
-	Timeout types.String `tfsdk:"timeout"`
-}
-
-var (
-	shutdownAttrTypes = map[string]attr.Type{"timeout": types.StringType}
-)
 
 // domainWhat names a domain in messages.
 func domainWhat(m *Model) string { return "libvirt domain " + tfkit.NameOr(m.Name, m.ID.ValueString()) }
@@ -137,7 +85,7 @@ func (r *Resource) Create(ctx context.Context, req resource.CreateRequest, resp 
 		if plan.Running.ValueBool() {
 			err = r.Client.StartDomain(ctx, id)
 			if err == nil {
-				err = r.waitForGuest(ctx, id, plan) // domain_ready.go
+				err = r.waitForGuest(ctx, id, plan) // ready.go
 			}
 		}
 		return r.settled(ctx, id, plan, 0, err)
@@ -167,7 +115,7 @@ func (r *Resource) chooseType(ctx context.Context, plan *Model) error {
 func (r *Resource) settled(ctx context.Context, id string, plan *Model, deferred int32, err error) (*Model, error) {
 	got, rerr := tfkit.ReadBack(ctx, func(ctx context.Context) (*Model, error) { return r.read(ctx, id, plan, deferred) })
 	if rerr == nil && err == nil {
-		err = checkDeviceXMLKept(plan, got) // domain_device_xml.go
+		err = checkDeviceXMLKept(plan, got) // device_xml.go
 	}
 	if rerr != nil {
 		got = plan

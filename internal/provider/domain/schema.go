@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -24,7 +25,7 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 	})
 	resp.Schema = schema.Schema{
-		// 1: v3's groups (domain_groups.go); state of version 0 (v2) is upgraded by domain_upgrade.go.
+		// 1: v3's groups (groups.go); state of version 0 (v2) is upgraded by upgrade.go.
 		Version: 1,
 		MarkdownDescription: "A libvirt domain (virtual machine). Defaults are what users expect of a cloud VM: virtio disks and NICs, " +
 			"a serial console, the QEMU guest-agent channel and VNC on 127.0.0.1. `vcpu` and `memory_mib` changes within the " +
@@ -41,7 +42,7 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 }
 
 // domainCoreAttributes are libvirt_domain's own attributes; each family adds its own
-// (domain_family.go).
+// (family.go).
 func domainCoreAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"id": schema.StringAttribute{
@@ -97,5 +98,25 @@ func domainCoreAttributes() map[string]schema.Attribute {
 			"says `definition`, and `pending_restart` is true until the domain is next stopped and started. Default `true`.", true),
 		"pending_restart": tfkit.ComputedBool("True while the running domain still runs an older definition because `restart_on_update = " +
 			"false` left a restart to you; false again once it has been stopped and started (by Terraform or outside it)."),
+	}
+}
+
+// uuidReplace replaces the domain when the configuration names a UUID other than its own.
+type uuidReplace struct{}
+
+func (uuidReplace) Description(context.Context) string {
+	return "a different uuid replaces the domain"
+}
+
+func (v uuidReplace) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (uuidReplace) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() ||
+		req.StateValue.IsNull() || req.StateValue.IsUnknown() {
+		return
+	}
+	// UUIDs compare without regard to case: libvirt prints them in lower case.
+	if !strings.EqualFold(req.ConfigValue.ValueString(), req.StateValue.ValueString()) {
+		resp.RequiresReplace = true
 	}
 }

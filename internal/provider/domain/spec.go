@@ -43,7 +43,7 @@ func (r *Resource) resolve(ctx context.Context, m *Model) (domainxml.Spec, error
 // read builds the model from libvirt: the persistent definition for what the user
 // controls, the live one for ports and the agent, one quick look for addresses. prior
 // (state, or the plan after create/update) supplies what libvirt does not store.
-// deferred is the run whose restart was left pending (0: none; resource_domain_pending.go).
+// deferred is the run whose restart was left pending (0: none; pending.go).
 func (r *Resource) read(ctx context.Context, id string, prior *Model, deferred int32) (*Model, error) {
 	st, err := r.Client.GetDomainStatus(ctx, id)
 	if err != nil {
@@ -64,7 +64,7 @@ func (r *Resource) read(ctx context.Context, id string, prior *Model, deferred i
 		}
 	}
 	if prior == nil || isImport(prior) {
-		r.importOSDefaults(ctx, &p.Spec) // domain_platform_arch.go: import writes os where the domain differs from the host's defaults
+		r.importOSDefaults(ctx, &p.Spec) // arch.go: import writes os where the domain differs from the host's defaults
 	}
 	m := fromSpec(p.Spec, prior)
 	m.stamp = StampOf(st, byUsage)

@@ -18,8 +18,8 @@ import (
 )
 
 // A read stamp says what a full read of a domain saw, for the refresh shortcut
-// (internal/provider's server_read.go): the provider's code, the domain's state and autostart flag and its
-// persistent definition. Only a stopped domain gets one: a running one's state also holds
+// (internal/provider/server_read.go): the provider's code, the domain's state and
+// autostart flag and its persistent definition. Only a stopped domain gets one: a running one's state also holds
 // what its guest reports (addresses, the console port), which a refresh must look at.
 // Neither does a domain whose disks log in with a secret named by usage, which a read
 // resolves through another object.
