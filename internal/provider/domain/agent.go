@@ -14,7 +14,7 @@ type domainAgentModel struct {
 	QemuAgent types.Bool `tfsdk:"qemu_agent"`
 }
 
-var domainAgent = domainFamily{
+var domainAgent = family{
 	attributes: map[string]schema.Attribute{
 		"qemu_agent": tfkit.OptionalBool("Add the QEMU guest-agent channel (virtio-serial `org.qemu.guest_agent.0`). Default `true`. Needed "+
 			"for `wait_for_ip` with `source = \"agent\"` and used for graceful shutdown.", true),

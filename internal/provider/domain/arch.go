@@ -26,7 +26,7 @@ type domainArchModel struct {
 	Emulator types.String `tfsdk:"emulator"`
 }
 
-var domainArch = domainFamily{
+var domainArch = family{
 	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"arch": schema.StringAttribute{

@@ -26,7 +26,7 @@ type kernelModel struct {
 	DTB     types.String `tfsdk:"dtb"`
 }
 
-var domainKernel = domainFamily{
+var domainKernel = family{
 	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"kernel": schema.SingleNestedAttribute{

@@ -30,7 +30,7 @@ type bootMenuModel struct {
 	TimeoutMS types.Int64 `tfsdk:"timeout_ms"`
 }
 
-var domainBoot = domainFamily{
+var domainBoot = family{
 	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"boot": schema.ListAttribute{

@@ -37,7 +37,7 @@ type chardevModel struct {
 	TargetName types.String `tfsdk:"target_name"`
 }
 
-var domainChardevs = domainFamily{
+var domainChardevs = family{
 	group: groupDevices,
 	attributes: map[string]schema.Attribute{
 		"serial": chardevList("Serial ports, in port order (the first is the guest's ttyS0, which libvirt also shows as the "+

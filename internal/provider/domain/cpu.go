@@ -22,7 +22,7 @@ type domainCPUModeModel struct {
 	CPUCheck    types.String `tfsdk:"check"`
 }
 
-var domainCPUMode = domainFamily{
+var domainCPUMode = family{
 	group: groupCPU,
 	attributes: map[string]schema.Attribute{
 		"mode": tfkit.OptionalString("CPU mode: `host-passthrough`, `host-model`, `custom` (with `cpu.model`) or `maximum`. "+

@@ -64,7 +64,7 @@ func countAttr(desc string) schema.Int64Attribute {
 	return schema.Int64Attribute{MarkdownDescription: desc, Required: true, Validators: []validator.Int64{int64validator.Between(1, 4096)}}
 }
 
-var domainCPU = domainFamily{
+var domainCPU = family{
 	group: groupCPU,
 	attributes: map[string]schema.Attribute{
 		"topology": schema.SingleNestedAttribute{

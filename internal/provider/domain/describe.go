@@ -26,7 +26,7 @@ type domainDescribeModel struct {
 	Tags        types.Map    `tfsdk:"tags"`
 }
 
-var domainDescribe = domainFamily{
+var domainDescribe = family{
 	attributes: map[string]schema.Attribute{
 		"title": keptValue("A short title for the domain (libvirt's `<title>`, shown by `virsh list --title`); one line. "+
 			"Default: what the domain has (none for a domain made here); `\"\"` removes it. A change is made on the running "+

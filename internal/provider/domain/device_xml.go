@@ -21,7 +21,7 @@ type domainDeviceXMLModel struct {
 	DeviceXML types.List `tfsdk:"device_xml"`
 }
 
-var domainDeviceXML = domainFamily{
+var domainDeviceXML = family{
 	attributes: map[string]schema.Attribute{
 		"device_xml": schema.ListAttribute{
 			MarkdownDescription: "Raw XML of devices this schema does not model (a `<shmem>`, an `<iommu>`, a `<redirdev>`, a " +

@@ -37,7 +37,7 @@ type diskModel struct {
 	diskTuningModel
 }
 
-var domainDisks = domainFamily{
+var domainDisks = family{
 	attributes: map[string]schema.Attribute{
 		"cloudinit_id": tfkit.OptionalString("ID of a `libvirt_cloudinit_iso` (a volume key or `<pool>/<name>`), attached as a read-only SATA cdrom " +
 			"after the disks. Another ISO is inserted live on a running domain; adding or removing it restarts the domain."),

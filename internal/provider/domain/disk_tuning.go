@@ -20,7 +20,7 @@ import (
 )
 
 // The tuning attributes of a `disk` block (cache and I/O mode, discard, iothread, queues,
-// serial, wwn, read_only, shareable, sgio) and its `iotune` limits. disk.go
+// serial, wwn, read_only, shareable, sgio) and its `iotune` limits (model: iotune.go). disk.go
 // embeds the model and merges the attributes; domainxml/disk_tuning.go and iotune.go
 // own the XML and the rules.
 
@@ -37,22 +37,6 @@ type diskTuningModel struct {
 	Shareable    types.Bool   `tfsdk:"shareable"`
 	SGIO         types.String `tfsdk:"sgio"`
 	IOTune       *iotuneModel `tfsdk:"iotune"`
-}
-
-type iotuneModel struct {
-	TotalBytesSec    types.Int64  `tfsdk:"total_bytes_sec"`
-	ReadBytesSec     types.Int64  `tfsdk:"read_bytes_sec"`
-	WriteBytesSec    types.Int64  `tfsdk:"write_bytes_sec"`
-	TotalIopsSec     types.Int64  `tfsdk:"total_iops_sec"`
-	ReadIopsSec      types.Int64  `tfsdk:"read_iops_sec"`
-	WriteIopsSec     types.Int64  `tfsdk:"write_iops_sec"`
-	TotalBytesSecMax types.Int64  `tfsdk:"total_bytes_sec_max"`
-	ReadBytesSecMax  types.Int64  `tfsdk:"read_bytes_sec_max"`
-	WriteBytesSecMax types.Int64  `tfsdk:"write_bytes_sec_max"`
-	TotalIopsSecMax  types.Int64  `tfsdk:"total_iops_sec_max"`
-	ReadIopsSecMax   types.Int64  `tfsdk:"read_iops_sec_max"`
-	WriteIopsSecMax  types.Int64  `tfsdk:"write_iops_sec_max"`
-	GroupName        types.String `tfsdk:"group_name"`
 }
 
 // restartNote is how a tuning change reaches a domain.
@@ -200,21 +184,6 @@ func validateDiskTuning(m *Model, diags *diag.Diagnostics) {
 			diags.AddAttributeError(path.Root("disk").AtListIndex(i), "Invalid disk tuning", err.Error())
 		}
 	}
-}
-
-func (i *iotuneModel) values() []attr.Value {
-	return []attr.Value{i.TotalBytesSec, i.ReadBytesSec, i.WriteBytesSec, i.TotalIopsSec, i.ReadIopsSec, i.WriteIopsSec,
-		i.TotalBytesSecMax, i.ReadBytesSecMax, i.WriteBytesSecMax, i.TotalIopsSecMax, i.ReadIopsSecMax, i.WriteIopsSecMax, i.GroupName}
-}
-
-// hasLimit says a limit is set (group_name is not one).
-func (i *iotuneModel) hasLimit() bool {
-	for _, v := range i.values()[:12] {
-		if !v.IsNull() {
-			return true
-		}
-	}
-	return false
 }
 
 func anyUnknown(vs ...attr.Value) bool {

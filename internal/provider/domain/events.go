@@ -17,7 +17,7 @@ type domainEventsModel struct {
 	OnCrash    types.String `tfsdk:"on_crash"`
 }
 
-var domainEvents = domainFamily{
+var domainEvents = family{
 	group: groupEvents,
 	attributes: map[string]schema.Attribute{
 		"on_poweroff": lifecycleAttribute("the guest powers off", "destroy", domainxml.LifecycleActions),

@@ -6,9 +6,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
 
-// domainFamilies in schema order; Model, or its family's group, embeds one model
+// families in schema order; Model, or its family's group, embeds one model
 // per entry.
-var domainFamilies = []domainFamily{
+var families = []family{
 	domainSizing,
 	domainIOThreads,
 	domainPlatform,
@@ -43,7 +43,7 @@ var domainFamilies = []domainFamily{
 // withFamilies adds every top-level family's attributes and blocks to a schema's, and
 // the groups that hold the others.
 func withFamilies(attrs map[string]schema.Attribute, blocks map[string]schema.Block) (map[string]schema.Attribute, map[string]schema.Block) {
-	for _, f := range domainFamilies {
+	for _, f := range families {
 		if f.group == "" {
 			maps.Copy(attrs, f.attributes)
 			maps.Copy(blocks, f.blocks)

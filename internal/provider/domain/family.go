@@ -10,13 +10,13 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// A domainFamily is the provider's side of a domainxml family (see internal/domainxml
+// A family is the provider's side of a domainxml family (see internal/domainxml
 // family.go): its part of libvirt_domain's schema and model, and the conversion between
 // that model and the family's part of domainxml.Spec. Each lives in a domain_<family>.go
 // file with its model struct, which Model embeds; the schema, specFromModel,
-// resolve, fromSpec, ValidateConfig and fillUnknowns go through domainFamilies. Adding a device family
+// resolve, fromSpec, ValidateConfig and fillUnknowns go through families. Adding a device family
 // to libvirt_domain is that file (and its embed and list line) plus the domainxml one.
-type domainFamily struct {
+type family struct {
 	// group is the v3 group (groups.go) that holds the family's attributes and
 	// blocks; "" puts them at the top level.
 	group      string

@@ -39,7 +39,7 @@ func featureBool(desc string) schema.BoolAttribute {
 	return schema.BoolAttribute{MarkdownDescription: desc + " Unset: what the domain has.", Optional: true}
 }
 
-var domainFeatures = domainFamily{
+var domainFeatures = family{
 	attributes: map[string]schema.Attribute{
 		"features": schema.SingleNestedAttribute{
 			MarkdownDescription: "Hypervisor features (`<features>`). Null (the default): an x86 domain made here has `acpi` and " +

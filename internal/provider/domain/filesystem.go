@@ -30,7 +30,7 @@ type filesystemModel struct {
 	AccessMode types.String `tfsdk:"access_mode"`
 }
 
-var domainFilesystems = domainFamily{
+var domainFilesystems = family{
 	blocks: map[string]schema.Block{
 		"filesystem": schema.ListNestedBlock{
 			MarkdownDescription: "Host directories shared with the guest, which mounts each by its tag: " +

@@ -52,7 +52,7 @@ var tcpPort = int64validator.Any(int64validator.OneOf(-1), int64validator.Betwee
 
 const restartsGraphics = " Changing it rewrites the definition; a running domain is restarted."
 
-var domainGraphics = domainFamily{
+var domainGraphics = family{
 	attributes: map[string]schema.Attribute{
 		"graphics": schema.SingleNestedAttribute{
 			MarkdownDescription: "Graphical console. Default `{ type = \"vnc\", listen = \"127.0.0.1\" }`; the port is chosen by libvirt " +

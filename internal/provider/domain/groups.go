@@ -15,7 +15,7 @@ import (
 // The v3 groups of libvirt_domain (ADR 9): the long tail of the schema in single nested
 // attributes named after libvirt's elements, each null unless the configuration writes
 // it. A group's model embeds the models of the families that feed it (a family names
-// its group in domainFamily.group); the families' hooks reach their part through the
+// its group in family.group); the families' hooks reach their part through the
 // group's pointer, which the engine (withGroups) makes non-nil for them.
 const (
 	groupOS      = "os"
@@ -221,7 +221,7 @@ func settleNulls(v reflect.Value, types map[string]attr.Type) {
 // its families declare.
 func domainGroupAttributes() map[string]schema.Attribute {
 	byGroup := map[string]map[string]schema.Attribute{}
-	for _, f := range domainFamilies {
+	for _, f := range families {
 		if f.group == "" {
 			continue
 		}

@@ -82,7 +82,7 @@ const unmanagedNote = " Null (the default): the domain keeps what its definition
 	"wrote) and nothing of it enters state (an import writes what is not libvirt's default); removing every entry takes the " +
 	"device away."
 
-var domainGuestDevices = domainFamily{
+var domainGuestDevices = family{
 	group: groupDevices,
 	attributes: map[string]schema.Attribute{
 		"video": guestList("The guest's video cards, the primary first, e.g. `[{ model = \"virtio\" }]`. libvirt gives a domain "+

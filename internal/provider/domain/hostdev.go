@@ -61,7 +61,7 @@ const hostdevChange = "On a running domain, a hostdev added at the end (without 
 	"pcie-root-port); changing a hostdev, reordering them, adding one in front or with a `boot_order` rewrites the definition " +
 	"and restarts the domain. A stopped domain's definition is rewritten."
 
-var domainHostdevs = domainFamily{
+var domainHostdevs = family{
 	blocks: map[string]schema.Block{
 		"hostdev": schema.ListNestedBlock{
 			MarkdownDescription: "Host devices passed through to the guest, in order. Each names its source with exactly one of `pci`, " +

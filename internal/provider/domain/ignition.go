@@ -18,7 +18,7 @@ type domainIgnitionModel struct {
 	IgnitionID types.String `tfsdk:"ignition_id"`
 }
 
-var domainIgnition = domainFamily{
+var domainIgnition = family{
 	attributes: map[string]schema.Attribute{
 		"ignition_id": tfkit.OptionalString("ID of a `libvirt_ignition` (a volume key or `<pool>/<name>`): the file is handed to the guest " +
 			"through QEMU's fw_cfg as `opt/com.coreos/config` (`<sysinfo type='fwcfg'>`, libvirt 6.5 or newer), where " +

@@ -40,7 +40,7 @@ type waitModel struct {
 	Source  types.String `tfsdk:"source"`
 }
 
-var domainNICs = domainFamily{
+var domainNICs = family{
 	attributes: map[string]schema.Attribute{
 		"ip_address": tfkit.ComputedString("The first IPv4 address of the domain's interfaces that is not loopback or link-local (empty when none is known)."),
 	},

@@ -19,7 +19,7 @@ type domainIOThreadsModel struct {
 	IOThreads types.Int64 `tfsdk:"iothreads"`
 }
 
-var domainIOThreads = domainFamily{
+var domainIOThreads = family{
 	group: groupCPU,
 	attributes: map[string]schema.Attribute{
 		"iothreads": schema.Int64Attribute{MarkdownDescription: "Number of I/O threads (`<iothreads>`) that disks can be bound to " +

@@ -32,7 +32,7 @@ type nvramModel struct {
 	Template types.String `tfsdk:"template"`
 }
 
-var domainLoader = domainFamily{
+var domainLoader = family{
 	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"loader": schema.SingleNestedAttribute{

@@ -33,7 +33,7 @@ func memoryBool(desc string) schema.BoolAttribute {
 	return schema.BoolAttribute{MarkdownDescription: desc + " Unset: `false`.", Optional: true}
 }
 
-var domainMemory = domainFamily{
+var domainMemory = family{
 	attributes: map[string]schema.Attribute{
 		"memory_backing": schema.SingleNestedAttribute{
 			MarkdownDescription: "How the guest's memory is backed on the host. Null (the default): libvirt's (anonymous private " +

@@ -21,7 +21,7 @@ type domainMachineModel struct {
 	Machine types.String `tfsdk:"machine"`
 }
 
-var domainPlatform = domainFamily{
+var domainPlatform = family{
 	attributes: map[string]schema.Attribute{
 		"firmware": schema.StringAttribute{
 			MarkdownDescription: "`bios` (default) or `uefi`. UEFI uses libvirt's firmware auto-selection (`<os firmware=\"efi\">`); " +
@@ -37,7 +37,7 @@ var domainPlatform = domainFamily{
 	fromSpec: func(s domainxml.Spec, _, m *Model) { m.Firmware = types.StringValue(s.Firmware) },
 }
 
-var domainMachine = domainFamily{
+var domainMachine = family{
 	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"machine": schema.StringAttribute{

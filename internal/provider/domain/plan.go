@@ -202,7 +202,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 				"wait_for_ip with source = \"agent\" asks the guest agent, but qemu_agent = false leaves the domain without its channel. Set qemu_agent = true or use source = \"lease\".")
 		}
 	}
-	for _, f := range domainFamilies {
+	for _, f := range families {
 		if f.validate != nil {
 			f.validate(m, &resp.Diagnostics)
 		}

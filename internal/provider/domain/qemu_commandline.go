@@ -26,7 +26,7 @@ const qemuPassthroughNote = " Passed to QEMU as they are (`<qemu:commandline>`):
 
 var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-var domainQEMU = domainFamily{
+var domainQEMU = family{
 	group: groupQEMU,
 	attributes: map[string]schema.Attribute{
 		"args": schema.ListAttribute{

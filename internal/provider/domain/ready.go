@@ -35,7 +35,7 @@ type readyModel struct {
 
 const defaultReadyTimeout = 5 * time.Minute
 
-var domainReady = domainFamily{
+var domainReady = family{
 	attributes: map[string]schema.Attribute{
 		"wait_for_ready": schema.SingleNestedAttribute{
 			MarkdownDescription: "Make create and update (never a refresh or an import) wait, after any `wait_for_ip`, until the guest " +

@@ -23,7 +23,7 @@ type secureBootModel struct {
 	EnrolledKeys types.Bool `tfsdk:"enrolled_keys"`
 }
 
-var domainSecureBoot = domainFamily{
+var domainSecureBoot = family{
 	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"secure_boot": schema.SingleNestedAttribute{

@@ -18,7 +18,7 @@ type domainSizingModel struct {
 	MaxMemoryMiB types.Int64 `tfsdk:"max_memory_mib"`
 }
 
-var domainSizing = domainFamily{
+var domainSizing = family{
 	attributes: map[string]schema.Attribute{
 		"vcpu": schema.Int64Attribute{
 			MarkdownDescription: "Number of virtual CPUs. Growing it up to `max_vcpu` on a running domain is done live (CPU hot-add); " +

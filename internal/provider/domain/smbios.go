@@ -41,7 +41,7 @@ func smbiosTable(desc string) schema.MapAttribute {
 		Validators: []validator.Map{mapvalidator.SizeAtLeast(1)}}
 }
 
-var domainSMBIOS = domainFamily{
+var domainSMBIOS = family{
 	group: groupOS,
 	attributes: map[string]schema.Attribute{
 		"smbios": schema.SingleNestedAttribute{

@@ -19,7 +19,7 @@ import (
 func specFromModel(m *Model) domainxml.Spec {
 	s := domainxml.Spec{Name: m.Name.ValueString(), UUID: m.UUID.ValueString(), Type: m.Type.ValueString()}
 	m = withGroups(m)
-	for _, f := range domainFamilies {
+	for _, f := range families {
 		f.toSpec(m, &s)
 	}
 	return s
@@ -29,7 +29,7 @@ func specFromModel(m *Model) domainxml.Spec {
 // formats, seeds and configs to paths) and what must exist checked, family by family.
 func (r *Resource) resolve(ctx context.Context, m *Model) (domainxml.Spec, error) {
 	s := specFromModel(m)
-	for _, f := range domainFamilies {
+	for _, f := range families {
 		if f.resolve == nil {
 			continue
 		}
@@ -114,7 +114,7 @@ func fromSpec(s domainxml.Spec, prior *Model) *Model {
 		m.UUID = prior.UUID // as the user wrote it (libvirt prints lower case)
 	}
 	m.groupsModel = withGroups(&Model{}).groupsModel
-	for _, f := range domainFamilies {
+	for _, f := range families {
 		f.fromSpec(s, prior, m)
 	}
 	settleGroups(m, kept, importing)
@@ -138,7 +138,7 @@ func fillUnknowns(m *Model) {
 	}
 	groups := m.groupsModel
 	w := withGroups(m)
-	for _, f := range domainFamilies {
+	for _, f := range families {
 		if f.fillUnknowns != nil {
 			f.fillUnknowns(w)
 		}

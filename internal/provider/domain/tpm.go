@@ -30,7 +30,7 @@ type tpmModel struct {
 	PersistentState types.Bool   `tfsdk:"persistent_state"`
 }
 
-var domainTPM = domainFamily{
+var domainTPM = family{
 	group: groupDevices,
 	attributes: map[string]schema.Attribute{
 		"tpm": schema.SingleNestedAttribute{
