@@ -69,12 +69,12 @@ resource "libvirt_domain" "vm" {
 
   graphics = { type = "vnc" }
   devices = {
-    video      = { model = "virtio" }
-    rng        = { rate_bytes = 1024, rate_period_ms = 1000 }
-    watchdog   = { model = "i6300esb", action = "reset" }
+    video      = [{ model = "virtio" }]
+    rng        = [{ rate_bytes = 1024, rate_period_ms = 1000 }]
+    watchdog   = [{ model = "i6300esb", action = "reset" }]
     panic      = { model = "isa" }
     memballoon = { model = "virtio", stats_period_sec = 10 }
-    sound      = { model = "ich9" }
+    sound      = [{ model = "ich9" }]
     input      = [{ type = "tablet", bus = "usb" }]
     serial     = [{ type = "pty" }]
     channel = [{
