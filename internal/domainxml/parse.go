@@ -29,6 +29,21 @@ func Parse(text string) (*Parsed, error) {
 	return FromDomain(&d)
 }
 
+// ParseLive reads what a refresh wants from a running domain's live XML and nothing
+// else: the console (graphics family) and the guest agent's state (agent family). The
+// persistent definition is what Parse reads; running every family over the live XML as
+// well would parse the domain twice for two values.
+func ParseLive(text string) (*Parsed, error) {
+	var d libvirtxml.Domain
+	if err := d.Unmarshal(text); err != nil {
+		return nil, fmt.Errorf("parse live domain XML: %w", err)
+	}
+	p := &Parsed{ID: d.ID}
+	graphicsFamily.parse(&d, p, nil)
+	agentFamily.parse(&d, p, nil)
+	return p, nil
+}
+
 // FromDomain reads a parsed definition, family by family. Only what the user controls
 // goes into Spec; values libvirt chooses are read as they are (MACs, machine) and
 // compared loosely by the families' same.

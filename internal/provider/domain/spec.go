@@ -59,7 +59,7 @@ func (r *Resource) read(ctx context.Context, id string, prior *Model, deferred i
 	}
 	var live *domainxml.Parsed
 	if st.LiveXML != "" {
-		if live, err = domainxml.Parse(st.LiveXML); err != nil {
+		if live, err = domainxml.ParseLive(st.LiveXML); err != nil {
 			return nil, err
 		}
 	}
