@@ -31,7 +31,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		return // destroy
 	}
 	var planned Model
-	if d := req.Plan.Get(ctx, &planned); d.HasError() {
+	if d := tfkit.GetPlan(ctx, req.Plan, &planned); d.HasError() {
 		return // e.g. blocks from an unknown for_each: nothing to fill in yet
 	}
 	plan := *withGroups(&planned)                       // the groups the configuration leaves null stay so (below)
@@ -171,7 +171,7 @@ func planDiskDefaults(plan, state *Model) {
 // ValidateConfig checks what single attributes cannot.
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config Model
-	if d := req.Config.Get(ctx, &config); d.HasError() {
+	if d := tfkit.GetConfig(ctx, req.Config, &config); d.HasError() {
 		return
 	}
 	m := withGroups(&config)

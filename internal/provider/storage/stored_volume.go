@@ -216,7 +216,7 @@ func storedVolumeAttributes(nameDesc, poolDesc, pathDesc string, attrs map[strin
 // Create stores the content the model builds and records its sha256.
 func (r *blobResource[M, P]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var config M // only the configuration holds the write-only contents
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	resp.Diagnostics.Append(tfkit.GetConfig(ctx, req.Config, &config)...)
 	tfkit.Create(ctx, req, resp, 5*time.Minute, P.what, func(ctx context.Context, plan P, _ *diag.Diagnostics) (P, error) {
 		content, err := plan.content(&config)
 		if err != nil {

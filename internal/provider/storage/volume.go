@@ -63,7 +63,7 @@ func (m *VolumeModel) source(name string) types.String {
 // nothing to check, an empty volume without a size, an overlay that is not qcow2.
 func (r *VolumeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m VolumeModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(tfkit.GetConfig(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

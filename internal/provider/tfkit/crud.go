@@ -44,7 +44,7 @@ func Create[M any, P Timed[M]](ctx context.Context, req resource.CreateRequest, 
 func Update[M any, P Timed[M]](ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse,
 	def time.Duration, what func(P) string, do func(ctx context.Context, plan, state P, d *diag.Diagnostics) (P, error)) {
 	var state M
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(GetState(ctx, req.State, &state)...)
 	WithDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Update, def, func(ctx context.Context, plan P) {
 		got, err := do(ctx, plan, &state, &resp.Diagnostics)
 		Keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to update "+what(&state), err)
@@ -121,7 +121,7 @@ func PriorState[M any](ctx context.Context, state tfsdk.State) (*M, diag.Diagnos
 		return nil, nil
 	}
 	var m M
-	if d := state.Get(ctx, &m); d.HasError() {
+	if d := GetState(ctx, state, &m); d.HasError() {
 		return nil, d
 	}
 	return &m, nil
@@ -202,7 +202,7 @@ func NonTransport(err error) error {
 func ValidateSpec[M any, E ~struct{ Attr, Detail string }, S interface{ Validate() []E }](ctx context.Context, req resource.ValidateConfigRequest,
 	resp *resource.ValidateConfigResponse, what string, toSpec func(*M, context.Context) (S, bool, diag.Diagnostics)) {
 	var m M
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(GetConfig(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
