@@ -23,7 +23,24 @@ var agentFamily = family{
 			}
 		}
 	},
-	same: func(a, b Spec) bool { return a.QemuAgent == b.QemuAgent },
+	same:   func(a, b Spec) bool { return a.QemuAgent == b.QemuAgent },
+	derive: deriveAgentChannel,
+}
+
+// deriveAgentChannel leaves the agent's socket path to libvirt (a source's definition
+// may name the one libvirt placed under the source's own directory) and drops its alias.
+func deriveAgentChannel(d *libvirtxml.Domain, _ *CloneSpec) error {
+	for i := range d.Devices.Channels {
+		c := &d.Devices.Channels[i]
+		if !isAgentChannel(*c) {
+			continue // chardev.go's
+		}
+		if c.Source != nil && c.Source.UNIX != nil {
+			c.Source.UNIX.Path = ""
+		}
+		c.Alias = nil
+	}
+	return nil
 }
 
 func buildChannels(existing []libvirtxml.DomainChannel, agent bool) []libvirtxml.DomainChannel {

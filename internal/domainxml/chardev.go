@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path"
 	"slices"
+
+	"libvirt.org/go/libvirtxml"
 )
 
 // Character devices: the serial ports, the consoles and the channels (serial, console
@@ -100,6 +102,66 @@ var chardevFamily = family{
 		x, y := a.Chardevs.normal(), b.Chardevs.normal()
 		return slices.Equal(x.Serials, y.Serials) && slices.Equal(x.Consoles, y.Consoles) && slices.Equal(x.Channels, y.Channels)
 	},
+	derive: deriveChardevs,
+}
+
+// deriveChardevs gives a clone its own of what a serial port, console or channel opens
+// on the host for one domain alone: a unix socket it listens on, a file it writes (its
+// output, its log) and a TCP port it listens on. A serial's or console's socket and
+// files get the clone's name in front of their file name (same directory; the console
+// that mirrors serial 0 gets the same); a channel's listening socket path is left to
+// libvirt (it places one per domain), as for the agent's (agent.go); a listening TCP
+// port, which libvirt cannot choose, becomes a pty (virsh console still reaches it). A
+// socket or port it connects to is a service of the host's, shared as it is.
+func deriveChardevs(d *libvirtxml.Domain, s *CloneSpec) error {
+	dev := d.Devices
+	for i := range dev.Serials {
+		x := &dev.Serials[i]
+		x.Source, x.Protocol = deriveChardev(x.Source, x.Protocol, x.Log, s.Name, false)
+	}
+	for i := range dev.Consoles {
+		x := &dev.Consoles[i]
+		x.Source, x.Protocol = deriveChardev(x.Source, x.Protocol, x.Log, s.Name, false)
+	}
+	for i := range dev.Channels {
+		x := &dev.Channels[i]
+		if isAgentChannel(*x) {
+			continue
+		}
+		x.Source, x.Protocol = deriveChardev(x.Source, x.Protocol, x.Log, s.Name, true)
+		x.Alias = nil
+	}
+	return nil
+}
+
+// deriveChardev is the clone's host side of one character device (deriveChardevs) and
+// its protocol; it renames log's file in place.
+func deriveChardev(src *libvirtxml.DomainChardevSource, proto *libvirtxml.DomainChardevProtocol, log *libvirtxml.DomainChardevLog,
+	name string, channel bool) (*libvirtxml.DomainChardevSource, *libvirtxml.DomainChardevProtocol) {
+	if log != nil && log.File != "" {
+		log.File = cloneHostPath(log.File, name)
+	}
+	switch {
+	case src == nil:
+	case src.UNIX != nil && channel:
+		if src.UNIX.Mode != "connect" {
+			src.UNIX.Path = ""
+		}
+	case src.UNIX != nil && src.UNIX.Mode == "bind" && src.UNIX.Path != "":
+		src.UNIX.Path = cloneHostPath(src.UNIX.Path, name)
+	case src.File != nil && src.File.Path != "":
+		src.File.Path = cloneHostPath(src.File.Path, name)
+	case src.TCP != nil && src.TCP.Mode == "bind" && src.TCP.Service != "" && src.TCP.Service != "0":
+		return &libvirtxml.DomainChardevSource{Pty: &libvirtxml.DomainChardevSourcePty{}}, nil
+	}
+	return src, proto
+}
+
+// cloneHostPath is a clone's own file beside the source's p: the clone's name in front
+// of its file name (/var/log/web-serial.log: /var/log/web2-web-serial.log).
+func cloneHostPath(p, name string) string {
+	dir, file := path.Split(p)
+	return dir + name + "-" + file
 }
 
 // normal is c as same compares it: no serials and the default pty one alike (what a

@@ -179,17 +179,17 @@ func NVRAMPath(d *libvirtxml.Domain) string {
 
 // Ceilings are a definition's maximum vCPUs and memory (MiB) and its current values.
 func Ceilings(d *libvirtxml.Domain) (vcpu, maxVCPU uint, mem, maxMem uint64) {
-	p, err := FromDomain(d)
-	if err != nil {
-		return 0, 0, 0, 0
-	}
-	return p.Spec.VCPU, p.Spec.EffectiveMaxVCPU(), p.Spec.MemoryMiB, p.Spec.EffectiveMaxMemoryMiB()
+	s := Sizing(d)
+	return s.VCPU, s.EffectiveMaxVCPU(), s.MemoryMiB, s.EffectiveMaxMemoryMiB()
 }
 
 // DeriveClone is the clone's definition: a copy of the source's persistent definition
-// with a new name, UUID and MACs, its own disks, its own nvram path, no cdrom of the
-// source (the clone's own seed instead, when given), no Ignition config, no fixed
-// console ports or socket paths, and the source's ceilings with the given overrides.
+// with a new name, UUID and generation id, in which every family rewrites what the clone
+// must not share with its source (its derive hook): the sizing (the source's ceilings
+// with the given overrides), its own disks and no cdrom of the source (the clone's own
+// seed instead, when given), new MACs, its own nvram, no fixed console ports, socket
+// paths or vsock CID, no SMBIOS uuid, no Ignition config, libvirt_domain's record of the
+// clone's disks; then the clone's own record (s.Meta).
 func DeriveClone(src *libvirtxml.Domain, s CloneSpec) (*libvirtxml.Domain, error) {
 	if s.Name == "" || s.UUID == "" {
 		return nil, errors.New("a clone needs a name and a UUID")
@@ -206,152 +206,18 @@ func DeriveClone(src *libvirtxml.Domain, s CloneSpec) (*libvirtxml.Domain, error
 	if d.Devices == nil {
 		d.Devices = &libvirtxml.DomainDeviceList{}
 	}
-
-	// Sizing: the source's ceilings, current values overridden within them.
-	cur, maxV, mem, maxM := Ceilings(src)
-	srcVCPU := cur
-	if s.VCPU != 0 {
-		if s.VCPU > maxV {
-			return nil, fmt.Errorf("clone %s: vcpu %d is above the source's maximum of %d vCPUs (its max_vcpu hot-add ceiling, which a clone keeps)", s.Name, s.VCPU, maxV)
-		}
-		cur = s.VCPU
-	}
-	if s.MemoryMiB != 0 {
-		if s.MemoryMiB > maxM {
-			return nil, fmt.Errorf("clone %s: memory_mib %d is above the source's maximum of %d MiB (its max_memory_mib ceiling, which a clone keeps)", s.Name, s.MemoryMiB, maxM)
-		}
-		mem = s.MemoryMiB
-	}
-	if cur != srcVCPU {
-		d.VCPUs = nil // per-vCPU states describe the old count; libvirt writes them anew
-	}
-	SetSizing(d, Spec{VCPU: cur, MaxVCPU: maxV, MemoryMiB: mem, MaxMemoryMiB: maxM})
-
-	// Disks: the clone's own; cdroms of the source dropped.
-	byTarget := map[string]CloneDisk{}
-	for _, cd := range s.Disks {
-		byTarget[cd.Target] = cd
-	}
-	var disks []libvirtxml.DomainDisk
-	used := map[string]bool{}
-	for _, x := range d.Devices.Disks {
-		if x.Device == DeviceCDROM {
+	for _, f := range families {
+		if f.derive == nil {
 			continue
 		}
-		if x.Target == nil {
-			return nil, fmt.Errorf("clone %s: a disk of the source has no target", s.Name)
+		if err := f.derive(d, &s); err != nil {
+			return nil, err
 		}
-		cd, ok := byTarget[x.Target.Dev]
-		if !ok {
-			return nil, fmt.Errorf("clone %s: no clone disk for the source's disk %s", s.Name, x.Target.Dev)
-		}
-		delete(byTarget, x.Target.Dev)
-		x.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: cd.Path}}
-		if x.Driver == nil {
-			x.Driver = &libvirtxml.DomainDiskDriver{Name: "qemu"}
-		}
-		x.Driver.Type = cd.Format
-		x.BackingStore, x.Alias, x.Mirror = nil, nil, nil
-		x.Serial, x.WWN = "", "" // identities of the source's disks
-		used[x.Target.Dev] = true
-		disks = append(disks, x)
-	}
-	for t := range byTarget {
-		return nil, fmt.Errorf("clone %s: disk %s is not a disk of the source", s.Name, t)
-	}
-	var ci *CloudInit
-	if s.CloudInit != nil {
-		c := *s.CloudInit
-		ci = &c
-		if ci.Target == "" {
-			for n := 0; ; n++ {
-				if t := TargetName("sd", n); !used[t] {
-					ci.Target = t
-					break
-				}
-			}
-		}
-		disks = append(disks, buildDisk(nil, Disk{Path: ci.Path, Device: DeviceCDROM, Bus: "sata", Target: ci.Target, Format: "raw"}, true))
-	}
-	d.Devices.Disks = disks
-
-	// NICs: new MACs; vnet names and aliases are libvirt's.
-	if len(s.MACs) != len(d.Devices.Interfaces) {
-		return nil, fmt.Errorf("clone %s: %d MACs for %d interfaces", s.Name, len(s.MACs), len(d.Devices.Interfaces))
-	}
-	for i := range d.Devices.Interfaces {
-		x := &d.Devices.Interfaces[i]
-		x.MAC = &libvirtxml.DomainInterfaceMAC{Address: strings.ToLower(s.MACs[i])}
-		x.Target, x.Alias = nil, nil
-	}
-
-	// UEFI: the clone's own varstore.
-	if Firmware(d) == FirmwareUEFI {
-		if s.NVRAM == "" {
-			return nil, fmt.Errorf("clone %s: the source boots UEFI, so the clone needs its own nvram path", s.Name)
-		}
-		if d.OS.NVRam == nil {
-			d.OS.NVRam = &libvirtxml.DomainNVRam{}
-		}
-		if d.OS.NVRam.Source != nil && d.OS.NVRam.Source.File != nil {
-			d.OS.NVRam.Source.File.File = s.NVRAM
-			d.OS.NVRam.NVRam = ""
-		} else {
-			d.OS.NVRam.Source = nil
-			d.OS.NVRam.NVRam = s.NVRAM
-		}
-	}
-
-	// Nothing that would collide with the source: fixed console ports, socket paths.
-	for i := range d.Devices.Graphics {
-		g := &d.Devices.Graphics[i]
-		if g.VNC != nil && g.VNC.Port > 0 {
-			g.VNC.Port, g.VNC.AutoPort = -1, "yes"
-		}
-		if g.Spice != nil && g.Spice.Port > 0 {
-			g.Spice.Port, g.Spice.TLSPort, g.Spice.AutoPort = -1, 0, "yes"
-		}
-	}
-	for i := range d.Devices.Channels {
-		if src := d.Devices.Channels[i].Source; src != nil && src.UNIX != nil {
-			src.UNIX.Path = ""
-		}
-		d.Devices.Channels[i].Alias = nil
-	}
-	d.SysInfo = stripSMBIOSUUID(buildSysInfo(d.SysInfo, nil, nil))
-
-	// Metadata: libvirt_domain's (disk references, the seed) and the clone's own.
-	var spec Spec
-	for _, cd := range s.Disks {
-		spec.Disks = append(spec.Disks, Disk{VolumeID: cd.Key, Path: cd.Path, Target: cd.Target})
-	}
-	spec.CloudInit = ci
-	if err := writeRecord(d, spec); err != nil {
-		return nil, err
 	}
 	if err := SetMetadata(d, CloneMetadataNS, "clone", s.Meta); err != nil {
 		return nil, err
 	}
 	return d, nil
-}
-
-// stripSMBIOSUUID drops a fixed SMBIOS system uuid: libvirt refuses one that differs
-// from the domain's UUID.
-func stripSMBIOSUUID(in []libvirtxml.DomainSysInfo) []libvirtxml.DomainSysInfo {
-	for i := range in {
-		sm := in[i].SMBIOS
-		if sm == nil || sm.System == nil {
-			continue
-		}
-		var keep []libvirtxml.DomainSysInfoEntry
-		for _, e := range sm.System.Entry {
-			if e.Name != "uuid" {
-				keep = append(keep, e)
-			}
-		}
-		sm.System.Entry = keep
-	}
-	return in
 }
 
 // ParseCloneMeta reads the clone's record from a definition; ok is false for a domain

@@ -107,8 +107,59 @@ var diskFamily = family{
 			s.Disks = append(s.Disks, dk)
 		}
 	},
-	same: sameDisks,
-	live: diskLive,
+	same:   sameDisks,
+	live:   diskLive,
+	derive: deriveDisks,
+}
+
+// deriveDisks puts every disk of the source on the clone's own file (s.Disks, by
+// target), without what identifies the source's disks (serial, wwn) or was the source's
+// storage (backing chain, mirror); the source's cdroms go, the clone's cloud-init seed
+// (if any) comes on the first free sd target, which s.CloudInit (a copy) then names.
+func deriveDisks(d *libvirtxml.Domain, s *CloneSpec) error {
+	byTarget := map[string]CloneDisk{}
+	for _, cd := range s.Disks {
+		byTarget[cd.Target] = cd
+	}
+	var disks []libvirtxml.DomainDisk
+	used := map[string]bool{}
+	for _, x := range d.Devices.Disks {
+		if x.Device == DeviceCDROM {
+			continue
+		}
+		if x.Target == nil {
+			return fmt.Errorf("clone %s: a disk of the source has no target", s.Name)
+		}
+		cd, ok := byTarget[x.Target.Dev]
+		if !ok {
+			return fmt.Errorf("clone %s: no clone disk for the source's disk %s", s.Name, x.Target.Dev)
+		}
+		delete(byTarget, x.Target.Dev)
+		x.Source = &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: cd.Path}}
+		if x.Driver == nil {
+			x.Driver = &libvirtxml.DomainDiskDriver{Name: "qemu"}
+		}
+		x.Driver.Type = cd.Format
+		x.BackingStore, x.Alias, x.Mirror = nil, nil, nil
+		x.Serial, x.WWN = "", "" // identities of the source's disks
+		used[x.Target.Dev] = true
+		disks = append(disks, x)
+	}
+	for t := range byTarget {
+		return fmt.Errorf("clone %s: disk %s is not a disk of the source", s.Name, t)
+	}
+	if s.CloudInit != nil {
+		ci := *s.CloudInit
+		for n := 0; ci.Target == ""; n++ {
+			if t := TargetName("sd", n); !used[t] {
+				ci.Target = t
+			}
+		}
+		s.CloudInit = &ci
+		disks = append(disks, buildDisk(nil, Disk{Path: ci.Path, Device: DeviceCDROM, Bus: "sata", Target: ci.Target, Format: "raw"}, true))
+	}
+	d.Devices.Disks = disks
+	return nil
 }
 
 // sameDisks: sources compare by the user's reference when there is one (the resolved path may not

@@ -5,8 +5,8 @@ import "libvirt.org/go/libvirtxml"
 // A family is one part of a domain the provider manages — a kind of device (disks,
 // network interfaces, graphics, the guest-agent channel) or a platform part (sizing, OS
 // and firmware, CPU, the Ignition fw_cfg entry). Each lives in a file of its own with
-// its Spec type and these four functions; Build, FromDomain, Validate and Classify go
-// through every family in families, so adding one is that file, its field in Spec and a
+// its Spec type and these functions; Build, FromDomain, Validate, Classify and
+// DeriveClone go through every family in families, so adding one is that file, its field in Spec and a
 // line below (plus its block in the provider's schema and model: see docs/adr).
 type family struct {
 	name string
@@ -26,6 +26,13 @@ type family struct {
 	// operations that make it, or (why not empty) why it needs a restart. cur is the
 	// inactive definition, nil at plan time. Without it, any change restarts (live.go).
 	live func(old, next Spec, cur *libvirtxml.Domain) (ops []LiveOp, why string)
+	// derive is what a clone must not share with its source: the family rewrites its
+	// part of d (a copy of the source's persistent definition) so that the clone and the
+	// source can be defined and run side by side. nil: the family's part is copied as
+	// is. DeriveClone (clone.go) runs the hooks in family order; a hook may fill in s
+	// what it chose for a later one (the disk family the cloud-init seed's target, which
+	// the record writes).
+	derive func(d *libvirtxml.Domain, s *CloneSpec) error
 }
 
 // families in the order Build writes them: the OS part first (a machine change drops

@@ -69,8 +69,44 @@ var graphicsFamily = family{
 			return
 		}
 	},
-	same: func(a, b Spec) bool { return sameGraphics(a.Graphics, b.Graphics) },
-	live: graphicsLive,
+	same:   func(a, b Spec) bool { return sameGraphics(a.Graphics, b.Graphics) },
+	live:   graphicsLive,
+	derive: deriveGraphics,
+}
+
+// deriveGraphics leaves a clone's console ports and sockets to libvirt: a fixed VNC or
+// SPICE port (and SPICE's TLS port) becomes autoport, a fixed VNC websocket port one
+// libvirt picks (-1), and a listen socket path one libvirt places in the domain's own
+// directory. Two domains cannot listen on one port or socket.
+func deriveGraphics(d *libvirtxml.Domain, _ *CloneSpec) error {
+	for i := range d.Devices.Graphics {
+		g := &d.Devices.Graphics[i]
+		if v := g.VNC; v != nil {
+			if v.Port > 0 {
+				v.Port, v.AutoPort = -1, "yes"
+			}
+			if v.WebSocket > 0 {
+				v.WebSocket = -1
+			}
+			v.Socket = ""
+			clearListenSockets(v.Listeners)
+		}
+		if v := g.Spice; v != nil {
+			if v.Port > 0 || v.TLSPort > 0 {
+				v.Port, v.TLSPort, v.AutoPort = -1, 0, "yes"
+			}
+			clearListenSockets(v.Listeners)
+		}
+	}
+	return nil
+}
+
+func clearListenSockets(ls []libvirtxml.DomainGraphicListener) {
+	for _, l := range ls {
+		if l.Socket != nil {
+			l.Socket.Socket = ""
+		}
+	}
 }
 
 // sameGraphics: without graphics, nothing else matters; a password that is kept (nil)

@@ -179,7 +179,18 @@ var guestDevicesFamily = family{
 	same: func(a, b Spec) bool {
 		return reflect.DeepEqual(normalGuest(a.GuestDevices), normalGuest(b.GuestDevices))
 	},
-	live: guestDevicesLive, // memballoon_live.go
+	live:   guestDevicesLive, // memballoon_live.go
+	derive: deriveVSock,
+}
+
+// deriveVSock lets libvirt assign a clone's vsock CID at start (auto): a CID names one
+// guest on the host, so a fixed one copied from the source would keep the two from
+// running together. The other guest devices hold nothing of the host's alone.
+func deriveVSock(d *libvirtxml.Domain, _ *CloneSpec) error {
+	if v := d.Devices.VSock; v != nil && v.CID != nil {
+		v.CID = &libvirtxml.DomainVSockCID{Auto: "yes"}
+	}
+	return nil
 }
 
 func validateGuestDevices(g GuestDevices) error {

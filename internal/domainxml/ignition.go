@@ -42,6 +42,13 @@ var ignitionFamily = family{
 	same: func(a, b Spec) bool {
 		return (a.Ignition == nil) == (b.Ignition == nil) && (a.Ignition == nil || a.Ignition.ID == b.Ignition.ID)
 	},
+	// A clone gets no Ignition config: Ignition runs on a machine's first boot, which
+	// the clone's disks have behind them, and the entry names the source's config file.
+	// Other fw_cfg entries stay.
+	derive: func(d *libvirtxml.Domain, _ *CloneSpec) error {
+		d.SysInfo = buildSysInfo(d.SysInfo, nil, nil)
+		return nil
+	},
 }
 
 // buildSysInfo sets or removes the Ignition fw_cfg entry, keeping every other sysinfo

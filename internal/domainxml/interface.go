@@ -73,8 +73,41 @@ var interfaceFamily = family{
 			p.Spec.Interfaces = append(p.Spec.Interfaces, n)
 		}
 	},
-	same: sameInterfaces,
-	live: interfaceLive,
+	same:   sameInterfaces,
+	live:   interfaceLive,
+	derive: deriveInterfaces,
+}
+
+// deriveInterfaces gives every NIC of a clone its own MAC (s.MACs, in order) and leaves
+// to libvirt what names the source's port on the host: the tap device (vnetN), the
+// alias, a network port's id, and the port's id in openvswitch (interfaceid) or
+// 802.1Qbg (instanceid), which libvirt generates anew when none is written. (MidoNet's
+// interfaceid is the user's port, which libvirt requires: it stays.)
+func deriveInterfaces(d *libvirtxml.Domain, s *CloneSpec) error {
+	if len(s.MACs) != len(d.Devices.Interfaces) {
+		return fmt.Errorf("clone %s: %d MACs for %d interfaces", s.Name, len(s.MACs), len(d.Devices.Interfaces))
+	}
+	for i := range d.Devices.Interfaces {
+		x := &d.Devices.Interfaces[i]
+		x.MAC = &libvirtxml.DomainInterfaceMAC{Address: strings.ToLower(s.MACs[i])}
+		x.Target, x.Alias = nil, nil
+		if x.Source != nil && x.Source.Network != nil {
+			x.Source.Network.PortID = ""
+		}
+		if x.VirtualPort != nil && x.VirtualPort.Params != nil {
+			p := x.VirtualPort.Params
+			if p.Any != nil {
+				p.Any.InterfaceID, p.Any.InstanceID = "", ""
+			}
+			if p.OpenVSwitch != nil {
+				p.OpenVSwitch.InterfaceID = ""
+			}
+			if p.VEPA8021QBG != nil {
+				p.VEPA8021QBG.InstanceID = ""
+			}
+		}
+	}
+	return nil
 }
 
 // sameInterfaces: a MAC libvirt chose matches one left empty; an empty model is the default one.

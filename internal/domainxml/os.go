@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"fmt"
 	"strings"
 
 	"libvirt.org/go/libvirtxml"
@@ -56,6 +57,32 @@ var osFamily = family{
 	same: func(a, b Spec) bool {
 		return SameMachine(a.Machine, b.Machine) && normFirmware(a.Firmware) == normFirmware(b.Firmware)
 	},
+	derive: deriveNVRAM,
+}
+
+// deriveNVRAM gives a UEFI clone its own varstore (s.NVRAM; the workflow copies the
+// source's into it), as <nvram> text or as the file of an <nvram><source>, whichever
+// the source used; the template stays. For firmware auto-selection (this family's) and
+// a hand-chosen pflash loader (loader.go's) alike: both are UEFI and both keep the
+// variables in a file of the domain's.
+func deriveNVRAM(d *libvirtxml.Domain, s *CloneSpec) error {
+	if Firmware(d) != FirmwareUEFI {
+		return nil
+	}
+	if s.NVRAM == "" {
+		return fmt.Errorf("clone %s: the source boots UEFI, so the clone needs its own nvram path", s.Name)
+	}
+	if d.OS.NVRam == nil {
+		d.OS.NVRam = &libvirtxml.DomainNVRam{}
+	}
+	if d.OS.NVRam.Source != nil && d.OS.NVRam.Source.File != nil {
+		d.OS.NVRam.Source.File.File = s.NVRAM
+		d.OS.NVRam.NVRam = ""
+	} else {
+		d.OS.NVRam.Source = nil
+		d.OS.NVRam.NVRam = s.NVRAM
+	}
+	return nil
 }
 
 func parseFirmware(os *libvirtxml.DomainOS) string {

@@ -43,8 +43,27 @@ var recordFamily = family{
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
 		return writeRecord(d, *s)
 	},
-	parse: func(*libvirtxml.Domain, *Parsed, *record) {}, // read first, by FromDomain
-	same:  func(Spec, Spec) bool { return true },         // references change no device
+	parse:  func(*libvirtxml.Domain, *Parsed, *record) {}, // read first, by FromDomain
+	same:   func(Spec, Spec) bool { return true },         // references change no device
+	derive: deriveRecord,
+}
+
+// deriveRecord writes a clone's record: its own disks (the volume keys) and seed (after
+// the disk family chose its target), no Ignition config (ignition.go drops it); what
+// else the source's record says (tags, device_xml fragments, the memory backing added
+// for virtiofs) describes the clone's copy as well and stays.
+func deriveRecord(d *libvirtxml.Domain, s *CloneSpec) error {
+	rec := readRecord(d)
+	rec.Disks, rec.CloudInit, rec.Ignition = nil, nil, nil
+	for _, cd := range s.Disks {
+		if cd.Key != "" {
+			rec.Disks = append(rec.Disks, recordDisk{Target: cd.Target, Volume: cd.Key, Path: cd.Path})
+		}
+	}
+	if ci := s.CloudInit; ci != nil {
+		rec.CloudInit = &recordCloudInit{Target: ci.Target, ID: ci.ID, Path: ci.Path}
+	}
+	return setRecord(d, rec)
 }
 
 // readRecord is the record of d; an empty one when there is none or it does not parse
@@ -76,6 +95,11 @@ func writeRecord(d *libvirtxml.Domain, s Spec) error {
 		rec.VirtiofsMemory = &struct{}{}
 	}
 	rec.DeviceXML = s.DeviceXML
+	return setRecord(d, &rec)
+}
+
+// setRecord writes rec into d's metadata, or takes the record away when it is empty.
+func setRecord(d *libvirtxml.Domain, rec *record) error {
 	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil && len(rec.Tags) == 0 &&
 		len(rec.DeviceXML) == 0 {
 		return SetMetadata(d, MetadataNS, "domain", nil)

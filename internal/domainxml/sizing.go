@@ -27,31 +27,37 @@ var sizingFamily = family{
 		SetSizing(d, *s)
 		return nil
 	},
-	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
-		s := &p.Spec
-		if d.VCPU != nil {
-			s.VCPU = d.VCPU.Value
-			if d.VCPU.Current > 0 && d.VCPU.Current < d.VCPU.Value {
-				s.VCPU = d.VCPU.Current
-				s.MaxVCPU = d.VCPU.Value
-			}
-		}
-		if d.Memory != nil {
-			s.MaxMemoryMiB = toMiB(d.Memory.Value, d.Memory.Unit)
-		}
-		s.MemoryMiB = s.MaxMemoryMiB
-		if d.CurrentMemory != nil {
-			s.MemoryMiB = toMiB(d.CurrentMemory.Value, d.CurrentMemory.Unit)
-		}
-		if s.MaxMemoryMiB <= s.MemoryMiB {
-			s.MaxMemoryMiB = 0
-		}
-	},
+	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) { parseSizing(d, &p.Spec) },
 	// The current values change live within the ceilings (Classify decides); the
 	// ceilings themselves are structure.
 	same: func(a, b Spec) bool {
 		return a.EffectiveMaxVCPU() == b.EffectiveMaxVCPU() && a.EffectiveMaxMemoryMiB() == b.EffectiveMaxMemoryMiB()
 	},
+	derive: deriveSizing,
+}
+
+// deriveSizing gives a clone the source's ceilings (and so its hot-add headroom) with
+// the current vCPUs and memory the clone asks for, within them.
+func deriveSizing(d *libvirtxml.Domain, s *CloneSpec) error {
+	cur, maxV, mem, maxM := Ceilings(d)
+	srcVCPU := cur
+	if s.VCPU != 0 {
+		if s.VCPU > maxV {
+			return fmt.Errorf("clone %s: vcpu %d is above the source's maximum of %d vCPUs (its max_vcpu hot-add ceiling, which a clone keeps)", s.Name, s.VCPU, maxV)
+		}
+		cur = s.VCPU
+	}
+	if s.MemoryMiB != 0 {
+		if s.MemoryMiB > maxM {
+			return fmt.Errorf("clone %s: memory_mib %d is above the source's maximum of %d MiB (its max_memory_mib ceiling, which a clone keeps)", s.Name, s.MemoryMiB, maxM)
+		}
+		mem = s.MemoryMiB
+	}
+	if cur != srcVCPU {
+		d.VCPUs = nil // per-vCPU states describe the old count; libvirt writes them anew
+	}
+	SetSizing(d, Spec{VCPU: cur, MaxVCPU: maxV, MemoryMiB: mem, MaxMemoryMiB: maxM})
+	return nil
 }
 
 // SetSizing writes the vCPUs and memory of s into d: <vcpu> holds the ceiling (max_vcpu)
@@ -77,11 +83,31 @@ func SetSizing(d *libvirtxml.Domain, s Spec) {
 	d.CurrentMemory = &libvirtxml.DomainCurrentMemory{Value: uint(s.MemoryMiB * 1024), Unit: "KiB"}
 }
 
+func parseSizing(d *libvirtxml.Domain, s *Spec) {
+	if d.VCPU != nil {
+		s.VCPU = d.VCPU.Value
+		if d.VCPU.Current > 0 && d.VCPU.Current < d.VCPU.Value {
+			s.VCPU = d.VCPU.Current
+			s.MaxVCPU = d.VCPU.Value
+		}
+	}
+	if d.Memory != nil {
+		s.MaxMemoryMiB = toMiB(d.Memory.Value, d.Memory.Unit)
+	}
+	s.MemoryMiB = s.MaxMemoryMiB
+	if d.CurrentMemory != nil {
+		s.MemoryMiB = toMiB(d.CurrentMemory.Value, d.CurrentMemory.Unit)
+	}
+	if s.MaxMemoryMiB <= s.MemoryMiB {
+		s.MaxMemoryMiB = 0
+	}
+}
+
 // Sizing reads the vCPUs and memory of a definition as a Spec holding only those.
 func Sizing(d *libvirtxml.Domain) Spec {
-	var p Parsed
-	sizingFamily.parse(d, &p, nil)
-	return p.Spec
+	var s Spec
+	parseSizing(d, &s)
+	return s
 }
 
 // EffectiveMaxVCPU and EffectiveMaxMemoryMiB are the ceilings written to the XML.

@@ -140,6 +140,29 @@ var smbiosFamily = family{
 			slices.EqualFunc(x.BaseBoards, y.BaseBoards, func(a, b map[string]string) bool { return maps.Equal(a, b) }) &&
 			slices.Equal(x.OEMStrings, y.OEMStrings)
 	},
+	derive: func(d *libvirtxml.Domain, _ *CloneSpec) error {
+		d.SysInfo = stripSMBIOSUUID(d.SysInfo)
+		return nil
+	},
+}
+
+// stripSMBIOSUUID drops a fixed SMBIOS system uuid (a clone's): libvirt refuses one that
+// differs from the domain's UUID, and without it the guest sees the domain's.
+func stripSMBIOSUUID(in []libvirtxml.DomainSysInfo) []libvirtxml.DomainSysInfo {
+	for i := range in {
+		sm := in[i].SMBIOS
+		if sm == nil || sm.System == nil {
+			continue
+		}
+		var keep []libvirtxml.DomainSysInfoEntry
+		for _, e := range sm.System.Entry {
+			if e.Name != "uuid" {
+				keep = append(keep, e)
+			}
+		}
+		sm.System.Entry = keep
+	}
+	return in
 }
 
 func sysEntries(m map[string]string) []libvirtxml.DomainSysInfoEntry {

@@ -89,7 +89,22 @@ var tpmFamily = family{
 			p.Spec.TPM = parseTPM(d.Devices.TPMs[0])
 		} // else nil: none
 	},
-	same: func(a, b Spec) bool { return b.TPM == nil || normTPM(a.TPM) == normTPM(b.TPM) },
+	same:   func(a, b Spec) bool { return b.TPM == nil || normTPM(a.TPM) == normTPM(b.TPM) },
+	derive: deriveTPM,
+}
+
+// deriveTPM: an emulated TPM's state is libvirt's per UUID (a clone starts with a fresh
+// one, as a new machine would), unless the definition names a file or directory for
+// it, which two swtpm instances cannot share: the clone's is then libvirt's default. A
+// passed-through host TPM stays (one domain at a time can use it; libvirt says so at
+// start).
+func deriveTPM(d *libvirtxml.Domain, _ *CloneSpec) error {
+	for i := range d.Devices.TPMs {
+		if b := d.Devices.TPMs[i].Backend; b != nil && b.Emulator != nil {
+			b.Emulator.Source = nil
+		}
+	}
+	return nil
 }
 
 // buildTPM is the device t asks for; what libvirt or the user set beside it on the same

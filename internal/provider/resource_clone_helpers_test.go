@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"libvirt.org/go/libvirtxml"
+
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
@@ -150,4 +152,37 @@ func cloneAccSourceIntact(t *testing.T, name, disk, fingerprint string) error {
 		return fmt.Errorf("the source's disk changed:\n  before %s\n  now    %s", fingerprint, now)
 	}
 	return nil
+}
+
+// cloneAccFixedVSock redefines the shut-off domain name with a vsock on a fixed CID (this
+// host has no /dev/vhost-vsock, so such a domain is only defined, never started).
+func cloneAccFixedVSock(t *testing.T, name string, cid string) {
+	t.Helper()
+	live, err := acctest.InspectDomain(t, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := live.Inactive
+	d.Devices.VSock = &libvirtxml.DomainVSock{Model: "virtio", CID: &libvirtxml.DomainVSockCID{Auto: "no", Address: cid}}
+	text, err := d.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	acctest.DefineDomain(t, text)
+}
+
+// cloneAccVSockCID is the vsock CID of a domain's definition: "auto" or the fixed one.
+func cloneAccVSockCID(t *testing.T, name string) (string, error) {
+	live, err := acctest.InspectDomain(t, name)
+	if err != nil {
+		return "", err
+	}
+	v := live.Inactive.Devices.VSock
+	switch {
+	case v == nil || v.CID == nil:
+		return "", fmt.Errorf("domain %s has no vsock CID: %+v", name, v)
+	case v.CID.Auto == "yes" && v.CID.Address == "":
+		return "auto", nil
+	}
+	return v.CID.Address, nil
 }

@@ -168,7 +168,9 @@ resource "libvirt_clone" "full" {
 // A UEFI source, running (the tiny guest need not boot under UEFI: the domain only has to
 // be defined and started): the linked clone gets its own varstore, a copy of the
 // source's, at another path; the source is running again after the copy (paused for
-// it). Then a full clone of the source shut off. Destroy removes the clones' varstores
+// it). Then a full clone of the source shut off, by then with a vsock on a fixed CID
+// (define-only: the host has no vhost-vsock): the clone's CID is libvirt's to assign.
+// Destroy removes the clones' varstores
 // and leaves the source's. Plan-time errors first: a missing source, a name that is
 // taken, more vCPUs than the source's ceiling; then a create that fails late and
 // leaves nothing behind.
@@ -294,8 +296,12 @@ resource "libvirt_clone" %q {
 			},
 			{
 				// The source shut off: a full clone (storage copy, no block job) with the
-				// source's varstore copied from libvirt's default place.
-				PreConfig:        func() { acctest.ForceOff(t, src) },
+				// source's varstore copied from libvirt's default place. The source now
+				// has a vsock on a fixed CID: the clone's is one libvirt assigns.
+				PreConfig: func() {
+					acctest.ForceOff(t, src)
+					cloneAccFixedVSock(t, src, "5")
+				},
 				Config:           bothCfg,
 				ConfigPlanChecks: acctest.Plans(),
 				ConfigStateChecks: acctest.State("libvirt_clone.clf",
@@ -304,6 +310,11 @@ resource "libvirt_clone" %q {
 					"disks", []any{acctest.Partial(map[string]any{"backing": ""})},
 				),
 				Check: func(*terraform.State) error {
+					for name, want := range map[string]string{src: "5", full: "auto"} {
+						if cid, err := cloneAccVSockCID(t, name); err != nil || cid != want {
+							return fmt.Errorf("domain %s: vsock CID %q, want %q (%v)", name, cid, want, err)
+						}
+					}
 					a, err := os.ReadFile(srcNVRAM)
 					if err != nil {
 						return err

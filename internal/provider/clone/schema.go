@@ -25,7 +25,11 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 			"devices, networks), a new UUID, new MACs (derived from the clone's name, never the source's), its own disks " +
 			"`<name>-<target>.qcow2` and, for a UEFI source, its own nvram varstore (a copy of the source's when it has one, " +
 			"else a fresh one from the firmware's template). Cdroms of the source, its cloud-init seed included, and an " +
-			"Ignition config are not carried over: give the clone a seed of its own with `cloudinit_id`.\n\n" +
+			"Ignition config are not carried over: give the clone a seed of its own with `cloudinit_id`. So that the clone " +
+			"and its source can run side by side, libvirt picks the clone's graphics ports, vsock CID and channel and " +
+			"graphics socket paths anew; a character device listening on a TCP port becomes a pty; the unix sockets a serial " +
+			"port or console listens on and the files it writes get the clone's name in front of their file names. Host " +
+			"devices (hostdevs, a passed-through TPM) are copied as they are: only one of the two can run with them at a time.\n\n" +
 			"**How the disks are copied.** A *running* (or paused) source is cloned without stopping or pausing it: each disk " +
 			"is copied with libvirt's block copy (QEMU's mirror), cancelled once it has caught up, which leaves a " +
 			"point-in-time, crash-consistent copy (as if the power had been pulled at that instant; quiesce applications " +
