@@ -35,8 +35,10 @@ type DiskTuning struct {
 }
 
 var (
-	wwnPattern    = regexp.MustCompile(`^(0x)?[0-9A-Fa-f]{16}$`)
-	serialPattern = regexp.MustCompile(`^[A-Za-z0-9_.+-]{1,20}$`)
+	wwnPattern = regexp.MustCompile(`^(0x)?[0-9A-Fa-f]{16}$`)
+	// DiskSerialPattern is libvirt's own rule for a disk serial (qemuSafeSerialParamValue): these characters,
+	// any length. The guest may see fewer (virtio-blk shows 20).
+	DiskSerialPattern = regexp.MustCompile(`^[A-Za-z0-9_ .+-]+$`)
 )
 
 // validateTuning checks one disk's tuning (defaults filled in).
@@ -56,8 +58,6 @@ func (dk Disk) ValidateTuning(name string) error {
 	switch {
 	case t.IO == "native" && t.Cache != "none" && t.Cache != "directsync":
 		return fmt.Errorf("%s: io = \"native\" needs cache = \"none\" or \"directsync\" (QEMU refuses native AIO through the host page cache), not %q", name, t.Cache)
-	case t.DetectZeroes == "unmap" && t.Discard != "unmap":
-		return fmt.Errorf("%s: detect_zeroes = \"unmap\" needs discard = \"unmap\"; set discard or use detect_zeroes = \"on\"", name)
 	case t.Queues > 0 && dk.Bus != "virtio":
 		return fmt.Errorf("%s: queues applies to the virtio bus only, the disk is on %s", name, dk.Bus)
 	case t.SGIO != "" && dk.Device != DeviceLUN:
@@ -66,8 +66,8 @@ func (dk Disk) ValidateTuning(name string) error {
 		return fmt.Errorf("%s: device = \"lun\" needs a host block device path (/dev/...) or an iscsi network_source, and bus = \"scsi\"", name)
 	case t.WWN != "" && !wwnPattern.MatchString(t.WWN):
 		return fmt.Errorf("%s: wwn %q must be 16 hex digits, e.g. 5000c50015ea71ad", name, t.WWN)
-	case t.Serial != "" && !serialPattern.MatchString(t.Serial):
-		return fmt.Errorf("%s: serial %q must be 1 to 20 characters of letters, digits, _ . + -", name, t.Serial)
+	case t.Serial != "" && !DiskSerialPattern.MatchString(t.Serial):
+		return fmt.Errorf("%s: serial %q may hold only letters, digits, spaces and _ . + - (libvirt refuses other characters)", name, t.Serial)
 	}
 	return t.IOTune.validate(name)
 }

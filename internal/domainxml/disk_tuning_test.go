@@ -139,13 +139,13 @@ func TestDiskTuning_validate(t *testing.T) {
 		want string
 	}{
 		{"io native", Disk{Path: "/a", DiskTuning: DiskTuning{IO: "native", Cache: "writeback"}}, `io = "native" needs cache = "none" or "directsync"`},
-		{"detect_zeroes unmap", Disk{Path: "/a", DiskTuning: DiskTuning{DetectZeroes: "unmap"}}, `needs discard = "unmap"`},
 		{"queues on sata", Disk{Path: "/a", Bus: "sata", DiskTuning: DiskTuning{Queues: 2}}, "queues applies to the virtio bus only"},
 		{"sgio on a disk", Disk{Path: "/dev/sdz", DiskTuning: DiskTuning{SGIO: "filtered"}}, `sgio applies to device = "lun" only`},
 		{"lun on a file", Disk{Path: "/a.img", Device: DeviceLUN}, "needs a host block device path"},
 		{"lun on virtio", Disk{Path: "/dev/sdz", Device: DeviceLUN, Bus: "virtio"}, `bus = "scsi"`},
 		{"wwn", Disk{Path: "/a", DiskTuning: DiskTuning{WWN: "50"}}, "must be 16 hex digits"},
-		{"serial", Disk{Path: "/a", DiskTuning: DiskTuning{Serial: "has space"}}, "serial"},
+		{"serial", Disk{Path: "/a", DiskTuning: DiskTuning{Serial: "has#hash"}}, "may hold only letters, digits, spaces"},
+		{"serial, comma", Disk{Path: "/a", DiskTuning: DiskTuning{Serial: "a,b"}}, "may hold only letters, digits, spaces"},
 		{"total and read", Disk{Path: "/a", DiskTuning: DiskTuning{IOTune: &IOTune{TotalBytesSec: 1, ReadBytesSec: 1}}}, "total_bytes_sec cannot be set with read_bytes_sec"},
 		{"max below base", Disk{Path: "/a", DiskTuning: DiskTuning{IOTune: &IOTune{TotalIopsSec: 10, TotalIopsSecMax: 5}}}, "total_iops_sec_max = 5 needs total_iops_sec set and at most 5"},
 		{"max without base", Disk{Path: "/a", DiskTuning: DiskTuning{IOTune: &IOTune{ReadBytesSecMax: 5}}}, "read_bytes_sec_max = 5 needs read_bytes_sec"},
@@ -162,5 +162,16 @@ func TestDiskTuning_validate(t *testing.T) {
 	}
 	if err := tuned().Validate(); err != nil {
 		t.Errorf("tuned: %v", err)
+	}
+	// What libvirt 9.0 accepts on define (checked with virsh) is accepted here too: a
+	// serial of any length with spaces, detect_zeroes = "unmap" with discard = "ignore".
+	for _, ok := range []DiskTuning{
+		{Serial: "ABCDEFGHIJ KLMNOPQRSTUVWXYZ.+-_0123456789abc"},
+		{DetectZeroes: "unmap", Discard: "ignore"},
+		{DetectZeroes: "unmap"},
+	} {
+		if err := (Disk{Path: "/a", DiskTuning: ok}).ValidateTuning("d"); err != nil {
+			t.Errorf("%+v: %v, libvirt accepts it", ok, err)
+		}
 	}
 }

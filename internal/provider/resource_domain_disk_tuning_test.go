@@ -91,7 +91,8 @@ resource "libvirt_domain" "test" {
 
 // diskTuningXML is a stopped domain with every tuning field but iotune and iothread
 // (libvirt needs <iothreads> for that, which libvirt_domain does not write yet): a tuned
-// virtio disk, a scsi disk with wwn and serial (read-only), and a SCSI passthrough lun. A
+// virtio disk, a scsi disk with wwn and serial (read-only; a serial longer than 20 with a
+// space and detect_zeroes unmap without discard unmap, which libvirt accepts, #25), and a SCSI passthrough lun. A
 // loop device is not SCSI, so the lun names a device this host lacks: define does not
 // look, a start would fail.
 func diskTuningXML(name, vda, sda string) string {
@@ -111,11 +112,11 @@ func diskTuningXML(name, vda, sda string) string {
       <iotune><total_iops_sec>300</total_iops_sec></iotune>
     </disk>
     <disk type='file' device='disk'>
-      <driver name='qemu' type='qcow2' cache='writethrough'/>
+      <driver name='qemu' type='qcow2' cache='writethrough' discard='ignore' detect_zeroes='unmap'/>
       <source file='%s'/>
       <target dev='sda' bus='scsi'/>
       <readonly/>
-      <serial>tfacc-sda</serial>
+      <serial>tfacc sda serial longer than 20</serial>
       <wwn>5000C50015EA71AD</wwn>
     </disk>
     <disk type='block' device='lun' sgio='filtered'>
@@ -157,10 +158,12 @@ resource "libvirt_domain" "test" {
     path      = %q
     bus       = "scsi"
     target    = "sda"
-    cache     = "writethrough"
-    read_only = true
-    serial    = "tfacc-sda"
-    wwn       = "5000c50015ea71ad"
+    cache         = "writethrough"
+    read_only     = true
+    discard       = "ignore"
+    detect_zeroes = "unmap"
+    serial        = "tfacc sda serial longer than 20"
+    wwn           = "5000c50015ea71ad"
   }
   disk {
     path      = "/dev/sdz"
@@ -214,7 +217,7 @@ func TestAccDomainDiskTuning_defineOnly(t *testing.T) {
 				Config:           diskTuningHCL(name, vda, sda, "none"),
 				ConfigPlanChecks: acctest.Plans(),
 				ConfigStateChecks: acctest.State(domRes, "state", "shutoff", "disk.0.cache", "none", "disk.0.read_only", nil, "cpu.iothreads", 2, "disk.0.iothread", 2,
-					"disk.1.read_only", true, "disk.1.wwn", "5000c50015ea71ad", "disk.2.device", "lun", "disk.2.bus", "scsi"),
+					"disk.1.read_only", true, "disk.1.wwn", "5000c50015ea71ad", "disk.1.serial", "tfacc sda serial longer than 20", "disk.1.detect_zeroes", "unmap", "disk.2.device", "lun", "disk.2.bus", "scsi"),
 				Check: scsiController("virtio-scsi"),
 			},
 			{
