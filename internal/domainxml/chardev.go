@@ -186,7 +186,7 @@ func ValidateChardevs(c Chardevs, agent bool) error {
 	var errs []error
 	check := func(kind string, list []Chardev, targets []string) {
 		for i, d := range list {
-			if err := validateChardev(d, targets); err != nil {
+			if err := validateChardev(d, targets, kind == KindChannel); err != nil {
 				errs = append(errs, fmt.Errorf("%s[%d]: %w", kind, i, err))
 			}
 		}
@@ -217,7 +217,9 @@ func ValidateChardevs(c Chardevs, agent bool) error {
 	return errors.Join(errs...)
 }
 
-func validateChardev(d Chardev, targets []string) error {
+// validateChardev checks one character device; channel says it is a <channel>, whose
+// unix socket libvirt places itself when no path is given (a serial or console needs one).
+func validateChardev(d Chardev, targets []string, channel bool) error {
 	var errs []error
 	need := func(what string, set bool) {
 		if !set {
@@ -236,7 +238,7 @@ func validateChardev(d Chardev, targets []string) error {
 		need(`mode ("bind" to listen, "connect" to dial)`, d.Mode != "")
 		none("path", d.Path != "")
 	case "unix", "file":
-		need("path (absolute)", d.Path != "")
+		need("path (absolute)", d.Path != "" || (channel && d.Type == "unix" && d.Mode != "connect"))
 		if d.Path != "" && !path.IsAbs(d.Path) {
 			errs = append(errs, fmt.Errorf("path %q must be absolute", d.Path))
 		}

@@ -146,6 +146,7 @@ func TestChardev_validate(t *testing.T) {
 	}{
 		{Chardevs{Serials: []Chardev{{Type: "tcp", Port: 1}}}, `serial\[0\]: type tcp needs host.*mode \("bind"`},
 		{Chardevs{Serials: []Chardev{{Type: "unix"}}}, `serial\[0\]: type unix needs path`},
+		{Chardevs{Channels: []Chardev{{Type: "unix", Mode: "connect", TargetName: "org.example.0"}}}, `channel\[0\]: type unix needs path`},
 		{Chardevs{Serials: []Chardev{{Type: "file", Path: "rel/out"}}}, `path "rel/out" must be absolute`},
 		{Chardevs{Consoles: []Chardev{{Type: "pty", Host: "h", Port: 1}}}, `console\[0\]: type pty takes no host; remove it.*takes no port`},
 		{Chardevs{Serials: []Chardev{{Type: "null", LogFile: "x.log"}}}, `log_file "x.log" must be an absolute path`},
@@ -161,6 +162,10 @@ func TestChardev_validate(t *testing.T) {
 	}
 	if err := ValidateChardevs(everyChardev(), true); err != nil {
 		t.Errorf("valid chardevs: %v", err)
+	}
+	// libvirt places a listening channel's socket itself when no path is given (#25).
+	if err := ValidateChardevs(Chardevs{Channels: []Chardev{{Type: "unix", TargetName: "org.example.0"}}}, true); err != nil {
+		t.Errorf("a unix channel without a path: %v", err)
 	}
 }
 

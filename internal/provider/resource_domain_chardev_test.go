@@ -202,7 +202,8 @@ func TestAccDomainChardev_defineOnly(t *testing.T) {
 }
 
 // A domain virsh defined with such character devices imports with a generated
-// configuration that plans clean; libvirt's own mirror console is not an entry.
+// configuration that plans clean; libvirt's own mirror console is not an entry. A unix
+// channel without a path (libvirt places the socket at start) is one libvirt accepts (#25).
 func TestAccDomainChardev_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
 	dir := "/tmp/" + acctest.RandomName("chardev")
@@ -212,5 +213,6 @@ func TestAccDomainChardev_importDefined(t *testing.T) {
     <serial type='tcp'><source mode='bind' host='127.0.0.1' service='4555'/><protocol type='raw'/></serial>
     <console type='pty'><target type='virtio'/></console>
     <channel type='unix'><source mode='bind' path='`+dir+`/c.sock'/><target type='virtio' name='org.example.port.0'/></channel>
-  </devices>`, `devices = {`, `"connect"`, `4555`, `"org.example.port.0"`, `"tcp"`)
+    <channel type='unix'><source mode='bind'/><target type='virtio' name='org.example.port.1'/></channel>
+  </devices>`, `devices = {`, `"connect"`, `4555`, `"org.example.port.0"`, `"org.example.port.1"`, `"tcp"`)
 }
