@@ -72,8 +72,8 @@ func ValidateNetworkSource(what string, n *NetworkSource) error {
 	switch {
 	case SecretTypeFor(n.Protocol) == "" && n.Protocol != ProtocolNBD && n.Protocol != ProtocolHTTP && n.Protocol != ProtocolHTTPS:
 		return fmt.Errorf("%s: network_source protocol %q is not one of %s", what, n.Protocol, strings.Join(NetworkProtocols, ", "))
-	case len(n.Hosts) == 0:
-		return fmt.Errorf("%s: network_source needs at least one host", what)
+	case len(n.Hosts) == 0 && n.Protocol != ProtocolRBD: // rbd: the monitors in ceph.conf
+		return fmt.Errorf("%s: network_source needs a host for %s (only rbd may leave them to ceph.conf)", what, n.Protocol)
 	case n.Protocol != ProtocolRBD && len(n.Hosts) > 1:
 		return fmt.Errorf("%s: only rbd takes more than one host (%s takes one)", what, n.Protocol)
 	case n.Name == "" && n.Protocol != ProtocolNBD:

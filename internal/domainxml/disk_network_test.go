@@ -59,7 +59,7 @@ func TestNetworkDisk_validate(t *testing.T) {
 	host := []NetworkHost{{Name: "h"}}
 	for want, n := range map[string]*NetworkSource{
 		"is not one of":             {Protocol: "gluster", Name: "v/i", Hosts: host},
-		"needs at least one host":   {Protocol: ProtocolNBD},
+		"needs a host for nbd":      {Protocol: ProtocolNBD},
 		"only rbd takes more":       {Protocol: ProtocolNBD, Hosts: []NetworkHost{{Name: "a"}, {Name: "b"}}},
 		"needs the name of the rbd": {Protocol: ProtocolRBD, Hosts: host},
 		"take no auth":              {Protocol: ProtocolHTTP, Name: "/x.iso", Hosts: host, Auth: &DiskAuth{Username: "u", SecretID: "s"}},
@@ -68,6 +68,10 @@ func TestNetworkDisk_validate(t *testing.T) {
 		if err := netSpec(Disk{Network: n}).Validate(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("want %q, got %v", want, err)
 		}
+	}
+	// rbd may leave its monitors to the host's ceph.conf, as libvirt allows (#25).
+	if err := netSpec(Disk{Network: &NetworkSource{Protocol: ProtocolRBD, Name: "p/i"}}).Validate(); err != nil {
+		t.Errorf("rbd without hosts: %v", err)
 	}
 	if err := netSpec(Disk{Network: &NetworkSource{Protocol: ProtocolNBD, Hosts: host}, Path: "/x"}).Validate(); err == nil ||
 		!strings.Contains(err.Error(), "both a path and a network_source") {

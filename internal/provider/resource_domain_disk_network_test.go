@@ -149,10 +149,16 @@ func TestAccDomainDiskNetwork_importDefined(t *testing.T) {
       <target dev='sda' bus='sata'/>
       <readonly/>
     </disk>
+    <disk type='network' device='disk'>
+      <driver name='qemu' type='raw'/>
+      <source protocol='rbd' name='vms/%s-nomon'/>
+      <target dev='vdc' bus='virtio'/>
+    </disk>
   </devices>
-</domain>`, name, secret, name))
+</domain>`, name, secret, name, name))
 	generated := generateConfigPlansClean(t, "libvirt_domain.test", name)
-	for _, want := range []string{`protocol = "rbd"`, `secret_id = "` + secret + `"`, `port = 10810`, `protocol = "https"`} {
+	// The last rbd disk names no monitor (QEMU reads them from ceph.conf): libvirt takes it (#25).
+	for _, want := range []string{`protocol = "rbd"`, `secret_id = "` + secret + `"`, `port = 10810`, `protocol = "https"`, `-nomon"`} {
 		if !strings.Contains(generated, want) {
 			t.Errorf("the generated configuration lacks %s:\n%s", want, generated)
 		}

@@ -50,8 +50,8 @@ var networkSourceAttribute = schema.SingleNestedAttribute{
 		"name": tfkit.OptionalString("The image: `<pool>/<image>` (rbd), `<target iqn>/<lun>` (iscsi), the export name (nbd; " +
 			"empty for the default export), the path on the server (http, https)."),
 		"hosts": schema.ListNestedAttribute{
-			MarkdownDescription: "The servers: several Ceph monitors for rbd, one server otherwise.",
-			Required:            true,
+			MarkdownDescription: "The servers: several Ceph monitors for rbd (or none: QEMU then reads them from the host's `ceph.conf`), one server otherwise.",
+			Optional:            true,
 			Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"name": schema.StringAttribute{MarkdownDescription: "Host name or address.", Required: true,
