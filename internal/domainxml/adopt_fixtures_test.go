@@ -207,9 +207,10 @@ func writeAdoptLossy(t *testing.T, lines []string) {
 	b.WriteString("# libvirt's own XML for an adopt fixture: unmarshal NNN-name.libvirt.xml into\n")
 	b.WriteString("# libvirtxml.Domain, marshal it back, compare as XML trees (attribute order, whitespace\n")
 	b.WriteString("# and namespace prefixes ignored). One finding a line: `fixture: kind path`.\n")
-	b.WriteString("#   lost P      P (element, @attribute=value or =text) is in libvirt's XML, not in the round trip\n")
-	b.WriteString("#   added P     P appears only in the round trip\n")
-	b.WriteString("#   reordered P the same content, children of P in another order\n")
+	b.WriteString("#   lost P (xN) / added P (xN)   element P only in libvirt's XML / only in the round trip\n")
+	b.WriteString("#   lost K: V / added K: V       attribute (P/@name) or text (P/text()) values on one side only\n")
+	b.WriteString("#   changed K: V -> W            other values; reformatted K: the same numbers spelled otherwise\n")
+	b.WriteString("#   reordered P: [a,b] -> [b,a]  the same children of P in another order\n")
 	b.WriteString("# Paths carry no indices; values are quoted. Kept true by TestAdoptLibvirtxmlRoundTrip\n")
 	b.WriteString("# (internal/domainxml/adopt_fixtures_test.go); ADOPT_UPDATE_LOSSY=1 rewrites this file.\n")
 	for _, l := range lines {
@@ -425,7 +426,8 @@ func adoptReordered(a, b *adoptNode, prefix string, out *[]string) {
 //	added K: V...        attribute or text K gained these values
 //	changed K: V -> W    attribute or text K has other values
 //	reformatted K: V -> W  the same numbers written differently
-//	reordered P: [a,b] -> [b,a]  the same children in another order
+//	reordered P: [a,b] -> [b,a]  the same children in another order (found where
+//	                             both sides have the same children at P)
 func adoptTreeDiff(orig, back []byte) ([]string, error) {
 	a, err := adoptParseTree(orig)
 	if err != nil {
@@ -491,15 +493,13 @@ func adoptTreeDiff(orig, back []byte) ([]string, error) {
 			out = append(out, fmt.Sprintf("changed %s: %s -> %s", k, strings.Join(lost, " "), strings.Join(added, " ")))
 		}
 	}
+	var paths []string
+	adoptReordered(a, b, "", &paths)
+	for _, p := range paths {
+		out = append(out, "reordered "+p)
+	}
 	if len(out) == 0 {
-		var paths []string
-		adoptReordered(a, b, "", &paths)
-		for _, p := range paths {
-			out = append(out, "reordered "+p)
-		}
-		if len(out) == 0 {
-			out = append(out, "reordered (somewhere)")
-		}
+		out = append(out, "reordered (somewhere)")
 	}
 	sort.Strings(out)
 	return out, nil
