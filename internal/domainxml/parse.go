@@ -22,11 +22,11 @@ type Parsed struct {
 
 // Parse reads a domain definition.
 func Parse(text string) (*Parsed, error) {
-	var d libvirtxml.Domain
-	if err := d.Unmarshal(text); err != nil {
+	d, err := UnmarshalDomain(text)
+	if err != nil {
 		return nil, fmt.Errorf("parse domain XML: %w", err)
 	}
-	return FromDomain(&d)
+	return FromDomain(d)
 }
 
 // ParseLive reads what a refresh wants from a running domain's live XML and nothing

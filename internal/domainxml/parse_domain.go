@@ -8,9 +8,9 @@ import (
 
 // ParseDomain reads a domain definition as libvirt returns it.
 func ParseDomain(text string) (*libvirtxml.Domain, error) {
-	var d libvirtxml.Domain
-	if err := d.Unmarshal(text); err != nil {
+	d, err := UnmarshalDomain(text)
+	if err != nil {
 		return nil, fmt.Errorf("parse domain XML: %w", err)
 	}
-	return &d, nil
+	return d, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 )
 
 // quiescedCreate is what a quiesced create sent: the snapshot's name and XML, the
@@ -106,12 +108,12 @@ func redefineXML(q quiescedCreate) (string, error) {
 	if err := x.Unmarshal(q.doc); err != nil {
 		return "", fmt.Errorf("parse snapshot XML: %w", err)
 	}
-	var dom libvirtxml.Domain
-	if err := dom.Unmarshal(q.before); err != nil {
+	dom, err := domainxml.UnmarshalDomain(q.before)
+	if err != nil {
 		return "", fmt.Errorf("parse domain XML: %w", err)
 	}
 	// A redefine needs the creation time libvirt would have stamped (it refuses one
 	// without): now, within the second of the create.
-	x.State, x.Domain, x.CreationTime = "disk-snapshot", &dom, strconv.FormatInt(time.Now().Unix(), 10)
+	x.State, x.Domain, x.CreationTime = "disk-snapshot", dom, strconv.FormatInt(time.Now().Unix(), 10)
 	return x.Marshal()
 }

@@ -80,8 +80,8 @@ func LookupCloneSource(ctx context.Context, api interface {
 	if err != nil {
 		return nil, err
 	}
-	s := &CloneSource{Status: st, Inactive: &libvirtxml.Domain{}}
-	if err := s.Inactive.Unmarshal(st.XML); err != nil {
+	s := &CloneSource{Status: st}
+	if s.Inactive, err = domainxml.UnmarshalDomain(st.XML); err != nil {
 		return nil, fmt.Errorf("parse the definition of domain %s: %w", id, err)
 	}
 	if st.LiveXML != "" {

@@ -152,24 +152,24 @@ func Apply(ctx context.Context, api DomainAPI, ch Change) (Result, error) {
 // parseCurrent is the current definition for the live hooks; nil when it does not parse
 // (the hooks cope, and redefine reports the error).
 func parseCurrent(text string) *libvirtxml.Domain {
-	var d libvirtxml.Domain
-	if d.Unmarshal(text) != nil {
+	d, err := domainxml.UnmarshalDomain(text)
+	if err != nil {
 		return nil
 	}
-	return &d
+	return d
 }
 
 // redefine writes the definition ch wants, made from the current one.
 func redefine(ctx context.Context, api DomainAPI, ch Change, current string) error {
-	var base libvirtxml.Domain
-	if err := base.Unmarshal(current); err != nil {
+	base, err := domainxml.UnmarshalDomain(current)
+	if err != nil {
 		return fmt.Errorf("parse the definition of domain %s: %w", ch.Name, err)
 	}
 	build := ch.Redefine
 	if build == nil {
 		build = func(cur *libvirtxml.Domain) (*libvirtxml.Domain, error) { return domainxml.Build(cur, ch.New) }
 	}
-	next, err := build(&base)
+	next, err := build(base)
 	if err != nil {
 		return fmt.Errorf("build the definition of domain %s: %w", ch.Name, err)
 	}
