@@ -225,6 +225,9 @@ type DomainLive struct {
 	Active   bool
 	Live     *libvirtxml.Domain
 	Inactive *libvirtxml.Domain
+	// InactiveXML is the persistent definition as libvirt printed it (what libvirtxml
+	// drops, such as a namespace declared on <metadata>, is still there).
+	InactiveXML string
 }
 
 // SameRunningDomain is InspectDomain that also fails unless the domain runs with the
@@ -271,6 +274,9 @@ func InspectDomain(t testing.TB, name string) (*DomainLive, error) {
 				return err
 			}
 			*x.into = &dom
+			if x.into == &out.Inactive {
+				out.InactiveXML = text
+			}
 		}
 		return nil
 	})

@@ -51,19 +51,22 @@ var deviceXMLFamily = family{
 	},
 	build: buildDeviceXML,
 	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
-		if len(rec.DeviceXML) == 0 || d.Devices == nil {
+		if d.Devices == nil {
 			return
 		}
-		devices, err := devicesNode(d.Devices)
-		if err != nil {
-			return
-		}
-		for _, f := range rec.DeviceXML {
-			n, err := ParseDeviceFragment(f)
-			if err == nil && devices.take(n) {
-				p.Spec.DeviceXML = append(p.Spec.DeviceXML, f)
+		if len(rec.DeviceXML) > 0 {
+			devices, err := devicesNode(d.Devices)
+			if err != nil {
+				return
+			}
+			for _, f := range rec.DeviceXML {
+				n, err := ParseDeviceFragment(f)
+				if err == nil && devices.take(n) {
+					p.Spec.DeviceXML = append(p.Spec.DeviceXML, f)
+				}
 			}
 		}
+		p.Escaped = escapedDevices(d, p.Spec.DeviceXML) // device_xml_adopt.go
 	},
 	same: func(a, b Spec) bool { return slices.Equal(a.DeviceXML, b.DeviceXML) },
 }
@@ -76,13 +79,17 @@ func ParseDeviceFragment(text string) (*xmlNode, error) {
 		return nil, fmt.Errorf("not one XML element: %w", err)
 	}
 	name := n.XMLName.Local
-	if owner, ok := familyElements[name]; ok {
+	owner, owned := familyElements[name]
+	if owned && escapable[name] == nil {
 		return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
 	}
 	// libvirtxml knows every device element libvirt has: one it does not read is not a device.
 	probe, err := nodesToDevices([]xmlNode{*n})
 	if err != nil {
 		return nil, fmt.Errorf("<%s> does not parse as a device: %w", name, err)
+	}
+	if owned && !escapable[name](probe) { // a form the family types (device_xml_adopt.go)
+		return nil, fmt.Errorf("<%s> in this form is managed by %s; configure it there, not as raw XML", name, owner)
 	}
 	back, err := devicesNode(probe)
 	if err != nil || len(back.Nodes) != 1 {
@@ -104,6 +111,7 @@ func buildDeviceXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) erro
 	if base != nil {
 		old = readRecord(base).DeviceXML
 	}
+	old = append(old, s.DeviceXMLDrop...)
 	if len(old) == 0 && len(s.DeviceXML) == 0 {
 		return nil
 	}
@@ -111,12 +119,29 @@ func buildDeviceXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) erro
 	if err != nil {
 		return err
 	}
+	// A fragment the definition already holds keeps its device as it is (its address
+	// too): an adopted device, or one the last apply wrote and the configuration still has.
+	var keep []xmlNode
+	var add []string
+	for _, f := range s.DeviceXML {
+		n, err := ParseDeviceFragment(f)
+		if err != nil {
+			return err
+		}
+		if i := devices.index(n); i >= 0 {
+			keep = append(keep, devices.Nodes[i])
+			devices.Nodes = slices.Delete(devices.Nodes, i, i+1)
+		} else {
+			add = append(add, f)
+		}
+	}
 	for _, f := range old {
-		if n, err := ParseDeviceFragment(f); err == nil {
+		if n, err := ParseDeviceFragment(f); err == nil && !slices.Contains(s.DeviceXML, f) {
 			devices.take(n) // what the last apply added goes; a device made elsewhere stays
 		}
 	}
-	for _, f := range s.DeviceXML {
+	devices.Nodes = append(devices.Nodes, keep...)
+	for _, f := range add {
 		n, err := ParseDeviceFragment(f)
 		if err != nil {
 			return err
@@ -172,11 +197,30 @@ func nodesToDevices(nodes []xmlNode) (*libvirtxml.DomainDeviceList, error) {
 
 // take removes the first child of n that has all of want, and says whether there was one.
 func (n *xmlNode) take(want *xmlNode) bool {
-	for i := range n.Nodes {
-		if n.Nodes[i].has(want) {
-			n.Nodes = slices.Delete(n.Nodes, i, i+1)
-			return true
-		}
+	if i := n.index(want); i >= 0 {
+		n.Nodes = slices.Delete(n.Nodes, i, i+1)
+		return true
 	}
 	return false
+}
+
+// index is the position of the first child of n that has all of want, or -1.
+func (n *xmlNode) index(want *xmlNode) int {
+	for i := range n.Nodes {
+		if n.Nodes[i].has(want) {
+			return i
+		}
+	}
+	return -1
+}
+
+// DroppedDeviceXML are the fragments of old that next no longer has (Spec.DeviceXMLDrop).
+func DroppedDeviceXML(old, next []string) []string {
+	var out []string
+	for _, f := range old {
+		if !slices.Contains(next, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -58,16 +58,14 @@ var interfaceFamily = family{
 				n.Model = x.Model.Type
 			}
 			switch {
-			case x.Source == nil:
-				continue
+			case !typedInterface(&x):
+				continue // other interface types are device_xml's (device_xml_adopt.go)
 			case x.Source.Network != nil:
 				n.Network = x.Source.Network.Network
 			case x.Source.Bridge != nil:
 				n.Bridge = x.Source.Bridge.Bridge
-			case x.Source.Direct != nil:
-				n.Direct = &Direct{Dev: x.Source.Direct.Dev, Mode: x.Source.Direct.Mode}
 			default:
-				continue // other interface types are not managed
+				n.Direct = &Direct{Dev: x.Source.Direct.Dev, Mode: x.Source.Direct.Mode}
 			}
 			n.NICOptions = parseNICOptions(&x)
 			p.Spec.Interfaces = append(p.Spec.Interfaces, n)
@@ -137,8 +135,11 @@ func modelOf(n Interface) string {
 
 func buildInterfaces(existing []libvirtxml.DomainInterface, nics []Interface) []libvirtxml.DomainInterface {
 	byMAC := map[string]libvirtxml.DomainInterface{}
+	var untyped []libvirtxml.DomainInterface // device_xml's, or made outside Terraform: kept
 	for _, e := range existing {
-		if e.MAC != nil {
+		if !typedInterface(&e) {
+			untyped = append(untyped, e)
+		} else if e.MAC != nil {
 			byMAC[strings.ToLower(e.MAC.Address)] = e
 		}
 	}
@@ -168,7 +169,7 @@ func buildInterfaces(existing []libvirtxml.DomainInterface, nics []Interface) []
 		buildNICOptions(&x, n.NICOptions)
 		out = append(out, x)
 	}
-	return out
+	return append(out, untyped...)
 }
 
 func btoi(b bool) int {

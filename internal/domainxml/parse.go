@@ -18,6 +18,9 @@ type Parsed struct {
 	AgentConnected bool
 	// NVRAM is the path of the domain's UEFI variable store, when libvirt reports it.
 	NVRAM string
+	// Escaped are device_xml fragments for the devices no family types and no fragment
+	// of the record holds (device_xml_adopt.go): what an import writes into device_xml.
+	Escaped []string
 }
 
 // Parse reads a domain definition.

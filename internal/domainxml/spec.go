@@ -89,6 +89,10 @@ type Spec struct {
 	Chardevs Chardevs
 	// DeviceXML are raw device fragments for what no family models (device_xml.go).
 	DeviceXML []string
+	// DeviceXMLDrop are fragments the prior state held that DeviceXML no longer does:
+	// their devices go on update like those the record lists (an import's fragments are
+	// in no record until the first apply). DroppedDeviceXML computes it.
+	DeviceXMLDrop []string
 	// QEMU is the QEMU command-line passthrough; nil keeps the definition's (qemu_commandline.go).
 	QEMU *QEMUCommandline
 	// Ignition is an Ignition config handed to the guest through QEMU's fw_cfg.

@@ -25,10 +25,13 @@ var domainDeviceXML = family{
 	attributes: map[string]schema.Attribute{
 		"device_xml": schema.ListAttribute{
 			MarkdownDescription: "Raw XML of devices this schema does not model (a `<shmem>`, an `<iommu>`, a `<redirdev>`, a " +
-				"`<controller>` of a model of your choosing, ...): each item is exactly one element that belongs under `<devices>`. " +
+				"`<controller>` of a model of your choosing, a network interface of a type `network_interface` does not have: `user`, " +
+				"`ethernet`, `vhostuser`, `mcast`, `udp`, `server`, `client`, `hostdev`, `vdpa`, ...): each item is exactly one element that belongs under `<devices>`. " +
+				"Import writes here every device of the domain that no block can say (such NICs, `<shmem>`, `<redirdev>`, `<smartcard>`, " +
+				"`<hub>`, `<parallel>`, memory devices, `<iommu>`, ...), as libvirt printed it without its address, so an adopted domain keeps them. " +
 				"What libvirt fills in (addresses, aliases, indexes, defaults) is no change, so an accepted fragment plans clean; " +
 				"write values as libvirt stores them (`virsh dumpxml` shows how), or the apply fails naming the fragment. Devices " +
-				"the schema has (disks, network interfaces, hostdevs, filesystems, graphics, serials, consoles, channels, video, " +
+				"the schema has (disks, network interfaces on a network, bridge or host link, hostdevs, filesystems, graphics, serials, consoles, channels, video, " +
 				"rng, watchdog, panic, vsock, memballoon, sound, inputs) are refused: use their blocks; so is `<emulator>` (use " +
 				"`emulator`), and a comment, processing instruction or DOCTYPE. Removing a fragment removes its device. " +
 				"Any change restarts a running domain.",
@@ -54,6 +57,25 @@ var domainDeviceXML = family{
 			}
 		}
 	},
+}
+
+// presentFragments is device_xml as read: the prior state's fragments that the domain
+// still holds, in their order (listed: those the record of the last apply lists and
+// libvirt kept; an import's are in no record until the first apply, so they are looked
+// for among the escaped devices), then listed fragments the prior did not have.
+func presentFragments(prior, listed, escaped []string) []string {
+	var out []string
+	for _, f := range prior {
+		if slices.Contains(listed, f) || domainxml.FragmentPresent(f, escaped) {
+			out = append(out, f)
+		}
+	}
+	for _, f := range listed {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // checkDeviceXMLKept: after an apply, every fragment of the plan must be found in what

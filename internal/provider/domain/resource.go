@@ -163,6 +163,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		oldSpec := specFromModel(state)
 		spec.GuestDevices.Drop = domainxml.DroppedGuestDevices(oldSpec.GuestDevices, spec.GuestDevices) // kinds removed from devices go
 		spec.Chardevs.Drop = domainxml.DroppedChardevs(oldSpec.Chardevs, spec.Chardevs)                 // back to the default
+		spec.DeviceXMLDrop = domainxml.DroppedDeviceXML(oldSpec.DeviceXML, spec.DeviceXML)              // an import's too
 		autostart := plan.Autostart.ValueBool()
 		res, err := workflow.Apply(ctx, r.Client, workflow.Change{
 			ID: id, Name: name, Old: oldSpec, New: spec, Running: plan.Running.ValueBool(), Autostart: &autostart,

@@ -64,7 +64,10 @@ func (r *Resource) read(ctx context.Context, id string, prior *Model, deferred i
 		}
 	}
 	if prior == nil || isImport(prior) {
-		r.importOSDefaults(ctx, &p.Spec) // arch.go: import writes os where the domain differs from the host's defaults
+		r.importOSDefaults(ctx, &p.Spec)                          // arch.go: import writes os where the domain differs from the host's defaults
+		p.Spec.DeviceXML = append(p.Spec.DeviceXML, p.Escaped...) // device_xml.go: what no block types
+	} else {
+		p.Spec.DeviceXML = presentFragments(knownStrings(prior.DeviceXML), p.Spec.DeviceXML, p.Escaped)
 	}
 	m := fromSpec(p.Spec, prior)
 	m.stamp = StampOf(st, byUsage)

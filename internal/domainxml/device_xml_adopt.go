@@ -1,0 +1,121 @@
+package domainxml
+
+import (
+	"strings"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// Adoption through device_xml: a device the typed families cannot say goes whole into
+// device_xml, so that importing a domain built elsewhere loses none of its devices, an
+// update keeps them, and the generated configuration recreates them.
+//
+// Two kinds of devices escape:
+//   - elements of a kind a family owns but in a form it does not type (escapable): an
+//     <interface> that is not on a libvirt network, a bridge or a host link (user,
+//     ethernet, mcast, udp, server, client, vhostuser, hostdev, vdpa, ...);
+//   - elements of a kind no family owns and libvirt never adds by itself (adoptedKinds).
+//     Controllers, the <audio> backend and the emulator are left out: libvirt adds
+//     them to any definition, and an update keeps them as they are.
+//
+// Such a fragment is the element as libvirt printed it without its <address> (libvirt
+// assigns one again) and without blank text.
+
+// escapable says, per device element a family owns, whether one such device (alone in
+// its list) is in a form that family does not type, so that device_xml may hold it.
+var escapable = map[string]func(*libvirtxml.DomainDeviceList) bool{
+	"interface": func(l *libvirtxml.DomainDeviceList) bool {
+		return len(l.Interfaces) == 1 && !typedInterface(&l.Interfaces[0])
+	},
+}
+
+// typedInterface says whether the network_interface blocks can say x: a NIC on a libvirt
+// network, a host bridge or a host link (macvtap).
+func typedInterface(x *libvirtxml.DomainInterface) bool {
+	s := x.Source
+	return s != nil && (s.Network != nil || s.Bridge != nil || s.Direct != nil)
+}
+
+// adoptedKinds are the device lists no family owns whose elements import writes into
+// device_xml: libvirt adds none of them by itself.
+func adoptedKinds(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	return &libvirtxml.DomainDeviceList{
+		Leases: l.Leases, Smartcards: l.Smartcards, Parallels: l.Parallels, RedirDevs: l.RedirDevs,
+		RedirFilters: l.RedirFilters, Hubs: l.Hubs, NVRAM: l.NVRAM, Shmems: l.Shmems, Memorydevs: l.Memorydevs,
+		IOMMUs: l.IOMMUs, Crypto: l.Crypto, PStore: l.PStore, // IOMMU mirrors IOMMUs[0]
+	}
+}
+
+// escapedDevices are the fragments of d's devices no family types, in the order libvirt
+// lists them, less those a fragment of have already holds (a device_xml fragment the
+// record lists).
+func escapedDevices(d *libvirtxml.Domain, have []string) []string {
+	if d.Devices == nil {
+		return nil
+	}
+	list := adoptedKinds(d.Devices)
+	for _, x := range d.Devices.Interfaces {
+		if !typedInterface(&x) {
+			list.Interfaces = append(list.Interfaces, x)
+		}
+	}
+	devices, err := devicesNode(list)
+	if err != nil {
+		return nil
+	}
+	for _, f := range have {
+		if n, err := ParseDeviceFragment(f); err == nil {
+			devices.take(n)
+		}
+	}
+	var out []string
+	for _, n := range devices.Nodes {
+		n = withoutAddress(compact(n))
+		var b strings.Builder
+		if writeNode(&b, n) == nil {
+			out = append(out, b.String())
+		}
+	}
+	return out
+}
+
+// FragmentPresent says whether one of fragments has everything f says: a device_xml
+// fragment of the prior state is still on the domain (read from an import, whose record
+// does not list it yet).
+func FragmentPresent(f string, fragments []string) bool {
+	want, err := ParseDeviceFragment(f)
+	if err != nil {
+		return false
+	}
+	for _, g := range fragments {
+		if n, err := parseNode(g); err == nil && n.has(want) {
+			return true
+		}
+	}
+	return false
+}
+
+// compact drops blank text (the indentation of libvirt's printing) from n and below.
+func compact(n xmlNode) xmlNode {
+	if strings.TrimSpace(n.Text) == "" {
+		n.Text = ""
+	}
+	nodes := make([]xmlNode, len(n.Nodes))
+	for i := range n.Nodes {
+		nodes[i] = compact(n.Nodes[i])
+	}
+	n.Nodes = nodes
+	return n
+}
+
+// withoutAddress drops n's own <address>: libvirt assigns one at define.
+func withoutAddress(n xmlNode) xmlNode {
+	var nodes []xmlNode
+	for _, c := range n.Nodes {
+		if c.XMLName.Local != "address" {
+			nodes = append(nodes, c)
+		}
+	}
+	n.Nodes = nodes
+	return n
+}
