@@ -11,7 +11,7 @@ import (
 // with UEFI; arch and emulator round-trip; empty keeps; a change of either is a restart
 // change; bad values and acpi on aarch64 without UEFI are refused.
 func TestArch(t *testing.T) {
-	base := Spec{Name: "a", Type: "qemu", VCPU: 1, MemoryMiB: 128}
+	base := Spec{Name: "a", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB}
 	cases := []struct {
 		name                       string
 		arch, typ, firmware, emu   string

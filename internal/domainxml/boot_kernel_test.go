@@ -8,7 +8,7 @@ import (
 // TestKernel: written, read back, compared; an empty Kernel removes it, nil keeps it;
 // relative paths and an initrd without a kernel are refused; a change restarts.
 func TestKernel(t *testing.T) {
-	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128,
+	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB,
 		Kernel: &Kernel{Path: "/boot/vmlinux", Initrd: "/boot/initrd.img", Cmdline: "console=ttyS0 quiet", DTB: "/boot/x.dtb"}}
 	d, err := Build(nil, s)
 	if err != nil {

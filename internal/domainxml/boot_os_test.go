@@ -10,7 +10,7 @@ import (
 // the default again; a menu is written and read; os.boot with a device boot_order
 // is refused naming the device; a change restarts a running domain.
 func TestBootOS(t *testing.T) {
-	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128}
+	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB}
 	d, _ := Build(nil, s)
 	if len(d.OS.BootDevices) != 1 || d.OS.BootDevices[0].Dev != "hd" || d.OS.BootMenu != nil {
 		t.Fatalf("default: %+v", d.OS)
@@ -48,7 +48,7 @@ func TestBootOS(t *testing.T) {
 	}
 	// A menu timeout is written and read back; without the menu it is refused (libvirt drops it).
 	ms := uint(2500)
-	m := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128, Boot: BootOS{Menu: &on, MenuTimeout: &ms}}
+	m := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, Boot: BootOS{Menu: &on, MenuTimeout: &ms}}
 	d, err = Build(nil, m)
 	if err != nil || d.OS.BootMenu == nil || d.OS.BootMenu.Timeout != "2500" {
 		t.Fatalf("menu timeout: %v %+v", err, d.OS.BootMenu)

@@ -24,7 +24,7 @@ func everyChardev() Chardevs {
 }
 
 func chdSpec(c Chardevs) Spec {
-	return Spec{Name: "chd-fixture-x2", Type: "qemu", VCPU: 1, MemoryMiB: 64, Graphics: Graphics{Type: GraphicsNone}, QemuAgent: true, Chardevs: c}
+	return Spec{Name: "chd-fixture-x2", Type: "qemu", VCPU: 1, MemoryKiB: 64 * KiBPerMiB, Graphics: Graphics{Type: GraphicsNone}, QemuAgent: true, Chardevs: c}
 }
 
 func TestChardev_build(t *testing.T) {

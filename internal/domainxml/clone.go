@@ -177,10 +177,10 @@ func NVRAMPath(d *libvirtxml.Domain) string {
 	return ""
 }
 
-// Ceilings are a definition's maximum vCPUs and memory (MiB) and its current values.
+// Ceilings are a definition's maximum vCPUs and memory (KiB) and its current values.
 func Ceilings(d *libvirtxml.Domain) (vcpu, maxVCPU uint, mem, maxMem uint64) {
 	s := Sizing(d)
-	return s.VCPU, s.EffectiveMaxVCPU(), s.MemoryMiB, s.EffectiveMaxMemoryMiB()
+	return s.VCPU, s.EffectiveMaxVCPU(), s.MemoryKiB, s.EffectiveMaxMemoryKiB()
 }
 
 // DeriveClone is the clone's definition: a copy of the source's persistent definition

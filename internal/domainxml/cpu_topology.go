@@ -24,7 +24,7 @@ type CPUTopology struct {
 type NUMACell struct {
 	ID        uint
 	CPUs      string // vCPU numbers, libvirt cpuset syntax
-	MemoryMiB uint64
+	MemoryKiB uint64 // exact, as libvirt counts it
 	// MemAccess is shared or private; empty: the memory backing's.
 	MemAccess string
 }
@@ -106,7 +106,7 @@ func ValidatePlatform(s Spec) []PlatformError {
 }
 
 // validateNUMA: cell ids unique, every vCPU 0..max_vcpu-1 in exactly one cell, and the
-// cells' memory adds up to the domain's (max_memory_mib, or memory_mib).
+// cells' memory adds up to the domain's (max memory, or memory), to the KiB.
 func validateNUMA(s *Spec, maxV uint) error {
 	if len(s.NUMACells) == 0 {
 		return nil
@@ -134,15 +134,17 @@ func validateNUMA(s *Spec, maxV uint) error {
 			}
 			owner[n] = c.ID
 		}
-		sum += c.MemoryMiB
+		sum += c.MemoryKiB
 	}
 	for n := range maxV {
 		if _, ok := owner[n]; !ok {
 			return fmt.Errorf("cpu.numa_cell: vCPU %d is in no cell; the cells' cpus must cover vCPUs 0 to %d", n, maxV-1)
 		}
 	}
-	if mem := s.EffectiveMaxMemoryMiB(); sum != mem {
-		return fmt.Errorf("cpu.numa_cell: the cells' memory_mib add up to %d, but the domain has %d MiB (max_memory_mib, or memory_mib): make them add up to %d", sum, mem, mem)
+	if mem := s.EffectiveMaxMemoryKiB(); sum != mem {
+		f := FormatMemory(sum, mem)
+		return fmt.Errorf("cpu.numa_cell: the cells' memory (memory_mib / memory_kib) adds up to %s, but the domain has %s "+
+			"(max_memory_mib / max_memory_kib, or memory_mib / memory_kib): make the cells add up to %s", f[0], f[1], f[1])
 	}
 	return nil
 }
@@ -188,7 +190,7 @@ func buildNUMA(old *libvirtxml.DomainNuma, cs []NUMACell) *libvirtxml.DomainNuma
 	for _, c := range cs {
 		x := byID[c.ID]
 		id := c.ID
-		x.ID, x.CPUs, x.Memory, x.Unit, x.MemAccess = &id, c.CPUs, uint(c.MemoryMiB*1024), "KiB", c.MemAccess
+		x.ID, x.CPUs, x.Memory, x.Unit, x.MemAccess = &id, c.CPUs, uint(c.MemoryKiB), "KiB", c.MemAccess
 		n.Cell = append(n.Cell, x)
 	}
 	return n
@@ -212,7 +214,7 @@ func parseCPUParts(c *libvirtxml.DomainCPU, s *Spec, live bool) {
 	}
 	if c.Numa != nil {
 		for _, x := range c.Numa.Cell {
-			cell := NUMACell{CPUs: x.CPUs, MemoryMiB: toMiB(x.Memory, x.Unit), MemAccess: x.MemAccess}
+			cell := NUMACell{CPUs: x.CPUs, MemoryKiB: toKiB(x.Memory, x.Unit), MemAccess: x.MemAccess}
 			if x.ID != nil {
 				cell.ID = *x.ID
 			}
@@ -247,7 +249,7 @@ func SameTopology(a, b *CPUTopology) bool {
 func SameFeatures(a, b map[string]string) bool { return maps.Equal(a, b) }
 
 func SameNUMACell(x, y NUMACell) bool {
-	return x.ID == y.ID && SameCPUSet(x.CPUs, y.CPUs) && x.MemoryMiB == y.MemoryMiB && x.MemAccess == y.MemAccess
+	return x.ID == y.ID && SameCPUSet(x.CPUs, y.CPUs) && x.MemoryKiB == y.MemoryKiB && x.MemAccess == y.MemAccess
 }
 
 func SamePinning(a, b Spec) bool       { return pinningFamily.same(a, b) }

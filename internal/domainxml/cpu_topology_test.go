@@ -7,11 +7,11 @@ import (
 
 func cpuSpec() Spec {
 	s := fsSpec()
-	s.VCPU, s.MemoryMiB = 2, 256
+	s.VCPU, s.MemoryKiB = 2, 256*KiBPerMiB
 	s.CPUTopology = &CPUTopology{Sockets: 1, Cores: 2, Threads: 1}
 	s.CPUMode, s.CPUModel = "custom", "qemu64"
 	s.CPUFeatures = map[string]string{"vmx": "disable", "sse4.2": "require"}
-	s.NUMACells = []NUMACell{{ID: 0, CPUs: "0", MemoryMiB: 128}, {ID: 1, CPUs: "1", MemoryMiB: 128, MemAccess: "shared"}}
+	s.NUMACells = []NUMACell{{ID: 0, CPUs: "0", MemoryKiB: 128 * KiBPerMiB}, {ID: 1, CPUs: "1", MemoryKiB: 128 * KiBPerMiB, MemAccess: "shared"}}
 	s.CPUPinning = map[uint]string{0: "0", 1: "0,1"}
 	s.EmulatorPinning = "1"
 	s.MemoryBacking = &MemoryBacking{Locked: true, NoSharePages: true, Discard: true, Source: "file", Access: "shared"}
@@ -75,24 +75,24 @@ func TestCPUParts_roundTripAndLibvirtFilled(t *testing.T) {
 
 func TestCPUParts_validate(t *testing.T) {
 	for want, edit := range map[string]func(*Spec){
-		"= 4, but the domain has 2 vCPUs":              func(s *Spec) { s.CPUTopology.Sockets = 2 },
-		"sockets, cores and threads must each be":      func(s *Spec) { s.CPUTopology.Threads = 0 },
-		`policy "maybe"; use one of require`:           func(s *Spec) { s.CPUFeatures["vmx"] = "maybe" },
-		`"VMX" is not a CPU feature name`:              func(s *Spec) { s.CPUFeatures["VMX"] = "require" },
-		"vCPU 1 is in no cell":                         func(s *Spec) { s.NUMACells = []NUMACell{{CPUs: "0", MemoryMiB: 256}} },
-		"vCPU 0 is already in cpu.numa_cell 0":         func(s *Spec) { s.NUMACells[1].CPUs = "0-1" },
-		"names vCPU 2, but the domain's vCPUs":         func(s *Spec) { s.NUMACells[1].CPUs = "1-2" },
-		"add up to 192, but the domain has 256 MiB":    func(s *Spec) { s.NUMACells[1].MemoryMiB = 64 },
-		"and the domain names none: set cpu.mode":      func(s *Spec) { s.CPUMode, s.CPUModel = "", "" },
-		"id 0 is used twice":                           func(s *Spec) { s.NUMACells[1].ID = 0 },
-		`numa_cell 0: cpus: cpuset "x"`:                func(s *Spec) { s.NUMACells[0].CPUs = "x" },
-		"cpu.pinning: vCPU 2 does not exist":           func(s *Spec) { s.CPUPinning[2] = "0" },
-		"cpu.pinning, vCPU 0: cpuset \"1-0\"":          func(s *Spec) { s.CPUPinning[0] = "1-0" },
-		"cpu.emulator_pinning: cpuset \"^1\" names no": func(s *Spec) { s.EmulatorPinning = "^1" },
-		"hugepage_size_kib = 2048 needs hugepages":     func(s *Spec) { s.MemoryBacking.HugePageSizeKiB = 2048 },
-		"hugepage_size_kib = 3000 is not a page":       func(s *Spec) { s.MemoryBacking.HugePages, s.MemoryBacking.HugePageSizeKiB = true, 3000 },
-		"hugepages cannot come from source = anony":    func(s *Spec) { s.MemoryBacking.HugePages, s.MemoryBacking.Source = true, "anonymous" },
-		`source "disk" is not anonymous, memfd or`:     func(s *Spec) { s.MemoryBacking.Source = "disk" },
+		"= 4, but the domain has 2 vCPUs":                func(s *Spec) { s.CPUTopology.Sockets = 2 },
+		"sockets, cores and threads must each be":        func(s *Spec) { s.CPUTopology.Threads = 0 },
+		`policy "maybe"; use one of require`:             func(s *Spec) { s.CPUFeatures["vmx"] = "maybe" },
+		`"VMX" is not a CPU feature name`:                func(s *Spec) { s.CPUFeatures["VMX"] = "require" },
+		"vCPU 1 is in no cell":                           func(s *Spec) { s.NUMACells = []NUMACell{{CPUs: "0", MemoryKiB: 256 * KiBPerMiB}} },
+		"vCPU 0 is already in cpu.numa_cell 0":           func(s *Spec) { s.NUMACells[1].CPUs = "0-1" },
+		"names vCPU 2, but the domain's vCPUs":           func(s *Spec) { s.NUMACells[1].CPUs = "1-2" },
+		"adds up to 192 MiB, but the domain has 256 MiB": func(s *Spec) { s.NUMACells[1].MemoryKiB = 64 * KiBPerMiB },
+		"and the domain names none: set cpu.mode":        func(s *Spec) { s.CPUMode, s.CPUModel = "", "" },
+		"id 0 is used twice":                             func(s *Spec) { s.NUMACells[1].ID = 0 },
+		`numa_cell 0: cpus: cpuset "x"`:                  func(s *Spec) { s.NUMACells[0].CPUs = "x" },
+		"cpu.pinning: vCPU 2 does not exist":             func(s *Spec) { s.CPUPinning[2] = "0" },
+		"cpu.pinning, vCPU 0: cpuset \"1-0\"":            func(s *Spec) { s.CPUPinning[0] = "1-0" },
+		"cpu.emulator_pinning: cpuset \"^1\" names no":   func(s *Spec) { s.EmulatorPinning = "^1" },
+		"hugepage_size_kib = 2048 needs hugepages":       func(s *Spec) { s.MemoryBacking.HugePageSizeKiB = 2048 },
+		"hugepage_size_kib = 3000 is not a page":         func(s *Spec) { s.MemoryBacking.HugePages, s.MemoryBacking.HugePageSizeKiB = true, 3000 },
+		"hugepages cannot come from source = anony":      func(s *Spec) { s.MemoryBacking.HugePages, s.MemoryBacking.Source = true, "anonymous" },
+		`source "disk" is not anonymous, memfd or`:       func(s *Spec) { s.MemoryBacking.Source = "disk" },
 		`access = private, but the virtiofs share "a"`: func(s *Spec) {
 			s.MemoryBacking.Access, s.Filesystems = "private", []Filesystem{{Source: "/srv", Target: "a"}}
 		},

@@ -63,7 +63,7 @@ func TestDescribeFixture(t *testing.T) {
 // TestDescribeBuild: set, change and remove title, description and tags; the record
 // keeps the references it had.
 func TestDescribeBuild(t *testing.T) {
-	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128,
+	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB,
 		Describe:  Describe{Title: strp("db"), Description: strp("a <b> & c"), Tags: map[string]string{"b": "2", "a": "1"}},
 		Lifecycle: Lifecycle{OnPoweroff: "destroy", OnReboot: "destroy", OnCrash: "coredump-destroy"}}
 	d, err := Build(nil, s)
@@ -95,7 +95,7 @@ func TestDescribeBuild(t *testing.T) {
 // TestDescribePlan: title and description change live (set-metadata), tags by a
 // redefinition; nothing of it restarts, and nil plans nothing. Lifecycle restarts.
 func TestDescribePlan(t *testing.T) {
-	old := Spec{Name: "m", VCPU: 1, MemoryMiB: 128, Describe: Describe{Title: strp("a")}}
+	old := Spec{Name: "m", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, Describe: Describe{Title: strp("a")}}
 	for _, c := range []struct {
 		name  string
 		next  Describe

@@ -13,7 +13,7 @@ import (
 func TestDeviceXML(t *testing.T) {
 	shmem := `<shmem name="ivshmem0"><model type="ivshmem-plain"/><size unit="M">4</size></shmem>`
 	base := func() Spec {
-		return Spec{Name: "d", VCPU: 1, MemoryMiB: 64, Type: "qemu", Graphics: Graphics{Type: GraphicsNone}}
+		return Spec{Name: "d", VCPU: 1, MemoryKiB: 64 * KiBPerMiB, Type: "qemu", Graphics: Graphics{Type: GraphicsNone}}
 	}
 	s := base()
 	s.DeviceXML = []string{shmem, `<iommu model="intel"/>`}

@@ -13,7 +13,7 @@ var (
 
 // encrypted is a stopped domain on two encrypted volumes (as resolve fills them).
 func encrypted() Spec {
-	s := Spec{Name: "luks", Type: "qemu", VCPU: 1, MaxVCPU: 1, MemoryMiB: 64, MaxMemoryMiB: 64, Graphics: Graphics{Type: GraphicsNone}}
+	s := Spec{Name: "luks", Type: "qemu", VCPU: 1, MaxVCPU: 1, MemoryKiB: 64 * KiBPerMiB, MaxMemoryKiB: 64 * KiBPerMiB, Graphics: Graphics{Type: GraphicsNone}}
 	s.Disks = []Disk{
 		{Path: "/pool/luks.raw", Device: DeviceDisk, Bus: "virtio", Target: "vdb", Format: "raw", Encryption: rawLUKS},
 		{Path: "/pool/luks.qcow2", Device: DeviceDisk, Bus: "virtio", Target: "vdc", Format: "qcow2", Encryption: qcow2LUKS},

@@ -16,7 +16,7 @@ func TestBuild_diskFormatsExplicit(t *testing.T) {
 		Source: &libvirtxml.DomainDiskSource{File: &libvirtxml.DomainDiskSourceFile{File: "/pool/guest.raw"}},
 		Target: &libvirtxml.DomainDiskTarget{Dev: "vdb", Bus: "virtio"},
 	}}}}
-	d, _ := build(t, base, Spec{Name: "a", Type: "kvm", VCPU: 1, MemoryMiB: 256,
+	d, _ := build(t, base, Spec{Name: "a", Type: "kvm", VCPU: 1, MemoryKiB: 256 * KiBPerMiB,
 		Disks: []Disk{
 			{Path: "/pool/a.qcow2", Format: "qcow2", Target: "vda", Bus: "virtio"},
 			{Path: "/pool/guest.raw", Format: "raw", Target: "vdb", Bus: "virtio"},

@@ -9,7 +9,7 @@ import (
 )
 
 func netSpec(disks ...Disk) Spec {
-	return Spec{Name: "n", Type: "qemu", VCPU: 1, MemoryMiB: 128, Firmware: FirmwareBIOS, Graphics: Graphics{Type: GraphicsNone},
+	return Spec{Name: "n", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, Firmware: FirmwareBIOS, Graphics: Graphics{Type: GraphicsNone},
 		Disks: disks}
 }
 

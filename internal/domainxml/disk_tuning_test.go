@@ -11,7 +11,7 @@ import (
 
 // tuned is a stopped domain's spec with every tuning field on its disks (defaults filled).
 func tuned() Spec {
-	s := Spec{Name: "web", Type: "qemu", VCPU: 1, MaxVCPU: 2, MemoryMiB: 128, MaxMemoryMiB: 256, Graphics: Graphics{Type: GraphicsNone}}
+	s := Spec{Name: "web", Type: "qemu", VCPU: 1, MaxVCPU: 2, MemoryKiB: 128 * KiBPerMiB, MaxMemoryKiB: 256 * KiBPerMiB, Graphics: Graphics{Type: GraphicsNone}}
 	s.Disks = []Disk{
 		{Path: "/pool/web.qcow2", Device: DeviceDisk, Bus: "virtio", Target: "vda", Format: "qcow2", DiskTuning: DiskTuning{
 			Cache: "none", IO: "native", Discard: "unmap", DetectZeroes: "unmap", Queues: 2, IOThread: 1, Serial: "tfacc-vda.1",

@@ -11,7 +11,7 @@ import (
 
 func sample() Spec {
 	return Spec{
-		Name: "web-1", Type: "qemu", VCPU: 1, MaxVCPU: 2, MemoryMiB: 256, MaxMemoryMiB: 384,
+		Name: "web-1", Type: "qemu", VCPU: 1, MaxVCPU: 2, MemoryKiB: 256 * KiBPerMiB, MaxMemoryKiB: 384 * KiBPerMiB,
 		Firmware: FirmwareBIOS,
 		Disks: []Disk{
 			{VolumeID: "/pool/web-1.qcow2", Path: "/pool/web-1.qcow2", Format: "qcow2", BootOrder: 1},
@@ -53,7 +53,7 @@ func domainFixture(t *testing.T, name string) *libvirtxml.Domain {
 }
 
 func TestBuild_defaults(t *testing.T) {
-	_, text := build(t, nil, Spec{Name: "a", Type: "kvm", VCPU: 2, MemoryMiB: 512,
+	_, text := build(t, nil, Spec{Name: "a", Type: "kvm", VCPU: 2, MemoryKiB: 512 * KiBPerMiB,
 		Disks:      []Disk{{Path: "/p/a.qcow2", Format: "qcow2"}},
 		Interfaces: []Interface{{Network: "default"}},
 		Graphics:   Graphics{Type: GraphicsVNC}, QemuAgent: true})
@@ -241,9 +241,9 @@ func TestParse_ignoresLibvirtFilled(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	tests := map[string]Spec{
 		"sample": sample(),
-		"minimal": {Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128, Firmware: FirmwareBIOS,
+		"minimal": {Name: "m", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, Firmware: FirmwareBIOS,
 			Graphics: Graphics{Type: GraphicsNone}},
-		"spice": {Name: "s", Type: "kvm", VCPU: 4, MemoryMiB: 4096, Firmware: FirmwareBIOS, CPUMode: "custom", CPUModel: "Haswell", CPUFallback: "allow",
+		"spice": {Name: "s", Type: "kvm", VCPU: 4, MemoryKiB: 4096 * KiBPerMiB, Firmware: FirmwareBIOS, CPUMode: "custom", CPUModel: "Haswell", CPUFallback: "allow",
 			Graphics: Graphics{Type: GraphicsSpice, Listen: "0.0.0.0"}, Disks: []Disk{{Path: "/dev/vg/lv", Format: "raw", Bus: "scsi"}}},
 	}
 	for name, s := range tests {
@@ -332,8 +332,8 @@ func TestClassify(t *testing.T) {
 	}{
 		{"same", base, true, true, ChangeNone},
 		{"vcpu up within max", mod(func(s *Spec) { s.VCPU = 2 }), true, true, ChangeLive},
-		{"memory up within max", mod(func(s *Spec) { s.MemoryMiB = 384 }), true, true, ChangeLive},
-		{"memory down", mod(func(s *Spec) { s.MemoryMiB = 200 }), true, true, ChangeLive},
+		{"memory up within max", mod(func(s *Spec) { s.MemoryKiB = 384 * KiBPerMiB }), true, true, ChangeLive},
+		{"memory down", mod(func(s *Spec) { s.MemoryKiB = 200 * KiBPerMiB }), true, true, ChangeLive},
 		{"vcpu down", mod(func(s *Spec) { s.VCPU = 1; s.MaxVCPU = 2 }), true, true, ChangeNone},
 		{"vcpu beyond max", mod(func(s *Spec) { s.VCPU = 3; s.MaxVCPU = 3 }), true, true, ChangeRestart},
 		{"max raised", mod(func(s *Spec) { s.MaxVCPU = 4 }), true, true, ChangeRestart},
@@ -366,28 +366,17 @@ func TestClassify(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	for name, s := range map[string]Spec{
-		"no vcpu":       {MemoryMiB: 1},
-		"vcpu over max": {VCPU: 3, MaxVCPU: 2},
-		"mem over max":  {VCPU: 1, MemoryMiB: 512, MaxMemoryMiB: 256},
-		"no source":     {VCPU: 1, Disks: []Disk{{}}},
-		"two targets":   {VCPU: 1, Disks: []Disk{{Path: "/a", Target: "vda"}, {Path: "/b", Target: "vda"}}},
-		"nic both":      {VCPU: 1, Interfaces: []Interface{{Network: "n", Bridge: "b"}}},
-		"nic neither":   {VCPU: 1, Interfaces: []Interface{{}}},
+		"no vcpu":       {MemoryKiB: 1 * KiBPerMiB},
+		"no memory":     {VCPU: 1},
+		"vcpu over max": {VCPU: 3, MaxVCPU: 2, MemoryKiB: 1},
+		"mem over max":  {VCPU: 1, MemoryKiB: 512 * KiBPerMiB, MaxMemoryKiB: 256 * KiBPerMiB},
+		"no source":     {VCPU: 1, MemoryKiB: 1, Disks: []Disk{{}}},
+		"two targets":   {VCPU: 1, MemoryKiB: 1, Disks: []Disk{{Path: "/a", Target: "vda"}, {Path: "/b", Target: "vda"}}},
+		"nic both":      {VCPU: 1, MemoryKiB: 1, Interfaces: []Interface{{Network: "n", Bridge: "b"}}},
+		"nic neither":   {VCPU: 1, MemoryKiB: 1, Interfaces: []Interface{{}}},
 	} {
 		if err := s.Validate(); err == nil {
 			t.Errorf("%s: no error", name)
-		}
-	}
-}
-
-func TestToMiB(t *testing.T) {
-	for _, tc := range []struct {
-		v    uint
-		unit string
-		want uint64
-	}{{262144, "KiB", 256}, {262144, "", 256}, {256, "MiB", 256}, {1, "GiB", 1024}, {268435456, "bytes", 256}} {
-		if got := toMiB(tc.v, tc.unit); got != tc.want {
-			t.Errorf("toMiB(%d, %s) = %d", tc.v, tc.unit, got)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func TestFeaturesFixture(t *testing.T) {
 // back as nil); spinlocks gets its retries; an empty hyperv list removes <hyperv>; a
 // change restarts a running domain and hyperv order does not matter.
 func TestFeaturesBuild(t *testing.T) {
-	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128}
+	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB}
 	d, _ := Build(nil, s)
 	if p, _ := FromDomain(d); p.Spec.Features != nil {
 		t.Errorf("fresh definition reads as %+v, want nil", p.Spec.Features)

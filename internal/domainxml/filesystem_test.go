@@ -10,7 +10,7 @@ import (
 )
 
 func fsSpec(fss ...Filesystem) Spec {
-	return Spec{Name: "fs", Type: "qemu", VCPU: 1, MemoryMiB: 256, Firmware: FirmwareBIOS, Graphics: Graphics{Type: GraphicsNone},
+	return Spec{Name: "fs", Type: "qemu", VCPU: 1, MemoryKiB: 256 * KiBPerMiB, Firmware: FirmwareBIOS, Graphics: Graphics{Type: GraphicsNone},
 		Disks:       []Disk{{Path: "/p/a.qcow2", Format: "qcow2", Device: DeviceDisk}},
 		Filesystems: fss}
 }

@@ -34,7 +34,7 @@ func TestFirmwareTPMFixture(t *testing.T) {
 }
 
 func TestSecureBootBuild(t *testing.T) {
-	base := Spec{Name: "sb", Type: "qemu", VCPU: 1, MemoryMiB: 128, Machine: "q35", Firmware: FirmwareUEFI}
+	base := Spec{Name: "sb", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, Machine: "q35", Firmware: FirmwareUEFI}
 	s := base
 	s.SecureBoot = &SecureBoot{Enabled: true}
 	d, text := build(t, nil, s)
@@ -107,7 +107,7 @@ func TestValidateSecureBoot(t *testing.T) {
 }
 
 func TestTPMBuild(t *testing.T) {
-	base := Spec{Name: "t", Type: "qemu", VCPU: 1, MemoryMiB: 128}
+	base := Spec{Name: "t", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB}
 	for name, tc := range map[string]struct {
 		tpm  TPM
 		want []string

@@ -39,7 +39,7 @@ func FuzzDeviceFragment(f *testing.F) {
 		if _, owned := familyElements[name]; (owned && escapable[name] == nil) || name == "emulator" {
 			t.Fatalf("accepted <%s>, which is refused in device_xml: %q", name, frag)
 		}
-		s := Spec{Name: "d", VCPU: 1, MemoryMiB: 64, Type: "qemu", Graphics: Graphics{Type: GraphicsNone}, DeviceXML: []string{frag}}
+		s := Spec{Name: "d", VCPU: 1, MemoryKiB: 64 * KiBPerMiB, Type: "qemu", Graphics: Graphics{Type: GraphicsNone}, DeviceXML: []string{frag}}
 		d, err := Build(nil, s)
 		if err != nil {
 			t.Fatalf("accepted %q, but a definition with it does not build: %v", frag, err)

@@ -8,7 +8,7 @@ import (
 )
 
 func graphicsSpec(g Graphics) Spec {
-	return Spec{Name: "g", Type: "qemu", VCPU: 1, MemoryMiB: 64, Firmware: FirmwareBIOS, Graphics: g}
+	return Spec{Name: "g", Type: "qemu", VCPU: 1, MemoryKiB: 64 * KiBPerMiB, Firmware: FirmwareBIOS, Graphics: g}
 }
 
 func TestGraphics_roundTrip(t *testing.T) {

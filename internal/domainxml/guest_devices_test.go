@@ -27,7 +27,7 @@ func everyGuestDevice() GuestDevices {
 }
 
 func gdSpec(g GuestDevices) Spec {
-	return Spec{Name: "gd-libvirt", Type: "qemu", VCPU: 1, MemoryMiB: 64, Graphics: Graphics{Type: GraphicsVNC}, GuestDevices: g}
+	return Spec{Name: "gd-libvirt", Type: "qemu", VCPU: 1, MemoryKiB: 64 * KiBPerMiB, Graphics: Graphics{Type: GraphicsVNC}, GuestDevices: g}
 }
 
 func TestGuestDevices_build(t *testing.T) {

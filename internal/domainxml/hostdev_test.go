@@ -12,7 +12,7 @@ import (
 // written the ways users write it (upper-case hex, no PCI domain, zero-padded USB bus).
 func hostdevSpec() Spec {
 	return Spec{
-		Name: "hd-1", Type: "qemu", VCPU: 1, MemoryMiB: 256,
+		Name: "hd-1", Type: "qemu", VCPU: 1, MemoryKiB: 256 * KiBPerMiB,
 		Hostdevs: []Hostdev{
 			{PCI: "7F:1F.7", Managed: true, BootOrder: 1, ROM: &HostdevROM{Bar: "off", File: "/tmp/x.rom"}},
 			{USBVendor: "10DE", USBProduct: "0x1234", Managed: true},

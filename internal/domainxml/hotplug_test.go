@@ -10,7 +10,7 @@ import (
 // hotSpec is a running domain's spec: a virtio root disk, a SATA cdrom with an ISO and
 // one NIC with a MAC.
 func hotSpec() Spec {
-	return Spec{Name: "web-1", Type: "qemu", VCPU: 1, MemoryMiB: 256, Firmware: FirmwareBIOS, Graphics: Graphics{Type: GraphicsNone},
+	return Spec{Name: "web-1", Type: "qemu", VCPU: 1, MemoryKiB: 256 * KiBPerMiB, Firmware: FirmwareBIOS, Graphics: Graphics{Type: GraphicsNone},
 		Disks: []Disk{
 			{Path: "/pool/root.qcow2", Device: DeviceDisk, Bus: "virtio", Target: "vda", Format: "qcow2"},
 			{Path: "/iso/a.iso", Device: DeviceCDROM, Bus: "sata", Target: "sda", Format: "raw"},

@@ -13,7 +13,7 @@ func ptr[T any](v T) *T { return &v }
 
 // nicSpec has one NIC of each source with every option set.
 func nicSpec() Spec {
-	s := Spec{Name: "n", Type: "qemu", VCPU: 1, MemoryMiB: 128, Firmware: FirmwareBIOS, Graphics: Graphics{Type: GraphicsNone}}
+	s := Spec{Name: "n", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, Firmware: FirmwareBIOS, Graphics: Graphics{Type: GraphicsNone}}
 	s.Interfaces = []Interface{
 		{Direct: &Direct{Dev: "eth0", Mode: "bridge"}, MAC: "52:54:00:00:00:01", Model: "virtio",
 			NICOptions: NICOptions{MTU: 9000, Queues: 2, LinkState: LinkStateDown, BootOrder: 1,
@@ -94,7 +94,7 @@ func TestNICOptions_libvirtFixture(t *testing.T) {
 		t.Errorf("want libvirt's vepa mode and generated ids read back, got %+v", got)
 	}
 	// Rebuilding onto the definition keeps the generated ids when the spec has none.
-	_, text2 := build(t, mustDomain(t, string(text)), Spec{Name: "nic-options", Type: "qemu", VCPU: 1, MemoryMiB: 64,
+	_, text2 := build(t, mustDomain(t, string(text)), Spec{Name: "nic-options", Type: "qemu", VCPU: 1, MemoryKiB: 64 * KiBPerMiB,
 		Firmware: FirmwareBIOS, Graphics: Graphics{Type: GraphicsNone}, Interfaces: withMACs(asked, got)})
 	for _, id := range []string{got[1].VirtualPort.InterfaceID, got[2].VirtualPort.InterfaceID} {
 		if !strings.Contains(text2, id) {

@@ -46,7 +46,7 @@ func TestIOThreads(t *testing.T) {
 		t.Errorf("no iothreads read as %d, want nil", *p.Spec.IOThreads)
 	}
 
-	has := Spec{Name: "d", VCPU: 1, MemoryMiB: 64, IOThreads: n(2)}
+	has := Spec{Name: "d", VCPU: 1, MemoryKiB: 64 * KiBPerMiB, IOThreads: n(2)}
 	for _, c := range []struct {
 		name string
 		next *uint

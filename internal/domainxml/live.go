@@ -115,7 +115,7 @@ func PlanChange(old, next Spec, runningBefore, runningAfter bool, cur *libvirtxm
 		structural = noFreeRootPort(cur, pciAttaches(ops)) // hotplug_pci.go
 	}
 	reason = structural
-	sizing := old.VCPU != next.VCPU || old.MemoryMiB != next.MemoryMiB
+	sizing := old.VCPU != next.VCPU || old.MemoryKiB != next.MemoryKiB
 	switch {
 	case structural == "" && !sizing && len(ops) == 0:
 		return Plan{Change: ChangeNone}
@@ -128,8 +128,8 @@ func PlanChange(old, next Spec, runningBefore, runningAfter bool, cur *libvirtxm
 		return Plan{Change: ChangeRestart, Reason: "vcpu goes down (unplugging vCPUs needs the guest's help)"}
 	case next.VCPU > maxOr(old.MaxVCPU, old.VCPU):
 		return Plan{Change: ChangeRestart, Reason: "vcpu goes above max_vcpu"}
-	case next.MemoryMiB > maxOr(old.MaxMemoryMiB, old.MemoryMiB):
-		return Plan{Change: ChangeRestart, Reason: "memory_mib goes above max_memory_mib"}
+	case next.MemoryKiB > maxOr(old.MaxMemoryKiB, old.MemoryKiB):
+		return Plan{Change: ChangeRestart, Reason: "memory goes above the maximum memory (max_memory_mib / max_memory_kib)"}
 	default:
 		slices.SortStableFunc(ops, func(a, b LiveOp) int { return opOrder(a.Kind) - opOrder(b.Kind) })
 		return Plan{Change: ChangeLive, Ops: ops}

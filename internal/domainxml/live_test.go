@@ -24,7 +24,7 @@ func TestPlanChange(t *testing.T) {
 			[]LiveOp{{Kind: LiveSetIOTune, Noun: "disk", Device: "sda", IOTune: limits}}, ""},
 		{"iotune removed", mod(func(s *Spec) { s.Disks[0].IOTune = nil }), true, true, ChangeLive,
 			[]LiveOp{{Kind: LiveSetIOTune, Noun: "disk", Device: "vda"}}, ""},
-		{"iotune with sizing", mod(func(s *Spec) { s.Disks[1].IOTune = limits; s.MemoryMiB = 192 }), true, true, ChangeLive,
+		{"iotune with sizing", mod(func(s *Spec) { s.Disks[1].IOTune = limits; s.MemoryKiB = 192 * KiBPerMiB }), true, true, ChangeLive,
 			[]LiveOp{{Kind: LiveSetIOTune, Noun: "disk", Device: "sda", IOTune: limits}}, ""},
 		{"stopped", mod(func(s *Spec) { s.Disks[1].IOTune = limits }), false, false, ChangeDefinition, nil, ""},
 		{"iotune and cache", mod(func(s *Spec) { s.Disks[1].IOTune = limits; s.Disks[0].Cache = "directsync" }), true, true, ChangeRestart, nil,

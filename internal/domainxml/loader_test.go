@@ -12,7 +12,7 @@ import (
 // never read as the user's.
 func TestLoader(t *testing.T) {
 	yes := true
-	s := Spec{Name: "l", Type: "qemu", VCPU: 1, MemoryMiB: 128, Machine: "q35", Firmware: FirmwareUEFI,
+	s := Spec{Name: "l", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, Machine: "q35", Firmware: FirmwareUEFI,
 		Loader: &Loader{Path: "/usr/share/OVMF/OVMF_CODE_4M.fd", Type: LoaderPflash, Readonly: &yes},
 		NVRam:  &NVRam{Template: "/usr/share/OVMF/OVMF_VARS_4M.fd"}}
 	d, text := build(t, nil, s)

@@ -210,14 +210,3 @@ func isVirtiofsMemory(m *libvirtxml.DomainMemoryBacking) bool {
 		m.MemoryAccess.Mode == MemoryAccessShared && m.MemoryHugePages == nil && m.MemoryNosharepages == nil &&
 		m.MemoryLocked == nil && m.MemoryAllocation == nil && m.MemoryDiscard == nil
 }
-
-// toKiB converts a libvirt memory value with its unit (default KiB) to KiB.
-func toKiB(v uint, unit string) uint64 {
-	switch unit {
-	case "", "k", "K", "KiB":
-		return uint64(v)
-	case "b", "bytes", "B":
-		return uint64(v) / 1024
-	}
-	return toMiB(v, unit) * 1024
-}

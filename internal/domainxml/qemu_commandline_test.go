@@ -8,7 +8,7 @@ import (
 // TestQEMUCommandline: args in order and env sorted under the qemu namespace, read back
 // the same; nil keeps, empty removes; a change restarts; bad env names are refused.
 func TestQEMUCommandline(t *testing.T) {
-	s := Spec{Name: "d", VCPU: 1, MemoryMiB: 64, Type: "qemu", Graphics: Graphics{Type: GraphicsNone},
+	s := Spec{Name: "d", VCPU: 1, MemoryKiB: 64 * KiBPerMiB, Type: "qemu", Graphics: Graphics{Type: GraphicsNone},
 		QEMU: &QEMUCommandline{Args: []string{"-fw_cfg", "name=opt/x,string=1"}, Env: map[string]string{"B": "2", "A": ""}}}
 	d, err := Build(nil, s)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 // share the one fwcfg sysinfo with the Ignition entry and leave it alone; nil keeps,
 // an empty map removes; bad names are refused.
 func TestSMBIOSAndFWCfg(t *testing.T) {
-	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryMiB: 128, Ignition: &Ignition{ID: "p/ign", Path: "/v/ign.json"},
+	s := Spec{Name: "m", Type: "qemu", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, Ignition: &Ignition{ID: "p/ign", Path: "/v/ign.json"},
 		SMBIOS: &SMBIOS{Mode: "sysinfo", System: map[string]string{"product": "Appliance", "manufacturer": "kvmforge"},
 			BIOS: map[string]string{"vendor": "kf"}, BaseBoards: []map[string]string{{"serial": "42"}, {"serial": "43", "product": "riser"}},
 			Chassis: map[string]string{"asset": "A-1"}, OEMStrings: []string{"role:db", "rack:7"}},

@@ -83,7 +83,7 @@ func TestSnapshotOverlay_rewriteKeepsOverlay(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := p.Spec
-	s.MemoryMiB, s.MaxMemoryMiB, s.VCPU, s.MaxVCPU = 256, 256, 1, 1
+	s.MemoryKiB, s.MaxMemoryKiB, s.VCPU, s.MaxVCPU = 256*KiBPerMiB, 256*KiBPerMiB, 1, 1
 	s.Disks[2].Path, s.Disks[2].Format = "/pool/other.qcow2", "qcow2" // vdc now on another image: the overlay goes
 	d, text := build(t, &base, s)
 	got := map[string]string{}

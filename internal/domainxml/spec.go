@@ -39,11 +39,12 @@ type Spec struct {
 	UUID string // empty: libvirt chooses
 	Type string // kvm or qemu
 
-	VCPU      uint
-	MaxVCPU   uint // 0: same as VCPU (no hot-add headroom)
-	MemoryMiB uint64
-	// MaxMemoryMiB is the <memory> ceiling; 0: same as MemoryMiB.
-	MaxMemoryMiB uint64
+	VCPU    uint
+	MaxVCPU uint // 0: same as VCPU (no hot-add headroom)
+	// MemoryKiB is <currentMemory>, MaxMemoryKiB the <memory> ceiling (0: same as
+	// MemoryKiB), both in KiB as libvirt counts them (sizing.go).
+	MemoryKiB    uint64
+	MaxMemoryKiB uint64
 	// IOThreads is the <iothreads> count; nil: keep what the domain has (resources that
 	// do not manage it, and libvirt_domain before it is known).
 	IOThreads *uint

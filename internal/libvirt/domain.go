@@ -218,21 +218,22 @@ func (c *Client) UndefineDomain(ctx context.Context, id string) error {
 	})
 }
 
-// SetDomainSizing sets the vCPU count and memory of a domain in its persistent
-// definition and, when live, in the running domain too (within its ceilings).
-func (c *Client) SetDomainSizing(ctx context.Context, id string, vcpu uint, mib uint64, live bool) error {
+// SetDomainSizing sets the vCPU count and memory (KiB) of a domain in its persistent
+// definition and, when live, in the running domain too (within its ceilings); 0 leaves
+// one as it is.
+func (c *Client) SetDomainSizing(ctx context.Context, id string, vcpu uint, kib uint64, live bool) error {
 	flags := uint32(golibvirt.DomainAffectConfig)
 	if live {
 		flags |= uint32(golibvirt.DomainAffectLive)
 	}
-	return c.onDomain(ctx, fmt.Sprintf("set vcpus %d and memory %d MiB of", vcpu, mib), id, func(l *golibvirt.Libvirt, d Domain) error {
+	return c.onDomain(ctx, fmt.Sprintf("set vcpus %d and memory %d KiB of", vcpu, kib), id, func(l *golibvirt.Libvirt, d Domain) error {
 		if vcpu > 0 {
 			if err := l.DomainSetVcpusFlags(d, uint32(vcpu), flags); err != nil {
 				return err
 			}
 		}
-		if mib > 0 {
-			return l.DomainSetMemoryFlags(d, mib*1024, flags)
+		if kib > 0 {
+			return l.DomainSetMemoryFlags(d, kib, flags)
 		}
 		return nil
 	})

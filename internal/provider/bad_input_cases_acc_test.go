@@ -78,7 +78,7 @@ func badInputCases() []badInputCase {
 		{name: "numa_cell_cpus", phase: "plan", bad: dom(attr("vcpu", 2), `cpu = { numa_cell = [{ id = 0, cpus = "0", memory_mib = 64 }] }`),
 			want: `Invalid cpu.numa_cell.*cpu.numa_cell: vCPU 1 is in no cell; the cells' cpus must cover vCPUs 0 to 1`},
 		{name: "numa_cell_memory", phase: "plan", bad: dom(`cpu = { numa_cell = [{ id = 0, cpus = "0", memory_mib = 32 }] }`),
-			want: `Invalid cpu.numa_cell.*the cells' memory_mib add up to 32, but the domain has 64 MiB .*make them add up to 64`},
+			want: `Invalid cpu.numa_cell.*the cells' memory \(memory_mib / memory_kib\) adds up to 32 MiB, but the domain has 64 MiB .*make the cells add up to 64 MiB`},
 		{name: "cpuset_syntax", phase: "plan", bad: dom(`cpu = { pinning = { "0" = "0-x" } }`),
 			want: `with libvirt_domain.d,.*cpu.pinning.*must be a cpuset such as 0-1,4 \(numbers and ranges, \^N excludes one\), got: 0-x`},
 		{name: "cpu_pinning_vcpu", phase: "plan", bad: dom(`cpu = { pinning = { "3" = "0" } }`),

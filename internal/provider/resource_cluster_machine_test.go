@@ -130,8 +130,8 @@ func cmCheckMachine(ctx context.Context, c *libvirt.Client, network acctest.Test
 	if len(p.Spec.Interfaces) != 1 || p.Spec.Interfaces[0].MAC != m.mac || p.Spec.Interfaces[0].Network != network.Name {
 		add("interfaces %+v, want one on %s with MAC %s", p.Spec.Interfaces, network.Name, m.mac)
 	}
-	if p.Spec.VCPU != 1 || p.Spec.EffectiveMaxVCPU() != 2 || p.Spec.MemoryMiB != 256 || p.Spec.EffectiveMaxMemoryMiB() != 512 {
-		add("vcpu %d/%d memory %d/%d MiB, want 1/2 and 256/512", p.Spec.VCPU, p.Spec.EffectiveMaxVCPU(), p.Spec.MemoryMiB, p.Spec.EffectiveMaxMemoryMiB())
+	if p.Spec.VCPU != 1 || p.Spec.EffectiveMaxVCPU() != 2 || p.Spec.MemoryKiB != 256<<10 || p.Spec.EffectiveMaxMemoryKiB() != 512<<10 {
+		add("vcpu %d/%d memory %d/%d KiB, want 1/2 and 256/512 MiB", p.Spec.VCPU, p.Spec.EffectiveMaxVCPU(), p.Spec.MemoryKiB, p.Spec.EffectiveMaxMemoryKiB())
 	}
 	root, err := c.VolumeInfo(ctx, libvirt.VolumeRef{Pool: pool, Name: m.root})
 	if err != nil {

@@ -31,13 +31,13 @@ func UpdateClone(ctx context.Context, api DomainAPI, id, name string, vcpu uint,
 	}
 	// The ceilings stay what the clone kept from its source: only the current values move.
 	old := domainxml.Sizing(&cur)
-	old.MaxVCPU, old.MaxMemoryMiB = old.EffectiveMaxVCPU(), old.EffectiveMaxMemoryMiB()
+	old.MaxVCPU, old.MaxMemoryKiB = old.EffectiveMaxVCPU(), old.EffectiveMaxMemoryKiB()
 	next := old
 	if vcpu != 0 {
 		next.VCPU = vcpu
 	}
-	if mib != 0 {
-		next.MemoryMiB = mib
+	if mib != 0 && mib != domainxml.MiBOf(old.MemoryKiB) { // a clone's memory_mib is the KiB rounded down: unchanged, they stay
+		next.MemoryKiB = mib * domainxml.KiBPerMiB
 	}
 	_, err = Apply(ctx, api, Change{ID: id, Name: name, Old: old, New: next, Running: running,
 		ShutdownTimeout: CloneShutdownTimeout, Redefine: SizingOnly(next)})

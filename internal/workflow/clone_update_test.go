@@ -84,3 +84,24 @@ func TestUpdateClone(t *testing.T) {
 		t.Errorf("stopped clone redefined as\n%s", f.status.XML)
 	}
 }
+
+// TestUpdateCloneExactKiB: a clone whose memory is no whole number of MiB (its source's)
+// keeps it when memory_mib (its KiB rounded down) is unchanged, and gets whole MiB when
+// it changes.
+func TestUpdateCloneExactKiB(t *testing.T) {
+	f := newFake()
+	f.status = running(false)
+	f.status.XML = strings.Replace(baseXML, `<currentMemory unit="KiB">262144</currentMemory>`, `<currentMemory unit="KiB">262145</currentMemory>`, 1)
+	if err := UpdateClone(context.Background(), f, "u", "web", 2, 256, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.status.XML, `<currentMemory unit="KiB">262145</currentMemory>`) {
+		t.Errorf("memory_mib unchanged, the KiB changed:\n%s", f.status.XML)
+	}
+	if err := UpdateClone(context.Background(), f, "u", "web", 2, 300, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.status.XML, `<currentMemory unit="KiB">307200</currentMemory>`) {
+		t.Errorf("memory_mib = 300:\n%s", f.status.XML)
+	}
+}

@@ -26,7 +26,7 @@ import (
 type DomainAPI interface {
 	GetDomainStatus(ctx context.Context, id string) (*libvirt.DomainStatus, error)
 	DefineDomain(ctx context.Context, name, xml string) (libvirt.Domain, error)
-	SetDomainSizing(ctx context.Context, id string, vcpu uint, mib uint64, live bool) error
+	SetDomainSizing(ctx context.Context, id string, vcpu uint, kib uint64, live bool) error
 	SetDomainAutostart(ctx context.Context, id string, on bool) error
 	StartDomain(ctx context.Context, id string) error
 	ShutdownDomain(ctx context.Context, id string, timeout time.Duration) (forced bool, err error)
@@ -101,15 +101,15 @@ func Apply(ctx context.Context, api DomainAPI, ch Change) (Result, error) {
 		}
 	case domainxml.ChangeLive:
 		var vcpu uint
-		var mib uint64
+		var kib uint64
 		if ch.Old.VCPU != ch.New.VCPU {
 			vcpu = ch.New.VCPU
 		}
-		if ch.Old.MemoryMiB != ch.New.MemoryMiB {
-			mib = ch.New.MemoryMiB
+		if ch.Old.MemoryKiB != ch.New.MemoryKiB {
+			kib = ch.New.MemoryKiB
 		}
-		if vcpu > 0 || mib > 0 {
-			errs = append(errs, api.SetDomainSizing(ctx, ch.ID, vcpu, mib, true))
+		if vcpu > 0 || kib > 0 {
+			errs = append(errs, api.SetDomainSizing(ctx, ch.ID, vcpu, kib, true))
 		}
 		if errors.Join(errs...) == nil {
 			errs = append(errs, liveOps(ctx, api, ch, st.LiveXML, plan.Ops))

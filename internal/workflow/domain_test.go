@@ -18,7 +18,7 @@ const baseXML = `<domain type="qemu"><name>web</name><uuid>6f1c2b9e-0c55-4a7e-8d
 
 func spec(vcpu uint, mib uint64) domainxml.Spec {
 	return domainxml.Spec{Name: "web", UUID: "6f1c2b9e-0c55-4a7e-8d2a-1f3e5c7b9a01", Type: "qemu",
-		VCPU: vcpu, MaxVCPU: 2, MemoryMiB: mib, MaxMemoryMiB: 512, Graphics: domainxml.Graphics{Type: domainxml.GraphicsNone}}
+		VCPU: vcpu, MaxVCPU: 2, MemoryKiB: mib * domainxml.KiBPerMiB, MaxMemoryKiB: 512 * domainxml.KiBPerMiB, Graphics: domainxml.Graphics{Type: domainxml.GraphicsNone}}
 }
 
 func running(active bool) *libvirt.DomainStatus {
@@ -94,7 +94,7 @@ func TestApplyLiveSizingArgs(t *testing.T) {
 	if _, err := Apply(context.Background(), f, Change{ID: "u", Name: "web", Old: spec(1, 256), New: spec(1, 384), Running: true}); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.calls[1]; got != "SetDomainSizing u 0 384 true" {
+	if got := f.calls[1]; got != "SetDomainSizing u 0 393216 true" { // KiB
 		t.Errorf("sizing call %q", got)
 	}
 }

@@ -262,8 +262,8 @@ func (f *fake) CopyNVRAM(_ context.Context, src, dst string) (bool, error) {
 	return true, f.record("CopyNVRAM", src, dst)
 }
 
-func (f *fake) SetDomainSizing(_ context.Context, id string, vcpu uint, mib uint64, live bool) error {
-	return f.record("SetDomainSizing", id, vcpu, mib, live)
+func (f *fake) SetDomainSizing(_ context.Context, id string, vcpu uint, kib uint64, live bool) error {
+	return f.record("SetDomainSizing", id, vcpu, kib, live)
 }
 
 // SetBlockIOTune records the typed parameters the client would send, name=value each.

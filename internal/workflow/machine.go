@@ -193,7 +193,7 @@ func DeleteMachine(ctx context.Context, api MachineAPI, p MachineParts) error {
 func machineDomainXML(p MachineParts, req MachineRequest, domType string, root, seed *libvirt.VolumeInfo) (string, error) {
 	spec := domainxml.Spec{
 		Name: p.Domain, UUID: p.UID, Type: domType,
-		VCPU: req.VCPU, MaxVCPU: req.VCPU * MachineHeadroom, MemoryMiB: req.MemoryMiB, MaxMemoryMiB: req.MemoryMiB * MachineHeadroom,
+		VCPU: req.VCPU, MaxVCPU: req.VCPU * MachineHeadroom, MemoryKiB: req.MemoryMiB * domainxml.KiBPerMiB, MaxMemoryKiB: req.MemoryMiB * domainxml.KiBPerMiB * MachineHeadroom,
 		Disks: []domainxml.Disk{{VolumeID: p.Pool + "/" + p.Root, Path: root.Path, Device: domainxml.DeviceDisk,
 			Bus: "virtio", Target: "vda", Format: "qcow2"}},
 		CloudInit:  &domainxml.CloudInit{ID: p.Pool + "/" + p.Seed, Path: seed.Path},

@@ -131,10 +131,11 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			fmt.Sprintf("Clone %s: vcpu %d is above the ceiling of %d vCPUs it keeps from its source (the source's max_vcpu). "+
 				"Ask for at most %d, or give the source more hot-add headroom.", name, plan.VCPU.ValueInt64(), ceilVCPU, ceilVCPU))
 	}
-	if ceilMem > 0 && tfkit.Known(plan.MemoryMiB) && uint64(plan.MemoryMiB.ValueInt64()) > ceilMem {
+	if ceilMem > 0 && tfkit.Known(plan.MemoryMiB) && uint64(plan.MemoryMiB.ValueInt64())*domainxml.KiBPerMiB > ceilMem {
+		ceilMiB := domainxml.MiBOf(ceilMem) // the most a whole number of MiB can be
 		resp.Diagnostics.AddAttributeError(path.Root("memory_mib"), "Invalid memory_mib for libvirt clone "+name,
-			fmt.Sprintf("Clone %s: memory_mib %d is above the ceiling of %d MiB it keeps from its source (the source's max_memory_mib). "+
-				"Ask for at most %d, or give the source more memory headroom.", name, plan.MemoryMiB.ValueInt64(), ceilMem, ceilMem))
+			fmt.Sprintf("Clone %s: memory_mib %d is above the ceiling of %s it keeps from its source (the source's maximum memory). "+
+				"Ask for at most %d, or give the source more memory headroom.", name, plan.MemoryMiB.ValueInt64(), domainxml.FormatMemory(ceilMem)[0], ceilMiB))
 	}
 }
 
@@ -171,7 +172,7 @@ func (r *Resource) read(ctx context.Context, id string, prior *Model) (*Model, e
 		Mode:           types.StringValue(meta.Mode),
 		Pool:           types.StringValue(meta.Pool),
 		VCPU:           types.Int64Value(int64(p.Spec.VCPU)),
-		MemoryMiB:      types.Int64Value(int64(p.Spec.MemoryMiB)),
+		MemoryMiB:      types.Int64Value(int64(domainxml.MiBOf(p.Spec.MemoryKiB))),
 		Running:        types.BoolValue(st.Active),
 		CloudinitID:    types.StringNull(),
 		NVRAM:          types.StringValue(domainxml.NVRAMPath(d)),

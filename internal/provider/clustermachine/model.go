@@ -97,8 +97,8 @@ func (r *Resource) read(ctx context.Context, id string, prior *Model) (*Model, e
 	m.MAC = types.StringValue(st.MAC)
 	m.VCPU = types.Int64Value(int64(st.Spec.VCPU))
 	m.MaxVCPU = types.Int64Value(int64(st.Spec.EffectiveMaxVCPU()))
-	m.MemoryMiB = types.Int64Value(int64(st.Spec.MemoryMiB))
-	m.MaxMemoryMiB = types.Int64Value(int64(st.Spec.EffectiveMaxMemoryMiB()))
+	m.MemoryMiB = types.Int64Value(int64(domainxml.MiBOf(st.Spec.MemoryKiB)))
+	m.MaxMemoryMiB = types.Int64Value(int64(domainxml.MiBOf(st.Spec.EffectiveMaxMemoryKiB())))
 	m.Running = types.BoolValue(st.Active)
 	if !tfkit.Known(m.UpdateMethod) {
 		m.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))

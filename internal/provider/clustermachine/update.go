@@ -27,7 +27,7 @@ type machineSizing struct {
 }
 
 func (s machineSizing) spec() domainxml.Spec {
-	return domainxml.Spec{VCPU: s.VCPU, MaxVCPU: s.MaxVCPU, MemoryMiB: s.MemMiB, MaxMemoryMiB: s.MaxMemMiB}
+	return domainxml.Spec{VCPU: s.VCPU, MaxVCPU: s.MaxVCPU, MemoryKiB: s.MemMiB * domainxml.KiBPerMiB, MaxMemoryKiB: s.MaxMemMiB * domainxml.KiBPerMiB}
 }
 
 // planSizing is the sizing an update goes to: the ceilings stay while the new values fit

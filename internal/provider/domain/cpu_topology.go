@@ -39,10 +39,12 @@ type cpuTopologyModel struct {
 	Threads types.Int64 `tfsdk:"threads"`
 }
 
+// numaCellModel: a cell's memory in MiB or in KiB, like the domain's (sizing.go).
 type numaCellModel struct {
 	ID           types.Int64  `tfsdk:"id"`
 	CPUs         types.String `tfsdk:"cpus"`
 	MemoryMiB    types.Int64  `tfsdk:"memory_mib"`
+	MemoryKiB    types.Int64  `tfsdk:"memory_kib"`
 	MemoryAccess types.String `tfsdk:"memory_access"`
 }
 
@@ -102,14 +104,17 @@ var domainCPU = family{
 			" Adding or changing it applies live to a running domain; removing it restarts it.", false),
 		"numa_cell": schema.ListNestedAttribute{
 			MarkdownDescription: "Guest NUMA nodes. Together the cells' `cpus` must hold every vCPU from 0 to `max_vcpu` - 1 exactly " +
-				"once, and their `memory_mib` must add up to the domain's memory (`max_memory_mib`, or `memory_mib`)." + cpuRestarts,
+				"once, and their memory must add up to the domain's, to the KiB (the maximum memory, or the memory)." + cpuRestarts,
 			Optional: true,
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"id": schema.Int64Attribute{MarkdownDescription: "Cell number, unique in the domain (usually 0, 1, ...).", Required: true,
 					Validators: []validator.Int64{int64validator.Between(0, 255)}},
 				"cpus": cpusetAttr("The vCPUs of the cell, e.g. `0-1`.", true),
-				"memory_mib": schema.Int64Attribute{MarkdownDescription: "The cell's memory in MiB.", Required: true,
-					Validators: []validator.Int64{int64validator.AtLeast(1)}},
+				"memory_mib": schema.Int64Attribute{MarkdownDescription: "The cell's memory in MiB. Set exactly one of `memory_mib` " +
+					"and `memory_kib`; import writes `memory_mib` when the cell's memory is a whole number of MiB, else `memory_kib`.",
+					Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
+				"memory_kib": schema.Int64Attribute{MarkdownDescription: "The cell's memory in KiB, exactly. Set exactly one of " +
+					"`memory_mib` and `memory_kib`.", Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)}},
 				"memory_access": tfkit.OptionalString("`shared` or `private`. Null: the memory backing's (private unless shared memory "+
 					"is asked for, or a virtiofs share needs it).", stringvalidator.OneOf(domainxml.MemoryAccessShared, domainxml.MemoryAccessPrivate)),
 			}},
@@ -141,7 +146,7 @@ func cpuToSpec(m *Model, s *domainxml.Spec) {
 }
 
 func numaCellSpec(c numaCellModel) domainxml.NUMACell {
-	return domainxml.NUMACell{ID: uint(c.ID.ValueInt64()), CPUs: c.CPUs.ValueString(), MemoryMiB: uint64(c.MemoryMiB.ValueInt64()),
+	return domainxml.NUMACell{ID: uint(c.ID.ValueInt64()), CPUs: c.CPUs.ValueString(), MemoryKiB: kibOf(c.MemoryMiB, c.MemoryKiB),
 		MemAccess: c.MemoryAccess.ValueString()}
 }
 
@@ -200,8 +205,9 @@ func cpuFromSpec(s domainxml.Spec, prior, m *Model) {
 }
 
 // numaCellsFromSpec is libvirt's cells, each kept as the prior model wrote it while it
-// says the same; nil where the prior model wrote none (an empty list stays empty while
-// libvirt has none).
+// says the same, else with its memory in the form the prior cell wrote (MiB on import, or
+// KiB when it is no whole number of MiB); nil where the prior model wrote none (an empty
+// list stays empty while libvirt has none).
 func numaCellsFromSpec(cells []domainxml.NUMACell, prior []numaCellModel, importing bool) []numaCellModel {
 	if !importing && (prior == nil || len(cells) == 0) {
 		if len(cells) == 0 && prior != nil {
@@ -215,8 +221,9 @@ func numaCellsFromSpec(cells []domainxml.NUMACell, prior []numaCellModel, import
 			out = append(out, prior[i])
 			continue
 		}
-		out = append(out, numaCellModel{ID: int64Of(c.ID), CPUs: types.StringValue(c.CPUs),
-			MemoryMiB: types.Int64Value(int64(c.MemoryMiB)), MemoryAccess: tfkit.StringOrNull(c.MemAccess)})
+		n := numaCellModel{ID: int64Of(c.ID), CPUs: types.StringValue(c.CPUs), MemoryAccess: tfkit.StringOrNull(c.MemAccess)}
+		n.MemoryMiB, n.MemoryKiB = memoryForm(c.MemoryKiB, !importing && i < len(prior) && !prior[i].MemoryKiB.IsNull())
+		out = append(out, n)
 	}
 	return out
 }
@@ -244,7 +251,7 @@ func cpuFillUnknowns(m *Model) {
 	}
 	for i := range c.NUMACells {
 		n := &c.NUMACells[i]
-		cpuNullIfUnknownInts(&n.ID, &n.MemoryMiB)
+		cpuNullIfUnknownInts(&n.ID, &n.MemoryMiB, &n.MemoryKiB)
 		tfkit.NullIfUnknown(&n.CPUs, &n.MemoryAccess)
 	}
 }
@@ -292,16 +299,12 @@ func mapValue(m map[string]string, prior types.Map) types.Map {
 // known: topology against max_vcpu, NUMA cells against vCPUs and memory, pins against
 // the vCPUs, memory_backing against virtiofs shares.
 func validatePlatform(m *Model, diags *diag.Diagnostics) {
-	for _, v := range []interface {
-		IsNull() bool
-		IsUnknown() bool
-	}{m.VCPU, m.MemoryMiB} {
-		if !tfkit.Known(v) {
-			return
-		}
+	if !tfkit.Known(m.VCPU) || !memoryFormsOK(m) {
+		return // validateSizing names what is missing or doubled
 	}
-	if m.MaxVCPU.IsUnknown() || m.MaxMemoryMiB.IsUnknown() || m.CPU.CPUFeatures.IsUnknown() || m.CPU.CPUPinning.IsUnknown() ||
-		m.CPU.EmulatorPinning.IsUnknown() || m.CPU.CPUMode.IsUnknown() || m.CPU.CPUModel.IsUnknown() || platformUnknown(m) {
+	if m.MemoryMiB.IsUnknown() || m.MemoryKiB.IsUnknown() || m.MaxVCPU.IsUnknown() || m.MaxMemoryMiB.IsUnknown() || m.MaxMemoryKiB.IsUnknown() ||
+		m.CPU.CPUFeatures.IsUnknown() || m.CPU.CPUPinning.IsUnknown() || m.CPU.EmulatorPinning.IsUnknown() ||
+		m.CPU.CPUMode.IsUnknown() || m.CPU.CPUModel.IsUnknown() || platformUnknown(m) {
 		return // a value known only at apply: Build checks the same rules then
 	}
 	var s domainxml.Spec
@@ -326,7 +329,7 @@ func platformUnknown(m *Model) bool {
 		vs = append(vs, t.Sockets, t.Dies, t.Cores, t.Threads)
 	}
 	for _, c := range m.CPU.NUMACells {
-		vs = append(vs, c.ID, c.CPUs, c.MemoryMiB, c.MemoryAccess)
+		vs = append(vs, c.ID, c.CPUs, c.MemoryMiB, c.MemoryKiB, c.MemoryAccess)
 	}
 	if b := m.MemoryBacking; b != nil {
 		vs = append(vs, b.HugePages, b.HugePageSizeKiB, b.Source, b.Access)

@@ -19,7 +19,7 @@ import (
 // whatever libvirt has.
 func TestCPUFromSpec(t *testing.T) {
 	s := domainxml.Spec{VCPU: 2, CPUPinning: map[uint]string{0: "0-1"}, EmulatorPinning: "0-1",
-		NUMACells: []domainxml.NUMACell{{ID: 0, CPUs: "0-1", MemoryMiB: 128}}, CPUTopology: &domainxml.CPUTopology{Sockets: 1, Dies: 1, Cores: 2, Threads: 1}}
+		NUMACells: []domainxml.NUMACell{{ID: 0, CPUs: "0-1", MemoryKiB: 128 * domainxml.KiBPerMiB}}, CPUTopology: &domainxml.CPUTopology{Sockets: 1, Dies: 1, Cores: 2, Threads: 1}}
 	prior := withGroups(&Model{Name: types.StringValue("d")})
 	prior.CPU.CPUPinning = types.MapValueMust(types.StringType, map[string]attr.Value{"0": types.StringValue("0,1")})
 	prior.CPU.EmulatorPinning = types.StringValue("1,0")
@@ -180,7 +180,7 @@ func TestValidatePlatformUnknown(t *testing.T) {
 	}
 	m.CPU.NUMACells[0].MemoryMiB = types.Int64Value(128)
 	validatePlatform(m, &diags)
-	if !diags.HasError() || !strings.Contains(diags.Errors()[0].Detail(), "add up to 128, but the domain has 256 MiB") {
+	if !diags.HasError() || !strings.Contains(diags.Errors()[0].Detail(), "adds up to 128 MiB, but the domain has 256 MiB") {
 		t.Errorf("known wrong memory_mib: %v", diags)
 	}
 	if d, ok := diags.Errors()[0].(diag.DiagnosticWithPath); !ok || !d.Path().Equal(path.Root("cpu").AtName("numa_cell")) {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/kvmforge/terraform-provider-libvirt/internal/domainxml"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
@@ -36,6 +37,8 @@ type DataModel struct {
 	MaxVCPU      types.Int64          `tfsdk:"max_vcpu"`
 	MemoryMiB    types.Int64          `tfsdk:"memory_mib"`
 	MaxMemoryMiB types.Int64          `tfsdk:"max_memory_mib"`
+	MemoryKiB    types.Int64          `tfsdk:"memory_kib"`
+	MaxMemoryKiB types.Int64          `tfsdk:"max_memory_kib"`
 	Firmware     types.String         `tfsdk:"firmware"`
 	IPAddress    types.String         `tfsdk:"ip_address"`
 	ConsoleURL   types.String         `tfsdk:"console_url"`
@@ -62,8 +65,10 @@ func (d *DataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, res
 		"autostart":      tfkit.DataBool("Whether libvirtd starts it at boot."),
 		"vcpu":           tfkit.DataInt("Current vCPU count (persistent definition)."),
 		"max_vcpu":       tfkit.DataInt("Maximum vCPU count (hot-add ceiling)."),
-		"memory_mib":     tfkit.DataInt("Current memory in MiB (persistent definition)."),
-		"max_memory_mib": tfkit.DataInt("Maximum memory in MiB."),
+		"memory_mib":     tfkit.DataInt("Current memory in MiB (persistent definition), rounded down to a whole MiB: `memory_kib` is exact."),
+		"max_memory_mib": tfkit.DataInt("Maximum memory in MiB, rounded down to a whole MiB: `max_memory_kib` is exact."),
+		"memory_kib":     tfkit.DataInt("Current memory in KiB (persistent definition), exactly as libvirt counts it."),
+		"max_memory_kib": tfkit.DataInt("Maximum memory in KiB, exactly."),
 		"firmware":       tfkit.DataString("`bios` or `uefi`."),
 		"ip_address":     tfkit.DataString("First IPv4 address that is not loopback or link-local (empty when none is known)."),
 		"console_url":    tfkit.DataString("`vnc://host:port` or `spice://host:port` of the running domain (empty otherwise)."),
@@ -102,14 +107,15 @@ func (d *DataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 			}
 			m.ID, m.Name, m.UUID, m.Type = got.ID, got.Name, got.UUID, got.Type
 			m.State, m.Running, m.Autostart = got.State, got.Running, got.Autostart
-			m.VCPU, m.MemoryMiB, m.Firmware = got.VCPU, got.MemoryMiB, got.Firmware
-			m.MaxVCPU, m.MaxMemoryMiB = got.MaxVCPU, got.MaxMemoryMiB
+			m.VCPU, m.Firmware, m.MaxVCPU = got.VCPU, got.Firmware, got.MaxVCPU
 			if m.MaxVCPU.IsNull() {
 				m.MaxVCPU = got.VCPU
 			}
-			if m.MaxMemoryMiB.IsNull() {
-				m.MaxMemoryMiB = got.MemoryMiB
-			}
+			mem := kibOf(got.MemoryMiB, got.MemoryKiB)
+			maxMem := max(kibOf(got.MaxMemoryMiB, got.MaxMemoryKiB), mem)
+			m.MemoryKiB, m.MaxMemoryKiB = types.Int64Value(int64(mem)), types.Int64Value(int64(maxMem))
+			m.MemoryMiB = types.Int64Value(int64(domainxml.MiBOf(mem)))
+			m.MaxMemoryMiB = types.Int64Value(int64(domainxml.MiBOf(maxMem)))
 			m.IPAddress, m.ConsoleURL = got.IPAddress, got.ConsoleURL
 			m.Interfaces = []domainDataNICModel{}
 			for _, n := range got.Interfaces {

@@ -180,12 +180,7 @@ func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConf
 			fmt.Sprintf("libvirt_domain %s: max_vcpu = %d is below vcpu = %d. max_vcpu is the hot-add ceiling: set it to %d or more, "+
 				"or remove it (default: vcpu, no headroom).", m.Name.ValueString(), m.MaxVCPU.ValueInt64(), m.VCPU.ValueInt64(), m.VCPU.ValueInt64()))
 	}
-	if tfkit.Known(m.MaxMemoryMiB) && tfkit.Known(m.MemoryMiB) && m.MaxMemoryMiB.ValueInt64() < m.MemoryMiB.ValueInt64() {
-		resp.Diagnostics.AddAttributeError(path.Root("max_memory_mib"), "max_memory_mib below memory_mib",
-			fmt.Sprintf("libvirt_domain %s: max_memory_mib = %d is below memory_mib = %d. max_memory_mib is the memory ceiling: set it "+
-				"to %d or more, or remove it (default: memory_mib, no headroom).",
-				m.Name.ValueString(), m.MaxMemoryMiB.ValueInt64(), m.MemoryMiB.ValueInt64(), m.MemoryMiB.ValueInt64()))
-	}
+	// The memory forms and the memory ceiling: sizing.go's validate.
 	validateHostdevs(m, &resp.Diagnostics) // hostdev.go
 	for i, n := range m.Interfaces {
 		if n.WaitForIP == nil {

@@ -13,7 +13,7 @@ import (
 
 func TestFromSpec_keepsWhatTheUserWrote(t *testing.T) {
 	s := domainxml.Spec{
-		Name: "web", UUID: "8d24d164-d0b5-43b9-81fd-4ee366818f31", Type: "qemu", VCPU: 2, MemoryMiB: 256,
+		Name: "web", UUID: "8d24d164-d0b5-43b9-81fd-4ee366818f31", Type: "qemu", VCPU: 2, MemoryKiB: 256 * domainxml.KiBPerMiB,
 		Machine: "pc-q35-7.2", CPUMode: "custom", CPUModel: "qemu64", Firmware: "bios",
 		Disks: []domainxml.Disk{
 			{VolumeID: "default/web.qcow2", Path: "/pool/web.qcow2", Device: "disk", Bus: "virtio", Target: "vda", Format: "qcow2"},
