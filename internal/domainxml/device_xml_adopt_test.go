@@ -131,7 +131,7 @@ func TestDeviceXML_escapableForms(t *testing.T) {
 		}
 	}
 	// Removing an adopted fragment from the configuration removes its device.
-	base, err := Build(nil, Spec{Name: "d", VCPU: 1, MemoryMiB: 64, Type: "qemu", Graphics: Graphics{Type: GraphicsNone}})
+	base, err := Build(nil, Spec{Name: "d", VCPU: 1, MemoryKiB: 65536, Type: "qemu", Graphics: Graphics{Type: GraphicsNone}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,14 +139,14 @@ func TestDeviceXML_escapableForms(t *testing.T) {
 	base.Devices.Interfaces = append(base.Devices.Interfaces, libvirtxml.DomainInterface{
 		MAC: &libvirtxml.DomainInterfaceMAC{Address: "52:54:00:aa:bb:cc"}, Model: &libvirtxml.DomainInterfaceModel{Type: "virtio"},
 		Source: &libvirtxml.DomainInterfaceSource{User: &libvirtxml.DomainInterfaceSourceUser{}}})
-	kept, err := Build(base, Spec{Name: "d", VCPU: 1, MemoryMiB: 64, Type: "qemu", Graphics: Graphics{Type: GraphicsNone}})
+	kept, err := Build(base, Spec{Name: "d", VCPU: 1, MemoryKiB: 65536, Type: "qemu", Graphics: Graphics{Type: GraphicsNone}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(kept.Devices.Interfaces) != 1 {
 		t.Errorf("a user NIC made outside Terraform is gone after an update: %+v", kept.Devices.Interfaces)
 	}
-	gone, err := Build(base, Spec{Name: "d", VCPU: 1, MemoryMiB: 64, Type: "qemu", Graphics: Graphics{Type: GraphicsNone},
+	gone, err := Build(base, Spec{Name: "d", VCPU: 1, MemoryKiB: 65536, Type: "qemu", Graphics: Graphics{Type: GraphicsNone},
 		DeviceXMLDrop: []string{user}})
 	if err != nil {
 		t.Fatal(err)
