@@ -284,3 +284,25 @@ func TestImportExtraXML(t *testing.T) {
 		t.Errorf("recreated:\n got %q\nwant %q", again, want)
 	}
 }
+
+// TestImportExtraXMLRecorded: a domain made here imports its fragments as the
+// configuration wrote them and in its order (the record's), then what was added
+// elsewhere; a recorded fragment the definition lost is not imported.
+func TestImportExtraXMLRecorded(t *testing.T) {
+	s := extraBase()
+	s.ExtraXML = []string{perf, `<clock offset="utc"><timer name="rtc" tickpolicy="catchup"/></clock>`, `<seclabel type='none'/>`}
+	d, err := Build(nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.PM = &libvirtxml.DomainPM{SuspendToDisk: &libvirtxml.DomainPMPolicy{Enabled: "no"}} // virsh edit
+	d.Perf = nil                                                                          // and this taken away
+	p, err := Parse(libvirtRoundTrip(t, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{s.ExtraXML[1], s.ExtraXML[2], `<pm><suspend-to-disk enabled='no'/></pm>`}
+	if got := ImportExtraXML(p.Spec.ExtraXML, p.Spec.ExtraXMLWas); !slices.Equal(got, want) {
+		t.Errorf("import:\n got %q\nwant %q", got, want)
+	}
+}

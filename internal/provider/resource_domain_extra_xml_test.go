@@ -25,7 +25,8 @@ const (
 // extra_xml on a stopped domain: a clock with timers, memtune and cputune shares beside
 // the typed cpu.pinning are defined (the shares merged with the pin), plan clean, and
 // import back; a changed fragment updates the definition, a removed one takes its
-// element away; owned and unknown elements are refused at plan time.
+// element away; owned and unknown elements are refused at plan time, and one libvirt
+// stores another way fails the apply naming it.
 func TestAccDomainExtraXML(t *testing.T) {
 	name := acctest.RandomName("extraxml")
 	config := func(fragments ...string) string {
@@ -115,6 +116,12 @@ func TestAccDomainExtraXML(t *testing.T) {
 				ConfigPlanChecks:  acctest.Updates(domRes, "definition"),
 				ConfigStateChecks: acctest.State(domRes, "extra_xml.1", extraShares),
 				Check:             all(clockTimers(1), memtune(false), shares),
+			},
+			{
+				// libvirt writes memtune in KiB: as written here it would never plan clean.
+				Config: config(`<clock offset='utc'><timer name='rtc' tickpolicy='catchup'/></clock>`, extraShares,
+					`<memtune><hard_limit unit='MiB'>1024</hard_limit></memtune>`),
+				ExpectError: regexp.MustCompile(`extra_xml\[2\][\s\S]*libvirt\s+stored\s+the\s+element\s+differently`),
 			},
 		},
 	})
