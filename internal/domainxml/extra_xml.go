@@ -96,6 +96,9 @@ func ParseExtraFragment(text string) (*xmlNode, error) {
 	if _, ok := domainElements[name]; !ok {
 		return nil, fmt.Errorf("<%s> is not an element of libvirt's domain format (no such child of <domain>)", name)
 	}
+	if len(n.Attrs) == 0 && len(n.Nodes) == 0 && strings.TrimSpace(n.Text) == "" && name != "genid" { // <genid/>: libvirt makes one
+		return nil, fmt.Errorf("an empty <%s> says nothing: libvirt drops it, and the fragment would never read back", name)
+	}
 	if name == "cputune" {
 		for _, c := range n.Nodes {
 			switch c.XMLName.Local {

@@ -29,6 +29,8 @@ func TestExtraXMLValidate(t *testing.T) {
 		`<description>x</description>`:                                "managed by description",
 		`<cputune><vcpupin vcpu="0" cpuset="1"/></cputune>`:           "managed by cpu.pinning",
 		`<cputune><emulatorpin cpuset="1"/></cputune>`:                "managed by cpu.emulator_pinning",
+		`<memtune/>`:                                                  "an empty <memtune>",
+		`<cputune></cputune>`:                                         "an empty <cputune>",
 		`<nosuchelement/>`:                                            "not an element of libvirt's domain format",
 		`<clock offset="utc" bogus="1"/>`:                             "does not know",
 		`<memtune><nonsense/></memtune>`:                              "does not know",
