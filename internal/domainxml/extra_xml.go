@@ -71,7 +71,18 @@ var extraXMLFamily = family{
 	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
 		p.Spec.ExtraXML, p.Spec.ExtraXMLWas = unmodelledElements(d), rec.ExtraXML
 	},
-	same: func(a, b Spec) bool { return slices.Equal(a.ExtraXML, b.ExtraXML) },
+	same: func(a, b Spec) bool { return slices.EqualFunc(a.ExtraXML, b.ExtraXML, sameFragment) },
+}
+
+// sameFragment says whether two fragments say the same (quotes, spacing and attribute
+// order aside): a fragment rewritten that way rewrites the definition without a restart.
+func sameFragment(a, b string) bool {
+	if a == b {
+		return true
+	}
+	na, errA := parseNode(a)
+	nb, errB := parseNode(b)
+	return errA == nil && errB == nil && na.has(nb) && nb.has(na)
 }
 
 // ParseExtraFragment checks that text is one top-level domain element libvirt knows and

@@ -121,6 +121,12 @@ func TestExtraXMLRoundTrip(t *testing.T) {
 	if PlanChange(extraBase(), s, true, true, nil).Change != ChangeRestart {
 		t.Error("an extra_xml change should restart a running domain")
 	}
+	requoted := s
+	requoted.ExtraXML = slices.Clone(s.ExtraXML)
+	requoted.ExtraXML[0] = strings.ReplaceAll(strings.ReplaceAll(clockTimers, "'", `"`), "/>", " />")
+	if c := PlanChange(s, requoted, true, true, nil).Change; c == ChangeRestart {
+		t.Errorf("a fragment written with other quotes: %v, want no restart", c)
+	}
 
 	// Next apply: the clock changes, memtune and cputune go; a <pm> written elsewhere stays.
 	var cur libvirtxml.Domain
