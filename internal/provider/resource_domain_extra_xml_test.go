@@ -24,7 +24,7 @@ const (
 
 // extra_xml on a stopped domain: a clock with timers, memtune and cputune shares beside
 // the typed cpu.pinning are defined (the shares merged with the pin), plan clean, and
-// import back; a changed fragment updates the definition, a removed one takes its
+// import back; memtune changed outside Terraform shows as a change; a changed fragment updates the definition, a removed one takes its
 // element away; owned and unknown elements are refused at plan time, and one libvirt
 // stores another way fails the apply naming it.
 func TestAccDomainExtraXML(t *testing.T) {
@@ -104,6 +104,17 @@ func TestAccDomainExtraXML(t *testing.T) {
 				Check:             all(clockTimers(3), memtune(true), shares),
 			},
 			{ResourceName: domRes, ImportState: true, ImportStateVerify: true, ImportStateId: name, ImportStateVerifyIgnore: []string{"timeouts"}},
+			{
+				// memtune changed outside Terraform: drift, and the apply writes the fragment back.
+				PreConfig: func() {
+					d := definition(t, name)
+					d.MemoryTune.HardLimit.Value = 2097152
+					acctest.DefineDomain(t, marshalDomain(t, d))
+				},
+				Config:           config(extraClock, extraMemtune, extraShares),
+				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
+				Check:            all(clockTimers(3), memtune(true), shares),
+			},
 			{
 				// One fragment changed: the clock loses its timers.
 				Config:           config(`<clock offset='utc'><timer name='rtc' tickpolicy='catchup'/></clock>`, extraMemtune, extraShares),
