@@ -65,5 +65,6 @@ var families = []family{
 	secureBootFamily, // after features: secure boot turns smm on
 	deviceXMLFamily,  // after every device family: it rebuilds the device list
 	qemuCommandlineFamily,
+	extraXMLFamily, // after pinningFamily: a <cputune> fragment keeps the pins
 	recordFamily,
 }

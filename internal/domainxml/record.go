@@ -15,6 +15,8 @@ type record struct {
 	VirtiofsMemory *struct{} `xml:"virtiofs-memory"`
 	// DeviceXML: the device_xml fragments as the user wrote them (device_xml.go).
 	DeviceXML []string `xml:"device-xml"`
+	// ExtraXML: the extra_xml fragments as the user wrote them (extra_xml.go).
+	ExtraXML []string `xml:"extra-xml"`
 	// Tags are libvirt_domain's tags (describe.go).
 	Tags []recordTag `xml:"tag"`
 }
@@ -94,14 +96,14 @@ func writeRecord(d *libvirtxml.Domain, s Spec) error {
 	if s.virtiofsMemory {
 		rec.VirtiofsMemory = &struct{}{}
 	}
-	rec.DeviceXML = s.DeviceXML
+	rec.DeviceXML, rec.ExtraXML = s.DeviceXML, s.ExtraXML
 	return setRecord(d, &rec)
 }
 
 // setRecord writes rec into d's metadata, or takes the record away when it is empty.
 func setRecord(d *libvirtxml.Domain, rec *record) error {
 	if len(rec.Disks) == 0 && rec.CloudInit == nil && rec.Ignition == nil && rec.VirtiofsMemory == nil && len(rec.Tags) == 0 &&
-		len(rec.DeviceXML) == 0 {
+		len(rec.DeviceXML) == 0 && len(rec.ExtraXML) == 0 {
 		return SetMetadata(d, MetadataNS, "domain", nil)
 	}
 	return SetMetadata(d, MetadataNS, "domain", rec)

@@ -94,6 +94,14 @@ type Spec struct {
 	// their devices go on update like those the record lists (an import's fragments are
 	// in no record until the first apply). DroppedDeviceXML computes it.
 	DeviceXMLDrop []string
+	// ExtraXML are raw top-level element fragments for what no family models
+	// (extra_xml.go); read back, every unmodelled top-level element of the definition
+	// (extra_xml_read.go). ExtraXMLWas are the fragments the previous apply wrote: Build
+	// takes them away with the record's when the list no longer has them (the provider's
+	// Update sets it from state: an imported domain has no record yet); read back, the
+	// record's.
+	ExtraXML    []string
+	ExtraXMLWas []string
 	// QEMU is the QEMU command-line passthrough; nil keeps the definition's (qemu_commandline.go).
 	QEMU *QEMUCommandline
 	// Ignition is an Ignition config handed to the guest through QEMU's fw_cfg.

@@ -27,6 +27,7 @@ var families = []family{
 	domainChardevs,
 	domainIgnition,
 	domainDeviceXML,
+	domainExtraXML,
 	domainQEMU,
 	domainDescribe,
 	domainEvents,

@@ -37,6 +37,7 @@ type Model struct {
 	domainAgentModel
 	domainIgnitionModel
 	domainDeviceXMLModel
+	domainExtraXMLModel
 	domainDescribeModel
 	domainFeaturesModel
 	domainReadyModel

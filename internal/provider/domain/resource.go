@@ -115,7 +115,7 @@ func (r *Resource) chooseType(ctx context.Context, plan *Model) error {
 func (r *Resource) settled(ctx context.Context, id string, plan *Model, deferred int32, err error) (*Model, error) {
 	got, rerr := tfkit.ReadBack(ctx, func(ctx context.Context) (*Model, error) { return r.read(ctx, id, plan, deferred) })
 	if rerr == nil && err == nil {
-		err = checkDeviceXMLKept(plan, got) // device_xml.go
+		err = errors.Join(checkDeviceXMLKept(plan, got), checkExtraXMLKept(plan, got)) // device_xml.go, extra_xml.go
 	}
 	if rerr != nil {
 		got = plan
@@ -164,6 +164,7 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		spec.GuestDevices.Drop = domainxml.DroppedGuestDevices(oldSpec.GuestDevices, spec.GuestDevices) // kinds removed from devices go
 		spec.Chardevs.Drop = domainxml.DroppedChardevs(oldSpec.Chardevs, spec.Chardevs)                 // back to the default
 		spec.DeviceXMLDrop = domainxml.DroppedDeviceXML(oldSpec.DeviceXML, spec.DeviceXML)              // an import's too
+		spec.ExtraXMLWas = oldSpec.ExtraXML                                                             // an import has no record yet
 		autostart := plan.Autostart.ValueBool()
 		res, err := workflow.Apply(ctx, r.Client, workflow.Change{
 			ID: id, Name: name, Old: oldSpec, New: spec, Running: plan.Running.ValueBool(), Autostart: &autostart,
