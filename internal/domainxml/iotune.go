@@ -9,13 +9,17 @@ import (
 
 // IOTune is a disk's I/O limits (<iotune>): bytes and operations per second, in total
 // or per direction, each with an optional burst ceiling (_max), and the throttle group
-// disks share. Zero is no limit. It is the one disk setting that changes live.
+// disks share. Zero is no limit. It is the one disk setting that changes live. Its fields
+// are libvirt.BlockIOTune's, in the same order, so one converts to the other.
 type IOTune struct {
 	TotalBytesSec, ReadBytesSec, WriteBytesSec          uint64
 	TotalIopsSec, ReadIopsSec, WriteIopsSec             uint64
 	TotalBytesSecMax, ReadBytesSecMax, WriteBytesSecMax uint64
 	TotalIopsSecMax, ReadIopsSecMax, WriteIopsSecMax    uint64
-	GroupName                                           string
+	// SizeIopsSec counts an operation larger than this many bytes as several for the
+	// iops limits (0: every operation counts once).
+	SizeIopsSec uint64
+	GroupName   string
 }
 
 // IOTuneLimit is one limit with its libvirt parameter name (that of the XML element and
@@ -90,12 +94,13 @@ func (t *IOTune) xml() *libvirtxml.DomainDiskIOTune {
 		TotalIopsSec: t.TotalIopsSec, ReadIopsSec: t.ReadIopsSec, WriteIopsSec: t.WriteIopsSec,
 		TotalBytesSecMax: t.TotalBytesSecMax, ReadBytesSecMax: t.ReadBytesSecMax, WriteBytesSecMax: t.WriteBytesSecMax,
 		TotalIopsSecMax: t.TotalIopsSecMax, ReadIopsSecMax: t.ReadIopsSecMax, WriteIopsSecMax: t.WriteIopsSecMax,
-		GroupName: t.GroupName,
+		SizeIopsSec: t.SizeIopsSec, GroupName: t.GroupName,
 	}
 }
 
-// parseIOTune reads <iotune> without what QEMU fills in (the _max_length burst lengths,
-// size_iops_sec); one without limits (a group name echoed alone) is none.
+// parseIOTune reads <iotune> without the _max_length burst lengths, which libvirt writes
+// into the definition itself when a live change sets a burst ceiling; one without
+// limits (a group name echoed alone) is none.
 func parseIOTune(x *libvirtxml.DomainDiskIOTune) *IOTune {
 	if x == nil {
 		return nil
@@ -105,7 +110,7 @@ func parseIOTune(x *libvirtxml.DomainDiskIOTune) *IOTune {
 		TotalIopsSec: x.TotalIopsSec, ReadIopsSec: x.ReadIopsSec, WriteIopsSec: x.WriteIopsSec,
 		TotalBytesSecMax: x.TotalBytesSecMax, ReadBytesSecMax: x.ReadBytesSecMax, WriteBytesSecMax: x.WriteBytesSecMax,
 		TotalIopsSecMax: x.TotalIopsSecMax, ReadIopsSecMax: x.ReadIopsSecMax, WriteIopsSecMax: x.WriteIopsSecMax,
-		GroupName: x.GroupName,
+		SizeIopsSec: x.SizeIopsSec, GroupName: x.GroupName,
 	}
 	if !t.hasLimit() {
 		return nil

@@ -16,6 +16,7 @@ type BlockIOTune struct {
 	TotalIopsSec, ReadIopsSec, WriteIopsSec             uint64
 	TotalBytesSecMax, ReadBytesSecMax, WriteBytesSecMax uint64
 	TotalIopsSecMax, ReadIopsSecMax, WriteIopsSecMax    uint64
+	SizeIopsSec                                         uint64
 	GroupName                                           string
 }
 
@@ -40,6 +41,7 @@ func (t BlockIOTune) Params() []golibvirt.TypedParam {
 		u(golibvirt.DomainBlockIotuneTotalIopsSecMax, t.TotalIopsSecMax),
 		u(golibvirt.DomainBlockIotuneReadIopsSecMax, t.ReadIopsSecMax),
 		u(golibvirt.DomainBlockIotuneWriteIopsSecMax, t.WriteIopsSecMax),
+		u(golibvirt.DomainBlockIotuneSizeIopsSec, t.SizeIopsSec),
 	}
 	if t.GroupName != "" {
 		p = append(p, golibvirt.TypedParam{Field: golibvirt.DomainBlockIotuneGroupName, Value: *golibvirt.NewTypedParamValueString(t.GroupName)})

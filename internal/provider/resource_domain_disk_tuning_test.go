@@ -46,8 +46,8 @@ resource "libvirt_domain" "test" {
 				return err
 			}
 			for k, v := range got.Limits {
-				if strings.HasSuffix(k, "_length") || k == "size_iops_sec" {
-					continue // QEMU's burst lengths and I/O size
+				if strings.HasSuffix(k, "_length") {
+					continue // QEMU's burst lengths
 				}
 				if v != want[k] {
 					return fmt.Errorf("blkdeviotune %s = %d, want %d (all: %v)", k, v, want[k], got.Limits)
@@ -68,10 +68,10 @@ resource "libvirt_domain" "test" {
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
-				Config:            config(`iotune = { total_bytes_sec = 10485760, total_iops_sec = 200, total_iops_sec_max = 400 }`),
+				Config:            config(`iotune = { total_bytes_sec = 10485760, total_iops_sec = 200, total_iops_sec_max = 400, size_iops_sec = 4096 }`),
 				ConfigPlanChecks:  acctest.Plans(),
-				ConfigStateChecks: acctest.State(domRes, "state", "running", "disk.0.iotune.total_iops_sec", 200, "disk.0.read_only", nil),
-				Check:             limits("", map[string]uint64{"total_bytes_sec": 10485760, "total_iops_sec": 200, "total_iops_sec_max": 400}),
+				ConfigStateChecks: acctest.State(domRes, "state", "running", "disk.0.iotune.total_iops_sec", 200, "disk.0.iotune.size_iops_sec", 4096, "disk.0.read_only", nil),
+				Check:             limits("", map[string]uint64{"total_bytes_sec": 10485760, "total_iops_sec": 200, "total_iops_sec_max": 400, "size_iops_sec": 4096}),
 			},
 			{
 				Config:            config(`iotune = { read_bytes_sec = 5242880, write_iops_sec = 50, group_name = "tfacc" }`),
@@ -109,7 +109,7 @@ func diskTuningXML(name, vda, sda string) string {
       <source file='%s'/>
       <target dev='vda' bus='virtio'/>
       <serial>tfacc-vda.1</serial>
-      <iotune><total_iops_sec>300</total_iops_sec></iotune>
+      <iotune><total_iops_sec>300</total_iops_sec><size_iops_sec>8192</size_iops_sec></iotune>
     </disk>
     <disk type='file' device='disk'>
       <driver name='qemu' type='qcow2' cache='writethrough' discard='ignore' detect_zeroes='unmap'/>
@@ -152,7 +152,7 @@ resource "libvirt_domain" "test" {
     detect_zeroes = "unmap"
     queues        = 2
     serial        = "tfacc-vda.1"
-    iotune        = { total_iops_sec = 300 }
+    iotune        = { total_iops_sec = 300, size_iops_sec = 8192 }
   }
   disk {
     path      = %q

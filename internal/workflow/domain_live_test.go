@@ -25,15 +25,15 @@ func TestApplyLiveIOTune(t *testing.T) {
 		old, new *domainxml.IOTune
 		params   string
 	}{
-		{"set", nil, &domainxml.IOTune{TotalBytesSec: 1048576, TotalIopsSec: 100, TotalIopsSecMax: 200},
+		{"set", nil, &domainxml.IOTune{TotalBytesSec: 1048576, TotalIopsSec: 100, TotalIopsSecMax: 200, SizeIopsSec: 8192},
 			"total_bytes_sec=1048576,read_bytes_sec=0,write_bytes_sec=0,total_iops_sec=100,read_iops_sec=0,write_iops_sec=0," +
-				"total_bytes_sec_max=0,read_bytes_sec_max=0,write_bytes_sec_max=0,total_iops_sec_max=200,read_iops_sec_max=0,write_iops_sec_max=0"},
+				"total_bytes_sec_max=0,read_bytes_sec_max=0,write_bytes_sec_max=0,total_iops_sec_max=200,read_iops_sec_max=0,write_iops_sec_max=0,size_iops_sec=8192"},
 		{"change with group", &domainxml.IOTune{TotalBytesSec: 1}, &domainxml.IOTune{ReadBytesSec: 5, WriteBytesSec: 6, GroupName: "g"},
 			"total_bytes_sec=0,read_bytes_sec=5,write_bytes_sec=6,total_iops_sec=0,read_iops_sec=0,write_iops_sec=0," +
-				"total_bytes_sec_max=0,read_bytes_sec_max=0,write_bytes_sec_max=0,total_iops_sec_max=0,read_iops_sec_max=0,write_iops_sec_max=0,group_name=g"},
+				"total_bytes_sec_max=0,read_bytes_sec_max=0,write_bytes_sec_max=0,total_iops_sec_max=0,read_iops_sec_max=0,write_iops_sec_max=0,size_iops_sec=0,group_name=g"},
 		{"remove", &domainxml.IOTune{TotalIopsSec: 100}, nil,
 			"total_bytes_sec=0,read_bytes_sec=0,write_bytes_sec=0,total_iops_sec=0,read_iops_sec=0,write_iops_sec=0," +
-				"total_bytes_sec_max=0,read_bytes_sec_max=0,write_bytes_sec_max=0,total_iops_sec_max=0,read_iops_sec_max=0,write_iops_sec_max=0"},
+				"total_bytes_sec_max=0,read_bytes_sec_max=0,write_bytes_sec_max=0,total_iops_sec_max=0,read_iops_sec_max=0,write_iops_sec_max=0,size_iops_sec=0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -94,6 +94,7 @@ func diskTuningAttributes() map[string]schema.Attribute {
 				"read_iops_sec_max": ceiling("`read_iops_sec`"), "write_iops_sec_max": ceiling("`write_iops_sec`"),
 				"group_name": tfkit.OptionalString("Throttle group: disks with the same group share its limits (needs a limit).",
 					stringvalidator.LengthAtLeast(1)),
+				"size_iops_sec": limit("For the iops limits, an operation larger than this many bytes counts as several (default: every operation counts once)."),
 			},
 		},
 	}
@@ -111,7 +112,7 @@ func (m diskTuningModel) toSpec() domainxml.DiskTuning {
 			TotalIopsSec: v(i.TotalIopsSec), ReadIopsSec: v(i.ReadIopsSec), WriteIopsSec: v(i.WriteIopsSec),
 			TotalBytesSecMax: v(i.TotalBytesSecMax), ReadBytesSecMax: v(i.ReadBytesSecMax), WriteBytesSecMax: v(i.WriteBytesSecMax),
 			TotalIopsSecMax: v(i.TotalIopsSecMax), ReadIopsSecMax: v(i.ReadIopsSecMax), WriteIopsSecMax: v(i.WriteIopsSecMax),
-			GroupName: i.GroupName.ValueString()}
+			SizeIopsSec: v(i.SizeIopsSec), GroupName: i.GroupName.ValueString()}
 	}
 	return t
 }
@@ -136,7 +137,7 @@ func diskTuningFromSpec(d domainxml.Disk, prior *diskTuningModel) diskTuningMode
 			TotalIopsSec: tfkit.Int64OrNull(i.TotalIopsSec), ReadIopsSec: tfkit.Int64OrNull(i.ReadIopsSec), WriteIopsSec: tfkit.Int64OrNull(i.WriteIopsSec),
 			TotalBytesSecMax: tfkit.Int64OrNull(i.TotalBytesSecMax), ReadBytesSecMax: tfkit.Int64OrNull(i.ReadBytesSecMax), WriteBytesSecMax: tfkit.Int64OrNull(i.WriteBytesSecMax),
 			TotalIopsSecMax: tfkit.Int64OrNull(i.TotalIopsSecMax), ReadIopsSecMax: tfkit.Int64OrNull(i.ReadIopsSecMax), WriteIopsSecMax: tfkit.Int64OrNull(i.WriteIopsSecMax),
-			GroupName: tfkit.StringOrNull(i.GroupName)}
+			SizeIopsSec: tfkit.Int64OrNull(i.SizeIopsSec), GroupName: tfkit.StringOrNull(i.GroupName)}
 	}
 	return m
 }

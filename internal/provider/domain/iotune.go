@@ -21,11 +21,12 @@ type iotuneModel struct {
 	ReadIopsSecMax   types.Int64  `tfsdk:"read_iops_sec_max"`
 	WriteIopsSecMax  types.Int64  `tfsdk:"write_iops_sec_max"`
 	GroupName        types.String `tfsdk:"group_name"`
+	SizeIopsSec      types.Int64  `tfsdk:"size_iops_sec"`
 }
 
 func (i *iotuneModel) values() []attr.Value {
 	return []attr.Value{i.TotalBytesSec, i.ReadBytesSec, i.WriteBytesSec, i.TotalIopsSec, i.ReadIopsSec, i.WriteIopsSec,
-		i.TotalBytesSecMax, i.ReadBytesSecMax, i.WriteBytesSecMax, i.TotalIopsSecMax, i.ReadIopsSecMax, i.WriteIopsSecMax, i.GroupName}
+		i.TotalBytesSecMax, i.ReadBytesSecMax, i.WriteBytesSecMax, i.TotalIopsSecMax, i.ReadIopsSecMax, i.WriteIopsSecMax, i.GroupName, i.SizeIopsSec}
 }
 
 // hasLimit says a limit is set (group_name is not one).
