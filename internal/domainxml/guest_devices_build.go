@@ -1,6 +1,8 @@
 package domainxml
 
 import (
+	"strings"
+
 	"slices"
 	"strconv"
 
@@ -68,18 +70,32 @@ func (r *reuse[T]) take(want string) (T, bool) {
 	return zero, false
 }
 
-// buildVideos is vs (none: libvirt adds its default back for a graphical console).
+// buildVideos is vs (none: libvirt adds its default back for a graphical console). A
+// video of the same model the definition has is kept as it is but for what vs sets, so
+// an update keeps what the schema does not type (vgamem, ram, vram64, primary, the
+// driver, a resolution, its address: a domain made elsewhere loses nothing, #25).
 func buildVideos(existing []libvirtxml.DomainVideo, vs []Video) []libvirtxml.DomainVideo {
 	old := newReuse(existing, func(e libvirtxml.DomainVideo) string { return e.Model.Type })
 	var out []libvirtxml.DomainVideo
 	for _, v := range vs {
 		x := libvirtxml.DomainVideo{Model: libvirtxml.DomainVideoModel{Type: v.Model}}
-		x.Model.VRam, x.Model.Heads = deref(v.VRAMKiB), deref(v.Heads)
-		if v.Accel3D != nil {
-			x.Model.Accel = &libvirtxml.DomainVideoAccel{Accel3D: yesNo(*v.Accel3D)}
-		}
 		if e, ok := old.take(v.Model); ok && v.Model != "none" {
-			x.Address = e.Address
+			x = e
+			if x.Alias != nil && !strings.HasPrefix(x.Alias.Name, "ua-") {
+				x.Alias = nil // libvirt's own name (a user's alias starts with ua-)
+			}
+		}
+		if v.VRAMKiB != nil || x.Model.VRam == 0 {
+			x.Model.VRam = deref(v.VRAMKiB)
+		}
+		if v.Heads != nil || x.Model.Heads == 0 {
+			x.Model.Heads = deref(v.Heads)
+		}
+		if v.Accel3D != nil {
+			if x.Model.Accel == nil {
+				x.Model.Accel = &libvirtxml.DomainVideoAccel{}
+			}
+			x.Model.Accel.Accel3D = yesNo(*v.Accel3D)
 		}
 		out = append(out, x)
 	}

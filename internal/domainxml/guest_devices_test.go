@@ -232,3 +232,20 @@ func TestGuestDevices_several(t *testing.T) {
 		t.Errorf("read back %+v", got)
 	}
 }
+
+// A rebuild keeps what the schema does not type of a video card of the same model
+// (vgamem, ram, primary; #25), and sets what the spec does.
+func TestGuestDevices_videoKeepsUntyped(t *testing.T) {
+	base := &libvirtxml.Domain{Devices: &libvirtxml.DomainDeviceList{Videos: []libvirtxml.DomainVideo{
+		{Model: libvirtxml.DomainVideoModel{Type: "qxl", VGAMem: 32768, Ram: 131072, VRam: 65536, Primary: "yes"}},
+	}}}
+	heads := uint(2)
+	got := buildVideos(base.Devices.Videos, []Video{{Model: "qxl", Heads: &heads}})
+	if len(got) != 1 || got[0].Model.VGAMem != 32768 || got[0].Model.Ram != 131072 || got[0].Model.VRam != 65536 ||
+		got[0].Model.Primary != "yes" || got[0].Model.Heads != 2 {
+		t.Errorf("rebuilt video %+v", got)
+	}
+	if got := buildVideos(base.Devices.Videos, []Video{{Model: "virtio"}}); got[0].Model.VGAMem != 0 {
+		t.Errorf("another model keeps the old card's settings: %+v", got[0].Model)
+	}
+}

@@ -173,7 +173,7 @@ func TestAccDomain_guestDevicesImport(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("guestdev")
 	defineVNCDomain(t, name, `    <video><model type='vga' vram='32768'/></video>
-    <video><model type='qxl'/></video>
+    <video><model type='qxl' vgamem='32768'/></video>
     <rng model='virtio'><backend model='random'>/dev/random</backend></rng>
     <watchdog model='i6300esb'/>
     <panic model='isa'/>
@@ -181,7 +181,8 @@ func TestAccDomain_guestDevicesImport(t *testing.T) {
     <sound model='ac97'/>
     <sound model='ich6'/>
     <input type='tablet' bus='usb'/>`)
-	generated := strings.Join(strings.Fields(generateConfigPlansClean(t, "libvirt_domain.imported", name)), " ")
+	raw := generateConfigPlansClean(t, "libvirt_domain.imported", name)
+	generated := strings.Join(strings.Fields(raw), " ")
 	for _, want := range []string{`devices = {`, `model = "vga"`, `vram_kib = 32768`, `model = "qxl"`, `backend = "/dev/random"`,
 		`model = "i6300esb"`, `cid = 7`, `model = "ac97"`, `model = "ich6"`, `type = "tablet"`} {
 		if !strings.Contains(generated, want) {
@@ -195,6 +196,22 @@ func TestAccDomain_guestDevicesImport(t *testing.T) {
 			t.Errorf("generated.tf has libvirt's own default %s:\n%s", unwanted, generated)
 		}
 	}
+	// Owned by that configuration, a description change keeps what the schema does not
+	// type of a video card (the qxl's vgamem, #25).
+	w := newCLIWork(t, acctest.ProviderBlock("")+fmt.Sprintf("import {\n  to = libvirt_domain.imported\n  id = %q\n}\n", name)+raw)
+	w.mustRun("apply", "-auto-approve", "-input=false")
+	w.write("main.tf", acctest.ProviderBlock("")+describe(raw))
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
+		t.Fatalf("description change (exit %d):\n%s", code, out)
+	}
+	d, err := acctest.InspectDomain(t, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := d.Inactive.Devices.Videos; len(v) != 2 || v[1].Model.Type != "qxl" || v[1].Model.VGAMem != 32768 {
+		t.Errorf("after a description change, videos %+v: want the qxl's vgamem 32768 kept", v)
+	}
+	w.mustRun("state", "rm", "libvirt_domain.imported")
 }
 
 // QEMU starts a domain with every guest device but vsock (this host has no
