@@ -13,7 +13,8 @@ import (
 // Two kinds of devices escape:
 //   - elements of a kind a family owns but in a form it does not type (escapable): an
 //     <interface> that is not on a libvirt network, a bridge or a host link (user,
-//     ethernet, mcast, udp, server, client, vhostuser, hostdev, vdpa, ...);
+//     ethernet, mcast, udp, server, client, vhostuser, hostdev, vdpa, ...), an <input>
+//     that passes a host device through (evdev, passthrough);
 //   - elements of a kind no family owns and libvirt never adds by itself (adoptedKinds).
 //     Controllers, the <audio> backend and the emulator are left out: libvirt adds
 //     them to any definition, and an update keeps them as they are.
@@ -26,6 +27,9 @@ import (
 var escapable = map[string]func(*libvirtxml.DomainDeviceList) bool{
 	"interface": func(l *libvirtxml.DomainDeviceList) bool {
 		return len(l.Interfaces) == 1 && !typedInterface(&l.Interfaces[0])
+	},
+	"input": func(l *libvirtxml.DomainDeviceList) bool { // a host device passed through
+		return len(l.Inputs) == 1 && hostInput(l.Inputs[0])
 	},
 }
 
@@ -57,6 +61,11 @@ func escapedDevices(d *libvirtxml.Domain, have []string) []string {
 	for _, x := range d.Devices.Interfaces {
 		if !typedInterface(&x) {
 			list.Interfaces = append(list.Interfaces, x)
+		}
+	}
+	for _, x := range d.Devices.Inputs {
+		if hostInput(x) {
+			list.Inputs = append(list.Inputs, x)
 		}
 	}
 	devices, err := devicesNode(list)

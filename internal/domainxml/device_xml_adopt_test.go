@@ -28,11 +28,27 @@ func escapedKinds(d *libvirtxml.Domain) int {
 			n++
 		}
 	}
+	for _, x := range d.Devices.Inputs {
+		if hostInput(x) {
+			n++
+		}
+	}
+	return n
+}
+
+func explicitInputs(d *libvirtxml.Domain) int {
+	n := 0
+	for _, x := range d.Devices.Inputs {
+		if hostInput(x) || !ImplicitInput(Input{Type: x.Type, Bus: x.Bus}) {
+			n++
+		}
+	}
 	return n
 }
 
 // Every adopt fixture whose devices the families do not all type (user, ethernet, mcast,
-// udp, server, vhostuser, hostdev and vdpa NICs; shmem, redirdev, smartcard, hub,
+// udp, server, vhostuser, hostdev and vdpa NICs; passthrough and evdev inputs; shmem,
+// redirdev, smartcard, hub,
 // parallel, memory devices, iommu, ...): each such device reads as one escaped
 // fragment; an update that writes those fragments keeps every device once (nothing
 // lost, nothing doubled); and a new definition built from the read spec with them holds
@@ -86,6 +102,10 @@ func TestDeviceXML_adoptFixtures(t *testing.T) {
 		}
 		if got := len(next.Devices.Interfaces); got != len(d.Devices.Interfaces) {
 			t.Errorf("%s: update: %d interfaces, the definition had %d", name, got, len(d.Devices.Interfaces))
+		}
+		// libvirt adds the implicit ps2 mouse and keyboard back itself.
+		if got, had := explicitInputs(next), explicitInputs(d); got != had {
+			t.Errorf("%s: update: %d inputs, the definition had %d (libvirt's implicit ones aside)", name, got, had)
 		}
 		if got := escapedKinds(next); got != want {
 			t.Errorf("%s: update: %d devices device_xml holds, the definition had %d", name, got, want)

@@ -148,10 +148,17 @@ func buildFilesystems(existing []libvirtxml.DomainFilesystem, fss []Filesystem) 
 		if f.ReadOnly {
 			x.ReadOnly = &libvirtxml.DomainFilesystemReadOnly{}
 		}
+		// The driver of the same kind keeps what the schema does not type (9p's wrpolicy,
+		// virtiofs' queue): a domain made elsewhere loses nothing on update (#25).
 		if driverOf(f) == FSVirtiofs {
-			x.Driver = &libvirtxml.DomainFilesystemDriver{Type: FSVirtiofs}
+			if x.Driver == nil || x.Driver.Type != FSVirtiofs {
+				x.Driver = &libvirtxml.DomainFilesystemDriver{Type: FSVirtiofs}
+			}
 		} else {
-			x.Driver, x.Binary = &libvirtxml.DomainFilesystemDriver{Type: "path"}, nil
+			if x.Driver == nil || x.Driver.Type != "path" {
+				x.Driver = &libvirtxml.DomainFilesystemDriver{Type: "path"}
+			}
+			x.Binary = nil
 		}
 		x.Alias = nil
 		out = append(out, x)

@@ -169,7 +169,8 @@ func buildSounds(existing []libvirtxml.DomainSound, ss []Sound) []libvirtxml.Dom
 	for _, s := range ss {
 		x := libvirtxml.DomainSound{Model: s.Model}
 		if e, ok := old.take(s.Model); ok {
-			x.Address, x.Audio = e.Address, e.Audio
+			x = e // its codecs, audio backend and address: what the schema does not type (#25)
+			x.Alias = nil
 		}
 		out = append(out, x)
 	}
@@ -177,16 +178,22 @@ func buildSounds(existing []libvirtxml.DomainSound, ss []Sound) []libvirtxml.Dom
 }
 
 // buildInputs is ins (none: libvirt's implicit ones only); an input on the same type and
-// bus as before keeps its address.
+// bus as before keeps its address. Inputs that pass a host device through (evdev,
+// passthrough) are device_xml's or made outside Terraform: they stay.
 func buildInputs(existing []libvirtxml.DomainInput, ins []Input) []libvirtxml.DomainInput {
-	var out []libvirtxml.DomainInput
+	var out, host []libvirtxml.DomainInput
+	for _, e := range existing {
+		if hostInput(e) {
+			host = append(host, e)
+		}
+	}
 	if len(ins) == 0 {
 		for _, e := range existing {
-			if ImplicitInput(Input{Type: e.Type, Bus: e.Bus}) {
+			if ImplicitInput(Input{Type: e.Type, Bus: e.Bus}) && !hostInput(e) {
 				out = append(out, e)
 			}
 		}
-		return out
+		return append(out, host...)
 	}
 	for _, in := range ins {
 		x := libvirtxml.DomainInput{Type: in.Type, Bus: in.Bus}
@@ -198,7 +205,7 @@ func buildInputs(existing []libvirtxml.DomainInput, ins []Input) []libvirtxml.Do
 		}
 		out = append(out, x)
 	}
-	return out
+	return append(out, host...)
 }
 
 // parseGuestDevices reads the guest devices the family can describe, but for those

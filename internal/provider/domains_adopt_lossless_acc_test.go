@@ -13,12 +13,14 @@ import (
 
 // Issue #25, "adopt anything, lose nothing": a domain as virt-install and a hand editor
 // make it, with NICs of every type the network_interface blocks do not type (user,
-// ethernet, mcast, udp, server, client), a <shmem> no block has, and virt-install's
+// ethernet, mcast, udp, server, client), a <shmem> no block has, an evdev input passed
+// through, a sound card with codecs, a 9p share with a write policy, and virt-install's
 // libosinfo metadata (its namespace declared on <domain>, which libvirt prints on
-// <metadata>). Imported with -generate-config-out (the NICs and the shmem go into
-// device_xml, the network NIC into a block), it plans clean; one harmless change
-// (description) keeps every device and the metadata; destroyed, the generated
-// configuration applied on the clean host recreates every device with its MAC.
+// <metadata>). Imported with -generate-config-out (the NICs, the shmem and the evdev
+// input go into device_xml, the network NIC into a block), it plans clean; one harmless
+// change (description) keeps every device, the codecs, the write policy and the
+// metadata; destroyed, the generated configuration applied on the clean host recreates
+// every NIC with its MAC, the shmem and the input.
 func TestAccDomainAdopt_untypedDevicesAndMetadata(t *testing.T) {
 	acctest.RequireAcc(t)
 	name := acctest.RandomName("adoptnic")
@@ -39,6 +41,9 @@ func TestAccDomainAdopt_untypedDevicesAndMetadata(t *testing.T) {
     <interface type='server'><mac address='52:54:00:25:00:06'/><source address='127.0.0.1' port='5558'/><model type='e1000'/></interface>
     <interface type='client'><mac address='52:54:00:25:00:07'/><source address='192.168.0.1' port='5558'/><model type='e1000'/></interface>
     <shmem name='tfacc25'><model type='ivshmem-plain'/><size unit='M'>4</size></shmem>
+    <input type='evdev'><source dev='/dev/input/event2' grab='all' grabToggle='ctrl-ctrl' repeat='on'/></input>
+    <sound model='ich6'><codec type='micro'/><codec type='duplex'/></sound>
+    <filesystem type='mount' accessmode='mapped'><driver type='path' wrpolicy='immediate'/><source dir='/tmp/tfacc25share'/><target dir='tfacc25'/></filesystem>
   </devices>
 </domain>`, name))
 	acctest.RemoveDomainAtEnd(t, name)
@@ -49,7 +54,7 @@ func TestAccDomainAdopt_untypedDevicesAndMetadata(t *testing.T) {
 
 	generated := generateConfigPlansClean(t, "libvirt_domain.adopted", name)
 	for _, want := range []string{`network_interface`, `type=\"user\"`, `type=\"ethernet\"`, `type=\"mcast\"`, `type=\"udp\"`,
-		`type=\"server\"`, `type=\"client\"`, `<shmem`, `52:54:00:25:00:07`} {
+		`type=\"server\"`, `type=\"client\"`, `<shmem`, `52:54:00:25:00:07`, `<input type=\"evdev\"`} {
 		if !strings.Contains(generated, want) {
 			t.Errorf("the generated configuration has no %s:\n%s", want, generated)
 		}
@@ -70,7 +75,8 @@ func TestAccDomainAdopt_untypedDevicesAndMetadata(t *testing.T) {
 		t.Fatalf("the plan after the description change is not empty (exit %d):\n%s", code, out)
 	}
 	after := adoptedShape(t, name)
-	if after.nics != before.nics || after.shmems != before.shmems || !after.libosinfo {
+	if after.nics != before.nics || after.shmems != before.shmems || after.inputs != before.inputs || !after.libosinfo ||
+		after.codecs != 2 || after.wrpolicy != "immediate" {
 		t.Fatalf("a description change lost something:\nbefore %s\nafter  %s\n%s", before, after, after.xml)
 	}
 
@@ -86,7 +92,7 @@ func TestAccDomainAdopt_untypedDevicesAndMetadata(t *testing.T) {
 	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the plan after recreating is not empty (exit %d):\n%s", code, out)
 	}
-	if again := adoptedShape(t, name); again.nics != before.nics || again.shmems != before.shmems {
+	if again := adoptedShape(t, name); again.nics != before.nics || again.shmems != before.shmems || again.inputs != before.inputs {
 		t.Fatalf("recreated from the generated configuration:\nbefore %s\nagain  %s\n%s", before, again, again.xml)
 	}
 	w.mustRun("destroy", "-auto-approve", "-input=false")
@@ -112,13 +118,15 @@ func describe(generated string) string {
 // as type/MAC/model in order, the shmems, and whether libvirt still has the libosinfo
 // entry in its namespace.
 type adoptShape struct {
-	nics, shmems string
-	libosinfo    bool
-	xml          string
+	nics, shmems, inputs, wrpolicy string
+	codecs                         int
+	libosinfo                      bool
+	xml                            string
 }
 
 func (s adoptShape) String() string {
-	return fmt.Sprintf("NICs [%s], shmems [%s], libosinfo %v", s.nics, s.shmems, s.libosinfo)
+	return fmt.Sprintf("NICs [%s], shmems [%s], inputs [%s], sound codecs %d, 9p wrpolicy %q, libosinfo %v",
+		s.nics, s.shmems, s.inputs, s.codecs, s.wrpolicy, s.libosinfo)
 }
 
 func adoptedShape(t *testing.T, name string) adoptShape {
@@ -134,7 +142,23 @@ func adoptedShape(t *testing.T, name string) adoptShape {
 	for _, s := range live.Inactive.Devices.Shmems {
 		shmems = append(shmems, s.Name)
 	}
-	return adoptShape{nics: strings.Join(nics, " "), shmems: strings.Join(shmems, " "), xml: live.InactiveXML,
+	var inputs []string
+	for _, in := range live.Inactive.Devices.Inputs {
+		if in.Source != nil && in.Source.EVDev != nil {
+			inputs = append(inputs, in.Type+":"+in.Source.EVDev.Dev)
+		}
+	}
+	codecs, wrpolicy := 0, ""
+	for _, s := range live.Inactive.Devices.Sounds {
+		codecs += len(s.Codec)
+	}
+	for _, f := range live.Inactive.Devices.Filesystems {
+		if f.Driver != nil {
+			wrpolicy = f.Driver.WRPolicy
+		}
+	}
+	return adoptShape{nics: strings.Join(nics, " "), shmems: strings.Join(shmems, " "), inputs: strings.Join(inputs, " "),
+		codecs: codecs, wrpolicy: wrpolicy, xml: live.InactiveXML,
 		libosinfo: regexp.MustCompile(`xmlns:libosinfo="http://libosinfo.org/xmlns/libvirt/domain/1.0"`).MatchString(live.InactiveXML) &&
 			strings.Contains(live.InactiveXML, `libosinfo:os id="http://debian.org/debian/12"`)}
 }
