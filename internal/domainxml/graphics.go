@@ -191,14 +191,36 @@ func buildGraphics(existing []libvirtxml.DomainGraphic, g Graphics) []libvirtxml
 		port, autoport = g.Port, "no"
 	}
 	passwd := keptPassword(existing, g)
+	// A console of the same type keeps what the schema does not type (VNC's sharePolicy,
+	// a password's validity, SPICE's channels and compression, ...), and, while the spec
+	// leaves listen to the default (the schema's default is DefaultListen, so that value
+	// too), a socket it listens on: a domain made elsewhere loses nothing on update (#25).
+	var vnc libvirtxml.DomainGraphicVNC
+	var spice libvirtxml.DomainGraphicSpice
+	for i := len(existing) - 1; i >= 0; i-- { // the first of each type
+		if e := existing[i]; e.VNC != nil {
+			vnc = *e.VNC
+		} else if e.Spice != nil {
+			spice = *e.Spice
+		}
+	}
 	var out []libvirtxml.DomainGraphic
 	switch g.Type {
 	case GraphicsVNC, "":
-		out = append(out, libvirtxml.DomainGraphic{VNC: &libvirtxml.DomainGraphicVNC{Port: port, AutoPort: autoport,
-			WebSocket: g.Websocket, Keymap: g.Keymap, Passwd: passwd, Listen: listen, Listeners: listeners}})
+		x := vnc
+		x.WebSocket, x.Keymap, x.Passwd = g.Websocket, g.Keymap, passwd
+		if (g.Listen != "" && g.Listen != DefaultListen) || !socketOnly(x.Socket, x.Listeners) {
+			x.Port, x.AutoPort, x.Listen, x.Listeners, x.Socket = port, autoport, listen, listeners, ""
+		} else if len(x.Listeners) > 0 {
+			// libvirt prints a socket both as <graphics socket=...> and as its <listen>
+			// child, and its own schema refuses the two together (define --validate).
+			x.Socket = ""
+		}
+		out = append(out, libvirtxml.DomainGraphic{VNC: &x})
 	case GraphicsSpice:
-		out = append(out, libvirtxml.DomainGraphic{Spice: &libvirtxml.DomainGraphicSpice{Port: port, AutoPort: autoport,
-			Keymap: g.Keymap, Passwd: passwd, Listen: listen, Listeners: listeners}})
+		x := spice
+		x.Port, x.AutoPort, x.Keymap, x.Passwd, x.Listen, x.Listeners = port, autoport, g.Keymap, passwd, listen, listeners
+		out = append(out, libvirtxml.DomainGraphic{Spice: &x})
 	}
 	// Keep graphics of other kinds the user did not declare (e.g. egl-headless).
 	for _, e := range existing {
@@ -207,6 +229,19 @@ func buildGraphics(existing []libvirtxml.DomainGraphic, g Graphics) []libvirtxml
 		}
 	}
 	return out
+}
+
+// socketOnly says a VNC console listens on a unix socket.
+func socketOnly(socket string, ls []libvirtxml.DomainGraphicListener) bool {
+	if socket != "" {
+		return true
+	}
+	for _, l := range ls {
+		if l.Socket != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // keptPassword is the password to write: the spec's, or (nil) the one the definition's

@@ -156,3 +156,24 @@ func TestGraphics_validate(t *testing.T) {
 		}
 	}
 }
+
+// A console of the same type keeps what the schema does not type (sharePolicy) and, while
+// listen is the default, its unix socket, written once as libvirt's schema wants it (#25);
+// a listen address the spec sets replaces the socket.
+func TestGraphics_keepsUntyped(t *testing.T) {
+	d, err := UnmarshalDomain(`<domain type='qemu'><name>x</name><devices><graphics type='vnc' socket='/run/v.sock' sharePolicy='force-shared'>` +
+		`<listen type='socket' socket='/run/v.sock'/></graphics></devices></domain>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := buildGraphics(d.Devices.Graphics, Graphics{Type: GraphicsVNC, Listen: DefaultListen})
+	v := got[0].VNC
+	if v.SharePolicy != "force-shared" || v.Socket != "" || len(v.Listeners) != 1 || v.Listeners[0].Socket == nil ||
+		v.Listeners[0].Socket.Socket != "/run/v.sock" {
+		t.Errorf("kept console %+v", v)
+	}
+	got = buildGraphics(d.Devices.Graphics, Graphics{Type: GraphicsVNC, Listen: "0.0.0.0"})
+	if v := got[0].VNC; v.Listen != "0.0.0.0" || v.Listeners[0].Socket != nil || v.SharePolicy != "force-shared" {
+		t.Errorf("console on an address %+v", v)
+	}
+}

@@ -14,12 +14,13 @@ import (
 // Issue #25, "adopt anything, lose nothing": a domain as virt-install and a hand editor
 // make it, with NICs of every type the network_interface blocks do not type (user,
 // ethernet, mcast, udp, server, client), a <shmem> no block has, an evdev input passed
-// through, a sound card with codecs, a 9p share with a write policy, and virt-install's
+// through, a sound card with codecs, a 9p share with a write policy, a VNC console on a
+// unix socket with a share policy, and virt-install's
 // libosinfo metadata (its namespace declared on <domain>, which libvirt prints on
 // <metadata>). Imported with -generate-config-out (the NICs, the shmem and the evdev
 // input go into device_xml, the network NIC into a block), it plans clean; one harmless
-// change (description) keeps every device, the codecs, the write policy and the
-// metadata; destroyed, the generated configuration applied on the clean host recreates
+// change (description) keeps every device, the codecs, the write policy, the console's
+// socket and share policy, and the metadata; destroyed, the generated configuration applied on the clean host recreates
 // every NIC with its MAC, the shmem and the input.
 func TestAccDomainAdopt_untypedDevicesAndMetadata(t *testing.T) {
 	acctest.RequireAcc(t)
@@ -44,6 +45,7 @@ func TestAccDomainAdopt_untypedDevicesAndMetadata(t *testing.T) {
     <input type='evdev'><source dev='/dev/input/event2' grab='all' grabToggle='ctrl-ctrl' repeat='on'/></input>
     <sound model='ich6'><codec type='micro'/><codec type='duplex'/></sound>
     <filesystem type='mount' accessmode='mapped'><driver type='path' wrpolicy='immediate'/><source dir='/tmp/tfacc25share'/><target dir='tfacc25'/></filesystem>
+    <graphics type='vnc' sharePolicy='force-shared'><listen type='socket' socket='/tmp/tfacc25-vnc.sock'/></graphics>
   </devices>
 </domain>`, name))
 	acctest.RemoveDomainAtEnd(t, name)
@@ -76,7 +78,7 @@ func TestAccDomainAdopt_untypedDevicesAndMetadata(t *testing.T) {
 	}
 	after := adoptedShape(t, name)
 	if after.nics != before.nics || after.shmems != before.shmems || after.inputs != before.inputs || !after.libosinfo ||
-		after.codecs != 2 || after.wrpolicy != "immediate" {
+		after.codecs != 2 || after.wrpolicy != "immediate" || after.vnc != before.vnc {
 		t.Fatalf("a description change lost something:\nbefore %s\nafter  %s\n%s", before, after, after.xml)
 	}
 
@@ -118,15 +120,15 @@ func describe(generated string) string {
 // as type/MAC/model in order, the shmems, and whether libvirt still has the libosinfo
 // entry in its namespace.
 type adoptShape struct {
-	nics, shmems, inputs, wrpolicy string
+	nics, shmems, inputs, wrpolicy, vnc string
 	codecs                         int
 	libosinfo                      bool
 	xml                            string
 }
 
 func (s adoptShape) String() string {
-	return fmt.Sprintf("NICs [%s], shmems [%s], inputs [%s], sound codecs %d, 9p wrpolicy %q, libosinfo %v",
-		s.nics, s.shmems, s.inputs, s.codecs, s.wrpolicy, s.libosinfo)
+	return fmt.Sprintf("NICs [%s], shmems [%s], inputs [%s], sound codecs %d, 9p wrpolicy %q, VNC %s, libosinfo %v",
+		s.nics, s.shmems, s.inputs, s.codecs, s.wrpolicy, s.vnc, s.libosinfo)
 }
 
 func adoptedShape(t *testing.T, name string) adoptShape {
@@ -148,7 +150,17 @@ func adoptedShape(t *testing.T, name string) adoptShape {
 			inputs = append(inputs, in.Type+":"+in.Source.EVDev.Dev)
 		}
 	}
-	codecs, wrpolicy := 0, ""
+	codecs, wrpolicy, vnc := 0, "", ""
+	for _, g := range live.Inactive.Devices.Graphics {
+		if g.VNC != nil {
+			vnc = "share=" + g.VNC.SharePolicy
+			for _, l := range g.VNC.Listeners {
+				if l.Socket != nil {
+					vnc += " socket=" + l.Socket.Socket
+				}
+			}
+		}
+	}
 	for _, s := range live.Inactive.Devices.Sounds {
 		codecs += len(s.Codec)
 	}
@@ -158,7 +170,7 @@ func adoptedShape(t *testing.T, name string) adoptShape {
 		}
 	}
 	return adoptShape{nics: strings.Join(nics, " "), shmems: strings.Join(shmems, " "), inputs: strings.Join(inputs, " "),
-		codecs: codecs, wrpolicy: wrpolicy, xml: live.InactiveXML,
+		codecs: codecs, wrpolicy: wrpolicy, vnc: vnc, xml: live.InactiveXML,
 		libosinfo: regexp.MustCompile(`xmlns:libosinfo="http://libosinfo.org/xmlns/libvirt/domain/1.0"`).MatchString(live.InactiveXML) &&
 			strings.Contains(live.InactiveXML, `libosinfo:os id="http://debian.org/debian/12"`)}
 }
