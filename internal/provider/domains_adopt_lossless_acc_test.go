@@ -121,9 +121,9 @@ func describe(generated string) string {
 // entry in its namespace.
 type adoptShape struct {
 	nics, shmems, inputs, wrpolicy, vnc string
-	codecs                         int
-	libosinfo                      bool
-	xml                            string
+	codecs                              int
+	libosinfo                           bool
+	xml                                 string
 }
 
 func (s adoptShape) String() string {
