@@ -104,9 +104,10 @@ func TestAccDomainAdopt_untypedDevicesAndMetadata(t *testing.T) {
 }
 
 // describe is a generated configuration with description = "adopted": the line it
-// has (null) replaced, else one added after the resource's first line.
+// has replaced (Terraform writes null for a domain without one, OpenTofu ""), else one
+// added after the resource's first line.
 func describe(generated string) string {
-	if re := regexp.MustCompile(`(?m)^(\s*description\s*=\s*)null$`); re.MatchString(generated) {
+	if re := regexp.MustCompile(`(?m)^(\s*description\s*=\s*)(null|"")\s*$`); re.MatchString(generated) {
 		return re.ReplaceAllString(generated, `${1}"adopted"`)
 	}
 	first := regexp.MustCompile(`(?m)^resource "libvirt_domain" "[a-z_]+" \{$`).FindStringIndex(generated)
