@@ -78,16 +78,17 @@ func presentFragments(prior, listed, escaped []string) []string {
 	return out
 }
 
-// checkDeviceXMLKept: after an apply, every fragment of the plan must be found in what
-// libvirt stored; one it rewrote (a unit, a default spelled out) would show as a change
-// on every plan, so the apply fails naming it and keeps the plan's list in state.
-func checkDeviceXMLKept(plan, got *Model) error {
-	want, have := knownStrings(plan.DeviceXML), knownStrings(got.DeviceXML)
+// checkFragmentsKept: after an apply, every fragment the plan has for attr (device_xml,
+// extra_xml) must be found in what libvirt stored; one it rewrote (a unit, a default
+// spelled out) would show as a change on every plan, so the apply fails naming it and
+// keeps the plan's list (*got) in state. what says what a fragment is, for the message.
+func checkFragmentsKept(attr, what, domain string, plan types.List, got *types.List) error {
+	want, have := knownStrings(plan), knownStrings(*got)
 	for i, f := range want {
 		if !slices.Contains(have, f) {
-			got.DeviceXML = plan.DeviceXML
-			return fmt.Errorf("device_xml[%d] (%s) was accepted, but libvirt stored the device differently, so it would show as "+
-				"changed on every plan: write it as `virsh dumpxml %s` shows it", i, shorten(f, 80), plan.Name.ValueString())
+			*got = plan
+			return fmt.Errorf("%s[%d] (%s) was accepted, but libvirt stored the %s differently, so it would show as "+
+				"changed on every plan: write it as `virsh dumpxml %s` shows it", attr, i, shorten(f, 100), what, domain)
 		}
 	}
 	return nil

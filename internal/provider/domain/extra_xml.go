@@ -2,7 +2,6 @@ package domain
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -77,19 +76,4 @@ var domainExtraXML = family{
 			}
 		}
 	},
-}
-
-// checkExtraXMLKept: after an apply, every fragment of the plan must be found in what
-// libvirt stored; one it rewrote (a unit, a default spelled out) would show as a change
-// on every plan, so the apply fails naming it and keeps the plan's list in state.
-func checkExtraXMLKept(plan, got *Model) error {
-	want, have := knownStrings(plan.ExtraXML), knownStrings(got.ExtraXML)
-	for i, f := range want {
-		if !slices.Contains(have, f) {
-			got.ExtraXML = plan.ExtraXML
-			return fmt.Errorf("extra_xml[%d] (%s) was accepted, but libvirt stored the element differently, so it would show as "+
-				"changed on every plan: write it as `virsh dumpxml %s` shows it", i, shorten(f, 100), plan.Name.ValueString())
-		}
-	}
-	return nil
 }

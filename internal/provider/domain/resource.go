@@ -115,7 +115,8 @@ func (r *Resource) chooseType(ctx context.Context, plan *Model) error {
 func (r *Resource) settled(ctx context.Context, id string, plan *Model, deferred int32, err error) (*Model, error) {
 	got, rerr := tfkit.ReadBack(ctx, func(ctx context.Context) (*Model, error) { return r.read(ctx, id, plan, deferred) })
 	if rerr == nil && err == nil {
-		err = errors.Join(checkDeviceXMLKept(plan, got), checkExtraXMLKept(plan, got)) // device_xml.go, extra_xml.go
+		err = errors.Join(checkFragmentsKept("device_xml", "device", plan.Name.ValueString(), plan.DeviceXML, &got.DeviceXML), // device_xml.go
+			checkFragmentsKept("extra_xml", "element", plan.Name.ValueString(), plan.ExtraXML, &got.ExtraXML))
 	}
 	if rerr != nil {
 		got = plan
