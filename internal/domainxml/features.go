@@ -92,6 +92,9 @@ var featuresFamily = family{
 		if f.HyperV != nil {
 			l.HyperV = buildHyperV(l.HyperV, f.HyperV)
 		}
+		if reflect.DeepEqual(*l, libvirtxml.DomainFeatureList{}) {
+			d.Features = nil // libvirt keeps no empty <features/>
+		}
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
