@@ -80,15 +80,12 @@ func ParseDeviceFragment(text string) (*xmlNode, error) {
 	}
 	name := n.XMLName.Local
 	owner, owned := familyElements[name]
-	if owned && escapable[name] == nil {
-		return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
-	}
 	// libvirtxml knows every device element libvirt has: one it does not read is not a device.
 	probe, err := nodesToDevices([]xmlNode{*n})
 	if err != nil {
 		return nil, fmt.Errorf("<%s> does not parse as a device: %w", name, err)
 	}
-	if owned && !escapable[name](probe) { // a form the family types (device_xml_adopt.go)
+	if owned && !escapableElement(probe) { // a form the family types (device_xml_adopt.go)
 		return nil, fmt.Errorf("<%s> in this form is managed by %s; configure it there, not as raw XML", name, owner)
 	}
 	back, err := devicesNode(probe)

@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"reflect"
 	"strings"
 
 	"libvirt.org/go/libvirtxml"
@@ -22,15 +23,65 @@ import (
 // Such a fragment is the element as libvirt printed it without its <address> (libvirt
 // assigns one again) and without blank text.
 
-// escapable says, per device element a family owns, whether one such device (alone in
-// its list) is in a form that family does not type, so that device_xml may hold it.
-var escapable = map[string]func(*libvirtxml.DomainDeviceList) bool{
-	"interface": func(l *libvirtxml.DomainDeviceList) bool {
-		return len(l.Interfaces) == 1 && !typedInterface(&l.Interfaces[0])
-	},
-	"input": func(l *libvirtxml.DomainDeviceList) bool { // a host device passed through
-		return len(l.Inputs) == 1 && hostInput(l.Inputs[0])
-	},
+// untypedDevices are the devices of l that the families owning them cannot say exactly
+// (their untyped hooks), one list in libvirt's order.
+func untypedDevices(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	out := &libvirtxml.DomainDeviceList{}
+	for _, f := range untypedFamilies {
+		if f.untyped == nil {
+			continue
+		}
+		if u := f.untyped(l); u != nil {
+			appendDevices(out, u)
+		}
+	}
+	return out
+}
+
+// untypedFamilies is families, set at init: the device_xml family's validation reaches
+// untypedDevices, and a direct reference would make families refer to itself.
+var untypedFamilies []family
+
+func init() { untypedFamilies = families }
+
+// appendDevices appends every device list of src to dst's.
+func appendDevices(dst, src *libvirtxml.DomainDeviceList) {
+	dv, sv := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	for i := range dv.NumField() {
+		f := dv.Field(i)
+		if f.Kind() == reflect.Slice && sv.Field(i).Len() > 0 {
+			f.Set(reflect.AppendSlice(f, sv.Field(i)))
+		}
+	}
+}
+
+// escapableElement says whether one device (alone in probe, an element some family owns)
+// is in a form its family does not type, so that device_xml may hold it.
+func escapableElement(probe *libvirtxml.DomainDeviceList) bool {
+	u := untypedDevices(probe)
+	return !reflect.DeepEqual(*u, libvirtxml.DomainDeviceList{})
+}
+
+// untypedInterfaces: the interface family's untyped hook.
+func untypedInterfaces(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	var out libvirtxml.DomainDeviceList
+	for _, x := range l.Interfaces {
+		if !typedInterface(&x) {
+			out.Interfaces = append(out.Interfaces, x)
+		}
+	}
+	return &out
+}
+
+// untypedInputs: the guest devices family's untyped hook (inputs passing a host device through).
+func untypedInputs(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	var out libvirtxml.DomainDeviceList
+	for _, x := range l.Inputs {
+		if hostInput(x) {
+			out.Inputs = append(out.Inputs, x)
+		}
+	}
+	return &out
 }
 
 // typedInterface says whether the network_interface blocks can say x: a NIC on a libvirt
@@ -58,16 +109,7 @@ func escapedDevices(d *libvirtxml.Domain, have []string) []string {
 		return nil
 	}
 	list := adoptedKinds(d.Devices)
-	for _, x := range d.Devices.Interfaces {
-		if !typedInterface(&x) {
-			list.Interfaces = append(list.Interfaces, x)
-		}
-	}
-	for _, x := range d.Devices.Inputs {
-		if hostInput(x) {
-			list.Inputs = append(list.Inputs, x)
-		}
-	}
+	appendDevices(list, untypedDevices(d.Devices))
 	devices, err := devicesNode(list)
 	if err != nil {
 		return nil

@@ -33,6 +33,12 @@ type family struct {
 	// what it chose for a later one (the disk family the cloud-init seed's target, which
 	// the record writes).
 	derive func(d *libvirtxml.Domain, s *CloneSpec) error
+	// untyped, when set, returns the devices of l this family owns but cannot say
+	// exactly, in l's order (nil when none): import escapes them whole into device_xml
+	// (device_xml_adopt.go), parse must not read them as the family's own, and build must
+	// keep them where the definition has them (the fragment holds them). A fragment of an
+	// element the family owns is accepted in device_xml only in such a form.
+	untyped func(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList
 }
 
 // families in the order Build writes them: the OS part first (a machine change drops

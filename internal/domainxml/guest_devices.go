@@ -166,6 +166,7 @@ func DefaultVRAMKiB(model string) uint {
 
 var guestDevicesFamily = family{
 	name:     "guest_devices",
+	untyped:  untypedInputs, // device_xml_adopt.go
 	validate: func(s *Spec) error { return validateGuestDevices(s.GuestDevices) },
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
 		buildGuestDevices(d.Devices, s.GuestDevices)

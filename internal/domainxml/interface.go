@@ -21,7 +21,8 @@ type Interface struct {
 }
 
 var interfaceFamily = family{
-	name: "network_interface",
+	name:    "network_interface",
+	untyped: untypedInterfaces, // device_xml_adopt.go
 	validate: func(s *Spec) error {
 		bootUsed := map[uint]bool{}
 		for _, d := range s.Disks {
