@@ -137,20 +137,37 @@ func buildDeviceXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) erro
 			devices.take(n) // what the last apply added goes; a device made elsewhere stays
 		}
 	}
-	devices.Nodes = append(devices.Nodes, keep...)
+	others := devices.Nodes
+	var added []xmlNode
 	for _, f := range add {
 		n, err := ParseDeviceFragment(f)
 		if err != nil {
 			return err
 		}
-		devices.Nodes = append(devices.Nodes, *n)
+		others = slices.DeleteFunc(others, func(x xmlNode) bool { return sameController(x, *n) })
+		added = append(added, *n)
 	}
+	devices.Nodes = append(append(others, keep...), added...)
 	list, err := nodesToDevices(devices.Nodes)
 	if err != nil {
 		return fmt.Errorf("device_xml: %w", err)
 	}
 	d.Devices = list
 	return nil
+}
+
+// sameController says whether a and b are controllers of one type and index: a fragment
+// controller takes the place of the one a family added (the disk family's plain
+// virtio-scsi controller), since libvirt refuses two.
+func sameController(a, b xmlNode) bool {
+	if a.XMLName.Local != "controller" || b.XMLName.Local != "controller" {
+		return false
+	}
+	at, _ := a.attr("type")
+	bt, _ := b.attr("type")
+	ai, aok := a.attr("index")
+	bi, bok := b.attr("index")
+	return at == bt && aok && bok && ai == bi
 }
 
 // devicesNode is a device list as one <devices> node, through libvirtxml's own writer.

@@ -17,8 +17,9 @@ import (
 //     ethernet, mcast, udp, server, client, vhostuser, hostdev, vdpa, ...), an <input>
 //     that passes a host device through (evdev, passthrough);
 //   - elements of a kind no family owns and libvirt never adds by itself (adoptedKinds).
-//     Controllers, the <audio> backend and the emulator are left out: libvirt adds
-//     them to any definition, and an update keeps them as they are.
+//     The emulator and the <audio> backend are left out: libvirt adds them to any
+//     definition, and an update keeps them as they are;
+//   - controllers libvirt would not add by itself in the same form (controller_adopt.go).
 //
 // Such a fragment is the element as libvirt printed it without its <address> (libvirt
 // assigns one again) and without blank text.
@@ -109,6 +110,7 @@ func escapedDevices(d *libvirtxml.Domain, have []string) []string {
 		return nil
 	}
 	list := adoptedKinds(d.Devices)
+	list.Controllers = adoptedControllers(d) // controller_adopt.go
 	appendDevices(list, untypedDevices(d.Devices))
 	devices, err := devicesNode(list)
 	if err != nil {

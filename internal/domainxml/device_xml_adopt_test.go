@@ -17,7 +17,7 @@ func escapedKinds(d *libvirtxml.Domain) int {
 	}
 	l := adoptedKinds(d.Devices)
 	n := len(l.Leases) + len(l.Smartcards) + len(l.Parallels) + len(l.RedirDevs) + len(l.RedirFilters) + len(l.Hubs) +
-		len(l.Shmems) + len(l.Memorydevs) + len(l.IOMMUs) + len(l.Crypto)
+		len(l.Shmems) + len(l.Memorydevs) + len(l.IOMMUs) + len(l.Crypto) + len(adoptedControllers(d))
 	for _, p := range []bool{l.NVRAM != nil, l.PStore != nil} {
 		if p {
 			n++
