@@ -72,7 +72,7 @@ func adoptRoundTrip(t *testing.T, written, twin []byte) []string {
 	if err != nil {
 		return []string{"parse: " + err.Error()}
 	}
-	p, err := FromDomain(d)
+	p, err := fromDomain(d, true) // as ParseForImport
 	if err != nil {
 		return []string{"read: " + err.Error()}
 	}

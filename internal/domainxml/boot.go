@@ -2,6 +2,7 @@ package domainxml
 
 import (
 	"fmt"
+	"strconv"
 
 	"libvirt.org/go/libvirtxml"
 )
@@ -31,6 +32,24 @@ func bootOrders(s *Spec) []deviceBoot {
 	for i, h := range s.Hostdevs {
 		if h.BootOrder > 0 {
 			out = append(out, deviceBoot{fmt.Sprintf("hostdev %d (%s)", i, HostdevName(h)), h.BootOrder})
+		}
+	}
+	// A device device_xml holds (an escaped NIC or disk, a redirected USB device) boots by
+	// its own <boot order>: then the definition has no <os><boot>.
+	for i, f := range s.DeviceXML {
+		n, err := parseNode(f)
+		if err != nil {
+			continue
+		}
+		for _, c := range n.Nodes {
+			if c.XMLName.Local != "boot" {
+				continue
+			}
+			if v, ok := c.attr("order"); ok {
+				if o, err := strconv.ParseUint(v, 10, 32); err == nil && o > 0 {
+					out = append(out, deviceBoot{fmt.Sprintf("device_xml[%d] (<%s>)", i, n.XMLName.Local), uint(o)})
+				}
+			}
 		}
 	}
 	return out

@@ -60,6 +60,7 @@ func appendDevices(dst, src *libvirtxml.DomainDeviceList) {
 // is in a form its family does not type, so that device_xml may hold it.
 func escapableElement(probe *libvirtxml.DomainDeviceList) bool {
 	u := untypedDevices(probe)
+	appendDevices(u, inexactDevices(probe))
 	return !reflect.DeepEqual(*u, libvirtxml.DomainDeviceList{})
 }
 
@@ -112,6 +113,7 @@ func escapedDevices(d *libvirtxml.Domain, have []string) []string {
 	list := adoptedKinds(d.Devices)
 	list.Controllers = adoptedControllers(d) // controller_adopt.go
 	appendDevices(list, untypedDevices(d.Devices))
+	appendDevices(list, inexactDevices(d.Devices)) // adopt_exact.go
 	devices, err := devicesNode(list)
 	if err != nil {
 		return nil

@@ -39,6 +39,11 @@ type family struct {
 	// keep them where the definition has them (the fragment holds them). A fragment of an
 	// element the family owns is accepted in device_xml only in such a form.
 	untyped func(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList
+	// inexact, when set, returns the devices of l in a form the family types that it
+	// cannot say exactly (adopt_exact.go): an import escapes them into device_xml, and
+	// parse skips them when adopting or when a device_xml fragment of the record claims
+	// them; build keeps a device a fragment of the spec claims where it is.
+	inexact func(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList
 }
 
 // families in the order Build writes them: the OS part first (a machine change drops

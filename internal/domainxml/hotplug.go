@@ -264,7 +264,7 @@ func interfaceXML(cur *libvirtxml.Domain, n Interface) string {
 	if cur != nil && cur.Devices != nil {
 		existing = cur.Devices.Interfaces
 	}
-	x := buildInterfaces(existing, []Interface{n})[0]
+	x := buildInterfaces(existing, []Interface{n}, nil)[0]
 	text, _ := x.Marshal() // a struct built here always marshals
 	return text
 }

@@ -43,38 +43,67 @@ var interfaceFamily = family{
 		return nil
 	},
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
-		d.Devices.Interfaces = buildInterfaces(d.Devices.Interfaces, s.Interfaces)
+		d.Devices.Interfaces = buildInterfaces(d.Devices.Interfaces, s.Interfaces, s.DeviceXML)
 		return nil
 	},
-	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
+	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
 		if d.Devices == nil {
 			return
 		}
 		for _, x := range d.Devices.Interfaces {
-			n := Interface{}
-			if x.MAC != nil {
-				n.MAC = strings.ToLower(x.MAC.Address)
-			}
-			if x.Model != nil {
-				n.Model = x.Model.Type
-			}
 			switch {
 			case !typedInterface(&x):
 				continue // other interface types are device_xml's (device_xml_adopt.go)
-			case x.Source.Network != nil:
-				n.Network = x.Source.Network.Network
-			case x.Source.Bridge != nil:
-				n.Bridge = x.Source.Bridge.Bridge
-			default:
-				n.Direct = &Direct{Dev: x.Source.Direct.Dev, Mode: x.Source.Direct.Mode}
+			case p.adopting && !exactInterface(x), claimedByFragment(&x, p.claims(rec)):
+				continue // escaped into device_xml (adopt_exact.go)
 			}
-			n.NICOptions = parseNICOptions(&x)
-			p.Spec.Interfaces = append(p.Spec.Interfaces, n)
+			p.Spec.Interfaces = append(p.Spec.Interfaces, interfaceOf(&x))
 		}
 	},
-	same:   sameInterfaces,
-	live:   interfaceLive,
-	derive: deriveInterfaces,
+	same:    sameInterfaces,
+	live:    interfaceLive,
+	derive:  deriveInterfaces,
+	inexact: inexactInterfaces,
+}
+
+// interfaceOf reads a NIC the network_interface blocks type (typedInterface).
+func interfaceOf(x *libvirtxml.DomainInterface) Interface {
+	n := Interface{}
+	if x.MAC != nil {
+		n.MAC = strings.ToLower(x.MAC.Address)
+	}
+	if x.Model != nil {
+		n.Model = x.Model.Type
+	}
+	switch {
+	case x.Source.Network != nil:
+		n.Network = x.Source.Network.Network
+	case x.Source.Bridge != nil:
+		n.Bridge = x.Source.Bridge.Bridge
+	default:
+		n.Direct = &Direct{Dev: x.Source.Direct.Dev, Mode: x.Source.Direct.Mode}
+	}
+	n.NICOptions = parseNICOptions(x)
+	return n
+}
+
+// exactInterface says whether a NIC the blocks type comes back the same from its block
+// (adopt_exact.go): no model (libvirt's default is not the provider's), a tap name, a
+// tuned driver or anything else the block has no attribute for makes it inexact.
+func exactInterface(x libvirtxml.DomainInterface) bool {
+	built := buildInterfaces(nil, []Interface{interfaceOf(&x)}, nil)
+	return len(built) == 1 && sameDevice(&x, &built[0])
+}
+
+// inexactInterfaces: the interface family's inexact hook.
+func inexactInterfaces(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	var out libvirtxml.DomainDeviceList
+	for _, x := range l.Interfaces {
+		if typedInterface(&x) && !exactInterface(x) {
+			out.Interfaces = append(out.Interfaces, x)
+		}
+	}
+	return &out
 }
 
 // deriveInterfaces gives every NIC of a clone its own MAC (s.MACs, in order) and leaves
@@ -134,11 +163,13 @@ func modelOf(n Interface) string {
 	return DefaultNIC
 }
 
-func buildInterfaces(existing []libvirtxml.DomainInterface, nics []Interface) []libvirtxml.DomainInterface {
+// buildInterfaces writes nics over existing; a NIC of existing in a form the blocks do
+// not type, or that a fragment of device_xml claims, stays as it is.
+func buildInterfaces(existing []libvirtxml.DomainInterface, nics []Interface, fragments []string) []libvirtxml.DomainInterface {
 	byMAC := map[string]libvirtxml.DomainInterface{}
 	var untyped []libvirtxml.DomainInterface // device_xml's, or made outside Terraform: kept
 	for _, e := range existing {
-		if !typedInterface(&e) {
+		if !typedInterface(&e) || claimedByFragment(&e, fragments) {
 			untyped = append(untyped, e)
 		} else if e.MAC != nil {
 			byMAC[strings.ToLower(e.MAC.Address)] = e

@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"slices"
 	"fmt"
 
 	"libvirt.org/go/libvirtxml"
@@ -21,6 +22,20 @@ type Parsed struct {
 	// Escaped are device_xml fragments for the devices no family types and no fragment
 	// of the record holds (device_xml_adopt.go): what an import writes into device_xml.
 	Escaped []string
+	// adopting: read for an import (ParseForImport, adopt_exact.go).
+	adopting bool
+	// fragments: device_xml fragments of the prior state (ParseKnowing): the devices they
+	// claim are device_xml's, not a family's.
+	fragments []string
+}
+
+// claims are the device_xml fragments that claim devices from the families: the
+// record's (what the last apply wrote) and the prior state's.
+func (p *Parsed) claims(rec *record) []string {
+	if len(p.fragments) == 0 {
+		return rec.DeviceXML
+	}
+	return append(slices.Clip(rec.DeviceXML), p.fragments...)
 }
 
 // Parse reads a domain definition.
@@ -50,12 +65,19 @@ func ParseLive(text string) (*Parsed, error) {
 // FromDomain reads a parsed definition, family by family. Only what the user controls
 // goes into Spec; values libvirt chooses are read as they are (MACs, machine) and
 // compared loosely by the families' same.
-func FromDomain(d *libvirtxml.Domain) (*Parsed, error) {
-	p := &Parsed{ID: d.ID}
+func FromDomain(d *libvirtxml.Domain) (*Parsed, error) { return fromDomain(d, false) }
+
+func fromDomain(d *libvirtxml.Domain, adopting bool) (*Parsed, error) {
+	p := &Parsed{ID: d.ID, adopting: adopting}
+	return p, p.read(d)
+}
+
+// read runs every family's parse over d into p.
+func (p *Parsed) read(d *libvirtxml.Domain) error {
 	p.Spec.Name, p.Spec.UUID, p.Spec.Type = d.Name, d.UUID, d.Type
 	rec := readRecord(d)
 	for _, f := range families {
 		f.parse(d, p, rec)
 	}
-	return p, nil
+	return nil
 }

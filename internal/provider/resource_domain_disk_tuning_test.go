@@ -239,7 +239,9 @@ func TestAccDomainDiskTuning_defineOnly(t *testing.T) {
 
 // A domain defined with the tuning fields by virsh (wwn in upper case, libvirt's lsi
 // controller for its scsi disks) imports by name and plans clean against its
-// configuration; a rewrite keeps libvirt's controller.
+// configuration; a rewrite keeps libvirt's controller. The provider would give SCSI
+// disks a virtio-scsi controller, so import writes the lsi one into device_xml (#25), and
+// the configuration says it.
 func TestAccDomainDiskTuning_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
 	name, vda := acctest.DomainDisk(t, "dom")
@@ -250,22 +252,26 @@ func TestAccDomainDiskTuning_importDefined(t *testing.T) {
 	if generated := generateConfigPlansClean(t, domRes, name); !strings.Contains(generated, "iotune") {
 		t.Errorf("the generated configuration lacks the disk's iotune:\n%s", generated)
 	}
+	withLSI := func(config string) string {
+		return strings.Replace(config, "  running    = false\n",
+			"  running    = false\n  device_xml = [\"<controller type=\\\"scsi\\\" index=\\\"0\\\" model=\\\"lsilogic\\\"></controller>\"]\n", 1)
+	}
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),
 		Steps: []resource.TestStep{
 			{
-				Config:             diskTuningHCL(name, vda, sda, "none"),
+				Config:             withLSI(diskTuningHCL(name, vda, sda, "none")),
 				ResourceName:       domRes,
 				ImportState:        true,
 				ImportStateId:      name,
 				ImportStatePersist: true,
 			},
 			{
-				Config:           diskTuningHCL(name, vda, sda, "none"),
+				Config:           withLSI(diskTuningHCL(name, vda, sda, "none")),
 				ConfigPlanChecks: acctest.Plans(acctest.NoChange()),
 			},
 			{
-				Config:           diskTuningHCL(name, vda, sda, "directsync"),
+				Config:           withLSI(diskTuningHCL(name, vda, sda, "directsync")),
 				ConfigPlanChecks: acctest.Updates(domRes, "definition"),
 				Check: acctest.HostCheck(func() error {
 					live, err := acctest.InspectDomain(t, name)

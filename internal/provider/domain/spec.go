@@ -49,7 +49,12 @@ func (r *Resource) read(ctx context.Context, id string, prior *Model, deferred i
 	if err != nil {
 		return nil, err
 	}
-	p, err := domainxml.Parse(st.XML)
+	var p *domainxml.Parsed
+	if prior == nil || isImport(prior) {
+		p, err = domainxml.ParseForImport(st.XML) // exact or escaped, decided per device (#25)
+	} else {
+		p, err = domainxml.ParseKnowing(st.XML, knownStrings(prior.DeviceXML))
+	}
 	if err != nil {
 		return nil, err
 	}
