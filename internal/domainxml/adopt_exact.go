@@ -41,7 +41,8 @@ func ParseKnowing(text string, deviceXML []string) (*Parsed, error) {
 		return nil, fmt.Errorf("parse domain XML: %w", err)
 	}
 	p := &Parsed{ID: d.ID, fragments: deviceXML}
-	return p, p.read(d)
+	p.read(d)
+	return p, nil
 }
 
 // inexactDevices are the devices of l in a form their family types that it cannot say

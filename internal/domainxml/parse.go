@@ -1,8 +1,8 @@
 package domainxml
 
 import (
-	"slices"
 	"fmt"
+	"slices"
 
 	"libvirt.org/go/libvirtxml"
 )
@@ -69,15 +69,15 @@ func FromDomain(d *libvirtxml.Domain) (*Parsed, error) { return fromDomain(d, fa
 
 func fromDomain(d *libvirtxml.Domain, adopting bool) (*Parsed, error) {
 	p := &Parsed{ID: d.ID, adopting: adopting}
-	return p, p.read(d)
+	p.read(d)
+	return p, nil
 }
 
 // read runs every family's parse over d into p.
-func (p *Parsed) read(d *libvirtxml.Domain) error {
+func (p *Parsed) read(d *libvirtxml.Domain) {
 	p.Spec.Name, p.Spec.UUID, p.Spec.Type = d.Name, d.UUID, d.Type
 	rec := readRecord(d)
 	for _, f := range families {
 		f.parse(d, p, rec)
 	}
-	return nil
 }
