@@ -24,13 +24,20 @@ func adoptedControllers(d *libvirtxml.Domain) []libvirtxml.DomainController {
 		return nil
 	}
 	spares := spareRootPorts(d.Devices) > 1
+	scsiDisk, scsiHostdev := false, false
+	for _, dk := range d.Devices.Disks {
+		scsiDisk = scsiDisk || (dk.Target != nil && dk.Target.Bus == "scsi")
+	}
+	for _, h := range d.Devices.Hostdevs {
+		scsiHostdev = scsiHostdev || h.SubsysSCSI != nil
+	}
 	var out []libvirtxml.DomainController
 	for _, c := range d.Devices.Controllers {
 		if spares && c.Type == "pci" && c.Model == "pcie-root-port" {
 			out = append(out, c)
 			continue
 		}
-		if !implicitController(c, machineOf(d)) {
+		if !implicitController(c, machineOf(d), !scsiDisk && scsiHostdev) {
 			out = append(out, c)
 		}
 	}
@@ -47,8 +54,11 @@ func machineOf(d *libvirtxml.Domain) string {
 // implicitController says whether c is one libvirt adds to a definition that lacks it
 // (or the disk family adds: a plain virtio-scsi controller for SCSI disks), in the form
 // libvirt gives it: index 0 (any index for the PCIe ports and bridges libvirt places),
-// the default model, nothing set beyond what libvirt fills in.
-func implicitController(c libvirtxml.DomainController, machine string) bool {
+// the default model, nothing set beyond what libvirt fills in. libvirt's own SCSI
+// controller (lsilogic) is implicit only for SCSI hostdevs without SCSI disks (lsiSCSI):
+// for SCSI disks the provider would write virtio-scsi, and without SCSI devices libvirt
+// adds none.
+func implicitController(c libvirtxml.DomainController, machine string, lsiSCSI bool) bool {
 	bare := c
 	bare.Address, bare.Alias, bare.ACPI = nil, nil, nil
 	if bare.PCI != nil {
@@ -93,7 +103,7 @@ func implicitController(c libvirtxml.DomainController, machine string) bool {
 	case "sata", "ide", "fdc", "ccid", "virtio-serial":
 		return plain("")
 	case "scsi":
-		return plain("virtio-scsi") // the disk family's (ensureSCSIController)
+		return plain("virtio-scsi") || (lsiSCSI && plain("lsilogic")) // the disk family's (ensureSCSIController), libvirt's
 	}
 	return false
 }

@@ -20,7 +20,10 @@ func TestAdoptedControllers(t *testing.T) {
 		{"q35 default on pc", "pc-i440fx-7.2", `<controller type='usb' index='0' model='qemu-xhci'/>`, []string{"qemu-xhci"}},
 		{"virtio-scsi plain", "pc-q35-7.2", `<controller type='scsi' index='0' model='virtio-scsi'/>`, nil},
 		{"virtio-scsi queues", "pc-q35-7.2", `<controller type='scsi' index='0' model='virtio-scsi'><driver queues='4'/></controller>`, []string{"virtio-scsi"}},
-		{"lsilogic", "pc-i440fx-7.2", `<controller type='scsi' index='0' model='lsilogic'/>`, []string{"lsilogic"}},
+		{"lsilogic for SCSI disks", "pc-i440fx-7.2", `<controller type='scsi' index='0' model='lsilogic'/><disk type='file'><target dev='sda' bus='scsi'/></disk>`, []string{"lsilogic"}},
+		{"lsilogic, no SCSI device", "pc-i440fx-7.2", `<controller type='scsi' index='0' model='lsilogic'/>`, []string{"lsilogic"}},
+		{"lsilogic for a SCSI hostdev", "pc-i440fx-7.2", `<controller type='scsi' index='0' model='lsilogic'/>
+			<hostdev mode='subsystem' type='scsi'><source><adapter name='scsi_host0'/><address bus='0' target='0' unit='0'/></source></hostdev>`, nil},
 		{"second virtio-serial", "pc-i440fx-7.2", `<controller type='virtio-serial' index='1'/>`, []string{"virtio-serial"}},
 		{"root ports in use", "pc-q35-7.2", `<controller type='pci' index='1' model='pcie-root-port'><model name='pcie-root-port'/><target chassis='1' port='0x10'/></controller>
 			<interface type='network'><source network='default'/><address type='pci' domain='0x0000' bus='0x01' slot='0x00' function='0x0'/></interface>`, nil},

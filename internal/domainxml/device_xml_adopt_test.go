@@ -18,7 +18,8 @@ func escapedKinds(d *libvirtxml.Domain) int {
 	l := adoptedKinds(d.Devices)
 	n := len(l.Leases) + len(l.Smartcards) + len(l.Parallels) + len(l.RedirDevs) + len(l.RedirFilters) + len(l.Hubs) +
 		len(l.Shmems) + len(l.Memorydevs) + len(l.IOMMUs) + len(l.Crypto) + len(adoptedControllers(d)) +
-		len(inexactDevices(d.Devices).Interfaces)
+		len(inexactDevices(d.Devices).Interfaces) + len(inexactDevices(d.Devices).Hostdevs) + len(untypedDevices(d.Devices).Hostdevs) +
+		len(inexactDevices(d.Devices).Filesystems) + len(untypedDevices(d.Devices).Filesystems)
 	for _, p := range []bool{l.NVRAM != nil, l.PStore != nil} {
 		if p {
 			n++

@@ -67,21 +67,66 @@ var filesystemFamily = family{
 	},
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
 		// The shared memory virtiofs needs is memory_backing.go's to write.
-		d.Devices.Filesystems = buildFilesystems(d.Devices.Filesystems, s.Filesystems)
+		d.Devices.Filesystems = buildFilesystems(d.Devices.Filesystems, s.Filesystems, s.DeviceXML)
 		return nil
 	},
-	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
+	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
 		if d.Devices == nil {
 			return
 		}
 		for _, x := range d.Devices.Filesystems {
-			if f, ok := parseFilesystem(x); ok {
-				p.Spec.Filesystems = append(p.Spec.Filesystems, f)
+			f, ok := parseFilesystem(x)
+			switch {
+			case !ok:
+				continue // device_xml's (untypedFilesystems)
+			case p.adopting && !exactFilesystem(x), claimedByFragment(&x, p.claims(rec)):
+				continue // escaped into device_xml (adopt_exact.go)
 			}
+			p.Spec.Filesystems = append(p.Spec.Filesystems, f)
 		}
 	},
-	same: sameFilesystems,
-	live: filesystemLive, // hotplug_devices.go
+	same:    sameFilesystems,
+	live:    filesystemLive, // hotplug_devices.go
+	untyped: untypedFilesystems,
+	inexact: inexactFilesystems,
+}
+
+// untypedFilesystems: the shares no filesystem block can say (a virtiofsd socket, ram,
+// block, 9p's handle driver).
+func untypedFilesystems(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	var out libvirtxml.DomainDeviceList
+	for _, x := range l.Filesystems {
+		if !managedFilesystem(x) {
+			out.Filesystems = append(out.Filesystems, x)
+		}
+	}
+	return &out
+}
+
+// exactFilesystem says whether a share a block types comes back the same from its block:
+// 9p's write policy and multidevs, virtiofs' queue and virtiofsd's binary options make it
+// inexact (adopt_exact.go). A bare <driver type='path'/> is 9p's default driver either way.
+func exactFilesystem(x libvirtxml.DomainFilesystem) bool {
+	f, ok := parseFilesystem(x)
+	if !ok {
+		return false
+	}
+	if x.Driver != nil && *x.Driver == (libvirtxml.DomainFilesystemDriver{Type: "path"}) {
+		x.Driver = nil
+	}
+	built := buildFilesystems(nil, []Filesystem{f}, nil)
+	return len(built) == 1 && sameDevice(&x, &built[0])
+}
+
+// inexactFilesystems: the filesystem family's inexact hook.
+func inexactFilesystems(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	var out libvirtxml.DomainDeviceList
+	for _, x := range l.Filesystems {
+		if managedFilesystem(x) && !exactFilesystem(x) {
+			out.Filesystems = append(out.Filesystems, x)
+		}
+	}
+	return &out
 }
 
 // sameFilesystems: shares compare in order, by what the guest sees.
@@ -124,13 +169,13 @@ func parseFilesystem(x libvirtxml.DomainFilesystem) (Filesystem, bool) {
 }
 
 // buildFilesystems is the shares of fss, after the filesystems this family does not
-// manage; a share whose tag was there keeps its address and what libvirt filled in (the
-// virtiofsd binary, its options).
-func buildFilesystems(existing []libvirtxml.DomainFilesystem, fss []Filesystem) []libvirtxml.DomainFilesystem {
+// manage or a device_xml fragment claims; a share whose tag was there keeps its address
+// and what libvirt filled in (the virtiofsd binary, its options).
+func buildFilesystems(existing []libvirtxml.DomainFilesystem, fss []Filesystem, fragments []string) []libvirtxml.DomainFilesystem {
 	byTag := map[string]libvirtxml.DomainFilesystem{}
 	var out []libvirtxml.DomainFilesystem
 	for _, e := range existing {
-		if managedFilesystem(e) {
+		if managedFilesystem(e) && !claimedByFragment(&e, fragments) {
 			byTag[e.Target.Dir] = e
 		} else {
 			out = append(out, e)
@@ -155,8 +200,9 @@ func buildFilesystems(existing []libvirtxml.DomainFilesystem, fss []Filesystem) 
 				x.Driver = &libvirtxml.DomainFilesystemDriver{Type: FSVirtiofs}
 			}
 		} else {
-			if x.Driver == nil || x.Driver.Type != "path" {
-				x.Driver = &libvirtxml.DomainFilesystemDriver{Type: "path"}
+			// 9p: libvirt's default driver is path; none is written unless the share had one.
+			if x.Driver != nil && x.Driver.Type != "path" && x.Driver.Type != "" {
+				x.Driver = nil
 			}
 			x.Binary = nil
 		}

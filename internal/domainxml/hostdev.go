@@ -148,21 +148,69 @@ var hostdevFamily = family{
 		return errors.Join(append(errs, ValidateHostdevs(*s))...)
 	},
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
-		d.Devices.Hostdevs = buildHostdevs(d.Devices.Hostdevs, s.Hostdevs)
+		d.Devices.Hostdevs = buildHostdevs(d.Devices.Hostdevs, s.Hostdevs, s.DeviceXML)
 		return nil
 	},
-	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
+	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
 		if d.Devices == nil {
 			return
 		}
 		for i := range d.Devices.Hostdevs {
-			if h, ok := parseHostdev(&d.Devices.Hostdevs[i]); ok {
-				p.Spec.Hostdevs = append(p.Spec.Hostdevs, h)
+			x := &d.Devices.Hostdevs[i]
+			h, ok := parseHostdev(x)
+			switch {
+			case !ok:
+				continue // device_xml's (untypedHostdevs)
+			case p.adopting && !exactHostdev(*x), claimedByFragment(x, p.claims(rec)):
+				continue // escaped into device_xml (adopt_exact.go)
 			}
+			p.Spec.Hostdevs = append(p.Spec.Hostdevs, h)
 		}
 	},
-	same: sameHostdevs,
-	live: hostdevLive, // hotplug_devices.go
+	same:    sameHostdevs,
+	live:    hostdevLive, // hotplug_devices.go
+	untyped: untypedHostdevs,
+	inexact: inexactHostdevs,
+}
+
+// untypedHostdevs: the hostdevs no hostdev block can say (capabilities mode, iSCSI,
+// vhost-scsi): import escapes them into device_xml, an update keeps them.
+func untypedHostdevs(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	var out libvirtxml.DomainDeviceList
+	for i := range l.Hostdevs {
+		if _, ok := parseHostdev(&l.Hostdevs[i]); !ok {
+			out.Hostdevs = append(out.Hostdevs, l.Hostdevs[i])
+		}
+	}
+	return &out
+}
+
+// exactHostdev says whether a hostdev a block types comes back the same from its block:
+// a driver, a startup policy, SCSI's sgio / rawio / read-only / shareable, an mdev's
+// display (but libvirt's default, off) and ramfb make it inexact (adopt_exact.go).
+func exactHostdev(x libvirtxml.DomainHostdev) bool {
+	h, ok := parseHostdev(&x)
+	if !ok {
+		return false
+	}
+	if m := x.SubsysMDev; m != nil && m.Display == "off" { // libvirt writes its default
+		c := *m
+		c.Display = ""
+		x.SubsysMDev = &c
+	}
+	built := buildHostdevs(nil, []Hostdev{h}, nil)
+	return len(built) == 1 && sameDevice(&x, &built[0])
+}
+
+// inexactHostdevs: the hostdev family's inexact hook.
+func inexactHostdevs(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	var out libvirtxml.DomainDeviceList
+	for _, x := range l.Hostdevs {
+		if _, ok := parseHostdev(&x); ok && !exactHostdev(x) {
+			out.Hostdevs = append(out.Hostdevs, x)
+		}
+	}
+	return &out
 }
 
 // sameHostdevs: sources compare as the host writes them (hex case, a left-out PCI

@@ -12,12 +12,12 @@ import (
 // and reading one back.
 
 // buildHostdevs writes hostdevs, in order; hostdevs of kinds the family does not manage
-// (capabilities mode, iSCSI, vhost-scsi) stay after them.
-func buildHostdevs(existing []libvirtxml.DomainHostdev, hostdevs []Hostdev) []libvirtxml.DomainHostdev {
+// (capabilities mode, iSCSI, vhost-scsi) and those a device_xml fragment claims stay after them.
+func buildHostdevs(existing []libvirtxml.DomainHostdev, hostdevs []Hostdev, fragments []string) []libvirtxml.DomainHostdev {
 	byName := map[string]libvirtxml.DomainHostdev{}
 	var unmanaged []libvirtxml.DomainHostdev
 	for _, e := range existing {
-		if h, ok := parseHostdev(&e); ok {
+		if h, ok := parseHostdev(&e); ok && !claimedByFragment(&e, fragments) {
 			byName[HostdevName(h)] = e
 		} else {
 			unmanaged = append(unmanaged, e)

@@ -97,7 +97,7 @@ func hostdevXML(cur *libvirtxml.Domain, h Hostdev) string {
 	if cur != nil && cur.Devices != nil {
 		existing = cur.Devices.Hostdevs
 	}
-	x := buildHostdevs(existing, []Hostdev{h})[0]
+	x := buildHostdevs(existing, []Hostdev{h}, nil)[0]
 	text, _ := x.Marshal() // a struct built here always marshals
 	return text
 }
@@ -155,7 +155,7 @@ func filesystemXML(cur *libvirtxml.Domain, f Filesystem) string {
 	if cur != nil && cur.Devices != nil {
 		existing = cur.Devices.Filesystems
 	}
-	all := buildFilesystems(existing, []Filesystem{f})
+	all := buildFilesystems(existing, []Filesystem{f}, nil)
 	x := all[len(all)-1]   // buildFilesystems puts the shares it does not manage first
 	text, _ := x.Marshal() // a struct built here always marshals
 	return text
