@@ -3,6 +3,7 @@ package domainxml
 import (
 	"errors"
 	"fmt"
+	"net"
 	"reflect"
 	"regexp"
 	"slices"
@@ -290,8 +291,10 @@ func typedPort(port int, autoport string) bool {
 }
 
 // typedListen: one listen element of type address, its address the listen attribute.
+// A host name (libvirt takes one) is device_xml's: listen is an IP address.
 func typedListen(attr string, ls []libvirtxml.DomainGraphicListener) bool {
-	return len(ls) == 1 && ls[0].Address != nil && ls[0].Network == nil && ls[0].Socket == nil && ls[0].Address.Address == attr
+	return len(ls) == 1 && ls[0].Address != nil && ls[0].Network == nil && ls[0].Socket == nil && ls[0].Address.Address == attr &&
+		(attr == "" || net.ParseIP(attr) != nil)
 }
 
 // noListenAddress says the console listens where libvirt's configuration says.

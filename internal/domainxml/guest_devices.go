@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -351,12 +352,12 @@ func untypedGuestDevices(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDevic
 	return out
 }
 
-// typedVideo: a model the schema lists, its size in vram and heads, 3D acceleration on
+// typedVideo: a model the schema lists, its size in vram and heads (up to the schema's 16), 3D acceleration on
 // or off, a primary mark (libvirt's on the first video), and for qxl libvirt's own ram
 // and vgamem (build writes them as libvirt would).
 func typedVideo(x libvirtxml.DomainVideo) bool {
 	m := x.Model
-	if !slices.Contains(VideoModels, m.Type) || x.Driver != nil || x.ACPI != nil || userAlias(x.Alias) {
+	if !slices.Contains(VideoModels, m.Type) || m.Heads > 16 || x.Driver != nil || x.ACPI != nil || userAlias(x.Alias) {
 		return false
 	}
 	if m.Accel != nil && (m.Accel.Accel3D == "" || m.Accel.Accel2D != "" || m.Accel.RenderNode != "") {
@@ -378,9 +379,13 @@ const (
 	qxlVGAMemKiB = 16384
 )
 
+// rngDevice is the rng backends the schema takes (a device under /dev).
+var rngDevice = regexp.MustCompile(`^/dev/\S+$`)
+
 // typedRNG: a model the schema lists fed from a host device, optionally rate-limited.
 func typedRNG(x libvirtxml.DomainRNG) bool {
 	return slices.Contains(RNGModels, x.Model) && randomRNG(x) && x.Backend.EGD == nil && x.Backend.BuiltIn == nil &&
+		rngDevice.MatchString(x.Backend.Random.Device) &&
 		x.Driver == nil && x.ACPI == nil && !userAlias(x.Alias) && (x.Rate == nil || x.Rate.Bytes > 0)
 }
 

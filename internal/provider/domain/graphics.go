@@ -72,11 +72,14 @@ var domainGraphics = family{
 					Validators:          []validator.String{stringvalidator.OneOf(domainxml.GraphicsVNC, domainxml.GraphicsSpice, domainxml.GraphicsNone)},
 				},
 				"listen": schema.StringAttribute{
-					MarkdownDescription: "Address the console listens on. Default `127.0.0.1`." + restartsGraphics,
-					Optional:            true,
-					Computed:            true,
-					Default:             stringdefault.StaticString(domainxml.DefaultListen),
-					Validators:          []validator.String{validators.IP()},
+					MarkdownDescription: "Address the console listens on. Default `127.0.0.1`. `\"\"`: no address in the " +
+						"definition (`<listen type='address'/>`): the console listens where the host's libvirt configuration " +
+						"says (`vnc_listen` / `spice_listen` in qemu.conf); an imported console written that way reads so." +
+						restartsGraphics,
+					Optional:   true,
+					Computed:   true,
+					Default:    stringdefault.StaticString(domainxml.DefaultListen),
+					Validators: []validator.String{stringvalidator.Any(stringvalidator.OneOf(""), validators.IP())},
 				},
 				"port": schema.Int64Attribute{
 					MarkdownDescription: "Fixed TCP port of the console (VNC: 5900-65535); `-1` (default): libvirt picks a free one at " +
@@ -130,7 +133,9 @@ var domainGraphics = family{
 		}
 		g := m.Graphics
 		s.Graphics = domainxml.Graphics{Type: g.Type.ValueString(), Listen: g.Listen.ValueString(),
-			Port: int(max(g.Port.ValueInt64(), 0)), Websocket: int(g.Websocket.ValueInt64()), Keymap: g.Keymap.ValueString()}
+			Port: int(max(g.Port.ValueInt64(), 0)), Websocket: int(g.Websocket.ValueInt64()), Keymap: g.Keymap.ValueString(),
+			ListenUnset: tfkit.Known(g.Listen) && g.Listen.ValueString() == "" &&
+				(g.Type.ValueString() == domainxml.GraphicsVNC || g.Type.ValueString() == domainxml.GraphicsSpice)}
 		switch {
 		case !g.Password.IsNull():
 			s.Graphics.Password = new(g.Password.ValueString())
