@@ -233,8 +233,11 @@ func buildGraphics(existing []libvirtxml.DomainGraphic, g Graphics, fragments ..
 		}
 		x.Spice.Listen, x.Spice.Listeners = graphicsListen(g)
 	}
+	for i := range rest {
+		rest[i] = validGraphic(rest[i])
+	}
 	if x == nil {
-		return slices.Clone(rest)
+		return rest
 	}
 	var out []libvirtxml.DomainGraphic
 	replaced := false
@@ -302,6 +305,20 @@ func noListenAddress(attr string, ls []libvirtxml.DomainGraphicListener) bool {
 	return attr == "" && len(ls) == 1 && ls[0].Address != nil && ls[0].Address.Address == ""
 }
 
+// validGraphic is g as libvirt's schema takes it back: libvirt prints a VNC socket both
+// as <graphics socket=...> and as its <listen type='socket'> child, and refuses the two
+// together on define (--validate, as the provider defines).
+func validGraphic(g libvirtxml.DomainGraphic) libvirtxml.DomainGraphic {
+	if v := g.VNC; v != nil && v.Socket != "" && slices.ContainsFunc(v.Listeners, func(l libvirtxml.DomainGraphicListener) bool {
+		return l.Socket != nil
+	}) {
+		c := *v
+		c.Socket = ""
+		g.VNC = &c
+	}
+	return g
+}
+
 // typedGraphicIndex is the place of the console the graphics attributes say (the first
 // typedGraphic one), or -1.
 func typedGraphicIndex(gs []libvirtxml.DomainGraphic) int {
@@ -316,7 +333,7 @@ func untypedGraphics(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceLis
 	typed := typedGraphicIndex(l.Graphics)
 	for i, g := range l.Graphics {
 		if i != typed {
-			out.Graphics = append(out.Graphics, g)
+			out.Graphics = append(out.Graphics, validGraphic(g))
 		}
 	}
 	return &out

@@ -481,7 +481,7 @@ func addImplicitDevices(d *libvirtxml.Domain, g GuestDevices, fragments []string
 				implicit = append(implicit, libvirtxml.DomainInput{Type: t, Bus: "ps2"})
 			}
 		}
-		dev.Inputs = append(implicit, dev.Inputs...)
+		dev.Inputs = append(dev.Inputs, implicit...) // where libvirt puts them
 	}
 	balloonFragment := slices.ContainsFunc(fragments, func(f string) bool {
 		n, err := parseNode(f)
