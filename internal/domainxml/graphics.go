@@ -153,7 +153,8 @@ func graphicsLive(old, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
 	}
 	text := ""
 	if gs := buildGraphics(existing, next.Graphics); len(gs) > 0 {
-		text, _ = gs[0].Marshal() // a struct built here always marshals
+		// the console of the spec's (the typed one), wherever the definition has it
+		text, _ = gs[max(typedGraphicIndex(gs), 0)].Marshal() // a struct built here always marshals
 	}
 	return []LiveOp{{Kind: LiveUpdateDevice, Noun: "graphics", Device: next.Graphics.Type, XML: text}}, ""
 }

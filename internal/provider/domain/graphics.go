@@ -70,7 +70,9 @@ var domainGraphics = family{
 				"keymap": types.StringNull(), "password": types.StringNull()})),
 			Attributes: map[string]schema.Attribute{
 				"type": schema.StringAttribute{
-					MarkdownDescription: "`vnc` (default), `spice` or `none`." + restartsGraphics,
+					MarkdownDescription: "`vnc` (default), `spice` or `none`. Consoles these attributes cannot say exactly " +
+						"(egl-headless, dbus, sdl, a second console, one listening on a socket, a network or none, with a share " +
+						"policy, SPICE channels, compression or GL, ...) go into `device_xml`; import puts them there." + restartsGraphics,
 					Optional:            true,
 					Computed:            true,
 					Default:             stringdefault.StaticString(domainxml.GraphicsVNC),
