@@ -73,10 +73,10 @@ var domainGraphics = family{
 					MarkdownDescription: "`vnc` (default), `spice` or `none`. Consoles these attributes cannot say exactly " +
 						"(egl-headless, dbus, sdl, a second console, one listening on a socket, a network or none, with a share " +
 						"policy, SPICE channels, compression or GL, ...) go into `device_xml`; import puts them there." + restartsGraphics,
-					Optional:            true,
-					Computed:            true,
-					Default:             stringdefault.StaticString(domainxml.GraphicsVNC),
-					Validators:          []validator.String{stringvalidator.OneOf(domainxml.GraphicsVNC, domainxml.GraphicsSpice, domainxml.GraphicsNone)},
+					Optional:   true,
+					Computed:   true,
+					Default:    stringdefault.StaticString(domainxml.GraphicsVNC),
+					Validators: []validator.String{stringvalidator.OneOf(domainxml.GraphicsVNC, domainxml.GraphicsSpice, domainxml.GraphicsNone)},
 				},
 				"listen": schema.StringAttribute{
 					MarkdownDescription: "Address the console listens on. Default `127.0.0.1`. `\"" + listenLibvirtDefault + "\"`: no " +
