@@ -333,11 +333,7 @@ func untypedGuestDevices(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDevic
 			out.Sounds = append(out.Sounds, x)
 		}
 	}
-	for _, x := range l.Panics {
-		if !typedPanic(x) {
-			out.Panics = append(out.Panics, x)
-		}
-	}
+	out.Panics = untypedPanics(l)
 	for _, x := range l.Watchdogs {
 		if !typedWatchdog(x) {
 			out.Watchdogs = append(out.Watchdogs, x)
@@ -401,10 +397,46 @@ func typedInput(x libvirtxml.DomainInput) bool {
 		!hostInput(x) && x.ACPI == nil && !userAlias(x.Alias)
 }
 
-// typedPanic: a panic notifier of a model the schema lists but hyperv (the Hyper-V
-// crash MSRs, which go beside an isa or pvpanic one: the schema has one panic).
+// typedPanic: a panic notifier of a model the schema lists, nothing else.
 func typedPanic(x libvirtxml.DomainPanic) bool {
-	return x.Model != "hyperv" && (x.Model == "" || slices.Contains(PanicModels, x.Model)) && x.ACPI == nil && !userAlias(x.Alias)
+	return (x.Model == "" || slices.Contains(PanicModels, x.Model)) && x.ACPI == nil && !userAlias(x.Alias)
+}
+
+// untypedPanics are the panics of l the panic attribute does not say: the schema has one
+// panic, so beside the first typed one that is not hyperv (an isa or pvpanic), every
+// other — the Hyper-V crash MSRs a Windows guest has beside it among them — is device_xml's.
+// A hyperv panic alone in l is device_xml's too when l is nothing but it (a device_xml
+// fragment: the one import wrote beside an isa panic); in a definition, a lone hyperv
+// panic is the attribute's.
+func untypedPanics(l *libvirtxml.DomainDeviceList) []libvirtxml.DomainPanic {
+	first := slices.IndexFunc(l.Panics, func(x libvirtxml.DomainPanic) bool { return typedPanic(x) && x.Model != "hyperv" })
+	if first < 0 && !(len(l.Panics) == 1 && deviceCount(l) == 1) {
+		first = slices.IndexFunc(l.Panics, typedPanic) // a hyperv one
+	}
+	var out []libvirtxml.DomainPanic
+	for i, x := range l.Panics {
+		if i != first {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// deviceCount is the number of devices in l.
+func deviceCount(l *libvirtxml.DomainDeviceList) int {
+	n := 0
+	v := reflect.ValueOf(l).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Slice:
+			n += f.Len()
+		case reflect.Pointer:
+			if !f.IsNil() {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func typedWatchdog(x libvirtxml.DomainWatchdog) bool {

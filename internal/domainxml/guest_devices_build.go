@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -26,18 +27,7 @@ func buildGuestDevices(dev *libvirtxml.DomainDeviceList, g GuestDevices, primary
 		dev.Watchdogs = mergeTyped(dev.Watchdogs, ws, typedWatchdog)
 	}
 	if manage(kindPanic, g.Panic != nil) {
-		var ps []libvirtxml.DomainPanic
-		if p := g.Panic; p != nil {
-			x := libvirtxml.DomainPanic{Model: p.Model}
-			for _, e := range dev.Panics {
-				if typedPanic(e) && e.Model == p.Model {
-					x.Address = e.Address // an isa panic's port
-					break
-				}
-			}
-			ps = append(ps, x)
-		}
-		dev.Panics = mergeTyped(dev.Panics, ps, typedPanic)
+		dev.Panics = buildPanics(dev, g.Panic)
 	}
 	if manage(kindVSock, g.VSock != nil) {
 		dev.VSock = buildVSock(dev.VSock, g.VSock)
@@ -124,6 +114,33 @@ func buildVideos(existing []libvirtxml.DomainVideo, vs []Video, primaryElsewhere
 			}
 			first = false
 		}
+	}
+	return out
+}
+
+// buildPanics is p in the place of the definition's typed panic (untypedPanics: the
+// others stay), keeping its address when it is of the same model (an isa panic's port).
+func buildPanics(dev *libvirtxml.DomainDeviceList, p *Panic) []libvirtxml.DomainPanic {
+	escaped := untypedPanics(dev)
+	var x *libvirtxml.DomainPanic
+	if p != nil {
+		x = &libvirtxml.DomainPanic{Model: p.Model}
+	}
+	var out []libvirtxml.DomainPanic
+	for _, e := range dev.Panics {
+		switch {
+		case slices.ContainsFunc(escaped, func(u libvirtxml.DomainPanic) bool { return reflect.DeepEqual(u, e) }):
+			out = append(out, e)
+		case x != nil:
+			if e.Model == x.Model {
+				x.Address = e.Address
+			}
+			out = append(out, *x)
+			x = nil
+		}
+	}
+	if x != nil {
+		out = append(out, *x)
 	}
 	return out
 }
@@ -286,10 +303,12 @@ func parseGuestDevices(dev *libvirtxml.DomainDeviceList) GuestDevices {
 		}
 		g.Watchdogs = append(g.Watchdogs, Watchdog{Model: w.Model, Action: w.Action})
 	}
-	for _, x := range dev.Panics {
-		if typedPanic(x) {
-			g.Panic = &Panic{Model: x.Model}
-			break
+	if escaped := untypedPanics(dev); len(escaped) < len(dev.Panics) {
+		for _, x := range dev.Panics {
+			if !slices.ContainsFunc(escaped, func(u libvirtxml.DomainPanic) bool { return reflect.DeepEqual(u, x) }) {
+				g.Panic = &Panic{Model: x.Model}
+				break
+			}
 		}
 	}
 	if v := dev.VSock; v != nil {

@@ -260,3 +260,29 @@ func TestGuestDevices_videoKeepsUntyped(t *testing.T) {
 		t.Error("typedVideo")
 	}
 }
+
+// The schema has one panic: a lone hyperv panic is the attribute's; beside an isa one it
+// is device_xml's, and a fragment of it is accepted; a rebuild keeps it and writes no twin.
+func TestGuestDevices_panics(t *testing.T) {
+	hv, isa := libvirtxml.DomainPanic{Model: "hyperv"}, libvirtxml.DomainPanic{Model: "isa"}
+	lone := &libvirtxml.DomainDeviceList{Panics: []libvirtxml.DomainPanic{hv}, Audios: []libvirtxml.DomainAudio{{ID: 1}}}
+	if u := untypedPanics(lone); len(u) != 0 || parseGuestDevices(lone).Panic.Model != "hyperv" {
+		t.Errorf("a lone hyperv panic: untyped %+v", u)
+	}
+	if got := buildPanics(lone, &Panic{Model: "hyperv"}); len(got) != 1 {
+		t.Errorf("rebuilt lone hyperv: %+v", got)
+	}
+	both := &libvirtxml.DomainDeviceList{Panics: []libvirtxml.DomainPanic{isa, hv}}
+	if u := untypedPanics(both); len(u) != 1 || u[0].Model != "hyperv" || parseGuestDevices(both).Panic.Model != "isa" {
+		t.Errorf("isa and hyperv: untyped %+v", u)
+	}
+	if got := buildPanics(both, &Panic{Model: "isa"}); len(got) != 2 || got[0].Model != "isa" || got[1].Model != "hyperv" {
+		t.Errorf("rebuilt isa and hyperv: %+v", got)
+	}
+	if _, err := ParseDeviceFragment(`<panic model="hyperv"/>`); err != nil {
+		t.Errorf("a hyperv panic fragment: %v", err)
+	}
+	if _, err := ParseDeviceFragment(`<panic model="isa"/>`); err == nil {
+		t.Error("an isa panic fragment is accepted (devices.panic says it)")
+	}
+}
