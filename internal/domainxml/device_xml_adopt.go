@@ -45,13 +45,17 @@ var untypedFamilies []family
 
 func init() { untypedFamilies = families }
 
-// appendDevices appends every device list of src to dst's.
+// appendDevices appends every device list of src to dst's, and sets dst's single
+// devices (a memballoon, a vsock) that src has and dst has not.
 func appendDevices(dst, src *libvirtxml.DomainDeviceList) {
 	dv, sv := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
 	for i := range dv.NumField() {
 		f := dv.Field(i)
-		if f.Kind() == reflect.Slice && sv.Field(i).Len() > 0 {
+		switch {
+		case f.Kind() == reflect.Slice && sv.Field(i).Len() > 0:
 			f.Set(reflect.AppendSlice(f, sv.Field(i)))
+		case f.Kind() == reflect.Pointer && f.IsNil() && !sv.Field(i).IsNil():
+			f.Set(sv.Field(i))
 		}
 	}
 }
@@ -75,11 +79,12 @@ func untypedInterfaces(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceL
 	return &out
 }
 
-// untypedInputs: the guest devices family's untyped hook (inputs passing a host device through).
+// untypedInputs: the inputs the guest devices family's untyped hook returns (passing a
+// host device through, or with more than a type and a bus: typedInput).
 func untypedInputs(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
 	var out libvirtxml.DomainDeviceList
 	for _, x := range l.Inputs {
-		if hostInput(x) {
+		if !typedInput(x) {
 			out.Inputs = append(out.Inputs, x)
 		}
 	}

@@ -10,7 +10,8 @@ import (
 )
 
 // escapedKinds counts the devices of d that device_xml adopts (device_xml_adopt.go):
-// interfaces the network_interface blocks do not type, and the kinds no family owns.
+// interfaces the network_interface blocks do not type, the consoles, guest devices and
+// TPMs their families do not type, and the kinds no family owns.
 func escapedKinds(d *libvirtxml.Domain) int {
 	if d.Devices == nil {
 		return 0
@@ -30,8 +31,11 @@ func escapedKinds(d *libvirtxml.Domain) int {
 			n++
 		}
 	}
-	for _, x := range d.Devices.Inputs {
-		if hostInput(x) {
+	// The graphics, guest devices and tpm families' untyped forms (inputs too).
+	for _, u := range []*libvirtxml.DomainDeviceList{untypedGraphics(d.Devices), untypedGuestDevices(d.Devices), untypedTPMs(d.Devices)} {
+		n += len(u.Graphics) + len(u.Videos) + len(u.RNGs) + len(u.Sounds) + len(u.Panics) + len(u.Watchdogs) + len(u.Audios) +
+			len(u.Inputs) + len(u.TPMs)
+		if u.MemBalloon != nil {
 			n++
 		}
 	}

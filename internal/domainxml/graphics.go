@@ -3,7 +3,10 @@ package domainxml
 import (
 	"errors"
 	"fmt"
+	"net"
+	"reflect"
 	"regexp"
+	"slices"
 
 	"libvirt.org/go/libvirtxml"
 )
@@ -25,6 +28,10 @@ type Graphics struct {
 	// write-only password that is not being changed; parsed: none); "" is none. libvirt
 	// prints it only in XML read with the secure flag, as GetDomainStatus reads definitions.
 	Password *string
+	// ListenUnset: the console listens where libvirt's configuration says (qemu.conf's
+	// vnc_listen / spice_listen), <listen type='address'/> without an address; Listen is
+	// then empty. Without it an empty Listen is DefaultListen.
+	ListenUnset bool
 	// PasswordVersion is the write-only password's version (graphics_password_wo_version):
 	// a change means the password is written again. Not in the XML; parse leaves it empty.
 	PasswordVersion string
@@ -41,30 +48,42 @@ var keymapRegexp = regexp.MustCompile(`^[a-z]{2}(-[a-z]{2})?$`)
 
 var graphicsFamily = family{
 	name:     "graphics",
+	untyped:  untypedGraphics,
 	validate: func(s *Spec) error { return validateGraphics(s.Graphics) },
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
-		d.Devices.Graphics = buildGraphics(d.Devices.Graphics, s.Graphics)
+		d.Devices.Graphics = buildGraphics(d.Devices.Graphics, s.Graphics, s.DeviceXML...)
 		return nil
 	},
-	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
+	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
 		p.Spec.Graphics = Graphics{Type: GraphicsNone}
 		if d.Devices == nil {
 			return
 		}
-		for _, g := range d.Devices.Graphics {
+		typed := typedGraphicIndex(d.Devices.Graphics)
+		for i, g := range d.Devices.Graphics {
+			// A definition's console is typed only when the graphics block says it exactly
+			// (the first such: typedGraphicIndex; the others are device_xml's,
+			// untypedGraphics); the live XML (rec nil, a refresh's console_url) reads the
+			// first VNC / SPICE console whatever it says.
+			if rec != nil && i != typed {
+				continue
+			}
 			switch {
 			case g.VNC != nil:
 				v := g.VNC
 				p.Spec.Graphics = Graphics{Type: GraphicsVNC, Listen: listenOf(v.Listen, v.Listeners), Port: fixedPort(v.Port, v.AutoPort),
-					Websocket: v.WebSocket, Keymap: v.Keymap, Password: passwordOf(v.Passwd)}
+					Websocket: v.WebSocket, Keymap: v.Keymap, Password: passwordOf(v.Passwd), ListenUnset: noListenAddress(v.Listen, v.Listeners)}
 				p.GraphicsPort = max(v.Port, 0)
 			case g.Spice != nil:
 				v := g.Spice
 				p.Spec.Graphics = Graphics{Type: GraphicsSpice, Listen: listenOf(v.Listen, v.Listeners), Port: fixedPort(v.Port, v.AutoPort),
-					Keymap: v.Keymap, Password: passwordOf(v.Passwd)}
+					Keymap: v.Keymap, Password: passwordOf(v.Passwd), ListenUnset: noListenAddress(v.Listen, v.Listeners)}
 				p.GraphicsPort = max(v.Port, 0)
 			default:
 				continue
+			}
+			if p.Spec.Graphics.ListenUnset {
+				p.Spec.Graphics.Listen = ""
 			}
 			return
 		}
@@ -134,7 +153,8 @@ func graphicsLive(old, next Spec, cur *libvirtxml.Domain) ([]LiveOp, string) {
 	}
 	text := ""
 	if gs := buildGraphics(existing, next.Graphics); len(gs) > 0 {
-		text, _ = gs[0].Marshal() // a struct built here always marshals
+		// the console of the spec's (the typed one), wherever the definition has it
+		text, _ = gs[max(typedGraphicIndex(gs), 0)].Marshal() // a struct built here always marshals
 	}
 	return []LiveOp{{Kind: LiveUpdateDevice, Noun: "graphics", Device: next.Graphics.Type, XML: text}}, ""
 }
@@ -180,64 +200,174 @@ func validateGraphics(g Graphics) error {
 	return errors.Join(errs...)
 }
 
-func buildGraphics(existing []libvirtxml.DomainGraphic, g Graphics) []libvirtxml.DomainGraphic {
+// buildGraphics is the definition's graphics with the console g asks for in the first
+// place: the typed console the definition has there (typedGraphic) is replaced, the
+// others (device_xml's, or made elsewhere: an egl-headless, a second console, one
+// listening on a socket) stay as they are, but for one of g's own type that no
+// device_xml fragment holds: the configuration's console takes its place (libvirt allows
+// one console of each type). Everything is written in the form libvirt prints it, so
+// that an update that changes nothing writes the definition back unchanged (#25).
+func buildGraphics(existing []libvirtxml.DomainGraphic, g Graphics, fragments ...string) []libvirtxml.DomainGraphic {
+	at := typedGraphicIndex(existing)
+	rest := slices.Clone(existing)
+	if at >= 0 {
+		rest = slices.Delete(rest, at, at+1)
+	} else {
+		at = 0
+	}
+	var x *libvirtxml.DomainGraphic
+	switch g.Type {
+	case GraphicsVNC, "":
+		x = &libvirtxml.DomainGraphic{VNC: &libvirtxml.DomainGraphicVNC{WebSocket: g.Websocket, Keymap: g.Keymap,
+			Passwd: keptPassword(existing, g)}}
+		x.VNC.Port, x.VNC.AutoPort = -1, "yes"
+		if g.Port > 0 {
+			x.VNC.Port, x.VNC.AutoPort = g.Port, "no"
+		}
+		x.VNC.Listen, x.VNC.Listeners = graphicsListen(g)
+	case GraphicsSpice:
+		// libvirt prints no port for a SPICE console it picks the port of.
+		x = &libvirtxml.DomainGraphic{Spice: &libvirtxml.DomainGraphicSpice{AutoPort: "yes", Keymap: g.Keymap,
+			Passwd: keptPassword(existing, g)}}
+		if g.Port > 0 {
+			x.Spice.Port, x.Spice.AutoPort = g.Port, "no"
+		}
+		x.Spice.Listen, x.Spice.Listeners = graphicsListen(g)
+	}
+	for i := range rest {
+		rest[i] = validGraphic(rest[i])
+	}
+	if x == nil {
+		return rest
+	}
+	var out []libvirtxml.DomainGraphic
+	replaced := false
+	for _, e := range rest {
+		if !replaced && (e.VNC != nil && x.VNC != nil || e.Spice != nil && x.Spice != nil) && !heldByFragment(e, fragments) {
+			replaced = true
+			continue
+		}
+		out = append(out, e)
+	}
+	return slices.Insert(out, min(at, len(out)), *x)
+}
+
+// graphicsListen is the listen attribute and element of g's console.
+func graphicsListen(g Graphics) (string, []libvirtxml.DomainGraphicListener) {
+	if g.ListenUnset {
+		return "", []libvirtxml.DomainGraphicListener{{Address: &libvirtxml.DomainGraphicListenerAddress{}}}
+	}
 	listen := g.Listen
 	if listen == "" {
 		listen = DefaultListen
 	}
-	listeners := []libvirtxml.DomainGraphicListener{{Address: &libvirtxml.DomainGraphicListenerAddress{Address: listen}}}
-	port, autoport := -1, "yes"
-	if g.Port > 0 {
-		port, autoport = g.Port, "no"
-	}
-	passwd := keptPassword(existing, g)
-	// A console of the same type keeps what the schema does not type (VNC's sharePolicy,
-	// a password's validity, SPICE's channels and compression, ...), and, while the spec
-	// leaves listen to the default (the schema's default is DefaultListen, so that value
-	// too), a socket it listens on: a domain made elsewhere loses nothing on update (#25).
-	var vnc libvirtxml.DomainGraphicVNC
-	var spice libvirtxml.DomainGraphicSpice
-	for i := len(existing) - 1; i >= 0; i-- { // the first of each type
-		if e := existing[i]; e.VNC != nil {
-			vnc = *e.VNC
-		} else if e.Spice != nil {
-			spice = *e.Spice
-		}
-	}
-	var out []libvirtxml.DomainGraphic
-	switch g.Type {
-	case GraphicsVNC, "":
-		x := vnc
-		x.WebSocket, x.Keymap, x.Passwd = g.Websocket, g.Keymap, passwd
-		if (g.Listen != "" && g.Listen != DefaultListen) || !socketOnly(x.Socket, x.Listeners) {
-			x.Port, x.AutoPort, x.Listen, x.Listeners, x.Socket = port, autoport, listen, listeners, ""
-		} else if len(x.Listeners) > 0 {
-			// libvirt prints a socket both as <graphics socket=...> and as its <listen>
-			// child, and its own schema refuses the two together (define --validate).
-			x.Socket = ""
-		}
-		out = append(out, libvirtxml.DomainGraphic{VNC: &x})
-	case GraphicsSpice:
-		x := spice
-		x.Port, x.AutoPort, x.Keymap, x.Passwd, x.Listen, x.Listeners = port, autoport, g.Keymap, passwd, listen, listeners
-		out = append(out, libvirtxml.DomainGraphic{Spice: &x})
-	}
-	// Keep graphics of other kinds the user did not declare (e.g. egl-headless).
-	for _, e := range existing {
-		if e.VNC == nil && e.Spice == nil {
-			out = append(out, e)
-		}
-	}
-	return out
+	return listen, []libvirtxml.DomainGraphicListener{{Address: &libvirtxml.DomainGraphicListenerAddress{Address: listen}}}
 }
 
-// socketOnly says a VNC console listens on a unix socket.
-func socketOnly(socket string, ls []libvirtxml.DomainGraphicListener) bool {
-	if socket != "" {
-		return true
+// typedGraphic says whether the graphics attributes say g exactly: a VNC or SPICE console
+// with a port (or autoport), one listen address (or libvirt's), a websocket (VNC), a
+// keymap and a password, nothing else. Any other console (egl-headless, dbus, sdl, one on
+// a socket, a network or none, with a share policy, SPICE channels or compression, GL,
+// ...) is device_xml's.
+func typedGraphic(g libvirtxml.DomainGraphic) bool {
+	switch {
+	case g.VNC != nil:
+		v := *g.VNC
+		if !typedPort(v.Port, v.AutoPort) || !typedListen(v.Listen, v.Listeners) {
+			return false
+		}
+		v.Port, v.AutoPort, v.Listen, v.Listeners, v.WebSocket, v.Keymap, v.Passwd = 0, "", "", nil, 0, "", ""
+		return reflect.DeepEqual(v, libvirtxml.DomainGraphicVNC{})
+	case g.Spice != nil:
+		v := *g.Spice
+		if !typedPort(v.Port, v.AutoPort) || !typedListen(v.Listen, v.Listeners) {
+			return false
+		}
+		v.Port, v.AutoPort, v.Listen, v.Listeners, v.Keymap, v.Passwd = 0, "", "", nil, "", ""
+		return reflect.DeepEqual(v, libvirtxml.DomainGraphicSpice{})
 	}
-	for _, l := range ls {
-		if l.Socket != nil {
+	return false
+}
+
+// typedPort: autoport (the live XML has the port libvirt picked), or a fixed port.
+func typedPort(port int, autoport string) bool {
+	return autoport == "yes" || autoport == "no" && port > 0
+}
+
+// typedListen: one listen element of type address, its address the listen attribute.
+// A host name (libvirt takes one) is device_xml's: listen is an IP address.
+func typedListen(attr string, ls []libvirtxml.DomainGraphicListener) bool {
+	return len(ls) == 1 && ls[0].Address != nil && ls[0].Network == nil && ls[0].Socket == nil && ls[0].Address.Address == attr &&
+		(attr == "" || net.ParseIP(attr) != nil)
+}
+
+// noListenAddress says the console listens where libvirt's configuration says.
+func noListenAddress(attr string, ls []libvirtxml.DomainGraphicListener) bool {
+	return attr == "" && len(ls) == 1 && ls[0].Address != nil && ls[0].Address.Address == ""
+}
+
+// validGraphic is g as libvirt's schema takes it back: libvirt prints a VNC socket both
+// as <graphics socket=...> and as its <listen type='socket'> child, and refuses the two
+// together on define (--validate, as the provider defines).
+func validGraphic(g libvirtxml.DomainGraphic) libvirtxml.DomainGraphic {
+	if v := g.VNC; v != nil && v.Socket != "" && slices.ContainsFunc(v.Listeners, func(l libvirtxml.DomainGraphicListener) bool {
+		return l.Socket != nil
+	}) {
+		c := *v
+		c.Socket = ""
+		g.VNC = &c
+	}
+	return g
+}
+
+// typedGraphicIndex is the place of the console the graphics attributes say (the first
+// typedGraphic one), or -1.
+func typedGraphicIndex(gs []libvirtxml.DomainGraphic) int {
+	return slices.IndexFunc(gs, typedGraphic)
+}
+
+// untypedGraphics: the graphics family's untyped hook — every console but the typed one
+// (a second console the attributes could say alone is device_xml's too, but a fragment
+// of it is refused: the graphics attributes say one console).
+func untypedGraphics(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	var out libvirtxml.DomainDeviceList
+	typed := typedGraphicIndex(l.Graphics)
+	for i, g := range l.Graphics {
+		if i != typed {
+			out.Graphics = append(out.Graphics, validGraphic(g))
+		}
+	}
+	return &out
+}
+
+// heldByFragment says whether one of the device_xml fragments holds the device dev (a
+// libvirtxml device struct).
+func heldByFragment(dev any, fragments []string) bool {
+	if len(fragments) == 0 {
+		return false
+	}
+	var list libvirtxml.DomainDeviceList
+	lv := reflect.ValueOf(&list).Elem()
+	dv := reflect.ValueOf(dev)
+	for i := range lv.NumField() {
+		f := lv.Field(i)
+		if f.Kind() == reflect.Slice && f.Type().Elem() == dv.Type() {
+			f.Set(reflect.Append(f, dv))
+			break
+		}
+		if f.Kind() == reflect.Pointer && f.Type().Elem() == dv.Type() {
+			p := reflect.New(dv.Type())
+			p.Elem().Set(dv)
+			f.Set(p)
+			break
+		}
+	}
+	n, err := devicesNode(&list)
+	if err != nil || len(n.Nodes) != 1 {
+		return false
+	}
+	for _, f := range fragments {
+		if w, err := parseNode(f); err == nil && n.Nodes[0].has(w) {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -157,23 +158,43 @@ func TestGraphics_validate(t *testing.T) {
 	}
 }
 
-// A console of the same type keeps what the schema does not type (sharePolicy) and, while
-// listen is the default, its unix socket, written once as libvirt's schema wants it (#25);
-// a listen address the spec sets replaces the socket.
+// A console the graphics attributes cannot say (a socket, sharePolicy) is device_xml's
+// (#25): held by a fragment, it stays beside the typed one, and with type none it stays
+// alone; held by none, the configuration's console of its type takes its place. A console
+// listening where libvirt's configuration says is written as libvirt prints it.
 func TestGraphics_keepsUntyped(t *testing.T) {
 	d, err := UnmarshalDomain(`<domain type='qemu'><name>x</name><devices><graphics type='vnc' socket='/run/v.sock' sharePolicy='force-shared'>` +
-		`<listen type='socket' socket='/run/v.sock'/></graphics></devices></domain>`)
+		`<listen type='socket' socket='/run/v.sock'/></graphics><graphics type='spice' autoport='yes'><listen type='address'/></graphics>` +
+		`</devices></domain>`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := buildGraphics(d.Devices.Graphics, Graphics{Type: GraphicsVNC, Listen: DefaultListen})
-	v := got[0].VNC
-	if v.SharePolicy != "force-shared" || v.Socket != "" || len(v.Listeners) != 1 || v.Listeners[0].Socket == nil ||
-		v.Listeners[0].Socket.Socket != "/run/v.sock" {
-		t.Errorf("kept console %+v", v)
+	gs := d.Devices.Graphics
+	if typedGraphic(gs[0]) || !typedGraphic(gs[1]) || typedGraphicIndex(gs) != 1 {
+		t.Fatal("typedGraphic")
 	}
-	got = buildGraphics(d.Devices.Graphics, Graphics{Type: GraphicsVNC, Listen: "0.0.0.0"})
-	if v := got[0].VNC; v.Listen != "0.0.0.0" || v.Listeners[0].Socket != nil || v.SharePolicy != "force-shared" {
-		t.Errorf("console on an address %+v", v)
+	if u := untypedGraphics(d.Devices); len(u.Graphics) != 1 || u.Graphics[0].VNC == nil {
+		t.Errorf("untyped %+v", u.Graphics)
+	}
+	p, _ := FromDomain(d)
+	if g := p.Spec.Graphics; g.Type != GraphicsSpice || !g.ListenUnset || g.Listen != "" || g.Port != 0 {
+		t.Errorf("parsed %+v", g)
+	}
+	// (the socket written once: libvirt's schema refuses it twice)
+	if got := buildGraphics(gs, p.Spec.Graphics); !reflect.DeepEqual(got[1], gs[1]) || got[0].VNC.Socket != "" ||
+		!reflect.DeepEqual(got[0].VNC.Listeners, gs[0].VNC.Listeners) {
+		t.Errorf("an update that changes nothing: %+v", got)
+	}
+	if got := buildGraphics(gs, Graphics{Type: GraphicsNone}); len(got) != 1 || got[0].VNC.SharePolicy != "force-shared" || got[0].VNC.Socket != "" {
+		t.Errorf("none keeps the untyped console: %+v", got)
+	}
+	frag := `<graphics type="vnc" sharePolicy="force-shared"><listen type="socket" socket="/run/v.sock"/></graphics>`
+	got := buildGraphics(gs, Graphics{Type: GraphicsVNC, Listen: "0.0.0.0"}, frag)
+	if len(got) != 2 || got[0].VNC.SharePolicy != "force-shared" || got[1].VNC == nil || got[1].VNC.Listen != "0.0.0.0" {
+		t.Errorf("a fragment's console stays: %+v", got)
+	}
+	got = buildGraphics(gs, Graphics{Type: GraphicsVNC, Listen: "0.0.0.0"})
+	if len(got) != 1 || got[0].VNC == nil || got[0].VNC.SharePolicy != "" || got[0].VNC.Listen != "0.0.0.0" {
+		t.Errorf("the configuration's console takes the place of one no fragment holds: %+v", got)
 	}
 }

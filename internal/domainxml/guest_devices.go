@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
+	"strings"
 
 	"libvirt.org/go/libvirtxml"
 )
@@ -31,7 +33,7 @@ const (
 
 // Enumerations libvirt 9 accepts (the provider's validators use the same lists).
 var (
-	VideoModels      = []string{"virtio", "qxl", "vga", "cirrus", "bochs", "ramfb", "none"}
+	VideoModels      = []string{"virtio", "qxl", "vga", "cirrus", "bochs", "ramfb", "vmvga", "none"}
 	RNGModels        = []string{"virtio", "virtio-transitional", "virtio-non-transitional"}
 	WatchdogModels   = []string{"i6300esb", "ib700", "diag288", "itco"}
 	WatchdogActions  = []string{"reset", "shutdown", "poweroff", "pause", "none", "dump", "inject-nmi"}
@@ -156,7 +158,7 @@ func DefaultVideos(vs []Video) bool {
 // (0: the model has none, or libvirt's default is not known here).
 func DefaultVRAMKiB(model string) uint {
 	switch model {
-	case "vga", "cirrus", "bochs":
+	case "vga", "cirrus", "bochs", "vmvga":
 		return 16384
 	case "qxl":
 		return 65536
@@ -166,10 +168,11 @@ func DefaultVRAMKiB(model string) uint {
 
 var guestDevicesFamily = family{
 	name:     "guest_devices",
-	untyped:  untypedInputs, // device_xml_adopt.go
+	untyped:  untypedGuestDevices,
 	validate: func(s *Spec) error { return validateGuestDevices(s.GuestDevices) },
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
-		buildGuestDevices(d.Devices, s.GuestDevices)
+		buildGuestDevices(d.Devices, s.GuestDevices, videoPrimaryFragment(s.DeviceXML))
+		addImplicitDevices(d, s.GuestDevices, s.DeviceXML)
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
@@ -302,4 +305,221 @@ func normalRNGs(rs []RNG) []RNG {
 		}
 	}
 	return out
+}
+
+// Adoption (#25): the guest devices the family's attributes cannot say exactly are
+// device_xml's (untypedGuestDevices); parse does not read them, build keeps them where
+// the definition has them and writes no typed twin. Each is judged alone, so that a
+// device_xml fragment of one is accepted: a video, sound, rng, input, memballoon or TPM
+// with anything beyond the typed attributes (a driver, codecs, an audio link, a
+// resolution, an egd backend, ...), a model the schema does not list, a hyperv panic.
+// The <audio> backends go with them unless they are the one libvirt adds by itself.
+
+// untypedGuestDevices: the guest devices family's untyped hook.
+func untypedGuestDevices(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	out := untypedInputs(l) // device_xml_adopt.go
+	for _, x := range l.Videos {
+		if !typedVideo(x) {
+			out.Videos = append(out.Videos, x)
+		}
+	}
+	for _, x := range l.RNGs {
+		if !typedRNG(x) {
+			out.RNGs = append(out.RNGs, x)
+		}
+	}
+	for _, x := range l.Sounds {
+		if !typedSound(x) {
+			out.Sounds = append(out.Sounds, x)
+		}
+	}
+	out.Panics = untypedPanics(l)
+	for _, x := range l.Watchdogs {
+		if !typedWatchdog(x) {
+			out.Watchdogs = append(out.Watchdogs, x)
+		}
+	}
+	if m := l.MemBalloon; m != nil && !typedMemBalloon(*m) {
+		out.MemBalloon = m
+	}
+	if !defaultAudio(l) {
+		out.Audios = l.Audios
+	}
+	return out
+}
+
+// typedVideo: a model the schema lists, its size in vram and heads (up to the schema's 16), 3D acceleration on
+// or off, a primary mark (libvirt's on the first video), and for qxl libvirt's own ram
+// and vgamem (build writes them as libvirt would).
+func typedVideo(x libvirtxml.DomainVideo) bool {
+	m := x.Model
+	if !slices.Contains(VideoModels, m.Type) || m.Heads > 16 || x.Driver != nil || x.ACPI != nil || userAlias(x.Alias) {
+		return false
+	}
+	if m.Accel != nil && (m.Accel.Accel3D == "" || m.Accel.Accel2D != "" || m.Accel.RenderNode != "") {
+		return false
+	}
+	if m.Type == "qxl" {
+		if m.Ram != 0 && m.Ram != qxlRAMKiB || m.VGAMem != 0 && m.VGAMem != qxlVGAMemKiB {
+			return false
+		}
+		m.Ram, m.VGAMem = 0, 0
+	}
+	m.Type, m.Heads, m.VRam, m.Primary, m.Accel = "", 0, 0, "", nil
+	return reflect.DeepEqual(m, libvirtxml.DomainVideoModel{})
+}
+
+// libvirt's ram and vgamem of a qxl card (KiB).
+const (
+	qxlRAMKiB    = 65536
+	qxlVGAMemKiB = 16384
+)
+
+// rngDevice is the rng backends the schema takes (a device under /dev).
+var rngDevice = regexp.MustCompile(`^/dev/\S+$`)
+
+// typedRNG: a model the schema lists fed from a host device, optionally rate-limited.
+func typedRNG(x libvirtxml.DomainRNG) bool {
+	return slices.Contains(RNGModels, x.Model) && randomRNG(x) && x.Backend.EGD == nil && x.Backend.BuiltIn == nil &&
+		rngDevice.MatchString(x.Backend.Random.Device) &&
+		x.Driver == nil && x.ACPI == nil && !userAlias(x.Alias) && (x.Rate == nil || x.Rate.Bytes > 0)
+}
+
+// typedSound: a model the schema lists, nothing else (no codec, audio link, driver, ...).
+func typedSound(x libvirtxml.DomainSound) bool {
+	return slices.Contains(SoundModels, x.Model) && x.MultiChannel == "" && x.Streams == 0 && len(x.Codec) == 0 &&
+		x.Audio == nil && x.ACPI == nil && x.Driver == nil && !userAlias(x.Alias)
+}
+
+// typedInput: a tablet, mouse or keyboard on a bus the schema lists, nothing else.
+func typedInput(x libvirtxml.DomainInput) bool {
+	return slices.Contains(InputTypes, x.Type) && slices.Contains(InputBuses, x.Bus) && x.Model == "" && x.Driver == nil &&
+		!hostInput(x) && x.ACPI == nil && !userAlias(x.Alias)
+}
+
+// typedPanic: a panic notifier of a model the schema lists, nothing else.
+func typedPanic(x libvirtxml.DomainPanic) bool {
+	return (x.Model == "" || slices.Contains(PanicModels, x.Model)) && x.ACPI == nil && !userAlias(x.Alias)
+}
+
+// untypedPanics are the panics of l the panic attribute does not say: the schema has one
+// panic, so beside the first typed one that is not hyperv (an isa or pvpanic), every
+// other — the Hyper-V crash MSRs a Windows guest has beside it among them — is device_xml's.
+// A hyperv panic alone in l is device_xml's too when l is nothing but it (a device_xml
+// fragment: the one import wrote beside an isa panic); in a definition, a lone hyperv
+// panic is the attribute's.
+func untypedPanics(l *libvirtxml.DomainDeviceList) []libvirtxml.DomainPanic {
+	first := slices.IndexFunc(l.Panics, func(x libvirtxml.DomainPanic) bool { return typedPanic(x) && x.Model != "hyperv" })
+	if first < 0 && !(len(l.Panics) == 1 && deviceCount(l) == 1) {
+		first = slices.IndexFunc(l.Panics, typedPanic) // a hyperv one
+	}
+	var out []libvirtxml.DomainPanic
+	for i, x := range l.Panics {
+		if i != first {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// deviceCount is the number of devices in l.
+func deviceCount(l *libvirtxml.DomainDeviceList) int {
+	n := 0
+	v := reflect.ValueOf(l).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Slice:
+			n += f.Len()
+		case reflect.Pointer:
+			if !f.IsNil() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func typedWatchdog(x libvirtxml.DomainWatchdog) bool {
+	return slices.Contains(WatchdogModels, x.Model) && (x.Action == "" || slices.Contains(WatchdogActions, x.Action)) &&
+		x.ACPI == nil && !userAlias(x.Alias)
+}
+
+func typedMemBalloon(x libvirtxml.DomainMemBalloon) bool {
+	return slices.Contains(MemBalloonModels, x.Model) && x.Driver == nil && x.ACPI == nil && !userAlias(x.Alias)
+}
+
+// userAlias: an alias the user chose (libvirt's own are assigned again).
+func userAlias(a *libvirtxml.DomainAlias) bool { return a != nil && strings.HasPrefix(a.Name, "ua-") }
+
+// defaultAudio says whether l's audio backends are none, or the one libvirt (9) adds by
+// itself to a definition without one (id 1, type spice with a SPICE console, else none)
+// and nothing refers to it: import leaves it to libvirt.
+func defaultAudio(l *libvirtxml.DomainDeviceList) bool {
+	if len(l.Audios) == 0 {
+		return true
+	}
+	if len(l.Audios) > 1 {
+		return false
+	}
+	for _, s := range l.Sounds {
+		if s.Audio != nil {
+			return false
+		}
+	}
+	spice := slices.ContainsFunc(l.Graphics, func(g libvirtxml.DomainGraphic) bool { return g.Spice != nil })
+	want := libvirtxml.DomainAudio{ID: 1, None: &libvirtxml.DomainAudioNone{}}
+	if spice {
+		want = libvirtxml.DomainAudio{ID: 1, SPICE: &libvirtxml.DomainAudioSPICE{}}
+	}
+	a := l.Audios[0]
+	a.XMLName = want.XMLName
+	return reflect.DeepEqual(a, want)
+}
+
+// videoPrimaryFragment says whether a device_xml fragment is a video libvirt is to make
+// the primary one: the typed videos then have no primary mark.
+func videoPrimaryFragment(fragments []string) bool {
+	for _, f := range fragments {
+		n, err := parseNode(f)
+		if err != nil || n.XMLName.Local != "video" {
+			continue
+		}
+		if l, err := nodesToDevices([]xmlNode{*n}); err == nil && len(l.Videos) == 1 && l.Videos[0].Model.Primary == "yes" {
+			return true
+		}
+	}
+	return false
+}
+
+// addImplicitDevices writes what libvirt adds by itself to an x86 PC or Q35 definition
+// (kvm / qemu) where the definition has none: the ps2 mouse and keyboard beside inputs
+// the spec manages, the virtio memballoon when the spec leaves it to libvirt. The domain
+// libvirt defines is the same; the definition as built says so (an adopted definition
+// that wrote them is recreated as written).
+func addImplicitDevices(d *libvirtxml.Domain, g GuestDevices, fragments []string) {
+	if d.OS == nil || d.OS.Type == nil || (d.OS.Type.Arch != ArchX86_64 && d.OS.Type.Arch != "i686") ||
+		(d.Type != "kvm" && d.Type != "qemu") {
+		return
+	}
+	m := d.OS.Type.Machine
+	if m != "" && !strings.HasPrefix(m, "pc") && !strings.HasPrefix(m, "q35") {
+		return
+	}
+	dev := d.Devices
+	if len(g.Inputs) > 0 {
+		var implicit []libvirtxml.DomainInput
+		for _, t := range []string{"mouse", "keyboard"} {
+			if !slices.ContainsFunc(dev.Inputs, func(x libvirtxml.DomainInput) bool { return x.Type == t && x.Bus == "ps2" }) {
+				implicit = append(implicit, libvirtxml.DomainInput{Type: t, Bus: "ps2"})
+			}
+		}
+		dev.Inputs = append(dev.Inputs, implicit...) // where libvirt puts them
+	}
+	balloonFragment := slices.ContainsFunc(fragments, func(f string) bool {
+		n, err := parseNode(f)
+		return err == nil && n.XMLName.Local == "memballoon"
+	})
+	if dev.MemBalloon == nil && g.MemBalloon == nil && !slices.Contains(g.Drop, kindMemBalloon) && !balloonFragment {
+		dev.MemBalloon = &libvirtxml.DomainMemBalloon{Model: "virtio"}
+	}
 }

@@ -1,8 +1,7 @@
 package domainxml
 
 import (
-	"strings"
-
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -12,30 +11,28 @@ import (
 // buildGuestDevices writes the guest devices g manages into dev. A kind g leaves out is
 // kept as the definition has it, unless g.Drop names it: then it is taken away. A device
 // of the same model as before keeps its address.
-func buildGuestDevices(dev *libvirtxml.DomainDeviceList, g GuestDevices) {
+func buildGuestDevices(dev *libvirtxml.DomainDeviceList, g GuestDevices, primaryElsewhere bool) {
 	manage := func(kind string, set bool) bool { return set || slices.Contains(g.Drop, kind) }
 	if manage(kindVideo, len(g.Videos) > 0) {
-		dev.Videos = buildVideos(dev.Videos, g.Videos)
+		dev.Videos = buildVideos(dev.Videos, g.Videos, primaryElsewhere)
 	}
 	if manage(kindRNG, len(g.RNGs) > 0) {
 		dev.RNGs = buildRNGs(dev.RNGs, g.RNGs)
 	}
 	if manage(kindWatchdog, len(g.Watchdogs) > 0) {
-		dev.Watchdogs = nil
+		var ws []libvirtxml.DomainWatchdog
 		for _, w := range g.Watchdogs {
-			dev.Watchdogs = append(dev.Watchdogs, libvirtxml.DomainWatchdog{Model: w.Model, Action: w.Action})
+			ws = append(ws, libvirtxml.DomainWatchdog{Model: w.Model, Action: w.Action})
 		}
+		dev.Watchdogs = mergeTyped(dev.Watchdogs, ws, typedWatchdog)
 	}
 	if manage(kindPanic, g.Panic != nil) {
-		dev.Panics = nil
-		if p := g.Panic; p != nil {
-			dev.Panics = []libvirtxml.DomainPanic{{Model: p.Model}}
-		}
+		dev.Panics = buildPanics(dev, g.Panic)
 	}
 	if manage(kindVSock, g.VSock != nil) {
 		dev.VSock = buildVSock(dev.VSock, g.VSock)
 	}
-	if manage(kindMemBalloon, g.MemBalloon != nil) {
+	if manage(kindMemBalloon, g.MemBalloon != nil) && (dev.MemBalloon == nil || typedMemBalloon(*dev.MemBalloon) || g.MemBalloon != nil) {
 		dev.MemBalloon = buildMemBalloon(dev.MemBalloon, g.MemBalloon)
 	}
 	if manage(kindSound, len(g.Sounds) > 0) {
@@ -70,44 +67,107 @@ func (r *reuse[T]) take(want string) (T, bool) {
 	return zero, false
 }
 
-// buildVideos is vs (none: libvirt adds its default back for a graphical console). A
-// video of the same model the definition has is kept as it is but for what vs sets, so
-// an update keeps what the schema does not type (vgamem, ram, vram64, primary, the
-// driver, a resolution, its address: a domain made elsewhere loses nothing, #25).
-func buildVideos(existing []libvirtxml.DomainVideo, vs []Video) []libvirtxml.DomainVideo {
-	old := newReuse(existing, func(e libvirtxml.DomainVideo) string { return e.Model.Type })
-	var out []libvirtxml.DomainVideo
+// buildVideos is vs (none: libvirt adds its default back for a graphical console) in
+// the places of the definition's typed videos (typedVideo); the others are device_xml's
+// or made elsewhere and stay where they are. A video of the same model as before keeps
+// its address. The first typed video is the primary one (libvirt marks it so) unless a
+// video that stays, or a device_xml fragment, is (primaryElsewhere).
+func buildVideos(existing []libvirtxml.DomainVideo, vs []Video, primaryElsewhere bool) []libvirtxml.DomainVideo {
+	old := newReuse(existing, func(e libvirtxml.DomainVideo) string {
+		if !typedVideo(e) {
+			return "" // never handed out
+		}
+		return e.Model.Type
+	})
+	var built []libvirtxml.DomainVideo
 	for _, v := range vs {
-		x := libvirtxml.DomainVideo{Model: libvirtxml.DomainVideoModel{Type: v.Model}}
-		if e, ok := old.take(v.Model); ok && v.Model != "none" {
-			x = e
-			if x.Alias != nil && !strings.HasPrefix(x.Alias.Name, "ua-") {
-				x.Alias = nil // libvirt's own name (a user's alias starts with ua-)
-			}
-		}
-		if v.VRAMKiB != nil || x.Model.VRam == 0 {
-			x.Model.VRam = deref(v.VRAMKiB)
-		}
-		if v.Heads != nil || x.Model.Heads == 0 {
-			x.Model.Heads = deref(v.Heads)
+		x := libvirtxml.DomainVideo{Model: libvirtxml.DomainVideoModel{Type: v.Model, VRam: deref(v.VRAMKiB), Heads: deref(v.Heads)}}
+		if v.Model == "qxl" {
+			x.Model.Ram, x.Model.VGAMem = qxlRAMKiB, qxlVGAMemKiB // what libvirt writes for none
 		}
 		if v.Accel3D != nil {
-			if x.Model.Accel == nil {
-				x.Model.Accel = &libvirtxml.DomainVideoAccel{}
-			}
-			x.Model.Accel.Accel3D = yesNo(*v.Accel3D)
+			x.Model.Accel = &libvirtxml.DomainVideoAccel{Accel3D: yesNo(*v.Accel3D)}
 		}
-		out = append(out, x)
+		if e, ok := old.take(v.Model); ok && v.Model != "none" {
+			x.Address = e.Address
+			if x.Model.VRam == 0 {
+				x.Model.VRam = e.Model.VRam // libvirt's default, as it wrote it
+			}
+			if x.Model.Heads == 0 {
+				x.Model.Heads = e.Model.Heads
+			}
+		}
+		built = append(built, x)
+	}
+	out := mergeTyped(existing, built, typedVideo)
+	for _, e := range out {
+		if !typedVideo(e) && e.Model.Primary == "yes" {
+			primaryElsewhere = true
+		}
+	}
+	first := true
+	for i := range out {
+		if typedVideo(out[i]) {
+			out[i].Model.Primary = ""
+			if first && !primaryElsewhere && out[i].Model.Type != "none" {
+				out[i].Model.Primary = "yes"
+			}
+			first = false
+		}
 	}
 	return out
 }
 
-// buildRNGs is rs, after the rngs of the definition that read from something else than
-// a host device (an egd or builtin backend: not an RNG of the spec, kept as they are).
+// buildPanics is p in the place of the definition's typed panic (untypedPanics: the
+// others stay), keeping its address when it is of the same model (an isa panic's port).
+func buildPanics(dev *libvirtxml.DomainDeviceList, p *Panic) []libvirtxml.DomainPanic {
+	escaped := untypedPanics(dev)
+	var x *libvirtxml.DomainPanic
+	if p != nil {
+		x = &libvirtxml.DomainPanic{Model: p.Model}
+	}
+	var out []libvirtxml.DomainPanic
+	for _, e := range dev.Panics {
+		switch {
+		case slices.ContainsFunc(escaped, func(u libvirtxml.DomainPanic) bool { return reflect.DeepEqual(u, e) }):
+			out = append(out, e)
+		case x != nil:
+			if e.Model == x.Model {
+				x.Address = e.Address
+			}
+			out = append(out, *x)
+			x = nil
+		}
+	}
+	if x != nil {
+		out = append(out, *x)
+	}
+	return out
+}
+
+// mergeTyped puts built in the places of existing's typed devices (typed), in order, and
+// the rest of built after them; existing's other devices stay where they are.
+func mergeTyped[T any](existing, built []T, typed func(T) bool) []T {
+	var out []T
+	i := 0
+	for _, e := range existing {
+		switch {
+		case !typed(e):
+			out = append(out, e)
+		case i < len(built):
+			out = append(out, built[i])
+			i++
+		}
+	}
+	return append(out, built[i:]...)
+}
+
+// buildRNGs is rs, after the rngs of the definition the spec cannot say (typedRNG: an egd
+// or builtin backend, a driver, ...: device_xml's or made elsewhere, kept as they are).
 func buildRNGs(existing []libvirtxml.DomainRNG, rs []RNG) []libvirtxml.DomainRNG {
 	var out, mine []libvirtxml.DomainRNG
 	for _, e := range existing {
-		if randomRNG(e) {
+		if typedRNG(e) {
 			mine = append(mine, e)
 		} else {
 			out = append(out, e)
@@ -163,49 +223,50 @@ func buildMemBalloon(existing *libvirtxml.DomainMemBalloon, m *MemBalloon) *libv
 	return x
 }
 
+// buildSounds is ss in the places of the definition's typed sound cards; the others
+// (codecs, an audio link, ...: device_xml's or made elsewhere) stay. A card of the same
+// model as before keeps its address.
 func buildSounds(existing []libvirtxml.DomainSound, ss []Sound) []libvirtxml.DomainSound {
-	old := newReuse(existing, func(e libvirtxml.DomainSound) string { return e.Model })
-	var out []libvirtxml.DomainSound
+	old := newReuse(existing, func(e libvirtxml.DomainSound) string {
+		if !typedSound(e) {
+			return ""
+		}
+		return e.Model
+	})
+	var built []libvirtxml.DomainSound
 	for _, s := range ss {
 		x := libvirtxml.DomainSound{Model: s.Model}
 		if e, ok := old.take(s.Model); ok {
-			x = e // its codecs, audio backend and address: what the schema does not type (#25)
-			x.Alias = nil
+			x.Address = e.Address
 		}
-		out = append(out, x)
+		built = append(built, x)
 	}
-	return out
+	return mergeTyped(existing, built, typedSound)
 }
 
-// buildInputs is ins (none: libvirt's implicit ones only); an input on the same type and
-// bus as before keeps its address. Inputs that pass a host device through (evdev,
-// passthrough) are device_xml's or made outside Terraform: they stay.
+// buildInputs is ins (none: libvirt's implicit ones only) in the places of the
+// definition's typed inputs; an input on the same type and bus as before keeps its
+// address. The implicit ps2 mouse and keyboard the definition has stay unless ins names
+// them (libvirt adds them back to an x86 guest anyway), and so do the inputs the spec
+// cannot say (typedInput: a host device passed through, a driver, ...: device_xml's or
+// made elsewhere).
 func buildInputs(existing []libvirtxml.DomainInput, ins []Input) []libvirtxml.DomainInput {
-	var out, host []libvirtxml.DomainInput
-	for _, e := range existing {
-		if hostInput(e) {
-			host = append(host, e)
-		}
+	named := func(e libvirtxml.DomainInput) bool { return slices.Contains(ins, Input{Type: e.Type, Bus: e.Bus}) }
+	replaced := func(e libvirtxml.DomainInput) bool {
+		return typedInput(e) && (named(e) || !ImplicitInput(Input{Type: e.Type, Bus: e.Bus}))
 	}
-	if len(ins) == 0 {
-		for _, e := range existing {
-			if ImplicitInput(Input{Type: e.Type, Bus: e.Bus}) && !hostInput(e) {
-				out = append(out, e)
-			}
-		}
-		return append(out, host...)
-	}
+	var built []libvirtxml.DomainInput
 	for _, in := range ins {
 		x := libvirtxml.DomainInput{Type: in.Type, Bus: in.Bus}
 		for _, e := range existing {
-			if e.Type == in.Type && e.Bus == in.Bus && !hostInput(e) {
+			if e.Type == in.Type && e.Bus == in.Bus && typedInput(e) {
 				x.Address = e.Address
 				break
 			}
 		}
-		out = append(out, x)
+		built = append(built, x)
 	}
-	return append(out, host...)
+	return mergeTyped(existing, built, replaced)
 }
 
 // parseGuestDevices reads the guest devices the family can describe, but for those
@@ -216,6 +277,9 @@ func buildInputs(existing []libvirtxml.DomainInput, ins []Input) []libvirtxml.Do
 func parseGuestDevices(dev *libvirtxml.DomainDeviceList) GuestDevices {
 	var g GuestDevices
 	for _, x := range dev.Videos {
+		if !typedVideo(x) {
+			continue
+		}
 		m := x.Model
 		v := Video{Model: m.Type, VRAMKiB: nonZero(m.VRam), Heads: nonZero(m.Heads)}
 		if m.Accel != nil && m.Accel.Accel3D != "" {
@@ -225,7 +289,7 @@ func parseGuestDevices(dev *libvirtxml.DomainDeviceList) GuestDevices {
 		g.Videos = append(g.Videos, v)
 	}
 	for _, r := range dev.RNGs {
-		if randomRNG(r) {
+		if typedRNG(r) {
 			n := RNG{Model: r.Model, Backend: r.Backend.Random.Device}
 			if r.Rate != nil {
 				n.RateBytes, n.RatePeriodMS = uintPtr(r.Rate.Bytes), nonZero(r.Rate.Period)
@@ -234,10 +298,18 @@ func parseGuestDevices(dev *libvirtxml.DomainDeviceList) GuestDevices {
 		}
 	}
 	for _, w := range dev.Watchdogs {
+		if !typedWatchdog(w) {
+			continue
+		}
 		g.Watchdogs = append(g.Watchdogs, Watchdog{Model: w.Model, Action: w.Action})
 	}
-	if len(dev.Panics) > 0 {
-		g.Panic = &Panic{Model: dev.Panics[0].Model}
+	if escaped := untypedPanics(dev); len(escaped) < len(dev.Panics) {
+		for _, x := range dev.Panics {
+			if !slices.ContainsFunc(escaped, func(u libvirtxml.DomainPanic) bool { return reflect.DeepEqual(u, x) }) {
+				g.Panic = &Panic{Model: x.Model}
+				break
+			}
+		}
 	}
 	if v := dev.VSock; v != nil {
 		g.VSock = &VSock{}
@@ -247,7 +319,7 @@ func parseGuestDevices(dev *libvirtxml.DomainDeviceList) GuestDevices {
 			}
 		}
 	}
-	if m := dev.MemBalloon; m != nil {
+	if m := dev.MemBalloon; m != nil && typedMemBalloon(*m) {
 		g.MemBalloon = &MemBalloon{Model: m.Model, AutoDeflate: onOffPtr(m.AutoDeflate), FreePageReporting: onOffPtr(m.FreePageReporting)}
 		if m.Stats != nil {
 			g.MemBalloon.StatsPeriodSec = uintPtr(m.Stats.Period)
@@ -257,10 +329,13 @@ func parseGuestDevices(dev *libvirtxml.DomainDeviceList) GuestDevices {
 		}
 	}
 	for _, x := range dev.Sounds {
+		if !typedSound(x) {
+			continue
+		}
 		g.Sounds = append(g.Sounds, Sound{Model: x.Model})
 	}
 	for _, in := range dev.Inputs {
-		if x := (Input{Type: in.Type, Bus: in.Bus}); !hostInput(in) && slices.Contains(InputTypes, in.Type) && !ImplicitInput(x) {
+		if x := (Input{Type: in.Type, Bus: in.Bus}); typedInput(in) && !ImplicitInput(x) {
 			g.Inputs = append(g.Inputs, x)
 		}
 	}

@@ -34,7 +34,7 @@ func TestGuestDevices_build(t *testing.T) {
 	_, text := build(t, nil, gdSpec(everyGuestDevice()))
 	text = regexp.MustCompile(`>\s+<`).ReplaceAllString(text, "><")
 	for _, want := range []string{
-		`<model type="virtio" heads="2"><acceleration accel3d="no"></acceleration></model>`,
+		`<model type="virtio" heads="2" primary="yes"><acceleration accel3d="no"></acceleration></model>`,
 		`<rng model="virtio"><rate bytes="1024" period="1000"></rate><backend model="random">/dev/urandom</backend></rng>`,
 		`<watchdog model="i6300esb" action="poweroff"></watchdog>`, `<panic model="isa"></panic>`,
 		`<vsock model="virtio"><cid auto="yes"></cid></vsock>`,
@@ -233,19 +233,56 @@ func TestGuestDevices_several(t *testing.T) {
 	}
 }
 
-// A rebuild keeps what the schema does not type of a video card of the same model
-// (vgamem, ram, primary; #25), and sets what the spec does.
+// A video the schema cannot say (vgamem, ram other than libvirt's, #25) is device_xml's:
+// a rebuild keeps it where it is and makes it no typed twin; a typed one of the same
+// model keeps its address and libvirt's vram, and the first typed one is the primary
+// unless a video that stays is.
 func TestGuestDevices_videoKeepsUntyped(t *testing.T) {
-	base := &libvirtxml.Domain{Devices: &libvirtxml.DomainDeviceList{Videos: []libvirtxml.DomainVideo{
+	addr := &libvirtxml.DomainAddress{PCI: &libvirtxml.DomainAddressPCI{Slot: new(uint(2))}}
+	base := []libvirtxml.DomainVideo{
 		{Model: libvirtxml.DomainVideoModel{Type: "qxl", VGAMem: 32768, Ram: 131072, VRam: 65536, Primary: "yes"}},
-	}}}
-	heads := uint(2)
-	got := buildVideos(base.Devices.Videos, []Video{{Model: "qxl", Heads: &heads}})
-	if len(got) != 1 || got[0].Model.VGAMem != 32768 || got[0].Model.Ram != 131072 || got[0].Model.VRam != 65536 ||
-		got[0].Model.Primary != "yes" || got[0].Model.Heads != 2 {
-		t.Errorf("rebuilt video %+v", got)
+		{Model: libvirtxml.DomainVideoModel{Type: "virtio", Heads: 1}, Address: addr},
 	}
-	if got := buildVideos(base.Devices.Videos, []Video{{Model: "virtio"}}); got[0].Model.VGAMem != 0 {
-		t.Errorf("another model keeps the old card's settings: %+v", got[0].Model)
+	heads := uint(2)
+	got := buildVideos(base, []Video{{Model: "virtio", Heads: &heads}}, false)
+	if len(got) != 2 || !reflect.DeepEqual(got[0], base[0]) || got[1].Model.Heads != 2 || got[1].Address != addr || got[1].Model.Primary != "" {
+		t.Errorf("rebuilt videos %+v", got)
+	}
+	got = buildVideos(nil, []Video{{Model: "qxl"}, {Model: "vga"}}, false)
+	if len(got) != 2 || got[0].Model.Primary != "yes" || got[0].Model.Ram != qxlRAMKiB || got[0].Model.VGAMem != qxlVGAMemKiB ||
+		got[1].Model.Primary != "" {
+		t.Errorf("fresh videos %+v", got)
+	}
+	if got := buildVideos(nil, []Video{{Model: "vga"}}, true); got[0].Model.Primary != "" {
+		t.Errorf("a primary device_xml video: the typed one is no primary: %+v", got[0].Model)
+	}
+	if typedVideo(base[0]) || !typedVideo(got[0]) {
+		t.Error("typedVideo")
+	}
+}
+
+// The schema has one panic: a lone hyperv panic is the attribute's; beside an isa one it
+// is device_xml's, and a fragment of it is accepted; a rebuild keeps it and writes no twin.
+func TestGuestDevices_panics(t *testing.T) {
+	hv, isa := libvirtxml.DomainPanic{Model: "hyperv"}, libvirtxml.DomainPanic{Model: "isa"}
+	lone := &libvirtxml.DomainDeviceList{Panics: []libvirtxml.DomainPanic{hv}, Audios: []libvirtxml.DomainAudio{{ID: 1}}}
+	if u := untypedPanics(lone); len(u) != 0 || parseGuestDevices(lone).Panic.Model != "hyperv" {
+		t.Errorf("a lone hyperv panic: untyped %+v", u)
+	}
+	if got := buildPanics(lone, &Panic{Model: "hyperv"}); len(got) != 1 {
+		t.Errorf("rebuilt lone hyperv: %+v", got)
+	}
+	both := &libvirtxml.DomainDeviceList{Panics: []libvirtxml.DomainPanic{isa, hv}}
+	if u := untypedPanics(both); len(u) != 1 || u[0].Model != "hyperv" || parseGuestDevices(both).Panic.Model != "isa" {
+		t.Errorf("isa and hyperv: untyped %+v", u)
+	}
+	if got := buildPanics(both, &Panic{Model: "isa"}); len(got) != 2 || got[0].Model != "isa" || got[1].Model != "hyperv" {
+		t.Errorf("rebuilt isa and hyperv: %+v", got)
+	}
+	if _, err := ParseDeviceFragment(`<panic model="hyperv"/>`); err != nil {
+		t.Errorf("a hyperv panic fragment: %v", err)
+	}
+	if _, err := ParseDeviceFragment(`<panic model="isa"/>`); err == nil {
+		t.Error("an isa panic fragment is accepted (devices.panic says it)")
 	}
 }

@@ -2,6 +2,7 @@ package domainxml
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 
 	"libvirt.org/go/libvirtxml"
@@ -43,7 +44,8 @@ type TPM struct {
 }
 
 var tpmFamily = family{
-	name: "tpm",
+	name:    "tpm",
+	untyped: untypedTPMs,
 	validate: func(s *Spec) error {
 		t := s.TPM
 		if t == nil || t.Backend == "" {
@@ -73,21 +75,35 @@ var tpmFamily = family{
 		if d.Devices == nil {
 			d.Devices = &libvirtxml.DomainDeviceList{}
 		}
+		// The TPMs the tpm attributes cannot say are device_xml's (or made elsewhere):
+		// they stay, but where the spec wants one of its own and no fragment holds them.
 		var keep *libvirtxml.DomainTPM
-		if len(d.Devices.TPMs) > 0 {
-			keep = &d.Devices.TPMs[0]
+		var others []libvirtxml.DomainTPM
+		for i, x := range d.Devices.TPMs {
+			switch {
+			case typedTPM(x) && keep == nil:
+				keep = &d.Devices.TPMs[i]
+			case !typedTPM(x) && (t.Backend == "" || heldByFragment(x, s.DeviceXML)):
+				others = append(others, x)
+			}
 		}
-		d.Devices.TPMs = nil
 		if t.Backend == "" {
+			d.Devices.TPMs = others
 			return nil
 		}
-		d.Devices.TPMs = []libvirtxml.DomainTPM{buildTPM(t, keep)}
+		d.Devices.TPMs = append([]libvirtxml.DomainTPM{buildTPM(t, keep)}, others...)
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
-		if d.Devices != nil && len(d.Devices.TPMs) > 0 {
-			p.Spec.TPM = parseTPM(d.Devices.TPMs[0])
-		} // else nil: none
+		if d.Devices == nil {
+			return
+		}
+		for _, x := range d.Devices.TPMs {
+			if typedTPM(x) {
+				p.Spec.TPM = parseTPM(x)
+				return
+			}
+		} // else nil: none (or device_xml's)
 	},
 	same:   func(a, b Spec) bool { return b.TPM == nil || normTPM(a.TPM) == normTPM(b.TPM) },
 	derive: deriveTPM,
@@ -174,4 +190,34 @@ func normTPM(t *TPM) TPM {
 		n.Version = DefaultTPMVer
 	}
 	return n
+}
+
+// typedTPM says whether the tpm attributes say x exactly: a model they list, an emulator
+// (version, persistent state) or a host TPM passed through, nothing else. One with an
+// encrypted state, chosen PCR banks, a state file, a profile, an external backend, ...
+// is device_xml's (untypedTPMs).
+func typedTPM(x libvirtxml.DomainTPM) bool {
+	if !slices.Contains(TPMModels, x.Model) || x.Backend == nil || x.ACPI != nil || userAlias(x.Alias) {
+		return false
+	}
+	switch b := x.Backend; {
+	case b.Emulator != nil:
+		e := *b.Emulator
+		e.Version, e.PersistentState = "", ""
+		return reflect.DeepEqual(e, libvirtxml.DomainTPMBackendEmulator{})
+	case b.Passthrough != nil:
+		return b.Passthrough.Device != nil && b.Passthrough.Device.Path != ""
+	}
+	return false
+}
+
+// untypedTPMs: the tpm family's untyped hook.
+func untypedTPMs(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	var out libvirtxml.DomainDeviceList
+	for _, x := range l.TPMs {
+		if !typedTPM(x) {
+			out.TPMs = append(out.TPMs, x)
+		}
+	}
+	return &out
 }

@@ -50,6 +50,11 @@ var graphicsAttrTypes = map[string]attr.Type{"type": types.StringType, "listen":
 // tcpPort: -1 (libvirt picks) or a TCP port.
 var tcpPort = int64validator.Any(int64validator.OneOf(-1), int64validator.Between(1, 65535))
 
+// listenLibvirtDefault is graphics.listen for a console without a listen address
+// (domainxml.Graphics.ListenUnset). Not "": -generate-config-out writes an empty string
+// as null, which would be the default 127.0.0.1.
+const listenLibvirtDefault = "libvirt-default"
+
 const restartsGraphics = " Changing it rewrites the definition; a running domain is restarted."
 
 var domainGraphics = family{
@@ -65,18 +70,23 @@ var domainGraphics = family{
 				"keymap": types.StringNull(), "password": types.StringNull()})),
 			Attributes: map[string]schema.Attribute{
 				"type": schema.StringAttribute{
-					MarkdownDescription: "`vnc` (default), `spice` or `none`." + restartsGraphics,
-					Optional:            true,
-					Computed:            true,
-					Default:             stringdefault.StaticString(domainxml.GraphicsVNC),
-					Validators:          []validator.String{stringvalidator.OneOf(domainxml.GraphicsVNC, domainxml.GraphicsSpice, domainxml.GraphicsNone)},
+					MarkdownDescription: "`vnc` (default), `spice` or `none`. Consoles these attributes cannot say exactly " +
+						"(egl-headless, dbus, sdl, a second console, one listening on a socket, a network or none, with a share " +
+						"policy, SPICE channels, compression or GL, ...) go into `device_xml`; import puts them there." + restartsGraphics,
+					Optional:   true,
+					Computed:   true,
+					Default:    stringdefault.StaticString(domainxml.GraphicsVNC),
+					Validators: []validator.String{stringvalidator.OneOf(domainxml.GraphicsVNC, domainxml.GraphicsSpice, domainxml.GraphicsNone)},
 				},
 				"listen": schema.StringAttribute{
-					MarkdownDescription: "Address the console listens on. Default `127.0.0.1`." + restartsGraphics,
-					Optional:            true,
-					Computed:            true,
-					Default:             stringdefault.StaticString(domainxml.DefaultListen),
-					Validators:          []validator.String{validators.IP()},
+					MarkdownDescription: "Address the console listens on. Default `127.0.0.1`. `\"" + listenLibvirtDefault + "\"`: no " +
+						"address in the definition (`<listen type='address'/>`): the console listens where the host's libvirt " +
+						"configuration says (`vnc_listen` / `spice_listen` in qemu.conf); an imported console written that way " +
+						"reads so." + restartsGraphics,
+					Optional:   true,
+					Computed:   true,
+					Default:    stringdefault.StaticString(domainxml.DefaultListen),
+					Validators: []validator.String{stringvalidator.Any(stringvalidator.OneOf(listenLibvirtDefault), validators.IP())},
 				},
 				"port": schema.Int64Attribute{
 					MarkdownDescription: "Fixed TCP port of the console (VNC: 5900-65535); `-1` (default): libvirt picks a free one at " +
@@ -130,7 +140,11 @@ var domainGraphics = family{
 		}
 		g := m.Graphics
 		s.Graphics = domainxml.Graphics{Type: g.Type.ValueString(), Listen: g.Listen.ValueString(),
-			Port: int(max(g.Port.ValueInt64(), 0)), Websocket: int(g.Websocket.ValueInt64()), Keymap: g.Keymap.ValueString()}
+			Port: int(max(g.Port.ValueInt64(), 0)), Websocket: int(g.Websocket.ValueInt64()), Keymap: g.Keymap.ValueString(),
+			ListenUnset: g.Listen.ValueString() == listenLibvirtDefault}
+		if s.Graphics.ListenUnset {
+			s.Graphics.Listen = ""
+		}
 		switch {
 		case !g.Password.IsNull():
 			s.Graphics.Password = new(g.Password.ValueString())
@@ -143,7 +157,11 @@ var domainGraphics = family{
 	},
 	fromSpec: func(s domainxml.Spec, prior, m *Model) {
 		g := s.Graphics
-		m.Graphics = &graphicsModel{Type: types.StringValue(g.Type), Listen: types.StringValue(g.Listen), Port: types.Int64Value(-1),
+		listen := g.Listen
+		if g.ListenUnset {
+			listen = listenLibvirtDefault
+		}
+		m.Graphics = &graphicsModel{Type: types.StringValue(g.Type), Listen: types.StringValue(listen), Port: types.Int64Value(-1),
 			AutoPort: types.BoolValue(g.Port == 0), Websocket: types.Int64Null(), Keymap: tfkit.StringOrNull(g.Keymap), Password: types.StringNull()}
 		if g.Port > 0 {
 			m.Graphics.Port = types.Int64Value(int64(g.Port))

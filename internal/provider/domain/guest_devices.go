@@ -88,7 +88,9 @@ var domainGuestDevices = family{
 		"video": guestList("The guest's video cards, the primary first, e.g. `[{ model = \"virtio\" }]`. libvirt gives a domain "+
 			"with `graphics` a `cirrus` card of its own when this is null (it never enters state). QEMU takes `qxl` and `virtio` "+
 			"as further cards.", map[string]schema.Attribute{
-			"model":    requiredEnum("`virtio`, `qxl`, `vga`, `cirrus`, `bochs`, `ramfb` or `none` (no video device at all).", domainxml.VideoModels...),
+			"model": requiredEnum("`virtio`, `qxl`, `vga`, `cirrus`, `bochs`, `ramfb`, `vmvga` or `none` (no video device at all). "+
+				"A card with more than these attributes say (a driver, a resolution, a qxl's own ram or vgamem) is imported "+
+				"into `device_xml`.", domainxml.VideoModels...),
 			"vram_kib": guestInt("Video memory in KiB. Null: the model's (16384 for `cirrus` and `vga`, 65536 for `qxl`).", 1),
 			"heads":    guestInt("Number of screens, 1 to 16. Null: 1.", 1, int64validator.AtMost(16)),
 			"accel3d": schema.BoolAttribute{MarkdownDescription: "3D acceleration (virgl); `model = \"virtio\"` only, and QEMU needs " +

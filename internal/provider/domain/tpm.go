@@ -39,7 +39,9 @@ var domainTPM = family{
 				"update (the definition is rewritten with the same UUID) and restart, and destroy removes it. A change " +
 				"rewrites the definition and restarts a running domain (QEMU has no TPM hot-plug). Null (the default): none; removing it removes " +
 				"the device but not an emulator's state: libvirt deletes that only when it undefines a definition with the " +
-				"TPM, so it stays on the host after destroy (remove the directory by hand).",
+				"TPM, so it stays on the host after destroy (remove the directory by hand). A TPM with more than these " +
+				"attributes say (an encrypted state, chosen PCR banks, a state file, a profile, an external backend) goes " +
+				"into `device_xml` (import puts it there); null keeps it.",
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
 				"model": optionalEnum("`tpm-crb` (null: this; TPM 2.0's command response buffer interface) or `tpm-tis` (the "+
