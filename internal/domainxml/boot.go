@@ -2,6 +2,7 @@ package domainxml
 
 import (
 	"fmt"
+	"strconv"
 
 	"libvirt.org/go/libvirtxml"
 )
@@ -31,6 +32,16 @@ func bootOrders(s *Spec) []deviceBoot {
 	for i, h := range s.Hostdevs {
 		if h.BootOrder > 0 {
 			out = append(out, deviceBoot{fmt.Sprintf("hostdev %d (%s)", i, HostdevName(h)), h.BootOrder})
+		}
+	}
+	for i, f := range s.DeviceXML { // a device no block types (an escaped disk, a NIC) may boot too
+		if n, err := parseNode(f); err == nil {
+			for _, c := range n.Nodes {
+				if order, _ := c.attr("order"); c.XMLName.Local == "boot" && order != "" {
+					v, _ := strconv.ParseUint(order, 10, 32)
+					out = append(out, deviceBoot{fmt.Sprintf("device_xml[%d] (<%s>)", i, n.XMLName.Local), uint(v)})
+				}
+			}
 		}
 	}
 	return out

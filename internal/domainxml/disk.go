@@ -41,6 +41,9 @@ var diskFamily = family{
 	untyped: untypedDisks,
 	validate: func(s *Spec) error {
 		seen := map[string]bool{}
+		for _, d := range fragmentDisks(s.DeviceXML) {
+			seen[d.Target] = d.Target != ""
+		}
 		for i, d := range s.Disks {
 			switch {
 			case d.Path == "" && d.Network == nil:
@@ -53,7 +56,7 @@ var diskFamily = family{
 				}
 			}
 			if d.Target != "" && seen[d.Target] {
-				return fmt.Errorf("disk target %s is used twice", d.Target)
+				return fmt.Errorf("disk target %s is used twice (by the disk blocks or a device_xml disk)", d.Target)
 			}
 			seen[d.Target] = true
 			if err := validateTuning(d); err != nil {
@@ -417,7 +420,7 @@ func buildDisk(byTarget map[string]libvirtxml.DomainDisk, dk Disk, readonly bool
 		x.Driver.Type = "raw"
 	}
 	besideSource := ok && x.Auth != nil // auth where an older definition has it
-	x.Auth = nil                         // written inside a network <source>
+	x.Auth = nil                        // written inside a network <source>
 	prev := x.Source
 	switch {
 	case dk.Network != nil:
