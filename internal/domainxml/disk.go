@@ -595,7 +595,7 @@ func defaultDriveAddress(t *libvirtxml.DomainDiskTarget, a *libvirtxml.DomainAdd
 	if idx < 0 {
 		return false
 	}
-	want := [4]uint{} // controller, bus, target, unit
+	var want [4]uint // controller, bus, target, unit
 	switch t.Bus {
 	case "ide":
 		want = [4]uint{uint(idx / 4), uint(idx % 4 / 2), 0, uint(idx % 2)}
