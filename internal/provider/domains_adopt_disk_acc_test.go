@@ -19,6 +19,7 @@ import (
 // destroyed, the generated configuration recreates every disk. The domain is never
 // started: libvirt checks the servers and images at start.
 func TestAccDomainAdopt_disks(t *testing.T) {
+	acctest.RequireAcc(t)
 	name, root := acctest.DomainDisk(t, "adoptdisk")
 	data := acctest.Overlay(t, name+"-data.qcow2")
 	vol := name + "-vol.qcow2"
