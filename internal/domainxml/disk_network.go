@@ -46,7 +46,8 @@ type DiskAuth struct {
 	SecretID string
 	// SecretUsage is the secret's usage name when the definition names it that way
 	// (<secret type='ceph' usage='client.libvirt secret'/>, as virsh users often write
-	// it) instead of by UUID; the provider resolves it to SecretID when it reads.
+	// it) instead of by UUID; the provider resolves it to SecretID when it reads. Set,
+	// the secret is written by it (secret_usage), else by SecretID.
 	SecretUsage string
 }
 
@@ -105,8 +106,8 @@ func networkSourceXML(n *NetworkSource) *libvirtxml.DomainDiskSource {
 	if a := n.Auth; a != nil {
 		x.Auth = &libvirtxml.DomainDiskAuth{Username: a.Username,
 			Secret: &libvirtxml.DomainDiskSecret{Type: SecretTypeFor(n.Protocol), UUID: a.SecretID}}
-		if a.SecretID == "" {
-			x.Auth.Secret.Usage = a.SecretUsage
+		if a.SecretUsage != "" {
+			x.Auth.Secret.UUID, x.Auth.Secret.Usage = "", a.SecretUsage
 		}
 	}
 	return &libvirtxml.DomainDiskSource{Network: x}

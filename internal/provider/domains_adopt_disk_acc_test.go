@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
 )
 
@@ -13,7 +15,8 @@ import (
 // empty cdrom tray, a cdrom whose medium is optional, a volume of a pool, an nbd export
 // over a unix socket, a gluster image, an rbd image with its ceph.conf and snapshot, a
 // SCSI disk on a drive address libvirt would not give it) beside typed ones (a
-// 21-character serial, detect_zeroes unmap with discard ignore, rbd without hosts) is
+// 21-character serial, detect_zeroes unmap with discard ignore, rbd without hosts, an
+// rbd secret named by usage: secret_id and secret_usage) is
 // imported with -generate-config-out: the former go whole into device_xml, the latter
 // into disk blocks; it plans clean; a description change keeps every disk as it was;
 // destroyed, the generated configuration recreates every disk. The domain is never
@@ -24,6 +27,8 @@ func TestAccDomainAdopt_disks(t *testing.T) {
 	data := acctest.Overlay(t, name+"-data.qcow2")
 	vol := name + "-vol.qcow2"
 	acctest.Overlay(t, vol)
+	secretID, usage := uuid.NewString(), "client."+name+" secret"
+	acctest.DefineSecret(t, secretID, "ceph", usage)
 	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='%s'>
   <name>%s</name>
   <memory unit='MiB'>128</memory>
@@ -62,6 +67,14 @@ func TestAccDomainAdopt_disks(t *testing.T) {
       <source protocol='rbd' name='pool/other'/>
       <target dev='vdf' bus='virtio'/>
     </disk>
+    <disk type='network' device='disk'>
+      <driver name='qemu' type='raw'/>
+      <source protocol='rbd' name='pool/byusage'>
+        <host name='mon1.invalid'/>
+        <auth username='libvirt'><secret type='ceph' usage='%s'/></auth>
+      </source>
+      <target dev='vdg' bus='virtio'/>
+    </disk>
     <disk type='file' device='disk'>
       <driver name='qemu' type='qcow2'/>
       <source file='%s'/>
@@ -85,14 +98,14 @@ func TestAccDomainAdopt_disks(t *testing.T) {
       <target dev='fda' bus='fdc'/>
     </disk>
   </devices>
-</domain>`, acctest.DefaultDomainType(), name, root, acctest.Pool(), vol, data))
+</domain>`, acctest.DefaultDomainType(), name, root, acctest.Pool(), vol, usage, data))
 	acctest.RemoveDomainAtEnd(t, name)
 	before := diskShape(t, name)
 
 	generated := generateConfigPlansClean(t, "libvirt_domain.adopted", name)
 	for _, want := range []string{`type=\"volume\"`, `socket=\"/run/tfacc25-nbd.sock\"`, `protocol=\"gluster\"`, `<config file=`,
 		`unit=\"3\"`, `device=\"floppy\"`, `startupPolicy=\"optional\"`, `ABCDEFGHIJ0123456789K`, `"unmap"`,
-		`"pool/other"`} {
+		`"pool/other"`, secretID, usage} {
 		if !strings.Contains(generated, want) {
 			t.Errorf("the generated configuration has no %s:\n%s", want, generated)
 		}

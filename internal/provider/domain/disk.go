@@ -111,6 +111,9 @@ var domainDisks = family{
 	// Every disk source becomes a path and a format (a network disk is raw unless said);
 	// the seed's reference, its path.
 	resolve: func(ctx context.Context, c *libvirt.Client, s *domainxml.Spec) error {
+		if err := checkSecretUsages(ctx, c, s); err != nil {
+			return err
+		}
 		for i := range s.Disks {
 			d := &s.Disks[i]
 			if d.Network != nil {
