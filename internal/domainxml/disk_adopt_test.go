@@ -304,3 +304,21 @@ func TestDiskAdopt_providerDisksStayTyped(t *testing.T) {
 		}
 	}
 }
+
+// device_xml takes a disk only in a form the disk blocks cannot say.
+func TestDiskAdopt_deviceXMLTakesUntypedDisksOnly(t *testing.T) {
+	for frag, ok := range map[string]bool{
+		`<disk type="file" device="disk"><driver name="qemu" type="raw"/><source file="/pool/d.raw"/><target dev="vdb" bus="virtio"/></disk>`:                       false,
+		`<disk type="file" device="cdrom"><driver name="qemu" type="raw"/><source file="/pool/x.iso"/><target dev="sdb" bus="sata"/><readonly/></disk>`:             false,
+		`<disk type="file" device="floppy"><driver name="qemu" type="raw"/><target dev="fda" bus="fdc"/></disk>`:                                                    true,
+		`<disk type="file" device="disk"><driver name="qemu" type="raw" error_policy="report"/><source file="/pool/d.raw"/><target dev="vdb" bus="virtio"/></disk>`: true,
+	} {
+		_, err := ParseDeviceFragment(frag)
+		if (err == nil) != ok {
+			t.Errorf("%s: error %v, want accepted %v", frag, err, ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "managed by disk") {
+			t.Errorf("%s: %v does not name the disk blocks", frag, err)
+		}
+	}
+}

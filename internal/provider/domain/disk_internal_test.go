@@ -34,3 +34,22 @@ func TestPlanDiskDefaults_besideDeviceXMLDisk(t *testing.T) {
 		t.Errorf("target %q, want vdb (vda is the device_xml disk's)", got)
 	}
 }
+
+// An import keeps a secret named by usage (secret_usage); a state without secret_usage
+// keeps none (the next write names the secret by UUID, as before the attribute).
+func TestDiskNetworkFromSpec_secretUsage(t *testing.T) {
+	n := &domainxml.NetworkSource{Protocol: domainxml.ProtocolRBD, Name: "p/i",
+		Auth: &domainxml.DiskAuth{Username: "libvirt", SecretID: "0b8e7f2c-1d3a-4b5c-9e6f-7a8b9c0d1e2f", SecretUsage: "client.libvirt secret"}}
+	if m := diskNetworkFromSpec(n, nil); m.Auth.SecretUsage.ValueString() != "client.libvirt secret" || m.Auth.SecretID.ValueString() == "" {
+		t.Errorf("import: %+v", m.Auth)
+	}
+	prior := &diskNetworkModel{Auth: &diskAuthModel{Username: types.StringValue("libvirt"),
+		SecretID: types.StringValue("0b8e7f2c-1d3a-4b5c-9e6f-7a8b9c0d1e2f"), SecretUsage: types.StringNull()}}
+	if m := diskNetworkFromSpec(n, prior); !m.Auth.SecretUsage.IsNull() {
+		t.Errorf("a state without secret_usage reads %v", m.Auth.SecretUsage)
+	}
+	if s := (&diskNetworkModel{Protocol: types.StringValue("rbd"), Name: types.StringValue("p/i"), Auth: &diskAuthModel{Username: types.StringValue("u"),
+		SecretID: types.StringValue("x"), SecretUsage: types.StringValue("client.u")}}).toSpec(); s.Auth.SecretUsage != "client.u" {
+		t.Errorf("toSpec %+v", s.Auth)
+	}
+}
