@@ -168,11 +168,12 @@ func compact(n xmlNode) xmlNode {
 	return n
 }
 
-// withoutAddress drops n's own <address>: libvirt assigns one at define.
+// withoutAddress drops n's own <address>: libvirt assigns one at define. A disk's drive
+// address libvirt would not give its target stays: it is the user's (disk.go).
 func withoutAddress(n xmlNode) xmlNode {
 	var nodes []xmlNode
 	for _, c := range n.Nodes {
-		if c.XMLName.Local != "address" {
+		if c.XMLName.Local != "address" || userDriveAddress(n) {
 			nodes = append(nodes, c)
 		}
 	}

@@ -61,3 +61,23 @@ func buildEncryption(x *libvirtxml.DomainDisk, dk Disk, prev *libvirtxml.DomainD
 	}
 	x.Source.Encryption = enc
 }
+
+// untypedEncryption: the encryption buildEncryption writes (in <source>, or beside it
+// where an older definition has it) of a file or block disk: a format, one passphrase
+// secret by UUID, libvirt's default engine (qemu, which libvirt writes in).
+func untypedEncryption(x *libvirtxml.DomainDisk) string {
+	e := x.Source.Encryption
+	if e == nil {
+		e = x.Encryption
+	}
+	switch {
+	case e == nil:
+		return ""
+	case x.Source.Network != nil || x.Source.Encryption != nil && x.Encryption != nil:
+		return "encryption of a network disk, or two"
+	case e.Engine != "" && e.Engine != "qemu" || e.Format == "" || len(e.Secrets) != 1 || e.Secrets[0].Type != "passphrase" ||
+		e.Secrets[0].UUID == "" || e.Secrets[0].Usage != "":
+		return "encryption"
+	}
+	return ""
+}

@@ -2,6 +2,7 @@ package domainxml
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,8 @@ type DiskAuth struct {
 	SecretID string
 	// SecretUsage is the secret's usage name when the definition names it that way
 	// (<secret type='ceph' usage='client.libvirt secret'/>, as virsh users often write
-	// it) instead of by UUID; the provider resolves it to SecretID when it reads.
+	// it) instead of by UUID; the provider resolves it to SecretID when it reads. Set,
+	// the secret is written by it (secret_usage), else by SecretID.
 	SecretUsage string
 }
 
@@ -104,8 +106,8 @@ func networkSourceXML(n *NetworkSource) *libvirtxml.DomainDiskSource {
 	if a := n.Auth; a != nil {
 		x.Auth = &libvirtxml.DomainDiskAuth{Username: a.Username,
 			Secret: &libvirtxml.DomainDiskSecret{Type: SecretTypeFor(n.Protocol), UUID: a.SecretID}}
-		if a.SecretID == "" {
-			x.Auth.Secret.Usage = a.SecretUsage
+		if a.SecretUsage != "" {
+			x.Auth.Secret.UUID, x.Auth.Secret.Usage = "", a.SecretUsage
 		}
 	}
 	return &libvirtxml.DomainDiskSource{Network: x}
@@ -166,3 +168,40 @@ func (n *NetworkSource) key() string {
 }
 
 func isISCSI(n *NetworkSource) bool { return n != nil && n.Protocol == ProtocolISCSI }
+
+// untypedNetworkSource: a network source network_source says exactly: a protocol it
+// offers, hosts by name (and port) over TCP, the auth inside <source> (as the provider
+// writes it) or beside it, naming the secret of the protocol's usage type by UUID or by
+// usage; nothing else (no query, TLS, initiator, snapshot, config, reconnect, ...).
+func untypedNetworkSource(x *libvirtxml.DomainDisk) string {
+	if x.Source == nil || x.Source.Network == nil {
+		if x.Auth != nil {
+			return "auth without a network source"
+		}
+		return ""
+	}
+	n := x.Source.Network
+	switch {
+	case !slices.Contains(NetworkProtocols, n.Protocol):
+		return "network protocol " + n.Protocol
+	case n.Query != "" || n.TLS != "" || n.TLSHostname != "" || n.Identity != nil || n.KnownHosts != nil ||
+		n.Initiator != nil || n.Snapshot != nil || n.Config != nil || n.Reconnect != nil:
+		return "network source query, tls, identity, knownHosts, initiator, snapshot, config or reconnect"
+	case n.Auth != nil && x.Auth != nil:
+		return "two auths"
+	}
+	for _, h := range n.Hosts {
+		if _, err := strconv.ParseUint(h.Port, 10, 16); h.Name == "" || h.Transport != "" || h.Socket != "" || h.Port != "" && err != nil {
+			return "a network host not by name over TCP"
+		}
+	}
+	if a := x.Auth; a != nil || n.Auth != nil {
+		if a == nil {
+			a = n.Auth
+		}
+		if a.Username == "" || a.Secret == nil || a.Secret.Type != SecretTypeFor(n.Protocol) || (a.Secret.UUID == "") == (a.Secret.Usage == "") {
+			return "auth"
+		}
+	}
+	return ""
+}

@@ -81,7 +81,8 @@ func TestNetworkDisk_validate(t *testing.T) {
 
 // A virsh user names the rbd secret by its usage; libvirt keeps that (and the <auth>
 // beside <source>, where it was written). It reads as SecretUsage, for the provider to
-// resolve to the secret's UUID, and a rebuild that was not given the UUID keeps the usage.
+// resolve to the secret's UUID; a rebuild with the usage (secret_usage) writes it, one
+// with the UUID alone the UUID.
 func TestNetworkDisk_secretByUsage(t *testing.T) {
 	d, p := readFixture(t, "testdata/every_family_defaulted_libvirt.xml")
 	var rbd *NetworkSource
@@ -104,7 +105,12 @@ func TestNetworkDisk_secretByUsage(t *testing.T) {
 	resolved := *rbd
 	resolved.Auth = &DiskAuth{Username: "libvirt", SecretID: "0b8e7f2c-1d3a-4b5c-9e6f-7a8b9c0d1e2f", SecretUsage: want.SecretUsage}
 	_, text = build(t, d, netSpec(Disk{Network: &resolved, Device: DeviceDisk, Format: "raw"}))
+	if !strings.Contains(text, `<secret type="ceph" usage="client.libvirt secret">`) || strings.Contains(text, "uuid=\"0b8e") {
+		t.Fatalf("a secret with its usage (secret_usage) is written by usage alone:\n%s", text)
+	}
+	resolved.Auth = &DiskAuth{Username: "libvirt", SecretID: "0b8e7f2c-1d3a-4b5c-9e6f-7a8b9c0d1e2f"}
+	_, text = build(t, d, netSpec(Disk{Network: &resolved, Device: DeviceDisk, Format: "raw"}))
 	if !strings.Contains(text, `<secret type="ceph" uuid="0b8e7f2c-1d3a-4b5c-9e6f-7a8b9c0d1e2f">`) || strings.Contains(text, "usage=") {
-		t.Fatalf("a resolved secret is written by UUID alone:\n%s", text)
+		t.Fatalf("a secret without its usage is written by UUID alone:\n%s", text)
 	}
 }

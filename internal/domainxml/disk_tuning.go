@@ -3,6 +3,7 @@ package domainxml
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"libvirt.org/go/libvirtxml"
@@ -146,4 +147,30 @@ func derefUint(p *uint) uint {
 		return 0
 	}
 	return *p
+}
+
+// The values the tuning attributes take.
+var (
+	DiskCaches       = []string{"none", "writethrough", "writeback", "directsync", "unsafe"}
+	DiskIOModes      = []string{"native", "threads", "io_uring"}
+	DiskDiscards     = []string{"unmap", "ignore"}
+	DiskDetectZeroes = []string{"off", "on", "unmap"}
+	DiskSGIOs        = []string{"filtered", "unfiltered"}
+)
+
+// untypedTuning: tuning values the attributes take, <iotune> limits the iotune block
+// holds (libvirt writes the burst lengths itself).
+func untypedTuning(x *libvirtxml.DomainDisk) string {
+	d := x.Driver
+	in := func(v string, values []string) bool { return v == "" || slices.Contains(values, v) }
+	switch {
+	case !in(d.Cache, DiskCaches) || !in(d.IO, DiskIOModes) || !in(d.Discard, DiskDiscards) || !in(d.DetectZeros, DiskDetectZeroes) ||
+		!in(x.SGIO, DiskSGIOs) || x.SGIO != "" && x.Device != DeviceLUN:
+		return "a tuning value"
+	case d.IOThread != nil && *d.IOThread == 0, d.Queues != nil && *d.Queues == 0:
+		return "iothread or queues 0"
+	case x.IOTune != nil && parseIOTune(x.IOTune) == nil:
+		return "iotune without limits"
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -158,8 +159,8 @@ func TestAccDomainDiskNetwork_importDefined(t *testing.T) {
 </domain>`, name, secret, name, name))
 	generated := generateConfigPlansClean(t, "libvirt_domain.test", name)
 	// The last rbd disk names no monitor (QEMU reads them from ceph.conf): libvirt takes it (#25).
-	for _, want := range []string{`protocol = "rbd"`, `secret_id = "` + secret + `"`, `port = 10810`, `protocol = "https"`, `-nomon"`} {
-		if !strings.Contains(generated, want) {
+	for _, want := range []string{`protocol = "rbd"`, `secret_id += "` + secret + `"`, `port = 10810`, `protocol = "https"`, `-nomon"`} {
+		if !regexp.MustCompile(want).MatchString(generated) { // secret_id is aligned with secret_usage
 			t.Errorf("the generated configuration lacks %s:\n%s", want, generated)
 		}
 	}

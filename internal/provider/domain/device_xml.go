@@ -27,11 +27,14 @@ var domainDeviceXML = family{
 			MarkdownDescription: "Raw XML of devices this schema does not model (a `<shmem>`, an `<iommu>`, a `<redirdev>`, a " +
 				"`<controller>` of a model of your choosing, a network interface of a type `network_interface` does not have: `user`, " +
 				"`ethernet`, `vhostuser`, `mcast`, `udp`, `server`, `client`, `hostdev`, `vdpa`, ...): each item is exactly one element that belongs under `<devices>`. " +
-				"Import writes here every device of the domain that no block can say (such NICs, `<shmem>`, `<redirdev>`, `<smartcard>`, " +
+				"Import writes here every device of the domain that no block can say (such NICs, disks the `disk` block cannot say exactly — " +
+				"a floppy, an empty cdrom tray, a `volume`, `dir`, `nvme` or `vhostuser` source, a network protocol or option `network_source` " +
+				"lacks (gluster, nbd over a unix socket, `<ssl>`, `<config>`, ...), `<reservations>`, `startupPolicy`, driver options, a drive " +
+				"address libvirt would not give the target —, `<shmem>`, `<redirdev>`, `<smartcard>`, " +
 				"`<hub>`, `<parallel>`, memory devices, `<iommu>`, ...), as libvirt printed it without its address, so an adopted domain keeps them. " +
 				"What libvirt fills in (addresses, aliases, indexes, defaults) is no change, so an accepted fragment plans clean; " +
 				"write values as libvirt stores them (`virsh dumpxml` shows how), or the apply fails naming the fragment. Devices " +
-				"the schema has (disks, network interfaces on a network, bridge or host link, hostdevs, filesystems, graphics, serials, consoles, channels, video, " +
+				"the schema has (disks the `disk` block says, network interfaces on a network, bridge or host link, hostdevs, filesystems, graphics, serials, consoles, channels, video, " +
 				"rng, watchdog, panic, vsock, memballoon, sound, inputs) are refused: use their blocks; so is `<emulator>` (use " +
 				"`emulator`), and a comment, processing instruction or DOCTYPE. Removing a fragment removes its device. " +
 				"Any change restarts a running domain.",

@@ -47,7 +47,9 @@ var domainDisks = family{
 			MarkdownDescription: "Disks and cdroms, in order. Each names its source with exactly one of `volume_id`, `path` and `network_source`. " +
 				"On a running domain, disks on the `virtio`, `scsi` or `usb` bus added at the end or removed are hot-plugged (live, no restart; " +
 				"a removal waits up to 30 s for the guest to let the disk go), and a cdrom's new source is inserted live; " +
-				"`sata` and `ide` disks, reordering, and other changes of a disk restart the domain.",
+				"`sata` and `ide` disks, reordering, and other changes of a disk restart the domain. " +
+				"A disk these blocks cannot say exactly (a floppy, an nvme or vhost-user disk, a gluster image, ...) goes whole into `device_xml`; " +
+				"its target is then taken for the disks here.",
 			NestedObject: schema.NestedBlockObject{
 				Attributes: withDiskTuning(map[string]schema.Attribute{
 					"volume_id": tfkit.OptionalString("A volume: its key (e.g. `libvirt_volume.x.id`, the path for dir pools) or `<pool>/<name>`. "+
@@ -109,6 +111,9 @@ var domainDisks = family{
 	// Every disk source becomes a path and a format (a network disk is raw unless said);
 	// the seed's reference, its path.
 	resolve: func(ctx context.Context, c *libvirt.Client, s *domainxml.Spec) error {
+		if err := checkSecretUsages(ctx, c, s); err != nil {
+			return err
+		}
 		for i := range s.Disks {
 			d := &s.Disks[i]
 			if d.Network != nil {

@@ -36,8 +36,9 @@ type diskNetHostModel struct {
 }
 
 type diskAuthModel struct {
-	Username types.String `tfsdk:"username"`
-	SecretID types.String `tfsdk:"secret_id"`
+	Username    types.String `tfsdk:"username"`
+	SecretID    types.String `tfsdk:"secret_id"`
+	SecretUsage types.String `tfsdk:"secret_usage"`
 }
 
 var networkSourceAttribute = schema.SingleNestedAttribute{
@@ -69,6 +70,10 @@ var networkSourceAttribute = schema.SingleNestedAttribute{
 				"secret_id": schema.StringAttribute{MarkdownDescription: "The secret's UUID, e.g. `libvirt_secret.ceph.id`. " +
 					"A definition that names its secret by usage (as virsh users may write it) reads, and imports, as that secret's UUID.", Required: true,
 					Validators: []validator.String{stringvalidator.RegexMatches(validators.UUIDRegexp, "must be a libvirt secret's UUID")}},
+				"secret_usage": tfkit.OptionalString("Name the secret in the definition by this usage name (e.g. `client.libvirt secret`), "+
+					"as virsh users write it, instead of by its UUID: it must be the usage of the secret `secret_id` names (checked at apply). "+
+					"Import writes it for a domain that names its secret that way, so that the definition stays as it is. "+
+					"Taken into the definition whenever the disk is written.", stringvalidator.LengthAtLeast(1)),
 			},
 		},
 	},
@@ -83,7 +88,7 @@ func (n *diskNetworkModel) toSpec() *domainxml.NetworkSource {
 		s.Hosts = append(s.Hosts, domainxml.NetworkHost{Name: h.Name.ValueString(), Port: uint(h.Port.ValueInt64())})
 	}
 	if a := n.Auth; a != nil {
-		s.Auth = &domainxml.DiskAuth{Username: a.Username.ValueString(), SecretID: a.SecretID.ValueString()}
+		s.Auth = &domainxml.DiskAuth{Username: a.Username.ValueString(), SecretID: a.SecretID.ValueString(), SecretUsage: a.SecretUsage.ValueString()}
 	}
 	return s
 }
@@ -106,12 +111,39 @@ func diskNetworkFromSpec(n *domainxml.NetworkSource, prior *diskNetworkModel) *d
 		m.Hosts = append(m.Hosts, hm)
 	}
 	if a := n.Auth; a != nil {
-		m.Auth = &diskAuthModel{Username: types.StringValue(a.Username), SecretID: types.StringValue(a.SecretID)}
+		m.Auth = &diskAuthModel{Username: types.StringValue(a.Username), SecretID: types.StringValue(a.SecretID), SecretUsage: tfkit.StringOrNull(a.SecretUsage)}
 		if prior != nil && prior.Auth != nil && strings.EqualFold(prior.Auth.SecretID.ValueString(), a.SecretID) {
 			m.Auth.SecretID = prior.Auth.SecretID
 		}
+		// secret_usage is how the configuration wants the secret named; a definition that
+		// names it by usage while the configuration does not (adopted before the attribute
+		// was, say) reads as the configuration has it, and is written by UUID next time.
+		if prior != nil && prior.Auth != nil && !prior.Auth.SecretUsage.IsUnknown() {
+			m.Auth.SecretUsage = prior.Auth.SecretUsage
+		}
 	}
 	return m
+}
+
+// checkSecretUsages: a secret_usage must name the secret secret_id names (libvirt takes
+// the usage and would never look at the UUID).
+func checkSecretUsages(ctx context.Context, c *libvirt.Client, s *domainxml.Spec) error {
+	for i, d := range s.Disks {
+		n := d.Network
+		if n == nil || n.Auth == nil || n.Auth.SecretUsage == "" || n.Auth.SecretID == "" || domainxml.SecretTypeFor(n.Protocol) == "" {
+			continue
+		}
+		id, err := c.SecretByUsage(ctx, domainxml.SecretTypeFor(n.Protocol), n.Auth.SecretUsage)
+		switch {
+		case errors.Is(err, libvirt.ErrNotFound):
+			return fmt.Errorf("disk %d: no %s secret has the usage %q (secret_usage)", i, domainxml.SecretTypeFor(n.Protocol), n.Auth.SecretUsage)
+		case err != nil:
+			return err
+		case !strings.EqualFold(id, n.Auth.SecretID):
+			return fmt.Errorf("disk %d: the secret with the usage %q (secret_usage) is %s, not secret_id %s", i, n.Auth.SecretUsage, id, n.Auth.SecretID)
+		}
+	}
+	return nil
 }
 
 // resolveSecretUsages gives every network disk whose <auth> names its secret by usage

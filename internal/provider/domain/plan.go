@@ -150,7 +150,7 @@ func planDiskDefaults(plan, state *Model) {
 		}
 		disks[i] = domainxml.Disk{Device: d.Device.ValueString(), Bus: d.Bus.ValueString(), Target: d.Target.ValueString()}
 	}
-	domainxml.FillDiskDefaults(disks, nil)
+	domainxml.FillDiskDefaultsBeside(disks, nil, knownStrings(plan.DeviceXML)) // device_xml disks hold their targets
 	for i := range plan.Disks {
 		d := &plan.Disks[i]
 		if d.Bus.IsUnknown() {
