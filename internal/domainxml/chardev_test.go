@@ -36,7 +36,7 @@ func TestChardev_build(t *testing.T) {
 		`<serial type="null"><target port="2"></target></serial>`,
 		`<serial type="tcp"><source mode="bind" host="127.0.0.1" service="4555"></source><target port="3"></target></serial>`,
 		`<console type="unix"><source mode="bind" path="/tmp/chd/s0.sock"></source><target type="serial" port="0"></target><log file="/tmp/chd/s0.log"></log></console>`,
-		`<console type="pty"><target type="virtio"></target></console>`,
+		`<console type="pty"><target type="virtio" port="1"></target></console>`,
 		`<channel type="unix"><source mode="bind" path="/tmp/chd/c.sock"></source><target type="virtio" name="org.example.port.0"></target></channel>`,
 		`name="org.qemu.guest_agent.0"`,
 	} {
