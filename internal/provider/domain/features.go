@@ -45,7 +45,11 @@ var domainFeatures = family{
 			MarkdownDescription: "Hypervisor features (`<features>`). Null (the default): an x86 domain made here has `acpi` and " +
 				"`apic` (the power button graceful shutdowns use; an ARM one neither, but `acpi` with UEFI: see `os.arch`), one " +
 				"with `os.secure_boot` also `smm`, and what the domain has is kept. An attribute left unset keeps what the domain " +
-				"has, and features this schema does not name are kept. A change restarts a running domain.",
+				"has, and features this schema does not name are kept. What these attributes cannot say (e.g. `<vmport>`, " +
+				"`<ioapic>`, `<gic>`, `<pmu>`, `<msrs>`, `<tcg>`, `<smm><tseg>`, an apic's `eoi`, the kvm hints, Hyper-V's " +
+				"`vendor_id`, `mode='passthrough'`, `stimer` `direct` or an enlightenment turned off explicitly) is written as the " +
+				"whole `<features>` element in `extra_xml` (what an import of such a domain writes, with `features` null); " +
+				"attributes set here beside it override its members. A change restarts a running domain.",
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
 				"acpi":       featureBool("ACPI (needed for the power button, hence for graceful shutdowns)."),
@@ -110,7 +114,9 @@ var domainFeatures = family{
 // domain has it (a member it left out stays null whatever the domain has); null when the
 // configuration leaves it out. An import (or a plan whose features were unknown) writes
 // the members where the domain differs from what a new definition gets (FreshFeatures:
-// acpi and apic on x86, smm with Secure Boot), and no features when it does not differ.
+// acpi and apic on x86, smm with Secure Boot), and no features when it does not differ
+// or when the domain's <features> says more than the members can (vmport, ioapic, gic,
+// a Hyper-V vendor_id, ...): extra_xml then holds the whole element.
 func featuresFromSpec(s domainxml.Spec, prior, m *Model) {
 	m.Features = types.ObjectNull(featuresAttrTypes)
 	have := s.Features
@@ -128,6 +134,9 @@ func featuresFromSpec(s domainxml.Spec, prior, m *Model) {
 	}{{"acpi", on(have.ACPI)}, {"apic", on(have.APIC)}, {"pae", on(have.PAE)}, {"smm", on(have.SMM)}, {"hap", on(have.HAP)}, {"kvm_hidden", on(have.KVMHidden)}}
 	vals := map[string]attr.Value{"hyperv": types.SetNull(types.StringType)}
 	if isImport(prior) || prior.Features.IsUnknown() {
+		if domainxml.FeaturesFragment(s.ExtraXML) {
+			return // beyond what the members say: extra_xml holds the whole <features>
+		}
 		fresh := domainxml.FreshFeatures(s)
 		freshOf := map[string]bool{"acpi": on(fresh.ACPI), "apic": on(fresh.APIC), "pae": on(fresh.PAE), "smm": on(fresh.SMM),
 			"hap": on(fresh.HAP), "kvm_hidden": on(fresh.KVMHidden)}
