@@ -1,0 +1,114 @@
+package provider_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+)
+
+// Issue #25 for the character devices and the hypervisor features: a domain without any
+// serial port (and a <features> with vmport and pmu, which the features attribute does not
+// type) and a domain with a serial port the serial blocks cannot say (a file appended to)
+// beside a typed one and a virtio console. Imported with -generate-config-out (serial = []
+// for the first, its <features> whole in extra_xml; the appending serial in device_xml),
+// they plan clean; a description change keeps everything; destroyed and recreated from
+// the generated configuration, the first has still no serial port nor console and its
+// features, the second both serial ports and its console.
+func TestAccDomainAdopt_chardevsAndFeatures(t *testing.T) {
+	acctest.RequireAcc(t)
+	bare, two := acctest.RandomName("adoptnoser"), acctest.RandomName("adoptser")
+	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
+  <name>%s</name>
+  <memory unit='MiB'>128</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type></os>
+  <features><acpi/><apic/><vmport state='off'/><pmu state='off'/></features>
+  <devices/>
+</domain>`, bare))
+	acctest.RemoveDomainAtEnd(t, bare)
+	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
+  <name>%s</name>
+  <memory unit='MiB'>128</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type></os>
+  <devices>
+    <serial type='pty'><target port='0'/></serial>
+    <serial type='file'><source path='/tmp/%s-ttyS1.log' append='on'/><target port='1'/></serial>
+    <console type='pty'><target type='virtio'/></console>
+  </devices>
+</domain>`, two, two))
+	acctest.RemoveDomainAtEnd(t, two)
+	shape := func(name string) string {
+		t.Helper()
+		live, err := acctest.InspectDomain(t, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := live.Inactive
+		var out []string
+		for _, s := range d.Devices.Serials {
+			x := "serial"
+			if s.Source != nil && s.Source.File != nil {
+				x += ":file:" + s.Source.File.Append
+			}
+			out = append(out, x)
+		}
+		for _, c := range d.Devices.Consoles {
+			out = append(out, "console:"+c.Target.Type)
+		}
+		if f := d.Features; f != nil {
+			if f.VMPort != nil {
+				out = append(out, "vmport:"+f.VMPort.State)
+			}
+			if f.PMU != nil {
+				out = append(out, "pmu:"+f.PMU.State)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	beforeBare, beforeTwo := shape(bare), shape(two)
+	if beforeBare != "vmport:off pmu:off" || beforeTwo != "serial serial:file:on console:serial console:virtio" {
+		t.Fatalf("defined: %q, %q", beforeBare, beforeTwo)
+	}
+
+	generated := generateConfigPlansCleanAll(t, map[string]string{"libvirt_domain.bare": bare, "libvirt_domain.two": two})
+	// Terraform writes the empty list over two lines (serial = [ and ]).
+	if !regexp.MustCompile(`serial\s*=\s*\[\s*\]`).MatchString(generated) {
+		t.Errorf("the generated configuration has no serial = []:\n%s", generated)
+	}
+	for _, want := range []string{`<vmport state='off'/>`, `<serial type=\"file\">`, `append=\"on\"`} {
+		if !strings.Contains(generated, want) {
+			t.Errorf("the generated configuration has no %s:\n%s", want, generated)
+		}
+	}
+
+	imports := fmt.Sprintf("import {\n  to = libvirt_domain.bare\n  id = %q\n}\nimport {\n  to = libvirt_domain.two\n  id = %q\n}\n", bare, two)
+	w := newCLIWork(t, acctest.ProviderBlock("")+imports+generated)
+	w.mustRun("apply", "-auto-approve", "-input=false")
+	w.write("main.tf", acctest.ProviderBlock("")+describe(generated))
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "0 added, 2 changed, 0 destroyed") { // describe sets both
+		t.Fatalf("description change (exit %d):\n%s", code, out)
+	}
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("the plan after the description change is not empty (exit %d):\n%s", code, out)
+	}
+	if b, s := shape(bare), shape(two); b != beforeBare || s != beforeTwo {
+		t.Fatalf("a description change: %q, %q; was %q, %q", b, s, beforeBare, beforeTwo)
+	}
+
+	w.mustRun("destroy", "-auto-approve", "-input=false")
+	w.write("main.tf", acctest.ProviderBlock("")+generated)
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "2 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply of the generated configuration on a clean host (exit %d):\n%s", code, out)
+	}
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("the plan after recreating is not empty (exit %d):\n%s", code, out)
+	}
+	if b, s := shape(bare), shape(two); b != beforeBare || s != beforeTwo {
+		t.Fatalf("recreated: %q, %q; was %q, %q", b, s, beforeBare, beforeTwo)
+	}
+	w.mustRun("destroy", "-auto-approve", "-input=false")
+}
