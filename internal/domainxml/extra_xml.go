@@ -104,7 +104,7 @@ func ParseExtraFragment(text string) (*xmlNode, error) {
 	if owner, ok := ownedElements[name]; ok && !(name == "features" && escapableFeatures(n)) { // features.go
 		if name == "features" {
 			return nil, fmt.Errorf("<features> in this form is managed by features; configure it there, not as raw XML " +
-				"(a <features> fragment must say something the features attribute cannot, e.g. <vmport>, <ioapic>, <gic>)")
+				"(a <features> fragment must say something the features attribute cannot, e.g. <pmu>, <msrs>, <tcg>, a Hyper-V <vendor_id>)")
 		}
 		return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
 	}

@@ -9,12 +9,13 @@ import (
 )
 
 // Features: the hypervisor features of <features> the user controls (acpi, apic, pae,
-// smm, hap, kvm hidden, and Hyper-V enlightenments for Windows guests). A fresh
+// smm, hap, kvm hidden, vmport, ioapic, gic, and Hyper-V enlightenments for Windows
+// guests). A fresh
 // definition has acpi and apic (build.go); a feature left unset keeps what the domain
 // has, and every other feature libvirt or the user put there (vmport, ioapic, ...) is
 // kept. A change restarts a running domain (QEMU takes them at start only).
 //
-// What the typed members cannot say exactly (vmport, ioapic, gic, pmu, msrs, tcg, an
+// What the typed members cannot say exactly (pmu, msrs, tcg, a gic's other attributes, an
 // apic's eoi, smm's tseg, the kvm hints, Hyper-V's mode passthrough, vendor_id, stimer
 // direct, spinlocks retries but 8191, a feature turned off explicitly, ...) makes the whole
 // <features> element untyped (featuresTyped): it reads back as an extra_xml fragment
@@ -26,6 +27,10 @@ import (
 // Features is what the user sets; nil keeps what the domain has.
 type Features struct {
 	ACPI, APIC, PAE, SMM, HAP, KVMHidden *bool
+	// VMPort (<vmport state>: on, off), IOAPIC (<ioapic driver>: kvm, qemu) and GIC
+	// (<gic version>: 2, 3, host; ARM) are written as given; empty keeps the domain's
+	// (read back: the domain has none).
+	VMPort, IOAPIC, GIC string
 	// HyperV are the enlightenments turned on (HyperVNames); nil keeps the domain's.
 	HyperV []string
 }
@@ -141,6 +146,14 @@ func beyond(f, have *Features) *Features {
 	if out.HyperV != nil && slices.Equal(sortedHyperV(out.HyperV), sortedHyperV(have.HyperV)) {
 		out.HyperV = nil
 	}
+	for _, m := range []struct {
+		want *string
+		have string
+	}{{&out.VMPort, have.VMPort}, {&out.IOAPIC, have.IOAPIC}, {&out.GIC, have.GIC}} {
+		if *m.want == m.have {
+			*m.want = ""
+		}
+	}
 	return &out
 }
 
@@ -162,6 +175,15 @@ func applyFeatures(l *libvirtxml.DomainFeatureList, f *Features) {
 	}
 	if f.HyperV != nil {
 		l.HyperV = buildHyperV(l.HyperV, f.HyperV)
+	}
+	if f.VMPort != "" {
+		l.VMPort = &libvirtxml.DomainFeatureState{State: f.VMPort}
+	}
+	if f.IOAPIC != "" {
+		l.IOAPIC = &libvirtxml.DomainFeatureIOAPIC{Driver: f.IOAPIC}
+	}
+	if f.GIC != "" {
+		l.GIC = &libvirtxml.DomainFeatureGIC{Version: f.GIC}
 	}
 }
 
@@ -239,6 +261,7 @@ func sameFeatures(a, b Spec) bool {
 	}
 	return same(x.ACPI, y.ACPI) && same(x.APIC, y.APIC) && same(x.PAE, y.PAE) && same(x.SMM, y.SMM) &&
 		same(x.HAP, y.HAP) && same(x.KVMHidden, y.KVMHidden) &&
+		(y.VMPort == "" || y.VMPort == x.VMPort) && (y.IOAPIC == "" || y.IOAPIC == x.IOAPIC) && (y.GIC == "" || y.GIC == x.GIC) &&
 		(y.HyperV == nil || slices.Equal(sortedHyperV(x.HyperV), sortedHyperV(y.HyperV)))
 }
 
@@ -248,11 +271,21 @@ func featuresOf(l *libvirtxml.DomainFeatureList) *Features {
 		l = &libvirtxml.DomainFeatureList{}
 	}
 	on := func(b bool) *bool { return &b }
-	return &Features{
+	f := &Features{
 		ACPI: on(l.ACPI != nil), APIC: on(l.APIC != nil), PAE: on(l.PAE != nil),
 		SMM: on(l.SMM != nil && l.SMM.State != "off"), HAP: on(stateOn(l.HAP)),
 		KVMHidden: on(l.KVM != nil && stateOn(l.KVM.Hidden)), HyperV: parseHyperV(l.HyperV),
 	}
+	if l.VMPort != nil {
+		f.VMPort = l.VMPort.State
+	}
+	if l.IOAPIC != nil {
+		f.IOAPIC = l.IOAPIC.Driver
+	}
+	if l.GIC != nil {
+		f.GIC = l.GIC.Version
+	}
+	return f
 }
 
 // FreshFeatures are the features a new definition of s gets without features set, every

@@ -2,6 +2,7 @@ package domainxml
 
 import (
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -145,5 +146,34 @@ func TestFeaturesFragment(t *testing.T) {
 	}
 	if p, _ := FromDomain(d3); FeaturesFragment(p.Spec.ExtraXML) {
 		t.Errorf("a fresh definition's features read as a fragment: %v", p.Spec.ExtraXML)
+	}
+}
+
+// vmport, ioapic and gic are typed: virt-install's <vmport state='off'/> and an ARM
+// domain's <gic> read as members, not a fragment, and build back exactly.
+func TestFeaturesVMPortIOAPICGIC(t *testing.T) {
+	for _, x := range []string{
+		`<features><acpi/><apic/><vmport state='off'/></features>`,
+		`<features><acpi/><apic/><ioapic driver='qemu'/></features>`,
+		`<features><acpi/><gic version='3'/></features>`,
+	} {
+		n, err := parseNode(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probe, _ := fragmentDomain(n)
+		if !featuresTyped(probe.Features) {
+			t.Errorf("%s: untyped", x)
+		}
+		f := featuresOf(probe.Features)
+		s := Spec{Name: "f", Type: "kvm", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, Features: f}
+		d, _ := build(t, nil, s)
+		if !reflect.DeepEqual(featuresOf(d.Features), f) {
+			t.Errorf("%s built as %+v", x, d.Features)
+		}
+	}
+	if !featuresFamily.same(Spec{Features: &Features{VMPort: "off"}}, Spec{Features: &Features{}}) ||
+		featuresFamily.same(Spec{Features: &Features{VMPort: "off"}}, Spec{Features: &Features{VMPort: "on"}}) {
+		t.Error("same: vmport")
 	}
 }

@@ -19,4 +19,17 @@ func TestFeaturesFromSpecImport(t *testing.T) {
 	if m := fromSpec(s, &Model{}); !m.Features.IsNull() {
 		t.Errorf("escaped features imported as members: %v", m.Features)
 	}
+	// vmport is a member: imported as one, and kept as the configuration wrote it.
+	vm := *pae
+	vm.PAE, vm.VMPort = &off, "off"
+	s = domainxml.Spec{Name: "f", Features: &vm}
+	m := fromSpec(s, &Model{})
+	if m.Features.IsNull() || m.Features.Attributes()["vmport"].String() != `"off"` || !m.Features.Attributes()["pae"].IsNull() {
+		t.Errorf("vmport imported as %v", m.Features)
+	}
+	var got domainxml.Spec
+	domainFeatures.toSpec(m, &got)
+	if got.Features == nil || got.Features.VMPort != "off" || got.Features.IOAPIC != "" {
+		t.Errorf("vmport to spec: %+v", got.Features)
+	}
 }
