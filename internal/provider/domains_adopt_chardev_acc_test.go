@@ -10,10 +10,10 @@ import (
 )
 
 // Issue #25 for the character devices and the hypervisor features: a domain without any
-// serial port (and a <features> with vmport and pmu, which the features attribute does not
-// type) and a domain with a serial port the serial blocks cannot say (a file appended to)
-// beside a typed one and a virtio console. Imported with -generate-config-out (serial = []
-// for the first, its <features> whole in extra_xml; the appending serial in device_xml),
+// serial port (and a <features> with pmu, which the features attribute does not type)
+// and a domain with a serial port the serial blocks cannot say (a file appended to)
+// beside a typed one and a virtio console, and virt-install's <vmport state='off'/>. Imported with -generate-config-out (serial = []
+// for the first, its <features> whole in extra_xml; the appending serial in device_xml; vmport = "off" a member),
 // they plan clean; a description change keeps everything; destroyed and recreated from
 // the generated configuration, the first has still no serial port nor console and its
 // features, the second both serial ports and its console.
@@ -34,6 +34,7 @@ func TestAccDomainAdopt_chardevsAndFeatures(t *testing.T) {
   <memory unit='MiB'>128</memory>
   <vcpu>1</vcpu>
   <os><type arch='x86_64' machine='pc'>hvm</type></os>
+  <features><acpi/><apic/><vmport state='off'/></features>
   <devices>
     <serial type='pty'><target port='0'/></serial>
     <serial type='file'><source path='/tmp/%s-ttyS1.log' append='on'/><target port='1'/></serial>
@@ -70,7 +71,7 @@ func TestAccDomainAdopt_chardevsAndFeatures(t *testing.T) {
 		return strings.Join(out, " ")
 	}
 	beforeBare, beforeTwo := shape(bare), shape(two)
-	if beforeBare != "vmport:off pmu:off" || beforeTwo != "serial serial:file:on console:serial console:virtio" {
+	if beforeBare != "vmport:off pmu:off" || beforeTwo != "serial serial:file:on console:serial console:virtio vmport:off" {
 		t.Fatalf("defined: %q, %q", beforeBare, beforeTwo)
 	}
 
@@ -78,6 +79,9 @@ func TestAccDomainAdopt_chardevsAndFeatures(t *testing.T) {
 	// Terraform writes the empty list over two lines (serial = [ and ]).
 	if !regexp.MustCompile(`serial\s*=\s*\[\s*\]`).MatchString(generated) {
 		t.Errorf("the generated configuration has no serial = []:\n%s", generated)
+	}
+	if !regexp.MustCompile(`vmport\s*=\s*"off"`).MatchString(generated) { // the second's, a member
+		t.Errorf("the generated configuration has no vmport = \"off\":\n%s", generated)
 	}
 	for _, want := range []string{`<vmport state='off'/>`, `<serial type=\"file\">`, `append=\"on\"`} {
 		if !strings.Contains(generated, want) {
