@@ -10,13 +10,14 @@ import (
 )
 
 // Issue #25 for the character devices and the hypervisor features: a domain without any
-// serial port (and a <features> with pmu, which the features attribute does not type)
+// serial port (and a <features> with pmu, which the features attribute does not type),
 // and a domain with a serial port the serial blocks cannot say (a file appended to)
-// beside a typed one and a virtio console, and virt-install's <vmport state='off'/>. Imported with -generate-config-out (serial = []
-// for the first, its <features> whole in extra_xml; the appending serial in device_xml; vmport = "off" a member),
-// they plan clean; a description change keeps everything; destroyed and recreated from
-// the generated configuration, the first has still no serial port nor console and its
-// features, the second both serial ports and its console.
+// beside a typed one, a virtio console and virt-install's <vmport state='off'/>.
+// Imported with -generate-config-out (serial = [] for the first, its <features> whole in
+// extra_xml; for the second the appending serial in device_xml, vmport = "off" a
+// member), they plan clean; a description change keeps everything; destroyed and
+// recreated from the generated configuration, the first has still no serial port nor
+// console and its features, the second both serial ports, its console and vmport.
 func TestAccDomainAdopt_chardevsAndFeatures(t *testing.T) {
 	acctest.RequireAcc(t)
 	bare, two := acctest.RandomName("adoptnoser"), acctest.RandomName("adoptser")
