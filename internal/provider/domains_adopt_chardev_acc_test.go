@@ -17,10 +17,11 @@ import (
 // extra_xml; for the second the appending serial in device_xml, vmport = "off" a
 // member), they plan clean; a description change keeps everything; destroyed and
 // recreated from the generated configuration, the first has still no serial port nor
-// console and its features, the second both serial ports, its console and vmport.
+// console and its features, the second both serial ports, its console and vmport. A
+// third's telnet serial port 0 (device_xml too) keeps the console libvirt mirrors it in.
 func TestAccDomainAdopt_chardevsAndFeatures(t *testing.T) {
 	acctest.RequireAcc(t)
-	bare, two := acctest.RandomName("adoptnoser"), acctest.RandomName("adoptser")
+	bare, two, tel := acctest.RandomName("adoptnoser"), acctest.RandomName("adoptser"), acctest.RandomName("adopttel")
 	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
   <name>%s</name>
   <memory unit='MiB'>128</memory>
@@ -43,6 +44,16 @@ func TestAccDomainAdopt_chardevsAndFeatures(t *testing.T) {
   </devices>
 </domain>`, two, two))
 	acctest.RemoveDomainAtEnd(t, two)
+	acctest.DefineDomain(t, fmt.Sprintf(`<domain type='qemu'>
+  <name>%s</name>
+  <memory unit='MiB'>128</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type></os>
+  <devices>
+    <serial type='tcp'><source mode='bind' host='127.0.0.1' service='4567'/><protocol type='telnet'/><target port='0'/></serial>
+  </devices>
+</domain>`, tel))
+	acctest.RemoveDomainAtEnd(t, tel)
 	shape := func(name string) string {
 		t.Helper()
 		live, err := acctest.InspectDomain(t, name)
@@ -55,6 +66,9 @@ func TestAccDomainAdopt_chardevsAndFeatures(t *testing.T) {
 			x := "serial"
 			if s.Source != nil && s.Source.File != nil {
 				x += ":file:" + s.Source.File.Append
+			}
+			if s.Protocol != nil {
+				x += ":" + s.Protocol.Type
 			}
 			out = append(out, x)
 		}
@@ -71,12 +85,13 @@ func TestAccDomainAdopt_chardevsAndFeatures(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	beforeBare, beforeTwo := shape(bare), shape(two)
-	if beforeBare != "vmport:off pmu:off" || beforeTwo != "serial serial:file:on console:serial console:virtio vmport:off" {
-		t.Fatalf("defined: %q, %q", beforeBare, beforeTwo)
+	beforeBare, beforeTwo, beforeTel := shape(bare), shape(two), shape(tel)
+	if beforeBare != "vmport:off pmu:off" || beforeTwo != "serial serial:file:on console:serial console:virtio vmport:off" ||
+		beforeTel != "serial:telnet console:serial" {
+		t.Fatalf("defined: %q, %q, %q", beforeBare, beforeTwo, beforeTel)
 	}
 
-	generated := generateConfigPlansCleanAll(t, map[string]string{"libvirt_domain.bare": bare, "libvirt_domain.two": two})
+	generated := generateConfigPlansCleanAll(t, map[string]string{"libvirt_domain.bare": bare, "libvirt_domain.two": two, "libvirt_domain.tel": tel})
 	// Terraform writes the empty list over two lines (serial = [ and ]).
 	if !regexp.MustCompile(`serial\s*=\s*\[\s*\]`).MatchString(generated) {
 		t.Errorf("the generated configuration has no serial = []:\n%s", generated)
@@ -90,30 +105,33 @@ func TestAccDomainAdopt_chardevsAndFeatures(t *testing.T) {
 		}
 	}
 
-	imports := fmt.Sprintf("import {\n  to = libvirt_domain.bare\n  id = %q\n}\nimport {\n  to = libvirt_domain.two\n  id = %q\n}\n", bare, two)
+	imports := ""
+	for to, id := range map[string]string{"bare": bare, "two": two, "tel": tel} {
+		imports += fmt.Sprintf("import {\n  to = libvirt_domain.%s\n  id = %q\n}\n", to, id)
+	}
 	w := newCLIWork(t, acctest.ProviderBlock("")+imports+generated)
 	w.mustRun("apply", "-auto-approve", "-input=false")
 	w.write("main.tf", acctest.ProviderBlock("")+describe(generated))
-	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "0 added, 2 changed, 0 destroyed") { // describe sets both
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "0 added, 3 changed, 0 destroyed") { // describe sets every one
 		t.Fatalf("description change (exit %d):\n%s", code, out)
 	}
 	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the plan after the description change is not empty (exit %d):\n%s", code, out)
 	}
-	if b, s := shape(bare), shape(two); b != beforeBare || s != beforeTwo {
-		t.Fatalf("a description change: %q, %q; was %q, %q", b, s, beforeBare, beforeTwo)
+	if b, s, x := shape(bare), shape(two), shape(tel); b != beforeBare || s != beforeTwo || x != beforeTel {
+		t.Fatalf("a description change: %q, %q, %q; was %q, %q, %q", b, s, x, beforeBare, beforeTwo, beforeTel)
 	}
 
 	w.mustRun("destroy", "-auto-approve", "-input=false")
 	w.write("main.tf", acctest.ProviderBlock("")+generated)
-	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "2 added, 0 changed, 0 destroyed") {
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "3 added, 0 changed, 0 destroyed") {
 		t.Fatalf("apply of the generated configuration on a clean host (exit %d):\n%s", code, out)
 	}
 	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the plan after recreating is not empty (exit %d):\n%s", code, out)
 	}
-	if b, s := shape(bare), shape(two); b != beforeBare || s != beforeTwo {
-		t.Fatalf("recreated: %q, %q; was %q, %q", b, s, beforeBare, beforeTwo)
+	if b, s, x := shape(bare), shape(two), shape(tel); b != beforeBare || s != beforeTwo || x != beforeTel {
+		t.Fatalf("recreated: %q, %q, %q; was %q, %q, %q", b, s, x, beforeBare, beforeTwo, beforeTel)
 	}
 	w.mustRun("destroy", "-auto-approve", "-input=false")
 }
