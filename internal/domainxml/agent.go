@@ -57,7 +57,8 @@ func buildChannels(existing []libvirtxml.DomainChannel, agent bool) []libvirtxml
 	}
 	if agent && !have {
 		out = append(out, libvirtxml.DomainChannel{
-			Source: &libvirtxml.DomainChardevSource{UNIX: &libvirtxml.DomainChardevSourceUNIX{Mode: "bind"}},
+			// A socket libvirt places (bind mode): libvirt prints no <source> for it.
+			Source: &libvirtxml.DomainChardevSource{UNIX: &libvirtxml.DomainChardevSourceUNIX{}},
 			Target: &libvirtxml.DomainChannelTarget{VirtIO: &libvirtxml.DomainChannelTargetVirtIO{Name: AgentChannel}},
 		})
 	}

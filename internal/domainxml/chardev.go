@@ -10,15 +10,25 @@ import (
 )
 
 // Character devices: the serial ports, the consoles and the channels (serial, console
-// and channel blocks). Each kind is managed only when the spec has devices of it: left
-// out, the definition keeps what it has — for a fresh one the default pty serial port and
-// the console libvirt makes mirror it, and the guest-agent channel (agent.go) — unless
-// Drop names the kind: the previous spec had it, so it goes back to that default (the
-// pty serial; no further consoles; no channels but the agent's).
+// and channel blocks). Each kind is managed only when the spec has it (a non-nil list):
+// left out (nil), the definition keeps what it has — for a fresh one the default pty
+// serial port and the console libvirt makes mirror it, and the guest-agent channel
+// (agent.go) — unless Drop names the kind: the previous spec had it, so it goes back to
+// that default (the pty serial; no further consoles; no channels but the agent's). An
+// empty, non-nil Serials is "no serial ports" (what parse reads from a domain that has
+// none): build takes away the default one and the console that mirrors it.
 //
 // libvirt keeps a console with target type serial as an alias of serial port 0 (on x86
 // it adds one whenever there is an isa serial): that console is not one of Consoles, it
 // follows the serials. Consoles are the further ones (virtio).
+//
+// What the blocks cannot say exactly is the device_xml family's (the untyped hook,
+// untypedChardevs): a serial, console or channel whose host side is of another type
+// (dev, pipe, udp, stdio, vc, spiceport, nmdm, qemu-vdagent, dbus) or has what the
+// blocks do not say (a seclabel, TLS, reconnect, append, a protocol but raw, a serial
+// target model other than the target type's own), a serial whose port is not its
+// position among the typed ones, a channel that is not a virtio one. Parse skips them,
+// build keeps them where the definition has them, and import escapes them whole.
 
 // Chardev kinds, as Drop names them.
 const (
@@ -61,7 +71,7 @@ type Chardevs struct {
 
 func (c Chardevs) kinds() []string {
 	var out []string
-	if len(c.Serials) > 0 {
+	if c.Serials != nil { // [] too: no serial ports
 		out = append(out, KindSerial)
 	}
 	if len(c.Consoles) > 0 {
@@ -95,12 +105,13 @@ func DefaultSerials(ss []Chardev) bool {
 
 var chardevFamily = family{
 	name:     "chardev",
+	untyped:  untypedChardevs, // chardev_xml.go
 	validate: func(s *Spec) error { return ValidateChardevs(s.Chardevs, s.QemuAgent) },
 	build:    buildChardevs,
 	parse:    parseChardevs,
 	same: func(a, b Spec) bool {
 		x, y := a.Chardevs.normal(), b.Chardevs.normal()
-		return slices.Equal(x.Serials, y.Serials) && slices.Equal(x.Consoles, y.Consoles) && slices.Equal(x.Channels, y.Channels)
+		return (x.Serials == nil) == (y.Serials == nil) && slices.Equal(x.Serials, y.Serials) && slices.Equal(x.Consoles, y.Consoles) && slices.Equal(x.Channels, y.Channels)
 	},
 	derive: deriveChardevs,
 }
@@ -164,11 +175,12 @@ func cloneHostPath(p, name string) string {
 	return dir + name + "-" + file
 }
 
-// normal is c as same compares it: no serials and the default pty one alike (what a
-// fresh definition gets), a unix socket's mode spelled out.
+// normal is c as same compares it: serials left out and the default pty one alike (what
+// a fresh definition gets; an empty list, no serial ports, is not that), a unix socket's
+// mode spelled out.
 func (c Chardevs) normal() Chardevs {
 	n := Chardevs{Serials: slices.Clone(c.Serials), Consoles: slices.Clone(c.Consoles), Channels: slices.Clone(c.Channels)}
-	if len(n.Serials) == 0 || DefaultSerials(n.Serials) {
+	if DefaultSerials(n.Serials) {
 		n.Serials = nil
 	}
 	for _, l := range [][]Chardev{n.Serials, n.Consoles, n.Channels} {

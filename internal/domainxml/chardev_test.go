@@ -36,7 +36,7 @@ func TestChardev_build(t *testing.T) {
 		`<serial type="null"><target port="2"></target></serial>`,
 		`<serial type="tcp"><source mode="bind" host="127.0.0.1" service="4555"></source><target port="3"></target></serial>`,
 		`<console type="unix"><source mode="bind" path="/tmp/chd/s0.sock"></source><target type="serial" port="0"></target><log file="/tmp/chd/s0.log"></log></console>`,
-		`<console type="pty"><target type="virtio"></target></console>`,
+		`<console type="pty"><target type="virtio" port="1"></target></console>`,
 		`<channel type="unix"><source mode="bind" path="/tmp/chd/c.sock"></source><target type="virtio" name="org.example.port.0"></target></channel>`,
 		`name="org.qemu.guest_agent.0"`,
 	} {
@@ -194,6 +194,85 @@ func TestDefaultSerialsPerArch(t *testing.T) {
 	} {
 		if got := DefaultSerials(c.ss); got != c.want {
 			t.Errorf("DefaultSerials(%+v) = %v, want %v", c.ss, got, c.want)
+		}
+	}
+}
+
+// serial = []: no serial port, nor the console mirroring one; read back from a domain
+// without any, and a change from (or to) the default pty serial.
+func TestChardev_noSerials(t *testing.T) {
+	none := Chardevs{Serials: []Chardev{}}
+	d, _ := build(t, nil, chdSpec(none))
+	if len(d.Devices.Serials) != 0 || len(d.Devices.Consoles) != 0 {
+		t.Fatalf("serial = [] built %+v %+v", d.Devices.Serials, d.Devices.Consoles)
+	}
+	var p Parsed
+	chardevFamily.parse(d, &p, nil)
+	if p.Spec.Chardevs.Serials == nil || len(p.Spec.Chardevs.Serials) != 0 {
+		t.Errorf("no serial port reads as %#v, want []", p.Spec.Chardevs.Serials)
+	}
+	if chardevFamily.same(chdSpec(none), chdSpec(Chardevs{})) || !chardevFamily.same(chdSpec(none), chdSpec(Chardevs{Serials: []Chardev{}})) {
+		t.Error("same: [] and the default serial are not the same")
+	}
+	if got := DroppedChardevs(none, Chardevs{}); !slices.Equal(got, []string{KindSerial}) {
+		t.Errorf("dropping serial = []: %v", got)
+	}
+	// Onto a definition with the default one: it goes, with its console.
+	fresh, _ := build(t, nil, chdSpec(Chardevs{}))
+	d, _ = build(t, fresh, chdSpec(none))
+	if len(d.Devices.Serials) != 0 || len(d.Devices.Consoles) != 0 {
+		t.Errorf("serial = [] onto the default: %+v %+v", d.Devices.Serials, d.Devices.Consoles)
+	}
+}
+
+// What the blocks cannot say is untyped (device_xml's): kept by build, skipped by parse;
+// a typed serial after an untyped one keeps its port only as a fragment.
+func TestChardev_untyped(t *testing.T) {
+	const devices = `<domain type="kvm"><name>u</name><devices>
+<serial type="pty"><target type="isa-serial" port="0"><model name="isa-serial"/></target></serial>
+<serial type="dev"><source path="/dev/ttyS0"/><target type="isa-serial" port="1"><model name="isa-serial"/></target></serial>
+<serial type="null"><target type="isa-serial" port="2"><model name="isa-serial"/></target></serial>
+<serial type="tcp"><source mode="bind" host="0.0.0.0" service="4555"/><protocol type="telnet"/><target port="3"/></serial>
+<console type="pty"><target type="serial" port="0"/></console>
+<console type="pty"><target type="virtio" port="1"/></console>
+<console type="tcp"><source mode="connect" host="h" service="1"/><protocol type="telnet"/><target type="virtio" port="2"/></console>
+<channel type="spicevmc"><target type="virtio" name="com.redhat.spice.0"/></channel>
+<channel type="spiceport"><source channel="org.spice-space.webdav.0"/><target type="virtio" name="org.spice-space.webdav.0"/></channel>
+<channel type="unix"><source mode="connect" path="/s"><reconnect enabled="yes" timeout="10"/></source><target type="virtio" name="x.0"/></channel>
+</devices></domain>`
+	d, err := UnmarshalDomain(devices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := untypedChardevs(d.Devices)
+	if len(u.Serials) != 3 || len(u.Consoles) != 1 || len(u.Channels) != 2 {
+		t.Fatalf("untyped: %d serials, %d consoles, %d channels", len(u.Serials), len(u.Consoles), len(u.Channels))
+	}
+	var p Parsed
+	chardevFamily.parse(d, &p, nil)
+	c := p.Spec.Chardevs
+	if c.Serials != nil || len(c.Consoles) != 1 || len(c.Channels) != 1 || c.Channels[0].Type != "spicevmc" {
+		t.Errorf("typed: %+v", c)
+	}
+	// Update with what was read: every device stays.
+	b, _ := build(t, d, Spec{Name: "u", Type: "kvm", VCPU: 1, MemoryKiB: 65536, Graphics: Graphics{Type: GraphicsNone}, Chardevs: Chardevs{
+		Serials: []Chardev{{Type: "pty"}}, Consoles: c.Consoles, Channels: c.Channels}})
+	if len(b.Devices.Serials) != 4 || len(b.Devices.Consoles) != 3 || len(b.Devices.Channels) != 3 {
+		t.Errorf("update kept %d serials, %d consoles, %d channels", len(b.Devices.Serials), len(b.Devices.Consoles), len(b.Devices.Channels))
+	}
+	for _, f := range []string{
+		`<serial type="dev"><source path="/dev/ttyS0"/><target type="isa-serial" port="1"/></serial>`,
+		`<serial type="null"><target port="2"/></serial>`,
+		`<serial type="file"><source path="/f" append="on"/></serial>`,
+		`<channel type="spiceport"><source channel="a.0"/><target type="virtio" name="a.0"/></channel>`,
+	} {
+		if _, err := ParseDeviceFragment(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	for _, f := range []string{`<serial type="pty"/>`, `<serial type="null"><target port="0"/></serial>`, `<console type="pty"><target type="virtio"/></console>`} {
+		if _, err := ParseDeviceFragment(f); err == nil {
+			t.Errorf("%s: a form the blocks type, accepted as a fragment", f)
 		}
 	}
 }

@@ -38,7 +38,9 @@ const libvirtPlatform = `<domain type='qemu'>
       <cell id='1' cpus='1' memory='131072' unit='KiB' memAccess='shared'/>
     </numa>
   </cpu>
-  <devices><disk type='file' device='disk'><driver name='qemu' type='qcow2'/><source file='/p/a.qcow2'/><target dev='vda' bus='virtio'/></disk></devices>
+  <devices><disk type='file' device='disk'><driver name='qemu' type='qcow2'/><source file='/p/a.qcow2'/><target dev='vda' bus='virtio'/></disk>
+    <serial type='pty'><target type='isa-serial' port='0'><model name='isa-serial'/></target></serial>
+    <console type='pty'><target type='serial' port='0'/></console></devices>
 </domain>`
 
 func TestCPUParts_roundTripAndLibvirtFilled(t *testing.T) {

@@ -3,6 +3,7 @@ package domainxml
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -17,31 +18,24 @@ func escapedKinds(d *libvirtxml.Domain) int {
 		return 0
 	}
 	l := adoptedKinds(d.Devices)
-	n := len(l.Leases) + len(l.Smartcards) + len(l.Parallels) + len(l.RedirDevs) + len(l.RedirFilters) + len(l.Hubs) +
-		len(l.Shmems) + len(l.Memorydevs) + len(l.IOMMUs) + len(l.Crypto) + len(adoptedControllers(d)) +
-		len(inexactDevices(d.Devices).Interfaces) + len(inexactDevices(d.Devices).Hostdevs) + len(untypedDevices(d.Devices).Hostdevs) +
-		len(inexactDevices(d.Devices).Filesystems) + len(untypedDevices(d.Devices).Filesystems)
-	for _, p := range []bool{l.NVRAM != nil, l.PStore != nil} {
-		if p {
-			n++
-		}
-	}
-	for _, x := range d.Devices.Interfaces {
-		if !typedInterface(&x) {
-			n++
-		}
-	}
-	// The graphics, guest devices and tpm families' untyped forms (inputs too).
-	for _, u := range []*libvirtxml.DomainDeviceList{untypedGraphics(d.Devices), untypedGuestDevices(d.Devices), untypedTPMs(d.Devices)} {
-		n += len(u.Graphics) + len(u.Videos) + len(u.RNGs) + len(u.Sounds) + len(u.Panics) + len(u.Watchdogs) + len(u.Audios) +
-			len(u.Inputs) + len(u.TPMs)
-		if u.MemBalloon != nil {
-			n++
-		}
-	}
-	for _, x := range d.Devices.Disks {
-		if !typedDisk(&x) {
-			n++
+	l.Controllers = adoptedControllers(d)
+	appendDevices(l, untypedDevices(d.Devices))
+	appendDevices(l, inexactDevices(d.Devices))
+	return countDevices(l)
+}
+
+// countDevices counts the devices of l: every element of its lists, and each single one.
+func countDevices(l *libvirtxml.DomainDeviceList) int {
+	n := 0
+	v := reflect.ValueOf(l).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Slice:
+			n += f.Len()
+		case reflect.Pointer:
+			if !f.IsNil() {
+				n++
+			}
 		}
 	}
 	return n

@@ -101,7 +101,11 @@ func ParseExtraFragment(text string) (*xmlNode, error) {
 		return nil, fmt.Errorf("<%s:%s> is in a hypervisor namespace, which extra_xml does not write; the domain keeps it as it has it",
 			n.XMLName.Space, name)
 	}
-	if owner, ok := ownedElements[name]; ok {
+	if owner, ok := ownedElements[name]; ok && !(name == "features" && escapableFeatures(n)) { // features.go
+		if name == "features" {
+			return nil, fmt.Errorf("<features> in this form is managed by features; configure it there, not as raw XML " +
+				"(a <features> fragment must say something the features attribute cannot, e.g. <pmu>, <msrs>, <tcg>, a Hyper-V <vendor_id>)")
+		}
 		return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
 	}
 	if _, ok := domainElements[name]; !ok {
@@ -184,7 +188,7 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 	dv := reflect.ValueOf(d).Elem()
 	for _, f := range old { // what the last apply wrote goes; what another tool wrote stays
 		n, err := ParseExtraFragment(f)
-		if err != nil {
+		if err != nil || n.XMLName.Local == "features" { // the features family writes <features>
 			continue
 		}
 		name := n.XMLName.Local
@@ -198,6 +202,9 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 		}
 	}
 	for _, n := range nodes {
+		if n.XMLName.Local == "features" {
+			continue // the features family wrote it (before secure boot's smm)
+		}
 		probe, err := fragmentDomain(n)
 		if err != nil {
 			return err

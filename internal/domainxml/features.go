@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 
@@ -8,14 +9,28 @@ import (
 )
 
 // Features: the hypervisor features of <features> the user controls (acpi, apic, pae,
-// smm, hap, kvm hidden, and Hyper-V enlightenments for Windows guests). A fresh
+// smm, hap, kvm hidden, vmport, ioapic, gic, and Hyper-V enlightenments for Windows
+// guests). A fresh
 // definition has acpi and apic (build.go); a feature left unset keeps what the domain
 // has, and every other feature libvirt or the user put there (vmport, ioapic, ...) is
 // kept. A change restarts a running domain (QEMU takes them at start only).
+//
+// What the typed members cannot say exactly (pmu, msrs, tcg, a gic's other attributes, an
+// apic's eoi, smm's tseg, the kvm hints, Hyper-V's mode passthrough, vendor_id, stimer
+// direct, spinlocks retries but 8191, a feature turned off explicitly, ...) makes the whole
+// <features> element untyped (featuresTyped): it reads back as an extra_xml fragment
+// (extra_xml_read.go), which extra_xml accepts for <features> in such a form only, and
+// which this family writes (before secure boot's smm) as the element; typed members set
+// beside it are applied on top. Removing the fragment takes <features> back to a fresh
+// definition's before the typed members.
 
 // Features is what the user sets; nil keeps what the domain has.
 type Features struct {
 	ACPI, APIC, PAE, SMM, HAP, KVMHidden *bool
+	// VMPort (<vmport state>: on, off), IOAPIC (<ioapic driver>: kvm, qemu) and GIC
+	// (<gic version>: 2, 3, host; ARM) are written as given; empty keeps the domain's
+	// (read back: the domain has none).
+	VMPort, IOAPIC, GIC string
 	// HyperV are the enlightenments turned on (HyperVNames); nil keeps the domain's.
 	HyperV []string
 }
@@ -66,37 +81,7 @@ func HyperVNames() []string {
 var featuresFamily = family{
 	name:     "features",
 	validate: func(*Spec) error { return nil }, // names: the provider's validator
-	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
-		f := s.Features
-		if f == nil {
-			return nil
-		}
-		if d.Features == nil {
-			d.Features = &libvirtxml.DomainFeatureList{}
-		}
-		l := d.Features
-		setFeature(&l.ACPI, f.ACPI, &libvirtxml.DomainFeature{})
-		setFeature(&l.APIC, f.APIC, &libvirtxml.DomainFeatureAPIC{})
-		setFeature(&l.PAE, f.PAE, &libvirtxml.DomainFeature{})
-		setFeature(&l.SMM, f.SMM, &libvirtxml.DomainFeatureSMM{State: "on"})
-		setFeature(&l.HAP, f.HAP, &libvirtxml.DomainFeatureState{State: "on"})
-		if f.KVMHidden != nil {
-			if l.KVM == nil {
-				l.KVM = &libvirtxml.DomainFeatureKVM{}
-			}
-			setFeature(&l.KVM.Hidden, f.KVMHidden, &libvirtxml.DomainFeatureState{State: "on"})
-			if *l.KVM == (libvirtxml.DomainFeatureKVM{}) {
-				l.KVM = nil
-			}
-		}
-		if f.HyperV != nil {
-			l.HyperV = buildHyperV(l.HyperV, f.HyperV)
-		}
-		if reflect.DeepEqual(*l, libvirtxml.DomainFeatureList{}) {
-			d.Features = nil // libvirt keeps no empty <features/>
-		}
-		return nil
-	},
+	build:    buildFeatures,
 	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
 		f := featuresOf(d.Features)
 		if !reflect.DeepEqual(f, DefaultFeatures()) {
@@ -116,6 +101,152 @@ var featuresFamily = family{
 	},
 }
 
+func buildFeatures(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error {
+	frag, err := featuresFragment(s.ExtraXML)
+	if err != nil {
+		return err
+	}
+	switch {
+	case frag != nil:
+		d.Features = frag
+	case hadFeaturesFragment(base, s.ExtraXMLWas):
+		d.Features = defaultFeatures(s) // the fragment removed: a fresh definition's
+	}
+	f := s.Features
+	if f == nil {
+		return nil
+	}
+	if frag != nil {
+		f = beyond(f, featuresOf(frag))
+	}
+	if d.Features == nil {
+		d.Features = &libvirtxml.DomainFeatureList{}
+	}
+	applyFeatures(d.Features, f)
+	if reflect.DeepEqual(*d.Features, libvirtxml.DomainFeatureList{}) {
+		d.Features = nil // libvirt keeps no empty <features/>
+	}
+	return nil
+}
+
+// beyond is what f sets differently from have (the fragment's): a member the fragment
+// already says is left as the fragment writes it (a Hyper-V enlightenment turned off
+// explicitly, spinlocks' retries).
+func beyond(f, have *Features) *Features {
+	out := *f
+	for _, m := range []struct {
+		want **bool
+		have *bool
+	}{{&out.ACPI, have.ACPI}, {&out.APIC, have.APIC}, {&out.PAE, have.PAE},
+		{&out.SMM, have.SMM}, {&out.HAP, have.HAP}, {&out.KVMHidden, have.KVMHidden}} {
+		if *m.want != nil && m.have != nil && **m.want == *m.have {
+			*m.want = nil
+		}
+	}
+	if out.HyperV != nil && slices.Equal(sortedHyperV(out.HyperV), sortedHyperV(have.HyperV)) {
+		out.HyperV = nil
+	}
+	for _, m := range []struct {
+		want *string
+		have string
+	}{{&out.VMPort, have.VMPort}, {&out.IOAPIC, have.IOAPIC}, {&out.GIC, have.GIC}} {
+		if *m.want == m.have {
+			*m.want = ""
+		}
+	}
+	return &out
+}
+
+// applyFeatures writes the members f sets into l.
+func applyFeatures(l *libvirtxml.DomainFeatureList, f *Features) {
+	setFeature(&l.ACPI, f.ACPI, &libvirtxml.DomainFeature{})
+	setFeature(&l.APIC, f.APIC, &libvirtxml.DomainFeatureAPIC{})
+	setFeature(&l.PAE, f.PAE, &libvirtxml.DomainFeature{})
+	setFeature(&l.SMM, f.SMM, &libvirtxml.DomainFeatureSMM{State: "on"})
+	setFeature(&l.HAP, f.HAP, &libvirtxml.DomainFeatureState{State: "on"})
+	if f.KVMHidden != nil {
+		if l.KVM == nil {
+			l.KVM = &libvirtxml.DomainFeatureKVM{}
+		}
+		setFeature(&l.KVM.Hidden, f.KVMHidden, &libvirtxml.DomainFeatureState{State: "on"})
+		if *l.KVM == (libvirtxml.DomainFeatureKVM{}) {
+			l.KVM = nil
+		}
+	}
+	if f.HyperV != nil {
+		l.HyperV = buildHyperV(l.HyperV, f.HyperV)
+	}
+	if f.VMPort != "" {
+		l.VMPort = &libvirtxml.DomainFeatureState{State: f.VMPort}
+	}
+	if f.IOAPIC != "" {
+		l.IOAPIC = &libvirtxml.DomainFeatureIOAPIC{Driver: f.IOAPIC}
+	}
+	if f.GIC != "" {
+		l.GIC = &libvirtxml.DomainFeatureGIC{Version: f.GIC}
+	}
+}
+
+// featuresTyped says whether the typed members say l exactly: written from what they
+// read of it, l comes back (Hyper-V's mode custom is libvirt's default).
+func featuresTyped(l *libvirtxml.DomainFeatureList) bool {
+	if l == nil {
+		return true
+	}
+	built := &libvirtxml.DomainFeatureList{}
+	applyFeatures(built, featuresOf(l))
+	if l.HyperV != nil && built.HyperV != nil && l.HyperV.Mode == "custom" {
+		built.HyperV.Mode = "custom"
+	}
+	want, err1 := elementNodes(&libvirtxml.Domain{Features: l}, "features")
+	got, err2 := elementNodes(&libvirtxml.Domain{Features: built}, "features")
+	if err1 != nil || err2 != nil || len(want) != len(got) {
+		return false
+	}
+	return len(want) == 0 || want[0].has(&got[0]) && got[0].has(&want[0])
+}
+
+// featuresFragment is the <features> fragment of extra (nil when none).
+func featuresFragment(extra []string) (*libvirtxml.DomainFeatureList, error) {
+	for _, f := range extra {
+		n, err := parseNode(f)
+		if err != nil || n.XMLName.Local != "features" || n.XMLName.Space != "" {
+			continue
+		}
+		probe, err := fragmentDomain(n)
+		if err != nil {
+			return nil, fmt.Errorf("extra_xml <features>: %w", err)
+		}
+		return probe.Features, nil
+	}
+	return nil, nil
+}
+
+// FeaturesFragment says whether extra (extra_xml) has a <features> fragment: the domain's
+// features are beyond the typed members, and an import writes features null.
+func FeaturesFragment(extra []string) bool {
+	f, err := featuresFragment(extra)
+	return err == nil && f != nil
+}
+
+// hadFeaturesFragment says whether the last apply wrote a <features> fragment (the
+// record's extra_xml, or was: the prior state's, an import's).
+func hadFeaturesFragment(base *libvirtxml.Domain, was []string) bool {
+	old := slices.Clone(was)
+	if base != nil {
+		old = append(old, readRecord(base).ExtraXML...)
+	}
+	f, err := featuresFragment(old)
+	return err == nil && f != nil
+}
+
+// escapableFeatures says whether a <features> fragment (n) is in a form the typed
+// members cannot say, so that extra_xml may hold it.
+func escapableFeatures(n *xmlNode) bool {
+	probe, err := fragmentDomain(n)
+	return err == nil && !featuresTyped(probe.Features)
+}
+
 // sameFeatures: b keeps what it leaves nil of a's features and sets the rest as a has them.
 func sameFeatures(a, b Spec) bool {
 	x, y := a.Features, b.Features
@@ -130,6 +261,7 @@ func sameFeatures(a, b Spec) bool {
 	}
 	return same(x.ACPI, y.ACPI) && same(x.APIC, y.APIC) && same(x.PAE, y.PAE) && same(x.SMM, y.SMM) &&
 		same(x.HAP, y.HAP) && same(x.KVMHidden, y.KVMHidden) &&
+		(y.VMPort == "" || y.VMPort == x.VMPort) && (y.IOAPIC == "" || y.IOAPIC == x.IOAPIC) && (y.GIC == "" || y.GIC == x.GIC) &&
 		(y.HyperV == nil || slices.Equal(sortedHyperV(x.HyperV), sortedHyperV(y.HyperV)))
 }
 
@@ -139,11 +271,21 @@ func featuresOf(l *libvirtxml.DomainFeatureList) *Features {
 		l = &libvirtxml.DomainFeatureList{}
 	}
 	on := func(b bool) *bool { return &b }
-	return &Features{
+	f := &Features{
 		ACPI: on(l.ACPI != nil), APIC: on(l.APIC != nil), PAE: on(l.PAE != nil),
 		SMM: on(l.SMM != nil && l.SMM.State != "off"), HAP: on(stateOn(l.HAP)),
 		KVMHidden: on(l.KVM != nil && stateOn(l.KVM.Hidden)), HyperV: parseHyperV(l.HyperV),
 	}
+	if l.VMPort != nil {
+		f.VMPort = l.VMPort.State
+	}
+	if l.IOAPIC != nil {
+		f.IOAPIC = l.IOAPIC.Driver
+	}
+	if l.GIC != nil {
+		f.GIC = l.GIC.Version
+	}
+	return f
 }
 
 // FreshFeatures are the features a new definition of s gets without features set, every

@@ -2,6 +2,7 @@ package domainxml
 
 import (
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -45,8 +46,10 @@ func TestFeaturesFixture(t *testing.T) {
 			t.Errorf("missing %s in\n%s", want, out)
 		}
 	}
+	// (the record holds the <features> fragment the spec read back: look at <features> only)
+	feats := out[strings.Index(out, "<features>"):strings.Index(out, "</features>")]
 	for _, gone := range []string{"<pae>", "<kvm>", "vapic", "spinlocks"} {
-		if strings.Contains(out, gone) {
+		if strings.Contains(feats, gone) {
 			t.Errorf("%s still there:\n%s", gone, out)
 		}
 	}
@@ -106,5 +109,71 @@ func TestFeaturesKeptThenWritten(t *testing.T) {
 	}
 	if c := PlanChange(old, next, true, true, &libvirtxml.Domain{}).Change; c != ChangeRestart {
 		t.Errorf("acpi the domain lacks: %s", c)
+	}
+}
+
+// A <features> the members cannot say reads back whole as an extra_xml fragment, which
+// build writes as the element (members set beside it override it) and whose removal
+// takes <features> back to a fresh definition's; one in a form they say is refused.
+func TestFeaturesFragment(t *testing.T) {
+	const frag = `<features><acpi/><apic/><hyperv mode='custom'><relaxed state='on'/><evmcs state='off'/></hyperv><vmport state='off'/></features>`
+	if _, err := ParseExtraFragment(frag); err != nil {
+		t.Fatalf("untyped <features>: %v", err)
+	}
+	if _, err := ParseExtraFragment(`<features><acpi/><apic/><pae/></features>`); err == nil || !strings.Contains(err.Error(), "managed by features") {
+		t.Errorf("typed <features> accepted: %v", err)
+	}
+	s := Spec{Name: "f", Type: "kvm", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, ExtraXML: []string{frag}}
+	d, _ := build(t, nil, s)
+	if f := d.Features; f == nil || f.VMPort == nil || f.HyperV == nil || f.HyperV.EVMCS == nil || f.HyperV.EVMCS.State != "off" || f.ACPI == nil {
+		t.Fatalf("fragment built as %+v", d.Features)
+	}
+	p, _ := FromDomain(d)
+	if !FeaturesFragment(p.Spec.ExtraXML) || !slices.ContainsFunc(p.Spec.ExtraXML, func(x string) bool { return sameFragment(x, frag) }) {
+		t.Errorf("read back: %v", p.Spec.ExtraXML)
+	}
+	// Members beside it: only what differs is written (evmcs stays off, vmport stays).
+	s.Features = &Features{ACPI: boolp(true), PAE: boolp(true), HyperV: []string{"relaxed"}}
+	d2, _ := build(t, d, s)
+	if f := d2.Features; f.PAE == nil || f.VMPort == nil || f.HyperV.EVMCS == nil || f.HyperV.Relaxed == nil {
+		t.Errorf("members over the fragment: %+v", f)
+	}
+	// The fragment removed: a fresh definition's features.
+	s.Features, s.ExtraXML, s.ExtraXMLWas = nil, nil, []string{frag}
+	d3, _ := build(t, d, s)
+	if f := d3.Features; f == nil || f.VMPort != nil || f.HyperV != nil || f.ACPI == nil || f.APIC == nil {
+		t.Errorf("fragment removed: %+v", f)
+	}
+	if p, _ := FromDomain(d3); FeaturesFragment(p.Spec.ExtraXML) {
+		t.Errorf("a fresh definition's features read as a fragment: %v", p.Spec.ExtraXML)
+	}
+}
+
+// vmport, ioapic and gic are typed: virt-install's <vmport state='off'/> and an ARM
+// domain's <gic> read as members, not a fragment, and build back exactly.
+func TestFeaturesVMPortIOAPICGIC(t *testing.T) {
+	for _, x := range []string{
+		`<features><acpi/><apic/><vmport state='off'/></features>`,
+		`<features><acpi/><apic/><ioapic driver='qemu'/></features>`,
+		`<features><acpi/><gic version='3'/></features>`,
+	} {
+		n, err := parseNode(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probe, _ := fragmentDomain(n)
+		if !featuresTyped(probe.Features) {
+			t.Errorf("%s: untyped", x)
+		}
+		f := featuresOf(probe.Features)
+		s := Spec{Name: "f", Type: "kvm", VCPU: 1, MemoryKiB: 128 * KiBPerMiB, Features: f}
+		d, _ := build(t, nil, s)
+		if !reflect.DeepEqual(featuresOf(d.Features), f) {
+			t.Errorf("%s built as %+v", x, d.Features)
+		}
+	}
+	if !featuresFamily.same(Spec{Features: &Features{VMPort: "off"}}, Spec{Features: &Features{}}) ||
+		featuresFamily.same(Spec{Features: &Features{VMPort: "off"}}, Spec{Features: &Features{VMPort: "on"}}) {
+		t.Error("same: vmport")
 	}
 }

@@ -77,13 +77,14 @@ func TestAccDomainFeatures_defineOnly(t *testing.T) {
 	})
 }
 
-// A domain virsh defined with Hyper-V enlightenments (and a vendor_id this schema does
-// not name) imports, and what -generate-config-out writes for it plans clean.
+// A domain virsh defined with Hyper-V enlightenments (and a vendor_id and spinlocks
+// retries the features attribute does not say) imports, and what -generate-config-out
+// writes for it — the whole <features> in extra_xml, features null — plans clean.
 func TestAccDomainFeatures_importDefined(t *testing.T) {
 	acctest.RequireAcc(t)
 	virshDefinedPlansClean(t, "feat", `  <os><type arch='x86_64' machine='q35'>hvm</type></os>
   <features><acpi/><pae/><hap state='on'/><smm state='on'/>
     <hyperv mode='custom'><relaxed state='on'/><vapic state='on'/><spinlocks state='on' retries='4096'/><vendor_id state='on' value='kvmforge'/></hyperv>
     <kvm><hidden state='on'/></kvm>
-  </features>`, `"vapic"`, "kvm_hidden")
+  </features>`, `<vapic state='on'/>`, `retries='4096'`, `<vendor_id state='on' value='kvmforge'/>`, `<hidden state='on'/>`)
 }

@@ -50,7 +50,8 @@ func TestDomainArch(t *testing.T) {
 	features := func(acpi bool) types.Object {
 		return types.ObjectValueMust(featuresAttrTypes, map[string]attr.Value{"acpi": types.BoolValue(acpi), "apic": types.BoolNull(),
 			"pae": types.BoolNull(), "smm": types.BoolNull(), "hap": types.BoolNull(), "kvm_hidden": types.BoolNull(),
-			"hyperv": types.SetNull(types.StringType)})
+			"hyperv": types.SetNull(types.StringType),
+			"vmport": types.StringNull(), "ioapic": types.StringNull(), "gic_version": types.StringNull()})
 	}
 	for _, c := range []struct {
 		arch, firmware string

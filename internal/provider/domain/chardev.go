@@ -19,7 +19,8 @@ import (
 // A kind left null keeps the default — one pty serial port, which libvirt also shows as
 // the first console, and the guest-agent channel when qemu_agent is true — and nothing
 // of it enters state (an import writes what is not that default); removing every entry
-// of a kind takes it back to the default (DroppedChardevs, in Update).
+// of a kind takes it back to the default (DroppedChardevs, in Update). serial = [] is no
+// serial port at all (what an import of a domain without one writes).
 type domainChardevModel struct {
 	Serials  []chardevModel `tfsdk:"serial"`
 	Consoles []chardevModel `tfsdk:"console"`
@@ -42,7 +43,8 @@ var domainChardevs = family{
 	attributes: map[string]schema.Attribute{
 		"serial": chardevList("Serial ports, in port order (the first is the guest's ttyS0, which libvirt also shows as the "+
 			"domain's first console). Given, they replace the default pty serial port; null, the domain has that one "+
-			"(libvirt's console stream reads it).", "`isa-serial` (x86; libvirt's default when null), `usb-serial`, `pci-serial`, "+
+			"(libvirt's console stream reads it); `[]`, the domain has no serial port (and no console mirroring one). An "+
+			"import writes `[]` for a domain without serial ports.", "`isa-serial` (x86; libvirt's default when null), `usb-serial`, `pci-serial`, "+
 			"`spapr-vio-serial`, `system-serial`, `sclp-serial` or `isa-debug`.", domainxml.SerialTargetTypes),
 		"console": chardevList("Further consoles, e.g. a `virtio` one (the guest's hvc0). The first console, which mirrors "+
 			"serial port 0, is libvirt's and follows `serial`.", "`virtio` (null: this), `sclp` or `sclplm` (s390).",
@@ -82,6 +84,9 @@ func chardevList(desc, targetDesc string, targets []string) schema.ListNestedAtt
 
 func chardevsToSpec(m *Model, s *domainxml.Spec) {
 	s.Chardevs.Serials = specChardevs(m.Devices.Serials)
+	if m.Devices.Serials != nil && s.Chardevs.Serials == nil {
+		s.Chardevs.Serials = []domainxml.Chardev{} // serial = []: no serial port
+	}
 	s.Chardevs.Consoles = specChardevs(m.Devices.Consoles)
 	s.Chardevs.Channels = specChardevs(m.Devices.Channels)
 }
@@ -100,24 +105,46 @@ func specChardevs(ms []chardevModel) []domainxml.Chardev {
 }
 
 // chardevsFromSpec shows the kinds the configuration manages (prior has them), or on
-// import every kind the definition has apart from the default. What libvirt fills in (a
-// serial's target type, a unix socket's bind mode) stays null where the entry at the
-// same place in prior left it null, and on import where it is libvirt's default.
+// import every kind the definition has apart from the default (serial = [] for a domain
+// without serial ports). What libvirt fills in (a serial's target type, a unix socket's
+// bind mode) stays null where the entry at the same place in prior left it null, and on
+// import where it is libvirt's default.
 func chardevsFromSpec(s domainxml.Spec, prior, m *Model) {
 	importing := isImport(prior)
 	c, p := s.Chardevs, prior.Devices
-	if len(c.Serials) == 0 && len(p.Serials) > 0 && domainxml.DefaultSerials(specChardevs(p.Serials)) {
-		c.Serials = specChardevs(p.Serials) // an explicit pty serial: what parse reads as the default
-	}
 	// libvirt's target for the architecture (isa-serial, system-serial) is what a null
 	// serial target_type means; virtio what a console's or channel's does.
 	serialDefault := func(t string) bool { return t == "" || t == "isa-serial" || t == "system-serial" }
 	virtio := func(t string) bool { return t == "" || t == "virtio" }
 	m.Devices.domainChardevModel = domainChardevModel{
-		Serials:  entries(c.Serials, p.Serials, importing, func(g domainxml.Chardev, pc *chardevModel) chardevModel { return modelChardev(g, pc, serialDefault) }),
+		Serials:  serialEntries(c.Serials, p.Serials, importing, serialDefault),
 		Consoles: entries(c.Consoles, p.Consoles, importing, func(g domainxml.Chardev, pc *chardevModel) chardevModel { return modelChardev(g, pc, virtio) }),
 		Channels: entries(c.Channels, p.Channels, importing, func(g domainxml.Chardev, pc *chardevModel) chardevModel { return modelChardev(g, pc, virtio) }),
 	}
+}
+
+// serialEntries is devices.serial as state shows it: got is what the domain has (nil:
+// the default pty serial port; empty: none), prior what the configuration wrote (nil:
+// serial left out, shown null whatever the domain has).
+func serialEntries(got []domainxml.Chardev, prior []chardevModel, importing bool, defaultTarget func(string) bool) []chardevModel {
+	switch {
+	case importing && got == nil, !importing && prior == nil:
+		return nil
+	case !importing && got == nil: // the default pty serial: as the configuration wrote it, if it did
+		got = []domainxml.Chardev{{Type: "pty"}}
+		if w := specChardevs(prior); domainxml.DefaultSerials(w) {
+			got = w
+		}
+	}
+	out := make([]chardevModel, 0, len(got))
+	for i, g := range got {
+		var pc *chardevModel
+		if i < len(prior) {
+			pc = &prior[i]
+		}
+		out = append(out, modelChardev(g, pc, defaultTarget))
+	}
+	return out
 }
 
 // modelChardev is g as state shows it, given p (the entry at its place in prior; nil on

@@ -51,4 +51,26 @@ func TestChardevsFromSpec(t *testing.T) {
 	if m := fromSpec(domainxml.Spec{Name: "c"}, prior); len(m.Devices.Serials) != 1 || m.Devices.Serials[0].Type.ValueString() != "pty" {
 		t.Errorf("explicit pty serial: %+v", m.Devices.Serials)
 	}
+	// No serial port: an import writes serial = [] (the default pty would be one too many),
+	// and serial = [] reads back as [] (or the pty the domain has, a change to plan).
+	none := domainxml.Spec{Name: "c", Chardevs: domainxml.Chardevs{Serials: []domainxml.Chardev{}}}
+	if m := fromSpec(none, &Model{}); m.Devices == nil || m.Devices.Serials == nil || len(m.Devices.Serials) != 0 {
+		t.Errorf("no serial imported: %+v", m.Devices)
+	}
+	prior.Devices.Serials = []chardevModel{}
+	if m := fromSpec(none, prior); m.Devices.Serials == nil || len(m.Devices.Serials) != 0 {
+		t.Errorf("serial = [] read back: %+v", m.Devices.Serials)
+	}
+	if m := fromSpec(domainxml.Spec{Name: "c"}, prior); len(m.Devices.Serials) != 1 || m.Devices.Serials[0].Type.ValueString() != "pty" {
+		t.Errorf("serial = [] on a domain with the default pty: %+v", m.Devices.Serials)
+	}
+	var got domainxml.Spec
+	chardevsToSpec(prior, &got)
+	if got.Chardevs.Serials == nil || len(got.Chardevs.Serials) != 0 {
+		t.Errorf("serial = [] to spec: %#v", got.Chardevs.Serials)
+	}
+	prior.Devices.Serials = nil
+	if chardevsToSpec(prior, &got); got.Chardevs.Serials != nil {
+		t.Errorf("serial null to spec: %#v", got.Chardevs.Serials)
+	}
 }

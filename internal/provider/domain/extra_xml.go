@@ -32,7 +32,9 @@ var domainExtraXML = family{
 				"changed outside Terraform, it shows as a change. A fragment replaces the domain's element of its name; removing it " +
 				"removes the element; elements neither the configuration nor a fragment names stay as the domain has them. " +
 				"`<cputune>` may carry everything but the pins (`<shares>`, `<period>`, `<quota>`, `<vcpusched>`, `<iothreadpin>`, " +
-				"...), merged with `cpu.pinning` and `cpu.emulator_pinning`, which own `<vcpupin>` and `<emulatorpin>`. Elements " +
+				"...), merged with `cpu.pinning` and `cpu.emulator_pinning`, which own `<vcpupin>` and `<emulatorpin>`. " +
+				"`<features>` is taken only whole and in a form `features` cannot say (e.g. with `<pmu>`, `<msrs>`, `<tcg>` or " +
+				"a Hyper-V `vendor_id`); `features` attributes set beside it override its members. Elements " +
 				"the schema has are refused with the attribute to use (`<os>`, `<cpu>`, `<features>`, `<memory>`, `<vcpu>`, " +
 				"`<sysinfo>`, `<devices>` (use `device_xml` for devices), `<on_poweroff>`, ...), and so are elements libvirt's " +
 				"domain format does not know, two of an element the domain has once, and a comment, processing instruction or " +

@@ -21,18 +21,32 @@ type domainFeaturesModel struct {
 }
 
 type featuresModel struct {
-	ACPI      types.Bool `tfsdk:"acpi"`
-	APIC      types.Bool `tfsdk:"apic"`
-	PAE       types.Bool `tfsdk:"pae"`
-	SMM       types.Bool `tfsdk:"smm"`
-	HAP       types.Bool `tfsdk:"hap"`
-	KVMHidden types.Bool `tfsdk:"kvm_hidden"`
-	HyperV    types.Set  `tfsdk:"hyperv"`
+	ACPI      types.Bool   `tfsdk:"acpi"`
+	APIC      types.Bool   `tfsdk:"apic"`
+	PAE       types.Bool   `tfsdk:"pae"`
+	SMM       types.Bool   `tfsdk:"smm"`
+	HAP       types.Bool   `tfsdk:"hap"`
+	KVMHidden types.Bool   `tfsdk:"kvm_hidden"`
+	HyperV    types.Set    `tfsdk:"hyperv"`
+	VMPort    types.String `tfsdk:"vmport"`
+	IOAPIC    types.String `tfsdk:"ioapic"`
+	GIC       types.String `tfsdk:"gic_version"`
 }
 
 var featuresAttrTypes = map[string]attr.Type{
 	"acpi": types.BoolType, "apic": types.BoolType, "pae": types.BoolType, "smm": types.BoolType,
 	"hap": types.BoolType, "kvm_hidden": types.BoolType, "hyperv": types.SetType{ElemType: types.StringType},
+	"vmport": types.StringType, "ioapic": types.StringType, "gic_version": types.StringType,
+}
+
+// featureStrings are the members written as a value, by attribute name.
+var featureStrings = []struct {
+	name string
+	at   func(f *domainxml.Features) *string
+}{
+	{"vmport", func(f *domainxml.Features) *string { return &f.VMPort }},
+	{"ioapic", func(f *domainxml.Features) *string { return &f.IOAPIC }},
+	{"gic_version", func(f *domainxml.Features) *string { return &f.GIC }},
 }
 
 func featureBool(desc string) schema.BoolAttribute {
@@ -45,7 +59,11 @@ var domainFeatures = family{
 			MarkdownDescription: "Hypervisor features (`<features>`). Null (the default): an x86 domain made here has `acpi` and " +
 				"`apic` (the power button graceful shutdowns use; an ARM one neither, but `acpi` with UEFI: see `os.arch`), one " +
 				"with `os.secure_boot` also `smm`, and what the domain has is kept. An attribute left unset keeps what the domain " +
-				"has, and features this schema does not name are kept. A change restarts a running domain.",
+				"has, and features this schema does not name are kept. What these attributes cannot say (e.g. `<pmu>`, " +
+				"`<msrs>`, `<tcg>`, `<smm><tseg>`, an apic's `eoi`, the kvm hints, Hyper-V's " +
+				"`vendor_id`, `mode='passthrough'`, `stimer` `direct` or an enlightenment turned off explicitly) is written as the " +
+				"whole `<features>` element in `extra_xml` (what an import of such a domain writes, with `features` null); " +
+				"attributes set here beside it override its members. A change restarts a running domain.",
 			Optional: true,
 			Attributes: map[string]schema.Attribute{
 				"acpi":       featureBool("ACPI (needed for the power button, hence for graceful shutdowns)."),
@@ -61,6 +79,13 @@ var domainFeatures = family{
 					ElementType: types.StringType, Optional: true,
 					Validators: []validator.Set{setvalidator.ValueStringsAre(stringvalidator.OneOf(domainxml.HyperVNames()...))},
 				},
+				"vmport": tfkit.OptionalString("VMware's I/O port emulation (`<vmport state=...>`, x86): `on` or `off` (virt-install "+
+					"writes `off`). Unset: what the domain has.", stringvalidator.OneOf("on", "off")),
+				"ioapic": tfkit.OptionalString("Who emulates the I/O APIC (`<ioapic driver=...>`, x86): `kvm` or `qemu` (an intel "+
+					"IOMMU with interrupt remapping wants `qemu`). Unset: what the domain has.", stringvalidator.OneOf("kvm", "qemu")),
+				"gic_version": tfkit.OptionalString("The ARM interrupt controller's version (`<gic version=...>`): `2`, `3` or "+
+					"`host`. Unset: what the domain has (libvirt chooses one for the host when the domain has none).",
+					stringvalidator.OneOf("2", "3", "host")),
 			},
 		},
 	},
@@ -75,6 +100,11 @@ var domainFeatures = family{
 		}
 		s.Features = &domainxml.Features{ACPI: knownBool(f.ACPI), APIC: knownBool(f.APIC), PAE: knownBool(f.PAE),
 			SMM: knownBool(f.SMM), HAP: knownBool(f.HAP), KVMHidden: knownBool(f.KVMHidden)}
+		for i, v := range []types.String{f.VMPort, f.IOAPIC, f.GIC} {
+			if tfkit.Known(v) {
+				*featureStrings[i].at(s.Features) = v.ValueString()
+			}
+		}
 		if tfkit.Known(f.HyperV) {
 			s.Features.HyperV = []string{}
 			for _, v := range f.HyperV.Elements() {
@@ -95,9 +125,12 @@ var domainFeatures = family{
 		attrs := m.Features.Attributes()
 		for k, v := range attrs {
 			if v.IsUnknown() {
-				if k == "hyperv" {
+				switch featuresAttrTypes[k] {
+				case types.SetType{ElemType: types.StringType}:
 					attrs[k] = types.SetNull(types.StringType)
-				} else {
+				case types.StringType:
+					attrs[k] = types.StringNull()
+				default:
 					attrs[k] = types.BoolNull()
 				}
 			}
@@ -110,7 +143,9 @@ var domainFeatures = family{
 // domain has it (a member it left out stays null whatever the domain has); null when the
 // configuration leaves it out. An import (or a plan whose features were unknown) writes
 // the members where the domain differs from what a new definition gets (FreshFeatures:
-// acpi and apic on x86, smm with Secure Boot), and no features when it does not differ.
+// acpi and apic on x86, smm with Secure Boot), and no features when it does not differ
+// or when the domain's <features> says more than the members can (vmport, ioapic, gic,
+// a Hyper-V vendor_id, ...): extra_xml then holds the whole element.
 func featuresFromSpec(s domainxml.Spec, prior, m *Model) {
 	m.Features = types.ObjectNull(featuresAttrTypes)
 	have := s.Features
@@ -127,7 +162,13 @@ func featuresFromSpec(s domainxml.Spec, prior, m *Model) {
 		have bool
 	}{{"acpi", on(have.ACPI)}, {"apic", on(have.APIC)}, {"pae", on(have.PAE)}, {"smm", on(have.SMM)}, {"hap", on(have.HAP)}, {"kvm_hidden", on(have.KVMHidden)}}
 	vals := map[string]attr.Value{"hyperv": types.SetNull(types.StringType)}
+	for _, fs := range featureStrings {
+		vals[fs.name] = types.StringNull()
+	}
 	if isImport(prior) || prior.Features.IsUnknown() {
+		if domainxml.FeaturesFragment(s.ExtraXML) {
+			return // beyond what the members say: extra_xml holds the whole <features>
+		}
 		fresh := domainxml.FreshFeatures(s)
 		freshOf := map[string]bool{"acpi": on(fresh.ACPI), "apic": on(fresh.APIC), "pae": on(fresh.PAE), "smm": on(fresh.SMM),
 			"hap": on(fresh.HAP), "kvm_hidden": on(fresh.KVMHidden)}
@@ -140,6 +181,11 @@ func featuresFromSpec(s domainxml.Spec, prior, m *Model) {
 		}
 		if len(hv) > 0 {
 			vals["hyperv"] = types.SetValueMust(types.StringType, hv)
+		}
+		for _, fs := range featureStrings { // a fresh definition has none
+			if v := *fs.at(have); v != "" {
+				vals[fs.name], differs = types.StringValue(v), true
+			}
 		}
 		if differs {
 			m.Features = types.ObjectValueMust(featuresAttrTypes, vals)
@@ -158,6 +204,11 @@ func featuresFromSpec(s domainxml.Spec, prior, m *Model) {
 	}
 	if v, ok := written["hyperv"]; ok && !v.IsNull() {
 		vals["hyperv"] = types.SetValueMust(types.StringType, hv)
+	}
+	for _, fs := range featureStrings {
+		if v, ok := written[fs.name]; ok && !v.IsNull() {
+			vals[fs.name] = tfkit.StringOrNull(*fs.at(have))
+		}
 	}
 	m.Features = types.ObjectValueMust(featuresAttrTypes, vals)
 }

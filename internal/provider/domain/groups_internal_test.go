@@ -91,7 +91,8 @@ func TestFeaturesFromSpec(t *testing.T) {
 	}
 	prior := written()
 	prior.Features = types.ObjectValueMust(featuresAttrTypes, map[string]attr.Value{"acpi": types.BoolNull(), "apic": types.BoolNull(),
-		"pae": types.BoolNull(), "smm": types.BoolValue(false), "hap": types.BoolNull(), "kvm_hidden": types.BoolNull(), "hyperv": types.SetNull(types.StringType)})
+		"pae": types.BoolNull(), "smm": types.BoolValue(false), "hap": types.BoolNull(), "kvm_hidden": types.BoolNull(), "hyperv": types.SetNull(types.StringType),
+		"vmport": types.StringNull(), "ioapic": types.StringNull(), "gic_version": types.StringNull()})
 	domainFeatures.fromSpec(winx, prior, m)
 	if f := featuresOf(t, m); f == nil || !f["smm"].Equal(types.BoolValue(true)) || !f["acpi"].IsNull() || !f["hyperv"].IsNull() {
 		t.Errorf("written smm: %v", m.Features)
