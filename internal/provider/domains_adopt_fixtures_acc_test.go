@@ -948,34 +948,52 @@ const adoptCLIOutcomeHeader = `# The adopt fixtures (internal/domainxml/testdata
 # configuration differently: null or "" for an unset string); a fixture with a tagged line
 # for one CLI only is clean under the other. Kept true by TestAccDomainAdoptFixtures_cli
 # (internal/provider/domains_adopt_fixtures_acc_test.go, real libvirtd, run under both
-# CLIs); ADOPT_UPDATE_LOSSY=1 rewrites the lines of the CLI it runs under.
+# CLIs); ADOPT_UPDATE_LOSSY=1 rewrites the lines of the CLI it runs under. The outcomes are
+# enforced under the CLI versions they were pinned with (the "pinned with" line: make
+# check's); under another version (CI's oldest and newest legs) a difference is logged.
 `
 
 // adoptCLIs are the tags of the outcome file, one a CLI.
 var adoptCLIs = []string{"terraform", "opentofu"}
 
-// adoptCLITag is the tag of the CLI under test.
-func adoptCLITag() string {
+// adoptCLITag is the tag and the version of the CLI under test.
+func adoptCLITag() (string, string) {
 	v, _ := exec.Command(acctest.Env("TF_ACC_TERRAFORM_PATH", "terraform"), "version").Output()
+	tag := "terraform"
 	if strings.HasPrefix(string(v), "OpenTofu") {
-		return "opentofu"
+		tag = "opentofu"
 	}
-	return "terraform"
+	version := ""
+	if m := regexp.MustCompile(`^\S+ v(\S+)`).FindStringSubmatch(string(v)); m != nil {
+		version = m[1]
+	}
+	return tag, version
 }
 
-// readAdoptOutcomes reads the outcome file: by fixture, by CLI, the outcome ("" clean).
-func readAdoptOutcomes(t *testing.T) map[string]map[string]string {
+const adoptPinnedWith = "# pinned with: "
+
+// readAdoptOutcomes reads the outcome file: by fixture, by CLI, the outcome ("" clean);
+// and by CLI, the version the outcomes were pinned with.
+func readAdoptOutcomes(t *testing.T) (map[string]map[string]string, map[string]string) {
 	t.Helper()
 	out := map[string]map[string]string{}
+	versions := map[string]string{}
 	text, err := os.ReadFile(adoptCLIOutcomeFile)
 	if err != nil {
 		if os.Getenv(adoptCLIUpdateEnv) == "" {
 			t.Errorf("%v", err)
 		}
-		return out
+		return out, versions
 	}
 	tagged := regexp.MustCompile(`^(\S+?)(?: \[([a-z]+)\])?: (.*)$`)
 	for _, l := range strings.Split(string(text), "\n") {
+		if pinned, ok := strings.CutPrefix(l, adoptPinnedWith); ok {
+			for _, p := range strings.Split(pinned, ", ") {
+				if cli, v, ok := strings.Cut(p, " "); ok {
+					versions[cli] = v
+				}
+			}
+		}
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
@@ -993,14 +1011,14 @@ func readAdoptOutcomes(t *testing.T) map[string]map[string]string {
 			}
 		}
 	}
-	return out
+	return out, versions
 }
 
 // compareOutcomes fails the test unless the outcomes equal the pinned ones of this CLI
 // (for the fixtures this run covered); ADOPT_UPDATE_LOSSY=1 rewrites them instead.
 func (s *adoptSuite) compareOutcomes() {
-	cli := adoptCLITag()
-	pinned := readAdoptOutcomes(s.t)
+	cli, version := adoptCLITag()
+	pinned, versions := readAdoptOutcomes(s.t)
 	var diffs []string
 	for _, c := range s.cases {
 		got := ""
@@ -1023,6 +1041,13 @@ func (s *adoptSuite) compareOutcomes() {
 		default:
 			diffs = append(diffs, fmt.Sprintf("%s: outcome changed:\n  was %s\n  now %s", c.base, want, got))
 		}
+	}
+	if os.Getenv(adoptCLIUpdateEnv) == "" && versions[cli] != "" && versions[cli] != version {
+		for _, d := range diffs {
+			s.t.Logf("%s (%s %s)", d, cli, version)
+		}
+		s.t.Logf("%d outcomes differ from %s, pinned with %s %s: not enforced under %s %s", len(diffs), adoptCLIOutcomeFile, cli, versions[cli], cli, version)
+		return
 	}
 	if os.Getenv(adoptCLIUpdateEnv) == "" {
 		for _, d := range diffs {
@@ -1048,7 +1073,15 @@ func (s *adoptSuite) compareOutcomes() {
 		}
 	}
 	sort.Strings(lines)
-	if err := os.WriteFile(adoptCLIOutcomeFile, []byte(adoptCLIOutcomeHeader+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	versions[cli] = version
+	var with []string
+	for _, c := range adoptCLIs {
+		if versions[c] != "" {
+			with = append(with, c+" "+versions[c])
+		}
+	}
+	header := adoptCLIOutcomeHeader + adoptPinnedWith + strings.Join(with, ", ") + "\n"
+	if err := os.WriteFile(adoptCLIOutcomeFile, []byte(header+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		s.t.Fatal(err)
 	}
 	s.t.Logf("rewrote the %s lines of %s: %d changed", cli, adoptCLIOutcomeFile, len(diffs))
