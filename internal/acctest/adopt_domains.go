@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,4 +105,25 @@ func RemoveDomainsNamed(t testing.TB, prefix string) ([]string, error) {
 		errs = append(errs, fmt.Errorf("domains %s* still defined: %s", prefix, strings.Join(left, " ")))
 	}
 	return names, errors.Join(errs...)
+}
+
+// LockNames holds an exclusive lock on this machine on the domain names a test defines
+// under a fixed prefix (two CLI passes run at once would remove each other's domains),
+// waiting for it, until the test ends.
+func LockNames(t testing.TB, prefix string) {
+	t.Helper()
+	path := filepath.Join(os.TempDir(), "kvmforge-acc-"+prefix+"lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatalf("lock %s: %v", path, err)
+	}
+	start := time.Now()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		_ = f.Close()
+		t.Fatalf("lock %s: %v", path, err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Logf("waited %s for %s (another run holds the %s* names)", d.Round(time.Second), path, prefix)
+	}
+	t.Cleanup(func() { _ = f.Close() })
 }

@@ -58,6 +58,7 @@ func TestAccDomainAdoptFixtures_cli(t *testing.T) {
 
 	// The names are the twins' (adopt-NNN), not RandomName: a leftover of an earlier run is
 	// removed first, and the test refuses to run when it cannot be.
+	acctest.LockNames(t, "adopt-")
 	if removed, err := acctest.RemoveDomainsNamed(t, "adopt-"); err != nil {
 		t.Fatalf("refusing to run: adopt-* domains are defined and cannot be removed: %v", err)
 	} else if len(removed) > 0 {
