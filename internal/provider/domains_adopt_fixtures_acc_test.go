@@ -266,8 +266,7 @@ func (s *adoptSuite) define() {
 	}
 }
 
-// active are the cases that passed every column up to col (inclusive) but were not
-// dropped; dropped ones are those with a failure recorded in a column up to col.
+// active are the cases that passed column col.
 func (s *adoptSuite) active(col int) []*adoptCase {
 	var out []*adoptCase
 	for _, c := range s.cases {
@@ -293,7 +292,10 @@ func (s *adoptSuite) generate(w *cliWork) {
 		for c, why := range s.attribute(out, main, adoptBlocks(readFileString(w.path("generated.tf")))) {
 			c.fail(colImported, why)
 		}
-		set = slices.DeleteFunc(set, func(c *adoptCase) bool { return c.failed[colImported] != "" })
+		n := len(set)
+		if set = slices.DeleteFunc(set, func(c *adoptCase) bool { return c.failed[colImported] != "" }); len(set) == n {
+			s.t.Fatalf("plan -generate-config-out fails for the fixtures already dropped:\n%s", tail(out))
+		}
 	}
 	blocks := adoptBlocks(readFileString(w.path("generated.tf"))).blocks
 	for _, c := range set {
@@ -322,7 +324,10 @@ func (s *adoptSuite) plan(w *cliWork) {
 		for c, why := range s.attribute(out, main, adoptBlocks(gen)) {
 			c.fail(colPlanClean, "plan failed: "+why)
 		}
-		set = slices.DeleteFunc(set, func(c *adoptCase) bool { return c.failed[colPlanClean] != "" })
+		n := len(set)
+		if set = slices.DeleteFunc(set, func(c *adoptCase) bool { return c.failed[colPlanClean] != "" }); len(set) == n {
+			s.t.Fatalf("plan fails for the fixtures already dropped:\n%s", tail(out))
+		}
 	}
 	if len(set) == 0 {
 		return
@@ -535,7 +540,10 @@ func (s *adoptSuite) recreate(w *cliWork) {
 			}
 			break
 		}
-		set = slices.DeleteFunc(set, func(c *adoptCase) bool { _, failed := bad[c]; return failed })
+		n := len(set)
+		if set = slices.DeleteFunc(set, func(c *adoptCase) bool { _, failed := bad[c]; return failed }); len(set) == n {
+			s.t.Fatalf("apply fails for the fixtures already dropped:\n%s", tail(out))
+		}
 	}
 	for _, c := range s.cases {
 		if !created[c.res] {
