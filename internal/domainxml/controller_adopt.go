@@ -23,25 +23,51 @@ func adoptedControllers(d *libvirtxml.Domain) []libvirtxml.DomainController {
 	if d.Devices == nil {
 		return nil
 	}
-	spares := spareRootPorts(d.Devices) > 1
-	scsiDisk, scsiHostdev := false, false
-	for _, dk := range d.Devices.Disks {
-		scsiDisk = scsiDisk || (dk.Target != nil && dk.Target.Bus == "scsi")
-	}
-	for _, h := range d.Devices.Hostdevs {
-		scsiHostdev = scsiHostdev || h.SubsysSCSI != nil
-	}
+	n := controllerNeedsOf(d)
+	spares := n.spareRootPorts(d.Devices.Controllers) > 1
 	var out []libvirtxml.DomainController
 	for _, c := range d.Devices.Controllers {
 		if spares && c.Type == "pci" && c.Model == "pcie-root-port" {
 			out = append(out, c)
 			continue
 		}
-		if !implicitController(c, machineOf(d), !scsiDisk && scsiHostdev) {
+		if !n.implicit(c) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// controllerNeeds is what in a definition makes libvirt add a controller by itself.
+type controllerNeeds struct {
+	machine   string
+	diskBus   map[string]bool // buses of the disks (ide, fdc, sata, scsi, ...)
+	pciBus    map[uint64]bool // PCI buses a device or controller sits on
+	lsiSCSI   bool            // SCSI hostdevs and no SCSI disk: libvirt's lsilogic
+	virtio    bool            // a virtio channel or console: the virtio-serial controller
+	smartcard bool            // a smartcard: the ccid controller
+}
+
+func controllerNeedsOf(d *libvirtxml.Domain) controllerNeeds {
+	l := d.Devices
+	n := controllerNeeds{machine: machineOf(d), diskBus: map[string]bool{}, pciBus: pciBuses(l), smartcard: len(l.Smartcards) > 0}
+	for _, dk := range l.Disks {
+		if dk.Target != nil {
+			n.diskBus[dk.Target.Bus] = true
+		}
+	}
+	scsiHostdev := false
+	for _, h := range l.Hostdevs {
+		scsiHostdev = scsiHostdev || h.SubsysSCSI != nil
+	}
+	n.lsiSCSI = scsiHostdev && !n.diskBus["scsi"]
+	for _, c := range l.Channels {
+		n.virtio = n.virtio || c.Target == nil || c.Target.VirtIO != nil
+	}
+	for _, c := range l.Consoles {
+		n.virtio = n.virtio || (c.Target != nil && c.Target.Type == "virtio")
+	}
+	return n
 }
 
 func machineOf(d *libvirtxml.Domain) string {
@@ -51,14 +77,14 @@ func machineOf(d *libvirtxml.Domain) string {
 	return d.OS.Type.Machine
 }
 
-// implicitController says whether c is one libvirt adds to a definition that lacks it
-// (or the disk family adds: a plain virtio-scsi controller for SCSI disks), in the form
-// libvirt gives it: index 0 (any index for the PCIe ports and bridges libvirt places),
-// the default model, nothing set beyond what libvirt fills in. libvirt's own SCSI
-// controller (lsilogic) is implicit only for SCSI hostdevs without SCSI disks (lsiSCSI):
-// for SCSI disks the provider would write virtio-scsi, and without SCSI devices libvirt
-// adds none.
-func implicitController(c libvirtxml.DomainController, machine string, lsiSCSI bool) bool {
+// implicit says whether c is one libvirt adds to a definition that lacks it (or the
+// disk family adds: a plain virtio-scsi controller for SCSI disks), in the form libvirt
+// gives it: index 0 (any index for the PCIe ports libvirt places, and the bridges a
+// device sits behind), the default model, nothing set beyond what libvirt fills in, and
+// something in the definition that needs it: libvirt adds no IDE controller without an
+// IDE disk, no bridge nothing sits behind, its own SCSI controller (lsilogic) only for
+// SCSI hostdevs (for SCSI disks the provider would write virtio-scsi).
+func (n controllerNeeds) implicit(c libvirtxml.DomainController) bool {
 	bare := c
 	bare.Address, bare.Alias, bare.ACPI = nil, nil, nil
 	if bare.PCI != nil {
@@ -85,25 +111,36 @@ func implicitController(c libvirtxml.DomainController, machine string, lsiSCSI b
 	plain := func(model string) bool {
 		return index == 0 && bareIs(bare, c.Type, model)
 	}
+	q35 := strings.Contains(n.machine, "q35")
 	switch c.Type {
 	case "pci":
 		switch c.Model {
 		case "pci-root", "pcie-root":
 			return plain(c.Model)
-		case "pcie-root-port", "pcie-to-pci-bridge", "dmi-to-pci-bridge":
+		case "pcie-root-port":
 			return bareIs(bare, c.Type, c.Model)
+		case "pcie-to-pci-bridge", "dmi-to-pci-bridge":
+			return bareIs(bare, c.Type, c.Model) && n.pciBus[uint64(index)]
 		}
 		return false
 	case "usb":
 		model := "piix3-uhci"
-		if strings.Contains(machine, "q35") || strings.HasPrefix(machine, "virt") {
+		if q35 || strings.HasPrefix(n.machine, "virt") {
 			model = "qemu-xhci"
 		}
 		return plain(model)
-	case "sata", "ide", "fdc", "ccid", "virtio-serial":
-		return plain("")
+	case "sata":
+		return plain("") && (q35 || n.diskBus["sata"])
+	case "ide":
+		return plain("") && n.diskBus["ide"]
+	case "fdc":
+		return plain("") && n.diskBus["fdc"]
+	case "ccid":
+		return plain("") && n.smartcard
+	case "virtio-serial":
+		return plain("") && n.virtio
 	case "scsi":
-		return plain("virtio-scsi") || (lsiSCSI && plain("lsilogic")) // the disk family's (ensureSCSIController), libvirt's
+		return plain("virtio-scsi") || (n.lsiSCSI && plain("lsilogic")) // the disk family's (ensureSCSIController), libvirt's
 	}
 	return false
 }
@@ -116,15 +153,26 @@ func bareIs(c libvirtxml.DomainController, typ, model string) bool {
 	return err1 == nil && err2 == nil && a == b
 }
 
-// spareRootPorts counts d's PCIe root ports no device sits behind: ports kept free for
+// spareRootPorts counts the PCIe root ports no device sits behind: ports kept free for
 // hot-plug. libvirt leaves one free itself on q35 (every adopt fixture's twin shows it);
 // more were chosen (virt-manager adds several), and libvirt would not add them again.
-func spareRootPorts(l *libvirtxml.DomainDeviceList) int {
+func (n controllerNeeds) spareRootPorts(controllers []libvirtxml.DomainController) int {
+	free := 0
+	for _, c := range controllers {
+		if c.Type == "pci" && c.Model == "pcie-root-port" && c.Index != nil && !n.pciBus[uint64(*c.Index)] {
+			free++
+		}
+	}
+	return free
+}
+
+// pciBuses are the PCI buses a device or controller of l sits on.
+func pciBuses(l *libvirtxml.DomainDeviceList) map[uint64]bool {
+	used := map[uint64]bool{}
 	devices, err := devicesNode(l)
 	if err != nil {
-		return 0
+		return used
 	}
-	used := map[uint64]bool{}
 	var walk func(n xmlNode)
 	walk = func(n xmlNode) {
 		if n.XMLName.Local == "address" {
@@ -141,11 +189,5 @@ func spareRootPorts(l *libvirtxml.DomainDeviceList) int {
 		}
 	}
 	walk(*devices)
-	free := 0
-	for _, c := range l.Controllers {
-		if c.Type == "pci" && c.Model == "pcie-root-port" && c.Index != nil && !used[uint64(*c.Index)] {
-			free++
-		}
-	}
-	return free
+	return used
 }

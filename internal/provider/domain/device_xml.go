@@ -40,7 +40,9 @@ var domainDeviceXML = family{
 				"Any change restarts a running domain.",
 			Optional:    true,
 			ElementType: types.StringType,
-			Validators:  []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()},
+			// No uniqueness: two identical devices are two devices (virt-install adds two
+			// spicevmc USB redirections), and each fragment stands for one.
+			Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 		},
 	},
 	toSpec: func(m *Model, s *domainxml.Spec) {
@@ -67,14 +69,29 @@ var domainDeviceXML = family{
 // libvirt kept; an import's are in no record until the first apply, so they are looked
 // for among the escaped devices), then listed fragments the prior did not have.
 func presentFragments(prior, listed, escaped []string) []string {
+	listedLeft := map[string]int{}
+	for _, f := range listed {
+		listedLeft[f]++
+	}
+	escaped = slices.Clone(escaped)
 	var out []string
 	for _, f := range prior {
-		if slices.Contains(listed, f) || domainxml.FragmentPresent(f, escaped) {
+		if listedLeft[f] > 0 {
+			listedLeft[f]--
 			out = append(out, f)
+			continue
+		}
+		for j := range escaped { // one escaped device per fragment: duplicates count
+			if domainxml.FragmentPresent(f, escaped[j:j+1]) {
+				escaped = slices.Delete(escaped, j, j+1)
+				out = append(out, f)
+				break
+			}
 		}
 	}
 	for _, f := range listed {
-		if !slices.Contains(out, f) {
+		if listedLeft[f] > 0 {
+			listedLeft[f]--
 			out = append(out, f)
 		}
 	}
