@@ -102,7 +102,18 @@ func ParseExtraFragment(text string) (*xmlNode, error) {
 			n.XMLName.Space, name)
 	}
 	if owner, ok := ownedElements[name]; ok {
-		return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
+		u, escapable := untypedOwned[name]
+		if !escapable {
+			return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
+		}
+		probe, err := fragmentDomain(n)
+		if err != nil {
+			return nil, fmt.Errorf("<%s> does not parse as libvirt's domain format: %w", name, err)
+		}
+		if !u.untyped(probe) {
+			return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML (extra_xml takes a <%s> "+
+				"only in a form %s cannot say)", name, owner, name, u.what)
+		}
 	}
 	if _, ok := domainElements[name]; !ok {
 		return nil, fmt.Errorf("<%s> is not an element of libvirt's domain format (no such child of <domain>)", name)
@@ -193,7 +204,7 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 			if err := dropItems(dv.Field(domainElements[name]), name, n); err != nil {
 				return err
 			}
-		case !wanted[name]:
+		case !wanted[name] && untypedOwned[name].untyped == nil: // an owned element is its family's again
 			clearElement(d, dv, name)
 		}
 	}

@@ -38,7 +38,7 @@ func unmodelledElements(d *libvirtxml.Domain) []string {
 	t := dv.Type()
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("xml"), ",")
-		if j, ok := domainElements[name]; !ok || j != i || ownedElements[name] != "" || dv.Field(i).IsZero() {
+		if j, ok := domainElements[name]; !ok || j != i || (ownedElements[name] != "" && !untypedElement(d, name)) || dv.Field(i).IsZero() {
 			continue
 		}
 		src := d

@@ -1,0 +1,90 @@
+package domainxml
+
+import (
+	"slices"
+
+	"libvirt.org/go/libvirtxml"
+)
+
+// Owned elements in a form their family cannot say (issue #25, "lose nothing"): a family
+// that owns a top-level element (ownedElements) types its everyday forms; a rarer form
+// (a <cpu> with caches or NUMA distances, a <memoryBacking> with per-node huge pages,
+// <vcpus> with hot-plug states, numbered <iothreadids>) goes whole into extra_xml, as a
+// device the device families cannot type goes into device_xml. For such an element:
+//   - read back, the family leaves it alone (its attributes read as unset) and
+//     unmodelledElements gives it, so that import writes it into extra_xml;
+//   - build writes the family's part first, then the fragment replaces the element whole
+//     (extra_xml runs after every family);
+//   - extra_xml takes a fragment of an owned element only in such a form: anything the
+//     family can say stays the family's (ParseExtraFragment).
+//
+// An element is tested as libvirt prints an inactive definition: a running domain's live
+// XML (with an id) carries libvirt's expansions (a host-model CPU's vendor and features)
+// and is never escaped for them.
+
+// untypedOwned maps an owned element to the test of whether d's element is in a form its
+// family cannot say exactly, and the attributes a fragment of it stands for.
+var untypedOwned = map[string]struct {
+	untyped func(d *libvirtxml.Domain) bool
+	what    string
+}{
+	"cpu":           {UntypedCPU, "cpu"},
+	"memoryBacking": {UntypedMemoryBacking, "memory_backing"},
+	// <vcpus> (per-vCPU enabled / hotpluggable / order) and numbered <iothreadids> have no
+	// typed form: libvirt prints them only when the definition said them.
+	"vcpus":       {func(d *libvirtxml.Domain) bool { return d.VCPUs != nil && len(d.VCPUs.VCPU) > 0 }, "vcpu and max_vcpu"},
+	"iothreadids": {func(d *libvirtxml.Domain) bool { return d.IOThreadIDs != nil && len(d.IOThreadIDs.IOThreads) > 0 }, "cpu.iothreads"},
+}
+
+// untypedElement reports whether d's owned element name is in a form its family cannot
+// say (false for an element no family leaves to extra_xml, and for live XML).
+func untypedElement(d *libvirtxml.Domain, name string) bool {
+	u, ok := untypedOwned[name]
+	return ok && d != nil && d.ID == nil && u.untyped(d)
+}
+
+// UntypedCPU reports whether d's <cpu> says what the cpu group cannot: a match other than
+// exact, migratable other than libvirt's default, a vendor, a model vendor_id, caches,
+// maxphysaddr, deprecated features, clusters, or NUMA cells with distances, caches or
+// discard, or interconnects.
+func UntypedCPU(d *libvirtxml.Domain) bool {
+	c := d.CPU
+	if c == nil {
+		return false
+	}
+	mode := cpuModeOf(c)
+	switch {
+	case c.Match != "" && c.Match != "exact",
+		c.Migratable != "" && (c.Migratable != "on" || (mode != "host-passthrough" && mode != "maximum")),
+		c.Vendor != "", c.Cache != nil, c.MaxPhysAddr != nil, c.DeprecatedFeatures != "",
+		c.Model != nil && c.Model.VendorID != "",
+		c.Topology != nil && c.Topology.Clusters > 1:
+		return true
+	}
+	if c.Numa == nil {
+		return false
+	}
+	if c.Numa.Interconnects != nil {
+		return true
+	}
+	return slices.ContainsFunc(c.Numa.Cell, func(x libvirtxml.DomainCell) bool {
+		return x.Discard != "" || x.Distances != nil || len(x.Caches) > 0 || x.ID == nil
+	})
+}
+
+// UntypedMemoryBacking reports whether d's <memoryBacking> says what memory_backing
+// cannot: huge pages per guest NUMA node (a nodeset, several page sizes) or an
+// <allocation> (mode, threads).
+func UntypedMemoryBacking(d *libvirtxml.Domain) bool {
+	m := d.MemoryBacking
+	if m == nil {
+		return false
+	}
+	if m.MemoryAllocation != nil {
+		return true
+	}
+	if h := m.MemoryHugePages; h != nil {
+		return len(h.Hugepages) > 1 || slices.ContainsFunc(h.Hugepages, func(p libvirtxml.DomainMemoryHugepage) bool { return p.Nodeset != "" })
+	}
+	return false
+}
