@@ -29,7 +29,7 @@ import (
 // <vcpupin> and <emulatorpin>, a fragment the rest (extraCPUTune).
 var ownedElements = map[string]string{
 	"name": "name", "uuid": "uuid", "title": "title", "description": "description",
-	"metadata":      "tags (libvirt_domain keeps its record there; other applications' metadata is kept as the domain has it)",
+	"metadata":      "tags (libvirt_domain keeps its record there; a <metadata> fragment holds other applications' elements)",
 	"memory":        "memory_mib and max_memory_mib",
 	"currentMemory": "memory_mib",
 	"vcpu":          "vcpu and max_vcpu", "vcpus": "vcpu and max_vcpu",
@@ -65,7 +65,7 @@ var extraXMLFamily = family{
 				return fmt.Errorf("extra_xml[%d]: %w", i, err)
 			}
 		}
-		return nil
+		return checkEscapedOwned(s)
 	},
 	build: buildExtraXML,
 	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
@@ -80,8 +80,8 @@ func sameFragment(a, b string) bool {
 	if a == b {
 		return true
 	}
-	na, errA := parseNode(a)
-	nb, errB := parseNode(b)
+	na, errA := comparableNode(a)
+	nb, errB := comparableNode(b)
 	return errA == nil && errB == nil && na.has(nb) && nb.has(na)
 }
 
@@ -100,6 +100,12 @@ func ParseExtraFragment(text string) (*xmlNode, error) {
 		}
 		return nil, fmt.Errorf("<%s:%s> is in a hypervisor namespace, which extra_xml does not write; the domain keeps it as it has it",
 			n.XMLName.Space, name)
+	}
+	if name == "metadata" && n.XMLName.Space == "" {
+		if err := checkMetadataFragment(text, n); err != nil {
+			return nil, err
+		}
+		return n, nil
 	}
 	if owner, ok := ownedElements[name]; ok {
 		u, escapable := untypedOwned[name]
@@ -192,6 +198,13 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 		}
 		nodes[i], wanted[n.XMLName.Local] = n, true
 	}
+	var metadata *string
+	for i, n := range nodes {
+		if n.XMLName.Local == "metadata" {
+			metadata = &s.ExtraXML[i]
+		}
+	}
+	var oldMetadata []string
 	dv := reflect.ValueOf(d).Elem()
 	for _, f := range old { // what the last apply wrote goes; what another tool wrote stays
 		n, err := ParseExtraFragment(f)
@@ -200,6 +213,8 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 		}
 		name := n.XMLName.Local
 		switch {
+		case name == "metadata":
+			oldMetadata = append(oldMetadata, f)
 		case repeatable(name):
 			if err := dropItems(dv.Field(domainElements[name]), name, n); err != nil {
 				return err
@@ -208,7 +223,15 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 			clearElement(d, dv, name)
 		}
 	}
+	if metadata != nil || len(oldMetadata) > 0 {
+		if err := buildMetadata(d, metadata, oldMetadata); err != nil {
+			return err
+		}
+	}
 	for _, n := range nodes {
+		if n.XMLName.Local == "metadata" {
+			continue
+		}
 		probe, err := fragmentDomain(n)
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package domainxml
 
 import (
+	"fmt"
 	"slices"
 
 	"libvirt.org/go/libvirtxml"
@@ -87,4 +88,31 @@ func UntypedMemoryBacking(d *libvirtxml.Domain) bool {
 		return len(h.Hugepages) > 1 || slices.ContainsFunc(h.Hugepages, func(p libvirtxml.DomainMemoryHugepage) bool { return p.Nodeset != "" })
 	}
 	return false
+}
+
+// checkEscapedOwned: an owned element written whole in extra_xml leaves its family's
+// attributes unset (the fragment would replace what they write).
+func checkEscapedOwned(s *Spec) error {
+	for i, f := range s.ExtraXML {
+		n, err := parseNode(f)
+		if err != nil {
+			continue
+		}
+		var set string
+		switch n.XMLName.Local {
+		case "cpu":
+			if s.CPUMode != "" || s.CPUTopology != nil || len(s.CPUFeatures) > 0 || len(s.NUMACells) > 0 {
+				set = "cpu.mode, cpu.model, cpu.topology, cpu.feature and cpu.numa_cell"
+			}
+		case "memoryBacking":
+			if s.MemoryBacking != nil {
+				set = "memory_backing"
+			}
+		}
+		if set != "" {
+			return fmt.Errorf("extra_xml[%d] writes <%s> whole: leave %s unset, or say it all there and remove the fragment",
+				i, n.XMLName.Local, set)
+		}
+	}
+	return nil
 }

@@ -38,7 +38,13 @@ func unmodelledElements(d *libvirtxml.Domain) []string {
 	t := dv.Type()
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("xml"), ",")
-		if j, ok := domainElements[name]; !ok || j != i || (ownedElements[name] != "" && !untypedElement(d, name)) || dv.Field(i).IsZero() {
+		if j, ok := domainElements[name]; !ok || j != i || (ownedElements[name] != "" && !untypedElement(d, name) && name != "metadata") || dv.Field(i).IsZero() {
+			continue
+		}
+		if name == "metadata" {
+			if f := foreignMetadata(d); f != "" {
+				out = append(out, f)
+			}
 			continue
 		}
 		src := d
@@ -68,8 +74,9 @@ func ExtraXMLPresent(have []string, fragment string) bool {
 	if err != nil {
 		return false
 	}
+	stripDeclarations(want)
 	for _, h := range have {
-		if n, err := parseNode(h); err == nil && n.has(want) {
+		if n, err := comparableNode(h); err == nil && n.has(want) {
 			return true
 		}
 	}
@@ -86,11 +93,12 @@ func ImportExtraXML(have, recorded []string) []string {
 	var covered []*xmlNode
 	for _, f := range recorded {
 		if n, err := ParseExtraFragment(f); err == nil && ExtraXMLPresent(have, f) {
+			stripDeclarations(n)
 			out, covered = append(out, f), append(covered, n)
 		}
 	}
 	for _, h := range have {
-		n, err := parseNode(h)
+		n, err := comparableNode(h)
 		if err != nil || isLibvirtDefault(h) || slices.ContainsFunc(covered, func(c *xmlNode) bool { return n.has(c) }) {
 			continue
 		}

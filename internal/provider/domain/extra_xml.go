@@ -32,8 +32,18 @@ var domainExtraXML = family{
 				"changed outside Terraform, it shows as a change. A fragment replaces the domain's element of its name; removing it " +
 				"removes the element; elements neither the configuration nor a fragment names stay as the domain has them. " +
 				"`<cputune>` may carry everything but the pins (`<shares>`, `<period>`, `<quota>`, `<vcpusched>`, `<iothreadpin>`, " +
-				"...), merged with `cpu.pinning` and `cpu.emulator_pinning`, which own `<vcpupin>` and `<emulatorpin>`. Elements " +
-				"the schema has are refused with the attribute to use (`<os>`, `<cpu>`, `<features>`, `<memory>`, `<vcpu>`, " +
+				"...), merged with `cpu.pinning` and `cpu.emulator_pinning`, which own `<vcpupin>` and `<emulatorpin>`. " +
+				"`<metadata>` carries other applications' metadata (virt-install's libosinfo entry, another tool's record): its " +
+				"children, each in its own XML namespace declared on the child or on `<metadata>`, e.g. " +
+				"`<metadata xmlns:libosinfo='http://libosinfo.org/xmlns/libvirt/domain/1.0'><libosinfo:libosinfo><libosinfo:os " +
+				"id='http://debian.org/debian/12'/></libosinfo:libosinfo></metadata>`; each replaces the domain's element of its " +
+				"namespace and name, beside the provider's own record (`tags`), whose namespace is refused here. Elements the " +
+				"schema types are taken only in a form it cannot say, whole: a `<cpu>` with a `vendor`, `cache`, `maxphysaddr`, a " +
+				"`match` other than `exact`, `migratable` other than libvirt's default, or NUMA cells with `distances`, `cache`, " +
+				"`discard` or `interconnects` (the `cpu` group stays null); a `<memoryBacking>` with huge pages per NUMA node or an " +
+				"`<allocation>` (`memory_backing` stays null); `<vcpus>` (per-vCPU hot-plug states) and `<iothreadids>` (numbered " +
+				"I/O threads, beside `cpu.iothreads`). Other elements the schema has are refused with the attribute to use (`<os>`, " +
+				"`<cpu>`, `<features>`, `<memory>`, `<vcpu>`, " +
 				"`<sysinfo>`, `<devices>` (use `device_xml` for devices), `<on_poweroff>`, ...), and so are elements libvirt's " +
 				"domain format does not know, two of an element the domain has once, and a comment, processing instruction or " +
 				"DOCTYPE. An import writes one item per such element the domain has, leaving out libvirt's own defaults " +
