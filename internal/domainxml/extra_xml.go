@@ -107,7 +107,15 @@ func ParseExtraFragment(text string) (*xmlNode, error) {
 		}
 		return n, nil
 	}
-	if owner, ok := ownedElements[name]; ok {
+	if name == "os" {
+		probe, err := fragmentDomain(n)
+		if err != nil {
+			return nil, fmt.Errorf("<os> does not parse as libvirt's domain format: %w", err)
+		}
+		if err := checkOSFragment(probe); err != nil {
+			return nil, err
+		}
+	} else if owner, ok := ownedElements[name]; ok {
 		u, escapable := untypedOwned[name]
 		if !escapable {
 			return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
@@ -219,7 +227,7 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 			if err := dropItems(dv.Field(domainElements[name]), name, n); err != nil {
 				return err
 			}
-		case !wanted[name] && untypedOwned[name].untyped == nil: // an owned element is its family's again
+		case !wanted[name] && (untypedOwned[name].untyped == nil || name == "os"): // an owned element is its family's again
 			clearElement(d, dv, name)
 		}
 	}
@@ -240,6 +248,8 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 		i := domainElements[name]
 		field, from := dv.Field(i), reflect.ValueOf(probe).Elem().Field(i)
 		switch {
+		case name == "os":
+			buildOSExtra(d, probe)
 		case name == "cputune":
 			t := *probe.CPUTune
 			if d.CPUTune != nil { // the pins are the pinning family's (it ran before)
@@ -260,6 +270,10 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 
 // clearElement takes the element name out of d (of <cputune>, all but the pins).
 func clearElement(d *libvirtxml.Domain, dv reflect.Value, name string) {
+	if name == "os" {
+		clearOSExtra(d)
+		return
+	}
 	if name != "cputune" {
 		f := dv.Field(domainElements[name])
 		f.Set(reflect.Zero(f.Type()))

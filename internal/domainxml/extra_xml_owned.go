@@ -116,3 +116,105 @@ func checkEscapedOwned(s *Spec) error {
 	}
 	return nil
 }
+
+// <os> is shared like <cputune>: the os families (os.go, arch.go, loader.go, boot_os.go,
+// boot_kernel.go, smbios.go, secure_boot.go) type its everyday parts, and one <os>
+// fragment in extra_xml holds the rest: <bios> (useserial, rebootTimeout), <acpi>
+// tables, <shim>, <varstore>, a container's <init*>, and with firmware auto-selection a
+// <loader> without a path (secure, stateless, ... asked of the firmware libvirt picks)
+// and <firmware> features secure boot does not say (secure-boot turned off by name).
+// Build merges the fragment's children into the <os> the families wrote.
+
+// osExtra is the part of os no family types; nil when there is none. auto: the domain
+// uses firmware auto-selection (<os firmware>).
+func osExtra(os *libvirtxml.DomainOS) *libvirtxml.DomainOS {
+	if os == nil {
+		return nil
+	}
+	x := &libvirtxml.DomainOS{
+		BIOS: os.BIOS, ACPI: os.ACPI, Shim: os.Shim, VarStore: os.VarStore,
+		Init: os.Init, InitArgs: os.InitArgs, InitEnv: os.InitEnv, InitDir: os.InitDir, InitUser: os.InitUser, InitGroup: os.InitGroup,
+	}
+	if os.Loader != nil && os.Loader.Path == "" && (os.Firmware != "" || os.FirmwareInfo != nil) {
+		x.Loader = os.Loader
+	}
+	if os.FirmwareInfo != nil && len(os.FirmwareInfo.Features) > 0 && !parseSecureBoot(os).Enabled {
+		x.FirmwareInfo = os.FirmwareInfo
+	}
+	if isZeroOS(x) {
+		return nil
+	}
+	return x
+}
+
+func isZeroOS(x *libvirtxml.DomainOS) bool {
+	return x.BIOS == nil && x.ACPI == nil && x.Shim == "" && x.VarStore == nil && x.Init == "" && len(x.InitArgs) == 0 &&
+		len(x.InitEnv) == 0 && x.InitDir == "" && x.InitUser == "" && x.InitGroup == "" && x.Loader == nil && x.FirmwareInfo == nil
+}
+
+// checkOSFragment: an <os> fragment holds only what no family types.
+func checkOSFragment(probe *libvirtxml.Domain) error {
+	o := probe.OS
+	if o == nil {
+		return fmt.Errorf("an empty <os> says nothing")
+	}
+	rest := *o
+	rest.BIOS, rest.ACPI, rest.Shim, rest.VarStore = nil, nil, "", nil
+	rest.Init, rest.InitArgs, rest.InitEnv, rest.InitDir, rest.InitUser, rest.InitGroup = "", nil, nil, "", "", ""
+	rest.FirmwareInfo = nil
+	if rest.Loader != nil && rest.Loader.Path == "" {
+		rest.Loader = nil
+	}
+	if !isZeroOSAll(&rest) {
+		return fmt.Errorf("<os> is managed by os (arch, machine, firmware, boot, kernel, loader, smbios); an <os> fragment " +
+			"holds only what the os group cannot say: <bios>, <acpi>, <shim>, <varstore>, <init...>, and with firmware " +
+			"auto-selection a <loader> without a path and <firmware> features")
+	}
+	if o.FirmwareInfo != nil && parseSecureBoot(o).Enabled {
+		return fmt.Errorf("<os><firmware> asks for secure-boot: use os.secure_boot")
+	}
+	return nil
+}
+
+func isZeroOSAll(o *libvirtxml.DomainOS) bool {
+	return o.Type == nil && o.Firmware == "" && o.NVRam == nil && o.Kernel == "" && o.Initrd == "" && o.Cmdline == "" &&
+		o.DTB == "" && len(o.BootDevices) == 0 && o.BootMenu == nil && o.SMBios == nil && isZeroOS(o)
+}
+
+// buildOSExtra merges the fragment's <os> (probe) into d's.
+func buildOSExtra(d *libvirtxml.Domain, probe *libvirtxml.Domain) {
+	if d.OS == nil {
+		d.OS = &libvirtxml.DomainOS{}
+	}
+	clearOSExtra(d)
+	p := probe.OS
+	o := d.OS
+	o.BIOS, o.ACPI, o.Shim, o.VarStore = p.BIOS, p.ACPI, p.Shim, p.VarStore
+	o.Init, o.InitArgs, o.InitEnv, o.InitDir, o.InitUser, o.InitGroup = p.Init, p.InitArgs, p.InitEnv, p.InitDir, p.InitUser, p.InitGroup
+	if p.Loader != nil && (o.Loader == nil || o.Loader.Path == "") {
+		o.Loader = p.Loader
+	}
+	if p.FirmwareInfo != nil {
+		o.FirmwareInfo = p.FirmwareInfo
+	}
+}
+
+// clearOSExtra takes out of d's <os> what an <os> fragment writes.
+func clearOSExtra(d *libvirtxml.Domain) {
+	o := d.OS
+	if o == nil {
+		return
+	}
+	x := osExtra(o)
+	if x == nil {
+		return
+	}
+	o.BIOS, o.ACPI, o.Shim, o.VarStore = nil, nil, "", nil
+	o.Init, o.InitArgs, o.InitEnv, o.InitDir, o.InitUser, o.InitGroup = "", nil, nil, "", "", ""
+	if x.Loader != nil {
+		o.Loader = nil
+	}
+	if x.FirmwareInfo != nil {
+		o.FirmwareInfo = nil
+	}
+}

@@ -38,7 +38,7 @@ func unmodelledElements(d *libvirtxml.Domain) []string {
 	t := dv.Type()
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("xml"), ",")
-		if j, ok := domainElements[name]; !ok || j != i || (ownedElements[name] != "" && !untypedElement(d, name) && name != "metadata") || dv.Field(i).IsZero() {
+		if j, ok := domainElements[name]; !ok || j != i || (ownedElements[name] != "" && !untypedElement(d, name) && name != "metadata" && name != "os") || dv.Field(i).IsZero() {
 			continue
 		}
 		if name == "metadata" {
@@ -48,6 +48,13 @@ func unmodelledElements(d *libvirtxml.Domain) []string {
 			continue
 		}
 		src := d
+		if name == "os" {
+			x := osExtra(d.OS)
+			if x == nil {
+				continue
+			}
+			src = &libvirtxml.Domain{OS: x}
+		}
 		if name == "cputune" {
 			tune := *d.CPUTune
 			tune.VCPUPin, tune.EmulatorPin = nil, nil

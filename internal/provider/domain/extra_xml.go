@@ -42,7 +42,11 @@ var domainExtraXML = family{
 				"`match` other than `exact`, `migratable` other than libvirt's default, or NUMA cells with `distances`, `cache`, " +
 				"`discard` or `interconnects` (the `cpu` group stays null); a `<memoryBacking>` with huge pages per NUMA node or an " +
 				"`<allocation>` (`memory_backing` stays null); `<vcpus>` (per-vCPU hot-plug states) and `<iothreadids>` (numbered " +
-				"I/O threads, beside `cpu.iothreads`). Other elements the schema has are refused with the attribute to use (`<os>`, " +
+				"I/O threads, beside `cpu.iothreads`). `<os>` is shared like `<cputune>`: a fragment holds only what the `os` " +
+				"group cannot say, merged with it: `<bios>` (`useserial`, `rebootTimeout`), `<acpi>` tables, `<shim>`, " +
+				"`<varstore>`, and with firmware auto-selection a `<loader>` without a path (`secure`, `stateless`) and " +
+				"`<firmware>` features other than Secure Boot's (e.g. `<os><firmware><feature enabled='no' name='secure-boot'/>" +
+				"</firmware></os>`). Other elements the schema has are refused with the attribute to use (" +
 				"`<cpu>`, `<features>`, `<memory>`, `<vcpu>`, " +
 				"`<sysinfo>`, `<devices>` (use `device_xml` for devices), `<on_poweroff>`, ...), and so are elements libvirt's " +
 				"domain format does not know, two of an element the domain has once, and a comment, processing instruction or " +
