@@ -2,6 +2,7 @@ package domainxml
 
 import (
 	"fmt"
+	"strconv"
 
 	"libvirt.org/go/libvirtxml"
 )
@@ -33,7 +34,29 @@ func bootOrders(s *Spec) []deviceBoot {
 			out = append(out, deviceBoot{fmt.Sprintf("hostdev %d (%s)", i, HostdevName(h)), h.BootOrder})
 		}
 	}
+	for i, f := range s.DeviceXML { // a device only device_xml says (a redirdev, a NIC the schema cannot type)
+		if n, err := parseNode(f); err == nil && n.hasBootOrder() {
+			out = append(out, deviceBoot{fmt.Sprintf("device_xml[%d] (<%s>)", i, n.XMLName.Local), n.bootOrder()})
+		}
+	}
 	return out
+}
+
+// hasBootOrder and bootOrder: the <boot order='N'/> of a device element.
+func (n xmlNode) hasBootOrder() bool { return n.bootOrder() > 0 }
+
+func (n xmlNode) bootOrder() uint {
+	for _, c := range n.Nodes {
+		if c.XMLName.Local != "boot" {
+			continue
+		}
+		if v, ok := c.attr("order"); ok {
+			if o, err := strconv.ParseUint(v, 10, 32); err == nil {
+				return uint(o)
+			}
+		}
+	}
+	return 0
 }
 
 type deviceBoot struct {
