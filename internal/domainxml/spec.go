@@ -119,6 +119,9 @@ type Spec struct {
 	Kernel    *Kernel           // boot_kernel.go; nil keeps the domain's, an empty one removes it
 	SMBIOS    *SMBIOS           // smbios.go; nil keeps the domain's
 	FWCfg     map[string]string // smbios.go (written by ignition.go); nil keeps the domain's
+	// FWCfgFiles are fw_cfg entries whose content is a host file (<entry file=>), name →
+	// path (smbios.go); nil keeps the domain's.
+	FWCfgFiles map[string]string
 	// SecureBoot and TPM: secure_boot.go, tpm.go; nil keeps the domain's.
 	SecureBoot *SecureBoot
 	TPM        *TPM
