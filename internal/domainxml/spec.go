@@ -45,6 +45,11 @@ type Spec struct {
 	// MemoryKiB), both in KiB as libvirt counts them (sizing.go).
 	MemoryKiB    uint64
 	MaxMemoryKiB uint64
+	// VCPUPlacement (static, auto) and VCPUCPUSet are <vcpu placement> and <vcpu cpuset>,
+	// the host CPUs vCPUs run on unless pinned (sizing.go); empty keeps the domain's (a
+	// fresh one: static, no cpuset).
+	VCPUPlacement string
+	VCPUCPUSet    string
 	// IOThreads is the <iothreads> count; nil: keep what the domain has (resources that
 	// do not manage it, and libvirt_domain before it is known).
 	IOThreads *uint
