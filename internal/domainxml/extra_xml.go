@@ -37,6 +37,7 @@ var ownedElements = map[string]string{
 	"os": "os", "cpu": "cpu", "features": "features", "memoryBacking": "memory_backing",
 	"on_poweroff": "events.on_poweroff", "on_reboot": "events.on_reboot", "on_crash": "events.on_crash",
 	"sysinfo": "os.smbios and os.fw_cfg",
+	qemuNS + " commandline": "qemu.args and qemu.env",
 	"devices": "device_xml and the device blocks (disk, network_interface, devices, ...)",
 }
 
@@ -47,15 +48,39 @@ var domainElements = func() map[string]int {
 	out := map[string]int{}
 	t := reflect.TypeFor[libvirtxml.Domain]()
 	for i := range t.NumField() {
-		tag := t.Field(i).Tag.Get("xml")
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" || name == "domain" || strings.Contains(opts, "attr") || strings.Contains(name, " ") {
+		name := fieldElement(t.Field(i))
+		if name == "" || name == "domain" {
 			continue
 		}
 		out[name] = i
 	}
 	return out
 }()
+
+// fieldElement is the element a field of libvirtxml.Domain reads: its tag's name, or for
+// a hypervisor namespace's element (a field without a tag) the "namespace name" of its
+// type's XMLName; "" for an attribute or what is no element.
+func fieldElement(f reflect.StructField) string {
+	name, opts, _ := strings.Cut(f.Tag.Get("xml"), ",")
+	if strings.Contains(opts, "attr") || name == "-" {
+		return ""
+	}
+	if name == "" {
+		t := f.Type
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+		x, ok := t.FieldByName("XMLName")
+		if !ok {
+			return ""
+		}
+		name, _, _ = strings.Cut(x.Tag.Get("xml"), ",")
+	}
+	return name
+}
 
 var extraXMLFamily = family{
 	name: "extra_xml",
@@ -93,13 +118,16 @@ func ParseExtraFragment(text string) (*xmlNode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not one XML element: %w", err)
 	}
-	name := n.XMLName.Local
+	name := elementKey(n)
 	if n.XMLName.Space != "" {
-		if name == "commandline" {
-			return nil, fmt.Errorf("<%s:%s> is managed by qemu (qemu.args and qemu.env); configure it there, not as raw XML", n.XMLName.Space, name)
+		stripDeclarations(n)
+		if (n.XMLName.Space == qemuNS || n.XMLName.Space == "qemu") && n.XMLName.Local == "commandline" {
+			return nil, fmt.Errorf("<qemu:commandline> is managed by qemu (qemu.args and qemu.env); configure it there, not as raw XML")
 		}
-		return nil, fmt.Errorf("<%s:%s> is in a hypervisor namespace, which extra_xml does not write; the domain keeps it as it has it",
-			n.XMLName.Space, name)
+		if _, ok := domainElements[name]; !ok {
+			return nil, fmt.Errorf("<%s> of namespace %s is not an element libvirt's domain format knows (qemu's are "+
+				"<qemu:capabilities>, <qemu:override>, <qemu:deprecation>, in namespace %s)", n.XMLName.Local, n.XMLName.Space, qemuNS)
+		}
 	}
 	if name == "metadata" && n.XMLName.Space == "" {
 		if err := checkMetadataFragment(text, n); err != nil {
@@ -172,7 +200,7 @@ func CheckExtraXML(list []string) []error {
 			errs[i] = err
 			continue
 		}
-		name := n.XMLName.Local
+		name := elementKey(n)
 		if j, ok := first[name]; ok && !repeatable(name) {
 			errs[i] = fmt.Errorf("a second <%s> (extra_xml[%d] is one): <domain> has one; write it as one fragment", name, j)
 			continue
@@ -204,7 +232,7 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 		if err != nil {
 			return fmt.Errorf("extra_xml[%d]: %w", i, err)
 		}
-		nodes[i], wanted[n.XMLName.Local] = n, true
+		nodes[i], wanted[elementKey(n)] = n, true
 	}
 	var metadata *string
 	for i, n := range nodes {
@@ -219,7 +247,7 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 		if err != nil {
 			continue
 		}
-		name := n.XMLName.Local
+		name := elementKey(n)
 		switch {
 		case name == "metadata":
 			oldMetadata = append(oldMetadata, f)
@@ -244,7 +272,7 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 		if err != nil {
 			return err
 		}
-		name := n.XMLName.Local
+		name := elementKey(n)
 		i := domainElements[name]
 		field, from := dv.Field(i), reflect.ValueOf(probe).Elem().Field(i)
 		switch {
@@ -346,9 +374,21 @@ func elementNodes(d *libvirtxml.Domain, name string) ([]xmlNode, error) {
 	}
 	var out []xmlNode
 	for _, c := range dom.Nodes {
-		if c.XMLName.Local == name {
+		if elementKey(&c) == name {
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// qemuNS is the namespace of libvirt's QEMU-specific elements (<qemu:commandline>, ...).
+const qemuNS = "http://libvirt.org/schemas/domain/qemu/1.0"
+
+// elementKey is how domainElements names n: its name, with its namespace before it for
+// an element of a hypervisor namespace (as libvirtxml's tags write it).
+func elementKey(n *xmlNode) string {
+	if n.XMLName.Space == "" {
+		return n.XMLName.Local
+	}
+	return n.XMLName.Space + " " + n.XMLName.Local
 }

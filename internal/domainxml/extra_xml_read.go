@@ -37,7 +37,7 @@ func unmodelledElements(d *libvirtxml.Domain) []string {
 	dv := reflect.ValueOf(d).Elem()
 	t := dv.Type()
 	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("xml"), ",")
+		name := fieldElement(t.Field(i))
 		if j, ok := domainElements[name]; !ok || j != i || (ownedElements[name] != "" && !untypedElement(d, name) && name != "metadata" && name != "os") || dv.Field(i).IsZero() {
 			continue
 		}
@@ -131,13 +131,31 @@ func isLibvirtDefault(text string) bool {
 // single quotes, an empty element closed in its start tag.
 func (n xmlNode) libvirtText() string {
 	var b strings.Builder
-	n.writeLibvirt(&b)
+	n.writeLibvirt(&b, "")
 	return b.String()
 }
 
-func (n xmlNode) writeLibvirt(b *strings.Builder) {
-	b.WriteString("<" + n.XMLName.Local)
+// writeLibvirt writes n; an element of a namespace is written with its prefix (qemu for
+// libvirt's QEMU namespace, else a default-namespace declaration), declared on the
+// outermost element of the namespace (ns: the namespace in scope).
+func (n xmlNode) writeLibvirt(b *strings.Builder, ns string) {
+	name := n.XMLName.Local
+	decl := ""
+	if sp := n.XMLName.Space; sp != "" {
+		if sp == qemuNS {
+			name = "qemu:" + name
+			if ns != sp {
+				decl = " xmlns:qemu='" + attrEscaper.Replace(sp) + "'"
+			}
+		} else if ns != sp {
+			decl = " xmlns='" + attrEscaper.Replace(sp) + "'"
+		}
+	}
+	b.WriteString("<" + name + decl)
 	for _, a := range n.Attrs {
+		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
+			continue
+		}
 		b.WriteString(" " + a.Name.Local + "='" + attrEscaper.Replace(a.Value) + "'")
 	}
 	text := strings.TrimSpace(n.Text)
@@ -150,9 +168,9 @@ func (n xmlNode) writeLibvirt(b *strings.Builder) {
 		b.WriteString(textEscaper.Replace(text))
 	}
 	for _, c := range n.Nodes {
-		c.writeLibvirt(b)
+		c.writeLibvirt(b, n.XMLName.Space)
 	}
-	b.WriteString("</" + n.XMLName.Local + ">")
+	b.WriteString("</" + name + ">")
 }
 
 var (

@@ -33,6 +33,9 @@ var domainExtraXML = family{
 				"removes the element; elements neither the configuration nor a fragment names stay as the domain has them. " +
 				"`<cputune>` may carry everything but the pins (`<shares>`, `<period>`, `<quota>`, `<vcpusched>`, `<iothreadpin>`, " +
 				"...), merged with `cpu.pinning` and `cpu.emulator_pinning`, which own `<vcpupin>` and `<emulatorpin>`. " +
+				"QEMU's own elements other than `<qemu:commandline>` (`qemu.args`, `qemu.env`) are taken too: " +
+				"`<qemu:capabilities xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'><qemu:del capability='drive'/>" +
+				"</qemu:capabilities>`, `<qemu:override>`, `<qemu:deprecation>`, each declaring its namespace. " +
 				"`<metadata>` carries other applications' metadata (virt-install's libosinfo entry, another tool's record): its " +
 				"children, each in its own XML namespace declared on the child or on `<metadata>`, e.g. " +
 				"`<metadata xmlns:libosinfo='http://libosinfo.org/xmlns/libvirt/domain/1.0'><libosinfo:libosinfo><libosinfo:os " +
