@@ -346,7 +346,9 @@ func validatePlatform(m *Model, diags *diag.Diagnostics) {
 		return // a value known only at apply: Build checks the same rules then
 	}
 	var s domainxml.Spec
-	for _, toSpec := range []func(*Model, *domainxml.Spec){domainSizing.toSpec, domainPlatform.toSpec, domainCPUMode.toSpec, cpuToSpec, memoryToSpec, domainFilesystems.toSpec} {
+	// device_xml: its memory devices count in the domain's memory beside the NUMA cells'.
+	for _, toSpec := range []func(*Model, *domainxml.Spec){domainSizing.toSpec, domainPlatform.toSpec, domainCPUMode.toSpec, cpuToSpec, memoryToSpec,
+		domainFilesystems.toSpec, domainDeviceXML.toSpec} {
 		toSpec(m, &s)
 	}
 	for _, e := range domainxml.ValidatePlatform(s) {
@@ -374,6 +376,10 @@ func platformUnknown(m *Model) bool {
 	}
 	for _, f := range m.Filesystems {
 		vs = append(vs, f.Driver, f.Target)
+	}
+	vs = append(vs, m.DeviceXML)
+	if len(m.CPU.NUMACells) > 0 && tfkit.Known(m.DeviceXML) {
+		vs = append(vs, m.DeviceXML.Elements()...)
 	}
 	for _, v := range vs {
 		if v.IsUnknown() {
