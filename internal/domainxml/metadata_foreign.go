@@ -167,13 +167,62 @@ func foreignMetadata(d *libvirtxml.Domain) string {
 	var b strings.Builder
 	for _, e := range els {
 		if !isOwnMetadataNS(e.name.Space) {
-			b.WriteString(e.text)
+			b.WriteString(compactXML(e.text))
 		}
 	}
 	if b.Len() == 0 {
 		return ""
 	}
 	return "<metadata>" + b.String() + "</metadata>"
+}
+
+// compactXML is text without the blank text between its elements (libvirt's
+// indentation), prefixes and everything else as written; text it cannot read stays as it
+// is.
+func compactXML(text string) string {
+	dec := xml.NewDecoder(strings.NewReader(text))
+	var b strings.Builder
+	open := false // a start tag is written but for its ">": an end next closes it as "/>"
+	closeOpen := func() {
+		if open {
+			b.WriteString(">")
+			open = false
+		}
+	}
+	for {
+		tok, err := dec.RawToken()
+		if errors.Is(err, io.EOF) {
+			return b.String()
+		}
+		if err != nil {
+			return text
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			closeOpen()
+			b.WriteString("<" + qualified(t.Name))
+			for _, a := range t.Attr {
+				b.WriteString(" " + qualified(a.Name) + `="`)
+				_ = xml.EscapeText(&b, []byte(a.Value))
+				b.WriteString(`"`)
+			}
+			open = true
+		case xml.EndElement:
+			if open {
+				b.WriteString("/>")
+				open = false
+			} else {
+				b.WriteString("</" + qualified(t.Name) + ">")
+			}
+		case xml.CharData:
+			if strings.TrimSpace(string(t)) != "" {
+				closeOpen()
+				_ = xml.EscapeText(&b, t)
+			}
+		case xml.Comment, xml.ProcInst, xml.Directive:
+			return text
+		}
+	}
 }
 
 // buildMetadata writes the children of fragment (nil: none) into d's <metadata> in place
