@@ -36,9 +36,9 @@ var ownedElements = map[string]string{
 	"iothreads": "cpu.iothreads", "iothreadids": "cpu.iothreads",
 	"os": "os", "cpu": "cpu", "features": "features", "memoryBacking": "memory_backing",
 	"on_poweroff": "events.on_poweroff", "on_reboot": "events.on_reboot", "on_crash": "events.on_crash",
-	"sysinfo": "os.smbios and os.fw_cfg",
+	"sysinfo":               "os.smbios and os.fw_cfg",
 	qemuNS + " commandline": "qemu.args and qemu.env",
-	"devices": "device_xml and the device blocks (disk, network_interface, devices, ...)",
+	"devices":               "device_xml and the device blocks (disk, network_interface, devices, ...)",
 }
 
 // domainElements maps each element libvirtxml reads under <domain> (outside the

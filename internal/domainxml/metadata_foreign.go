@@ -43,7 +43,7 @@ func metadataElements(inner string, decls map[string]string) ([]metadataElement,
 	if len(decls) > 0 {
 		inner = declareNamespaces(inner, decls)
 	}
-	dec := xml.NewDecoder(strings.NewReader(inner))
+	dec := xml.NewDecoder(strings.NewReader(inner)) //nolint:gosec // encoding/xml reads no DTD or entities: plain tokens
 	var out []metadataElement
 	depth := 0
 	var start int64
@@ -80,7 +80,7 @@ func metadataElements(inner string, decls map[string]string) ([]metadataElement,
 func metadataFragmentElements(fragment string) ([]metadataElement, error) {
 	decls := metadataNamespaces("<domain>" + fragment + "</domain>")
 	dec := xml.NewDecoder(strings.NewReader(fragment))
-	var open, close int64 = -1, -1
+	var open, end int64 = -1, -1
 	depth := 0
 	for {
 		before := dec.InputOffset()
@@ -100,17 +100,17 @@ func metadataFragmentElements(fragment string) ([]metadataElement, error) {
 		case xml.EndElement:
 			depth--
 			if depth == 0 {
-				close = before
+				end = before
 			}
 		}
 	}
 	if open < 0 {
 		return nil, fmt.Errorf("not one <metadata> element")
 	}
-	if close < open { // <metadata/>
+	if end < open { // <metadata/>
 		return nil, nil
 	}
-	return metadataElements(fragment[open:close], decls)
+	return metadataElements(fragment[open:end], decls)
 }
 
 // checkMetadataFragment: the children of a <metadata> fragment are elements of other
