@@ -255,8 +255,8 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 			if err := dropItems(dv.Field(domainElements[name]), name, n); err != nil {
 				return err
 			}
-		case !wanted[name] && (untypedOwned[name].untyped == nil || name == "os"): // an owned element is its family's again
-			clearElement(d, dv, name)
+		case !wanted[name] && (untypedOwned[name].untyped == nil || name == "os" || !familyWrites(s, name)):
+			clearElement(d, dv, name) // (an owned element its family writes is the family's again)
 		}
 	}
 	if metadata != nil || len(oldMetadata) > 0 {

@@ -218,3 +218,15 @@ func clearOSExtra(d *libvirtxml.Domain) {
 		o.FirmwareInfo = nil
 	}
 }
+
+// familyWrites says whether s has its family write the owned element name (then a
+// fragment of it that goes leaves the family's element; else the element goes with it).
+func familyWrites(s *Spec, name string) bool {
+	switch name {
+	case "cpu":
+		return s.CPUMode != "" || s.CPUTopology != nil || len(s.CPUFeatures) > 0 || len(s.NUMACells) > 0
+	case "memoryBacking":
+		return s.MemoryBacking != nil || s.virtiofsMemory
+	}
+	return false // <vcpus>, <iothreadids>: no typed form
+}
