@@ -45,7 +45,8 @@ func untypedElement(d *libvirtxml.Domain, name string) bool {
 }
 
 // UntypedCPU reports whether d's <cpu> says what the cpu group cannot: a match other than
-// exact, migratable other than libvirt's default, a vendor, a model vendor_id, caches,
+// exact, migratable other than libvirt's default, a vendor, a model vendor_id (or a
+// <model> beside a host mode, which cpu.model does not say), caches,
 // maxphysaddr, deprecated features, clusters, or NUMA cells with distances, caches or
 // discard, or interconnects.
 func UntypedCPU(d *libvirtxml.Domain) bool {
@@ -58,7 +59,7 @@ func UntypedCPU(d *libvirtxml.Domain) bool {
 	case c.Match != "" && c.Match != "exact",
 		c.Migratable != "" && (c.Migratable != "on" || (mode != "host-passthrough" && mode != "maximum")),
 		c.Vendor != "", c.Cache != nil, c.MaxPhysAddr != nil, c.DeprecatedFeatures != "",
-		c.Model != nil && c.Model.VendorID != "",
+		c.Model != nil && (c.Model.VendorID != "" || (mode != cpuModeCustom && (c.Model.Value != "" || c.Model.Fallback != ""))),
 		c.Topology != nil && c.Topology.Clusters > 1:
 		return true
 	}

@@ -117,7 +117,11 @@ func SetSizing(d *libvirtxml.Domain, s Spec) {
 	if s.VCPU < maxV {
 		d.VCPU.Current = s.VCPU
 	}
-	d.Memory = &libvirtxml.DomainMemory{Value: uint(s.EffectiveMaxMemoryKiB()), Unit: "KiB"}
+	dumpCore := ""
+	if d.Memory != nil {
+		dumpCore = d.Memory.DumpCore // <memory dumpCore>: no attribute says it; kept
+	}
+	d.Memory = &libvirtxml.DomainMemory{Value: uint(s.EffectiveMaxMemoryKiB()), Unit: "KiB", DumpCore: dumpCore}
 	d.CurrentMemory = &libvirtxml.DomainCurrentMemory{Value: uint(s.MemoryKiB), Unit: "KiB"}
 }
 

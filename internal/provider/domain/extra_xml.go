@@ -42,6 +42,7 @@ var domainExtraXML = family{
 				"id='http://debian.org/debian/12'/></libosinfo:libosinfo></metadata>`; each replaces the domain's element of its " +
 				"namespace and name, beside the provider's own record (`tags`), whose namespace is refused here. Elements the " +
 				"schema types are taken only in a form it cannot say, whole: a `<cpu>` with a `vendor`, `cache`, `maxphysaddr`, a " +
+				"`<model>` beside a host mode, a " +
 				"`match` other than `exact`, `migratable` other than libvirt's default, or NUMA cells with `distances`, `cache`, " +
 				"`discard` or `interconnects` (the `cpu` group stays null); a `<memoryBacking>` with huge pages per NUMA node or an " +
 				"`<allocation>` (`memory_backing` stays null); `<vcpus>` (per-vCPU hot-plug states) and `<iothreadids>` (numbered " +
