@@ -142,6 +142,9 @@ func osExtra(os *libvirtxml.DomainOS) *libvirtxml.DomainOS {
 	if os.FirmwareInfo != nil && len(os.FirmwareInfo.Features) > 0 && !parseSecureBoot(os).Enabled {
 		x.FirmwareInfo = os.FirmwareInfo
 	}
+	if os.BootMenu != nil && os.BootMenu.Enable != "yes" { // os.boot_menu says an enabled menu
+		x.BootMenu = os.BootMenu
+	}
 	if isZeroOS(x) {
 		return nil
 	}
@@ -150,7 +153,8 @@ func osExtra(os *libvirtxml.DomainOS) *libvirtxml.DomainOS {
 
 func isZeroOS(x *libvirtxml.DomainOS) bool {
 	return x.BIOS == nil && x.ACPI == nil && x.Shim == "" && x.VarStore == nil && x.Init == "" && len(x.InitArgs) == 0 &&
-		len(x.InitEnv) == 0 && x.InitDir == "" && x.InitUser == "" && x.InitGroup == "" && x.Loader == nil && x.FirmwareInfo == nil
+		len(x.InitEnv) == 0 && x.InitDir == "" && x.InitUser == "" && x.InitGroup == "" && x.Loader == nil && x.FirmwareInfo == nil &&
+		x.BootMenu == nil
 }
 
 // checkOSFragment: an <os> fragment holds only what no family types.
@@ -166,6 +170,9 @@ func checkOSFragment(probe *libvirtxml.Domain) error {
 	if rest.Loader != nil && rest.Loader.Path == "" {
 		rest.Loader = nil
 	}
+	if rest.BootMenu != nil && rest.BootMenu.Enable != "yes" {
+		rest.BootMenu = nil
+	}
 	if !isZeroOSAll(&rest) {
 		return fmt.Errorf("<os> is managed by os (arch, machine, firmware, boot, kernel, loader, smbios); an <os> fragment " +
 			"holds only what the os group cannot say: <bios>, <acpi>, <shim>, <varstore>, <init...>, and with firmware " +
@@ -179,7 +186,7 @@ func checkOSFragment(probe *libvirtxml.Domain) error {
 
 func isZeroOSAll(o *libvirtxml.DomainOS) bool {
 	return o.Type == nil && o.Firmware == "" && o.NVRam == nil && o.Kernel == "" && o.Initrd == "" && o.Cmdline == "" &&
-		o.DTB == "" && len(o.BootDevices) == 0 && o.BootMenu == nil && o.SMBios == nil && isZeroOS(o)
+		o.DTB == "" && len(o.BootDevices) == 0 && o.SMBios == nil && isZeroOS(o)
 }
 
 // buildOSExtra merges the fragment's <os> (probe) into d's.
@@ -197,6 +204,9 @@ func buildOSExtra(d *libvirtxml.Domain, probe *libvirtxml.Domain) {
 	}
 	if p.FirmwareInfo != nil {
 		o.FirmwareInfo = p.FirmwareInfo
+	}
+	if p.BootMenu != nil && (o.BootMenu == nil || o.BootMenu.Enable != "yes") {
+		o.BootMenu = p.BootMenu
 	}
 }
 
@@ -218,6 +228,9 @@ func clearOSExtra(d *libvirtxml.Domain) {
 	if x.FirmwareInfo != nil {
 		o.FirmwareInfo = nil
 	}
+	if x.BootMenu != nil {
+		o.BootMenu = nil
+	}
 }
 
 // familyWrites says whether s has its family write the owned element name (then a
@@ -230,4 +243,67 @@ func familyWrites(s *Spec, name string) bool {
 		return s.MemoryBacking != nil || s.virtiofsMemory
 	}
 	return false // <vcpus>, <iothreadids>: no typed form
+}
+
+// <sysinfo type='smbios'> is shared too: os.smbios types the BIOS, system, base board,
+// chassis and OEM strings tables; a <sysinfo type='smbios'> fragment holds the processor
+// (type 4) and memory device (type 17) tables, merged into the SMBIOS sysinfo the smbios
+// family writes.
+
+// smbiosExtra is the processor and memory device tables of the SMBIOS sysinfo, nil
+// when there are none.
+func smbiosExtra(in []libvirtxml.DomainSysInfo) *libvirtxml.DomainSysInfo {
+	for _, si := range in {
+		if t := si.SMBIOS; t != nil && len(t.Processor)+len(t.Memory) > 0 {
+			return &libvirtxml.DomainSysInfo{SMBIOS: &libvirtxml.DomainSysInfoSMBIOS{Processor: t.Processor, Memory: t.Memory}}
+		}
+	}
+	return nil
+}
+
+// checkSysInfoFragment: a <sysinfo> fragment is one SMBIOS sysinfo of processor and
+// memory device tables only.
+func checkSysInfoFragment(probe *libvirtxml.Domain) error {
+	if len(probe.SysInfo) != 1 || probe.SysInfo[0].SMBIOS == nil {
+		return fmt.Errorf("<sysinfo> is managed by os.smbios and os.fw_cfg (and os.fw_cfg_files); a <sysinfo type='smbios'> " +
+			"fragment holds only what os.smbios cannot say: <processor> and <memory_device> tables")
+	}
+	t := probe.SysInfo[0].SMBIOS
+	if t.BIOS != nil || t.System != nil || len(t.BaseBoard) > 0 || t.Chassis != nil || t.OEMStrings != nil || len(t.Processor)+len(t.Memory) == 0 {
+		return fmt.Errorf("<sysinfo> is managed by os.smbios (bios, system, base board, chassis, OEM strings): a <sysinfo " +
+			"type='smbios'> fragment in extra_xml holds only <processor> and <memory_device> tables")
+	}
+	return nil
+}
+
+// buildSMBIOSExtra puts the fragment's tables into d's SMBIOS sysinfo (made first when
+// there is none).
+func buildSMBIOSExtra(d *libvirtxml.Domain, probe *libvirtxml.Domain) {
+	p := probe.SysInfo[0].SMBIOS
+	for i := range d.SysInfo {
+		if t := d.SysInfo[i].SMBIOS; t != nil {
+			t.Processor, t.Memory = p.Processor, p.Memory
+			return
+		}
+	}
+	d.SysInfo = append([]libvirtxml.DomainSysInfo{{SMBIOS: &libvirtxml.DomainSysInfoSMBIOS{Processor: p.Processor, Memory: p.Memory}}}, d.SysInfo...)
+}
+
+// clearSMBIOSExtra takes the processor and memory device tables out of d (an SMBIOS
+// sysinfo left empty goes).
+func clearSMBIOSExtra(d *libvirtxml.Domain) {
+	out := d.SysInfo[:0]
+	for _, si := range d.SysInfo {
+		if t := si.SMBIOS; t != nil {
+			t.Processor, t.Memory = nil, nil
+			if t.BIOS == nil && t.System == nil && len(t.BaseBoard) == 0 && t.Chassis == nil && t.OEMStrings == nil {
+				continue
+			}
+		}
+		out = append(out, si)
+	}
+	if len(out) == 0 {
+		out = nil
+	}
+	d.SysInfo = out
 }

@@ -48,9 +48,11 @@ var domainExtraXML = family{
 				"`<allocation>` (`memory_backing` stays null); `<vcpus>` (per-vCPU hot-plug states) and `<iothreadids>` (numbered " +
 				"I/O threads, beside `cpu.iothreads`). `<os>` is shared like `<cputune>`: a fragment holds only what the `os` " +
 				"group cannot say, merged with it: `<bios>` (`useserial`, `rebootTimeout`), `<acpi>` tables, `<shim>`, " +
-				"`<varstore>`, and with firmware auto-selection a `<loader>` without a path (`secure`, `stateless`) and " +
+				"`<varstore>`, `<bootmenu enable='no'/>`, and with firmware auto-selection a `<loader>` without a path " +
+				"(`secure`, `stateless`) and " +
 				"`<firmware>` features other than Secure Boot's (e.g. `<os><firmware><feature enabled='no' name='secure-boot'/>" +
-				"</firmware></os>`). Other elements the schema has are refused with the attribute to use (" +
+				"</firmware></os>`). So is `<sysinfo type='smbios'>` for its `<processor>` and `<memory_device>` tables, " +
+				"merged with `os.smbios`. Other elements the schema has are refused with the attribute to use (" +
 				"`<cpu>`, `<features>`, `<memory>`, `<vcpu>`, " +
 				"`<sysinfo>`, `<devices>` (use `device_xml` for devices), `<on_poweroff>`, ...), and so are elements libvirt's " +
 				"domain format does not know, two of an element the domain has once, and a comment, processing instruction or " +
