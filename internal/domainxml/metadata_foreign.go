@@ -43,7 +43,7 @@ func metadataElements(inner string, decls map[string]string) ([]metadataElement,
 	if len(decls) > 0 {
 		inner = declareNamespaces(inner, decls)
 	}
-	dec := xml.NewDecoder(strings.NewReader(inner)) //nolint:gosec // encoding/xml reads no DTD or entities: plain tokens
+	dec := tokenDecoder(inner)
 	var out []metadataElement
 	depth := 0
 	var start int64
@@ -79,7 +79,7 @@ func metadataElements(inner string, decls map[string]string) ([]metadataElement,
 // metadataFragmentElements are the children of a <metadata> fragment, each standalone.
 func metadataFragmentElements(fragment string) ([]metadataElement, error) {
 	decls := metadataNamespaces("<domain>" + fragment + "</domain>")
-	dec := xml.NewDecoder(strings.NewReader(fragment))
+	dec := tokenDecoder(fragment)
 	var open, end int64 = -1, -1
 	depth := 0
 	for {
@@ -180,7 +180,7 @@ func foreignMetadata(d *libvirtxml.Domain) string {
 // indentation), prefixes and everything else as written; text it cannot read stays as it
 // is.
 func compactXML(text string) string {
-	dec := xml.NewDecoder(strings.NewReader(text))
+	dec := tokenDecoder(text)
 	var b strings.Builder
 	open := false // a start tag is written but for its ">": an end next closes it as "/>"
 	closeOpen := func() {
