@@ -135,16 +135,12 @@ func ParseExtraFragment(text string) (*xmlNode, error) {
 		}
 		return n, nil
 	}
-	if name == "os" || name == "sysinfo" {
+	if name == "os" {
 		probe, err := fragmentDomain(n)
 		if err != nil {
 			return nil, fmt.Errorf("<%s> does not parse as libvirt's domain format: %w", name, err)
 		}
-		check := checkOSFragment
-		if name == "sysinfo" {
-			check = checkSysInfoFragment
-		}
-		if err := check(probe); err != nil {
+		if err := checkOSFragment(probe); err != nil {
 			return nil, err
 		}
 	} else if owner, ok := ownedElements[name]; ok {
@@ -255,10 +251,6 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 		switch {
 		case name == "metadata":
 			oldMetadata = append(oldMetadata, f)
-		case name == "sysinfo":
-			if !wanted[name] {
-				clearSMBIOSExtra(d)
-			}
 		case repeatable(name):
 			if err := dropItems(dv.Field(domainElements[name]), name, n); err != nil {
 				return err
@@ -286,8 +278,6 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 		switch {
 		case name == "os":
 			buildOSExtra(d, probe)
-		case name == "sysinfo":
-			buildSMBIOSExtra(d, probe)
 		case name == "cputune":
 			t := *probe.CPUTune
 			if d.CPUTune != nil { // the pins are the pinning family's (it ran before)

@@ -133,29 +133,3 @@ func TestBootOrderInDeviceXML(t *testing.T) {
 		t.Errorf("<os><boot dev> beside a device_xml boot order: %+v", d.OS.BootDevices)
 	}
 }
-
-func TestSMBIOSTablesFragment(t *testing.T) {
-	s := fsSpec()
-	s.SMBIOS = &SMBIOS{Mode: "sysinfo", BIOS: map[string]string{"vendor": "Acme"}}
-	f := `<sysinfo type='smbios'><processor><entry name='manufacturer'>Acme</entry></processor></sysinfo>`
-	s.ExtraXML = []string{f}
-	d, err := Build(nil, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.SysInfo) != 1 || d.SysInfo[0].SMBIOS.BIOS == nil || len(d.SysInfo[0].SMBIOS.Processor) != 1 {
-		t.Fatalf("built %+v", d.SysInfo)
-	}
-	p, _ := FromDomain(d)
-	if !ExtraXMLPresent(p.Spec.ExtraXML, f) || p.Spec.SMBIOS == nil || p.Spec.SMBIOS.BIOS["vendor"] != "Acme" {
-		t.Fatalf("read back %q %+v", p.Spec.ExtraXML, p.Spec.SMBIOS)
-	}
-	s.ExtraXML, s.ExtraXMLWas = nil, []string{f}
-	again, err := Build(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(again.SysInfo) != 1 || len(again.SysInfo[0].SMBIOS.Processor) != 0 || again.SysInfo[0].SMBIOS.BIOS == nil {
-		t.Fatalf("after the fragment went: %+v", again.SysInfo)
-	}
-}

@@ -38,7 +38,7 @@ func unmodelledElements(d *libvirtxml.Domain) []string {
 	t := dv.Type()
 	for i := range t.NumField() {
 		name := fieldElement(t.Field(i))
-		if j, ok := domainElements[name]; !ok || j != i || (ownedElements[name] != "" && !untypedElement(d, name) && name != "metadata" && name != "os" && name != "sysinfo") || dv.Field(i).IsZero() {
+		if j, ok := domainElements[name]; !ok || j != i || (ownedElements[name] != "" && !untypedElement(d, name) && name != "metadata" && name != "os") || dv.Field(i).IsZero() {
 			continue
 		}
 		if name == "metadata" {
@@ -54,13 +54,6 @@ func unmodelledElements(d *libvirtxml.Domain) []string {
 				continue
 			}
 			src = &libvirtxml.Domain{OS: x}
-		}
-		if name == "sysinfo" {
-			x := smbiosExtra(d.SysInfo)
-			if x == nil {
-				continue
-			}
-			src = &libvirtxml.Domain{SysInfo: []libvirtxml.DomainSysInfo{*x}}
 		}
 		if name == "cputune" {
 			tune := *d.CPUTune

@@ -17,7 +17,8 @@ import (
 //     virt-install's libosinfo metadata (namespace declared on <domain>) and another
 //     application's element, <qemu:capabilities>, a fw_cfg entry read from a host file,
 //     and <vcpu cpuset>;
-//   - bios: <os><bios useserial rebootTimeout>, a <cpu> with NUMA distances and a cell's
+//   - bios: <os><bios useserial rebootTimeout> and <bootmenu enable='no'> beside typed
+//     SMBIOS strings, a <cpu> with NUMA distances and a cell's
 //     discard (escaped whole into extra_xml), <vcpus> hot-plug states, numbered
 //     <iothreadids>, a memory backing with an <allocation>, and <vcpu placement='auto'>
 //     with <numatune> placement auto.
@@ -66,10 +67,13 @@ func TestAccDomainAdopt_platformLossless(t *testing.T) {
   <iothreadids><iothread id='1'/><iothread id='4'/></iothreadids>
   <numatune><memory mode='strict' placement='auto'/></numatune>
   <memoryBacking><allocation mode='immediate' threads='2'/></memoryBacking>
+  <sysinfo type='smbios'><bios><entry name='vendor'>Acme</entry></bios></sysinfo>
   <os>
     <type arch='x86_64' machine='pc'>hvm</type>
     <boot dev='hd'/>
+    <bootmenu enable='no'/>
     <bios useserial='yes' rebootTimeout='5000'/>
+    <smbios mode='sysinfo'/>
   </os>
   <cpu mode='custom' match='exact'>
     <model fallback='forbid'>qemu64</model>
@@ -90,7 +94,8 @@ func TestAccDomainAdopt_platformLossless(t *testing.T) {
 
 	generated := generateConfigPlansCleanAll(t, map[string]string{"libvirt_domain.uefi": uefi, "libvirt_domain.bios": bios})
 	for _, want := range []string{`<metadata>`, `libosinfo:os`, `inv:owner`, `qemu:capabilities`, `fw_cfg_files`, `vcpu_cpuset`,
-		`vcpu_placement`, `<vcpus>`, `<iothreadids>`, `<allocation`, `<bios useserial`, `<distances>`, `loader`, `OVMF_VARS_4M.fd`} {
+		`vcpu_placement`, `<vcpus>`, `<iothreadids>`, `<allocation`, `<bios useserial`, `<distances>`, `loader`, `OVMF_VARS_4M.fd`,
+		`<bootmenu enable='no'/>`} {
 		if !strings.Contains(generated, want) {
 			t.Errorf("the generated configuration has no %s:\n%s", want, generated)
 		}

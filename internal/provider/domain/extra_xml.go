@@ -51,8 +51,7 @@ var domainExtraXML = family{
 				"`<varstore>`, `<bootmenu enable='no'/>`, and with firmware auto-selection a `<loader>` without a path " +
 				"(`secure`, `stateless`) and " +
 				"`<firmware>` features other than Secure Boot's (e.g. `<os><firmware><feature enabled='no' name='secure-boot'/>" +
-				"</firmware></os>`). So is `<sysinfo type='smbios'>` for its `<processor>` and `<memory_device>` tables, " +
-				"merged with `os.smbios`. Other elements the schema has are refused with the attribute to use (" +
+				"</firmware></os>`). Other elements the schema has are refused with the attribute to use (" +
 				"`<cpu>`, `<features>`, `<memory>`, `<vcpu>`, " +
 				"`<sysinfo>`, `<devices>` (use `device_xml` for devices), `<on_poweroff>`, ...), and so are elements libvirt's " +
 				"domain format does not know, two of an element the domain has once, and a comment, processing instruction or " +
