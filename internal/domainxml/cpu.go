@@ -62,7 +62,7 @@ var cpuFamily = family{
 		return nil
 	},
 	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
-		if d.CPU == nil {
+		if d.CPU == nil || untypedElement(d, "cpu") { // extra_xml holds it whole
 			return
 		}
 		s := &p.Spec

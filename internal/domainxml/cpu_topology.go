@@ -141,12 +141,43 @@ func validateNUMA(s *Spec, maxV uint) error {
 			return fmt.Errorf("cpu.numa_cell: vCPU %d is in no cell; the cells' cpus must cover vCPUs 0 to %d", n, maxV-1)
 		}
 	}
-	if mem := s.EffectiveMaxMemoryKiB(); sum != mem {
+	// libvirt sets <memory> to the cells' memory and the hot-plugged memory devices' (in
+	// device_xml) together: the cells hold the rest.
+	mem, plugged := s.EffectiveMaxMemoryKiB(), memoryDevicesKiB(s.DeviceXML)
+	if plugged < mem && sum == mem-plugged {
+		return nil
+	}
+	if sum != mem {
 		f := FormatMemory(sum, mem)
+		if plugged > 0 {
+			f = FormatMemory(sum, mem, plugged, mem-min(plugged, mem))
+			return fmt.Errorf("cpu.numa_cell: the cells' memory (memory_mib / memory_kib) adds up to %s, but the domain has %s "+
+				"(max_memory_mib / max_memory_kib, or memory_mib / memory_kib) of which its memory devices in device_xml hold %s: "+
+				"make the cells add up to %s", f[0], f[1], f[2], f[3])
+		}
 		return fmt.Errorf("cpu.numa_cell: the cells' memory (memory_mib / memory_kib) adds up to %s, but the domain has %s "+
 			"(max_memory_mib / max_memory_kib, or memory_mib / memory_kib): make the cells add up to %s", f[0], f[1], f[1])
 	}
 	return nil
+}
+
+// memoryDevicesKiB is the size of the memory devices (<memory model='dimm'> and the
+// like: hot-plugged memory) among device_xml's fragments; a fragment that does not parse
+// counts nothing (device_xml's own check reports it).
+func memoryDevicesKiB(fragments []string) uint64 {
+	var sum uint64
+	for _, f := range fragments {
+		n, err := parseNode(f)
+		if err != nil || n.XMLName.Local != "memory" {
+			continue
+		}
+		var m libvirtxml.DomainMemorydev
+		if err := m.Unmarshal(f); err != nil || m.Target == nil || m.Target.Size == nil {
+			continue
+		}
+		sum += toKiB(m.Target.Size.Value, m.Target.Size.Unit)
+	}
+	return sum
 }
 
 // buildCPUParts writes topology, features and cells into d's <cpu> (made when needed;

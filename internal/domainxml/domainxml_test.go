@@ -227,6 +227,8 @@ func TestParse_ignoresLibvirtFilled(t *testing.T) {
 	want.UUID = "8d24d164-d0b5-43b9-81fd-4ee366818f31"
 	want.Interfaces[0].Model, want.Interfaces[1].Model = "virtio", "virtio"
 	want.Interfaces[1].MAC = "52:54:00:12:34:56"
+	// Another application's metadata reads back as an extra_xml fragment (metadata_foreign.go).
+	want.ExtraXML = []string{`<metadata><other:app xmlns:other="http://example.com/other"><x/></other:app></metadata>`}
 	if !reflect.DeepEqual(p.Spec, want) {
 		t.Errorf("Parse:\n got %+v\nwant %+v", p.Spec, want)
 	}

@@ -29,15 +29,16 @@ import (
 // <vcpupin> and <emulatorpin>, a fragment the rest (extraCPUTune).
 var ownedElements = map[string]string{
 	"name": "name", "uuid": "uuid", "title": "title", "description": "description",
-	"metadata":      "tags (libvirt_domain keeps its record there; other applications' metadata is kept as the domain has it)",
+	"metadata":      "tags (libvirt_domain keeps its record there; a <metadata> fragment holds other applications' elements)",
 	"memory":        "memory_mib and max_memory_mib",
 	"currentMemory": "memory_mib",
 	"vcpu":          "vcpu and max_vcpu", "vcpus": "vcpu and max_vcpu",
 	"iothreads": "cpu.iothreads", "iothreadids": "cpu.iothreads",
 	"os": "os", "cpu": "cpu", "features": "features", "memoryBacking": "memory_backing",
 	"on_poweroff": "events.on_poweroff", "on_reboot": "events.on_reboot", "on_crash": "events.on_crash",
-	"sysinfo": "os.smbios and os.fw_cfg",
-	"devices": "device_xml and the device blocks (disk, network_interface, devices, ...)",
+	"sysinfo":               "os.smbios and os.fw_cfg",
+	qemuNS + " commandline": "qemu.args and qemu.env",
+	"devices":               "device_xml and the device blocks (disk, network_interface, devices, ...)",
 }
 
 // domainElements maps each element libvirtxml reads under <domain> (outside the
@@ -47,15 +48,39 @@ var domainElements = func() map[string]int {
 	out := map[string]int{}
 	t := reflect.TypeFor[libvirtxml.Domain]()
 	for i := range t.NumField() {
-		tag := t.Field(i).Tag.Get("xml")
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "" || name == "domain" || strings.Contains(opts, "attr") || strings.Contains(name, " ") {
+		name := fieldElement(t.Field(i))
+		if name == "" || name == "domain" {
 			continue
 		}
 		out[name] = i
 	}
 	return out
 }()
+
+// fieldElement is the element a field of libvirtxml.Domain reads: its tag's name, or for
+// a hypervisor namespace's element (a field without a tag) the "namespace name" of its
+// type's XMLName; "" for an attribute or what is no element.
+func fieldElement(f reflect.StructField) string {
+	name, opts, _ := strings.Cut(f.Tag.Get("xml"), ",")
+	if strings.Contains(opts, "attr") || name == "-" {
+		return ""
+	}
+	if name == "" {
+		t := f.Type
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+		x, ok := t.FieldByName("XMLName")
+		if !ok {
+			return ""
+		}
+		name, _, _ = strings.Cut(x.Tag.Get("xml"), ",")
+	}
+	return name
+}
 
 var extraXMLFamily = family{
 	name: "extra_xml",
@@ -65,7 +90,7 @@ var extraXMLFamily = family{
 				return fmt.Errorf("extra_xml[%d]: %w", i, err)
 			}
 		}
-		return nil
+		return checkEscapedOwned(s)
 	},
 	build: buildExtraXML,
 	parse: func(d *libvirtxml.Domain, p *Parsed, rec *record) {
@@ -80,8 +105,8 @@ func sameFragment(a, b string) bool {
 	if a == b {
 		return true
 	}
-	na, errA := parseNode(a)
-	nb, errB := parseNode(b)
+	na, errA := comparableNode(a)
+	nb, errB := comparableNode(b)
 	return errA == nil && errB == nil && na.has(nb) && nb.has(na)
 }
 
@@ -93,20 +118,44 @@ func ParseExtraFragment(text string) (*xmlNode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not one XML element: %w", err)
 	}
-	name := n.XMLName.Local
+	name := elementKey(n)
 	if n.XMLName.Space != "" {
-		if name == "commandline" {
-			return nil, fmt.Errorf("<%s:%s> is managed by qemu (qemu.args and qemu.env); configure it there, not as raw XML", n.XMLName.Space, name)
+		stripDeclarations(n)
+		if (n.XMLName.Space == qemuNS || n.XMLName.Space == "qemu") && n.XMLName.Local == "commandline" {
+			return nil, fmt.Errorf("<qemu:commandline> is managed by qemu (qemu.args and qemu.env); configure it there, not as raw XML")
 		}
-		return nil, fmt.Errorf("<%s:%s> is in a hypervisor namespace, which extra_xml does not write; the domain keeps it as it has it",
-			n.XMLName.Space, name)
+		if _, ok := domainElements[name]; !ok {
+			return nil, fmt.Errorf("<%s> of namespace %s is not an element libvirt's domain format knows (qemu's are "+
+				"<qemu:capabilities>, <qemu:override>, <qemu:deprecation>, in namespace %s)", n.XMLName.Local, n.XMLName.Space, qemuNS)
+		}
 	}
-	if owner, ok := ownedElements[name]; ok && !(name == "features" && escapableFeatures(n)) { // features.go
-		if name == "features" {
-			return nil, fmt.Errorf("<features> in this form is managed by features; configure it there, not as raw XML " +
-				"(a <features> fragment must say something the features attribute cannot, e.g. <pmu>, <msrs>, <tcg>, a Hyper-V <vendor_id>)")
+	if name == "metadata" && n.XMLName.Space == "" {
+		if err := checkMetadataFragment(text, n); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
+		return n, nil
+	}
+	if name == "os" {
+		probe, err := fragmentDomain(n)
+		if err != nil {
+			return nil, fmt.Errorf("<%s> does not parse as libvirt's domain format: %w", name, err)
+		}
+		if err := checkOSFragment(probe); err != nil {
+			return nil, err
+		}
+	} else if owner, ok := ownedElements[name]; ok {
+		u, escapable := untypedOwned[name]
+		if !escapable {
+			return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
+		}
+		probe, err := fragmentDomain(n)
+		if err != nil {
+			return nil, fmt.Errorf("<%s> does not parse as libvirt's domain format: %w", name, err)
+		}
+		if !u.untyped(probe) {
+			return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML (extra_xml takes a <%s> "+
+				"only in a form %s cannot say)", name, owner, name, u.what)
+		}
 	}
 	if _, ok := domainElements[name]; !ok {
 		return nil, fmt.Errorf("<%s> is not an element of libvirt's domain format (no such child of <domain>)", name)
@@ -151,7 +200,7 @@ func CheckExtraXML(list []string) []error {
 			errs[i] = err
 			continue
 		}
-		name := n.XMLName.Local
+		name := elementKey(n)
 		if j, ok := first[name]; ok && !repeatable(name) {
 			errs[i] = fmt.Errorf("a second <%s> (extra_xml[%d] is one): <domain> has one; write it as one fragment", name, j)
 			continue
@@ -183,36 +232,52 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 		if err != nil {
 			return fmt.Errorf("extra_xml[%d]: %w", i, err)
 		}
-		nodes[i], wanted[n.XMLName.Local] = n, true
+		nodes[i], wanted[elementKey(n)] = n, true
 	}
+	var metadata *string
+	for i, n := range nodes {
+		if n.XMLName.Local == "metadata" {
+			metadata = &s.ExtraXML[i]
+		}
+	}
+	var oldMetadata []string
 	dv := reflect.ValueOf(d).Elem()
 	for _, f := range old { // what the last apply wrote goes; what another tool wrote stays
 		n, err := ParseExtraFragment(f)
 		if err != nil || n.XMLName.Local == "features" { // the features family writes <features>
 			continue
 		}
-		name := n.XMLName.Local
+		name := elementKey(n)
 		switch {
+		case name == "metadata":
+			oldMetadata = append(oldMetadata, f)
 		case repeatable(name):
 			if err := dropItems(dv.Field(domainElements[name]), name, n); err != nil {
 				return err
 			}
-		case !wanted[name]:
-			clearElement(d, dv, name)
+		case !wanted[name] && (untypedOwned[name].untyped == nil || name == "os" || !familyWrites(s, name)):
+			clearElement(d, dv, name) // (an owned element its family writes is the family's again)
+		}
+	}
+	if metadata != nil || len(oldMetadata) > 0 {
+		if err := buildMetadata(d, metadata, oldMetadata); err != nil {
+			return err
 		}
 	}
 	for _, n := range nodes {
-		if n.XMLName.Local == "features" {
-			continue // the features family wrote it (before secure boot's smm)
+		if n.XMLName.Local == "features" || n.XMLName.Local == "metadata" {
+			continue // the features family wrote <features> (before secure boot's smm); <metadata> is merged below
 		}
 		probe, err := fragmentDomain(n)
 		if err != nil {
 			return err
 		}
-		name := n.XMLName.Local
+		name := elementKey(n)
 		i := domainElements[name]
 		field, from := dv.Field(i), reflect.ValueOf(probe).Elem().Field(i)
 		switch {
+		case name == "os":
+			buildOSExtra(d, probe)
 		case name == "cputune":
 			t := *probe.CPUTune
 			if d.CPUTune != nil { // the pins are the pinning family's (it ran before)
@@ -233,6 +298,10 @@ func buildExtraXML(d *libvirtxml.Domain, s *Spec, base *libvirtxml.Domain) error
 
 // clearElement takes the element name out of d (of <cputune>, all but the pins).
 func clearElement(d *libvirtxml.Domain, dv reflect.Value, name string) {
+	if name == "os" {
+		clearOSExtra(d)
+		return
+	}
 	if name != "cputune" {
 		f := dv.Field(domainElements[name])
 		f.Set(reflect.Zero(f.Type()))
@@ -305,9 +374,21 @@ func elementNodes(d *libvirtxml.Domain, name string) ([]xmlNode, error) {
 	}
 	var out []xmlNode
 	for _, c := range dom.Nodes {
-		if c.XMLName.Local == name {
+		if elementKey(&c) == name {
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// qemuNS is the namespace of libvirt's QEMU-specific elements (<qemu:commandline>, ...).
+const qemuNS = "http://libvirt.org/schemas/domain/qemu/1.0"
+
+// elementKey is how domainElements names n: its name, with its namespace before it for
+// an element of a hypervisor namespace (as libvirtxml's tags write it).
+func elementKey(n *xmlNode) string {
+	if n.XMLName.Space == "" {
+		return n.XMLName.Local
+	}
+	return n.XMLName.Space + " " + n.XMLName.Local
 }

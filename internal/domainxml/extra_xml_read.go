@@ -37,12 +37,24 @@ func unmodelledElements(d *libvirtxml.Domain) []string {
 	dv := reflect.ValueOf(d).Elem()
 	t := dv.Type()
 	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("xml"), ",")
-		if j, ok := domainElements[name]; !ok || j != i || dv.Field(i).IsZero() ||
-			ownedElements[name] != "" && (name != "features" || featuresTyped(d.Features)) { // untyped <features>: features.go
+		name := fieldElement(t.Field(i))
+		if j, ok := domainElements[name]; !ok || j != i || (ownedElements[name] != "" && !untypedElement(d, name) && name != "metadata" && name != "os") || dv.Field(i).IsZero() {
+			continue
+		}
+		if name == "metadata" {
+			if f := foreignMetadata(d); f != "" {
+				out = append(out, f)
+			}
 			continue
 		}
 		src := d
+		if name == "os" {
+			x := osExtra(d.OS)
+			if x == nil {
+				continue
+			}
+			src = &libvirtxml.Domain{OS: x}
+		}
 		if name == "cputune" {
 			tune := *d.CPUTune
 			tune.VCPUPin, tune.EmulatorPin = nil, nil
@@ -69,8 +81,9 @@ func ExtraXMLPresent(have []string, fragment string) bool {
 	if err != nil {
 		return false
 	}
+	stripDeclarations(want)
 	for _, h := range have {
-		if n, err := parseNode(h); err == nil && n.has(want) {
+		if n, err := comparableNode(h); err == nil && n.has(want) {
 			return true
 		}
 	}
@@ -87,11 +100,12 @@ func ImportExtraXML(have, recorded []string) []string {
 	var covered []*xmlNode
 	for _, f := range recorded {
 		if n, err := ParseExtraFragment(f); err == nil && ExtraXMLPresent(have, f) {
+			stripDeclarations(n)
 			out, covered = append(out, f), append(covered, n)
 		}
 	}
 	for _, h := range have {
-		n, err := parseNode(h)
+		n, err := comparableNode(h)
 		if err != nil || isLibvirtDefault(h) || slices.ContainsFunc(covered, func(c *xmlNode) bool { return n.has(c) }) {
 			continue
 		}
@@ -117,13 +131,31 @@ func isLibvirtDefault(text string) bool {
 // single quotes, an empty element closed in its start tag.
 func (n xmlNode) libvirtText() string {
 	var b strings.Builder
-	n.writeLibvirt(&b)
+	n.writeLibvirt(&b, "")
 	return b.String()
 }
 
-func (n xmlNode) writeLibvirt(b *strings.Builder) {
-	b.WriteString("<" + n.XMLName.Local)
+// writeLibvirt writes n; an element of a namespace is written with its prefix (qemu for
+// libvirt's QEMU namespace, else a default-namespace declaration), declared on the
+// outermost element of the namespace (ns: the namespace in scope).
+func (n xmlNode) writeLibvirt(b *strings.Builder, ns string) {
+	name := n.XMLName.Local
+	decl := ""
+	if sp := n.XMLName.Space; sp != "" {
+		if sp == qemuNS {
+			name = "qemu:" + name
+			if ns != sp {
+				decl = " xmlns:qemu='" + attrEscaper.Replace(sp) + "'"
+			}
+		} else if ns != sp {
+			decl = " xmlns='" + attrEscaper.Replace(sp) + "'"
+		}
+	}
+	b.WriteString("<" + name + decl)
 	for _, a := range n.Attrs {
+		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
+			continue
+		}
 		b.WriteString(" " + a.Name.Local + "='" + attrEscaper.Replace(a.Value) + "'")
 	}
 	text := strings.TrimSpace(n.Text)
@@ -136,9 +168,9 @@ func (n xmlNode) writeLibvirt(b *strings.Builder) {
 		b.WriteString(textEscaper.Replace(text))
 	}
 	for _, c := range n.Nodes {
-		c.writeLibvirt(b)
+		c.writeLibvirt(b, n.XMLName.Space)
 	}
-	b.WriteString("</" + n.XMLName.Local + ">")
+	b.WriteString("</" + name + ">")
 }
 
 var (

@@ -24,7 +24,7 @@ func TestExtraXMLValidate(t *testing.T) {
 		`<iothreads>2</iothreads>`:                                    "managed by cpu.iothreads",
 		`<sysinfo type="smbios"/>`:                                    "managed by os.smbios",
 		`<devices><shmem name="a"/></devices>`:                        "device_xml",
-		`<metadata/>`:                                                 "managed by tags",
+		`<metadata/>`:                                                 "empty <metadata>",
 		`<name>x</name>`:                                              "managed by name",
 		`<description>x</description>`:                                "managed by description",
 		`<cputune><vcpupin vcpu="0" cpuset="1"/></cputune>`:           "managed by cpu.pinning",

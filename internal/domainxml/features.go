@@ -240,13 +240,6 @@ func hadFeaturesFragment(base *libvirtxml.Domain, was []string) bool {
 	return err == nil && f != nil
 }
 
-// escapableFeatures says whether a <features> fragment (n) is in a form the typed
-// members cannot say, so that extra_xml may hold it.
-func escapableFeatures(n *xmlNode) bool {
-	probe, err := fragmentDomain(n)
-	return err == nil && !featuresTyped(probe.Features)
-}
-
 // sameFeatures: b keeps what it leaves nil of a's features and sets the rest as a has them.
 func sameFeatures(a, b Spec) bool {
 	x, y := a.Features, b.Features

@@ -60,6 +60,9 @@ var memoryBackingFamily = family{
 		// None, or exactly what a virtiofs share implies (the filesystems are read
 		// already): memory_backing unset says the same.
 		implied := isVirtiofsMemory(m) && (virtiofsShare(p.Spec.Filesystems) != "" || (rec != nil && rec.VirtiofsMemory != nil))
+		if m == nil || implied || untypedElement(d, "memoryBacking") { // untyped: extra_xml holds it whole
+			return
+		}
 		if m == nil || implied {
 			return
 		}

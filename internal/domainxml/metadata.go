@@ -66,7 +66,7 @@ func GetMetadata(d *libvirtxml.Domain, ns, local string, v any) (bool, error) {
 	if d.Metadata == nil {
 		return false, nil
 	}
-	dec := xml.NewDecoder(strings.NewReader(d.Metadata.XML))
+	dec := tokenDecoder(d.Metadata.XML)
 	depth := 0
 	for {
 		tok, err := dec.Token()
@@ -94,7 +94,7 @@ func GetMetadata(d *libvirtxml.Domain, ns, local string, v any) (bool, error) {
 // withoutElement is metadata content without its top-level elements ns:local, every
 // other element kept byte for byte (text between elements is dropped).
 func withoutElement(inner, ns, local string) (string, error) {
-	dec := xml.NewDecoder(strings.NewReader(inner))
+	dec := tokenDecoder(inner)
 	var rest strings.Builder
 	depth := 0
 	start := int64(0)

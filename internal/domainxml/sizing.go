@@ -34,18 +34,41 @@ var sizingFamily = family{
 		case s.MaxMemoryKiB != 0 && s.MaxMemoryKiB < s.MemoryKiB:
 			f := FormatMemory(s.MemoryKiB, s.MaxMemoryKiB)
 			return fmt.Errorf("memory (%s) is more than the maximum memory (%s): raise max_memory_mib / max_memory_kib or lower memory_mib / memory_kib", f[0], f[1])
+		case s.VCPUPlacement != "" && s.VCPUPlacement != "static" && s.VCPUPlacement != "auto":
+			return fmt.Errorf("cpu.vcpu_placement %q: use static or auto", s.VCPUPlacement)
+		}
+		if s.VCPUCPUSet != "" {
+			if _, err := ParseCPUSet(s.VCPUCPUSet); err != nil {
+				return fmt.Errorf("cpu.vcpu_cpuset: %w", err)
+			}
 		}
 		return nil
 	},
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
 		SetSizing(d, *s)
+		if s.VCPUPlacement != "" {
+			d.VCPU.Placement = s.VCPUPlacement
+		}
+		if s.VCPUCPUSet != "" {
+			d.VCPU.CPUSet = s.VCPUCPUSet
+		}
 		return nil
 	},
-	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) { parseSizing(d, &p.Spec) },
+	parse: func(d *libvirtxml.Domain, p *Parsed, _ *record) {
+		parseSizing(d, &p.Spec)
+		if d.VCPU != nil {
+			p.Spec.VCPUCPUSet = d.VCPU.CPUSet
+			if d.VCPU.Placement != "static" { // libvirt's default: what a spec without it gets
+				p.Spec.VCPUPlacement = d.VCPU.Placement
+			}
+		}
+	},
 	// The current values change live within the ceilings (Classify decides); the
-	// ceilings themselves are structure.
+	// ceilings themselves are structure, and so are placement and cpuset (empty in b keeps a's).
 	same: func(a, b Spec) bool {
-		return a.EffectiveMaxVCPU() == b.EffectiveMaxVCPU() && a.EffectiveMaxMemoryKiB() == b.EffectiveMaxMemoryKiB()
+		return a.EffectiveMaxVCPU() == b.EffectiveMaxVCPU() && a.EffectiveMaxMemoryKiB() == b.EffectiveMaxMemoryKiB() &&
+			(b.VCPUPlacement == "" || maxOrString(a.VCPUPlacement, "static") == b.VCPUPlacement) &&
+			(b.VCPUCPUSet == "" || SameCPUSet(a.VCPUCPUSet, b.VCPUCPUSet))
 	},
 	derive: deriveSizing,
 }
@@ -94,7 +117,11 @@ func SetSizing(d *libvirtxml.Domain, s Spec) {
 	if s.VCPU < maxV {
 		d.VCPU.Current = s.VCPU
 	}
-	d.Memory = &libvirtxml.DomainMemory{Value: uint(s.EffectiveMaxMemoryKiB()), Unit: "KiB"}
+	dumpCore := ""
+	if d.Memory != nil {
+		dumpCore = d.Memory.DumpCore // <memory dumpCore>: no attribute says it; kept
+	}
+	d.Memory = &libvirtxml.DomainMemory{Value: uint(s.EffectiveMaxMemoryKiB()), Unit: "KiB", DumpCore: dumpCore}
 	d.CurrentMemory = &libvirtxml.DomainCurrentMemory{Value: uint(s.MemoryKiB), Unit: "KiB"}
 }
 

@@ -37,6 +37,17 @@ var SMBIOSModes = []string{"sysinfo", "host", "emulate"}
 var smbiosFamily = family{
 	name: "smbios",
 	validate: func(s *Spec) error {
+		for _, k := range slices.Sorted(maps.Keys(s.FWCfgFiles)) {
+			if _, ok := s.FWCfg[k]; ok {
+				return fmt.Errorf("fw_cfg entry %q is in os.fw_cfg and os.fw_cfg_files: give it a value or a file, not both", k)
+			}
+			if !strings.HasPrefix(k, "opt/") || len(k) > 55 {
+				return fmt.Errorf("fw_cfg entry %q: names must start with opt/ and be at most 55 characters (QEMU's rule)", k)
+			}
+			if k == IgnitionFWCfgName && s.Ignition != nil {
+				return fmt.Errorf("fw_cfg entry %q is the Ignition config's: set it with ignition_id or leave it out of fw_cfg_files", k)
+			}
+		}
 		for _, k := range slices.Sorted(maps.Keys(s.FWCfg)) {
 			if !strings.HasPrefix(k, "opt/") || len(k) > 55 {
 				return fmt.Errorf("fw_cfg entry %q: names must start with opt/ and be at most 55 characters (QEMU's rule)", k)
@@ -48,6 +59,9 @@ var smbiosFamily = family{
 		return nil
 	},
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
+		if s.FWCfgFiles != nil {
+			d.SysInfo = buildFWCfgFiles(d.SysInfo, s.FWCfgFiles)
+		}
 		m := s.SMBIOS
 		if m == nil {
 			return nil
@@ -113,11 +127,18 @@ var smbiosFamily = family{
 			}
 			if f := si.FWCfg; f != nil {
 				for _, e := range f.Entry {
-					if e.Name != IgnitionFWCfgName && e.File == "" {
+					switch {
+					case e.Name == IgnitionFWCfgName: // ignition_id's
+					case e.File == "":
 						if p.Spec.FWCfg == nil {
 							p.Spec.FWCfg = map[string]string{}
 						}
 						p.Spec.FWCfg[e.Name] = e.Value
+					default:
+						if p.Spec.FWCfgFiles == nil {
+							p.Spec.FWCfgFiles = map[string]string{}
+						}
+						p.Spec.FWCfgFiles[e.Name] = e.File
 					}
 				}
 			}
@@ -127,7 +148,7 @@ var smbiosFamily = family{
 		}
 	},
 	same: func(a, b Spec) bool {
-		fw := b.FWCfg == nil || maps.Equal(a.FWCfg, b.FWCfg)
+		fw := (b.FWCfg == nil || maps.Equal(a.FWCfg, b.FWCfg)) && (b.FWCfgFiles == nil || maps.Equal(a.FWCfgFiles, b.FWCfgFiles))
 		if b.SMBIOS == nil {
 			return fw
 		}
@@ -186,3 +207,38 @@ func entryMap(es []libvirtxml.DomainSysInfoEntry) map[string]string {
 
 // userFWCfg are libvirt_domain's fw_cfg entries, in name order (buildSysInfo).
 func userFWCfg(m map[string]string) []libvirtxml.DomainSysInfoEntry { return sysEntries(m) }
+
+// buildFWCfgFiles puts the file entries of files (name → host path) into the fw_cfg
+// sysinfo in place of the file entries there (the Ignition entry aside), after the entries
+// with a value and before the Ignition entry.
+func buildFWCfgFiles(in []libvirtxml.DomainSysInfo, files map[string]string) []libvirtxml.DomainSysInfo {
+	var add []libvirtxml.DomainSysInfoEntry
+	for _, k := range slices.Sorted(maps.Keys(files)) {
+		add = append(add, libvirtxml.DomainSysInfoEntry{Name: k, File: files[k]})
+	}
+	out := slices.Clone(in)
+	placed := false
+	for i, si := range out {
+		if si.FWCfg == nil {
+			continue
+		}
+		var values, ign []libvirtxml.DomainSysInfoEntry
+		for _, e := range si.FWCfg.Entry {
+			switch {
+			case e.Name == IgnitionFWCfgName:
+				ign = append(ign, e)
+			case e.File == "":
+				values = append(values, e)
+			}
+		}
+		if !placed {
+			values = append(values, add...)
+			placed = true
+		}
+		out[i] = libvirtxml.DomainSysInfo{FWCfg: &libvirtxml.DomainSysInfoFWCfg{Entry: append(values, ign...)}}
+	}
+	if !placed && len(add) > 0 {
+		out = append(out, libvirtxml.DomainSysInfo{FWCfg: &libvirtxml.DomainSysInfoFWCfg{Entry: add}})
+	}
+	return slices.DeleteFunc(out, func(si libvirtxml.DomainSysInfo) bool { return si.FWCfg != nil && len(si.FWCfg.Entry) == 0 })
+}

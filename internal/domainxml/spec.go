@@ -45,6 +45,11 @@ type Spec struct {
 	// MemoryKiB), both in KiB as libvirt counts them (sizing.go).
 	MemoryKiB    uint64
 	MaxMemoryKiB uint64
+	// VCPUPlacement (static, auto) and VCPUCPUSet are <vcpu placement> and <vcpu cpuset>,
+	// the host CPUs vCPUs run on unless pinned (sizing.go); empty keeps the domain's (a
+	// fresh one: static, no cpuset).
+	VCPUPlacement string
+	VCPUCPUSet    string
 	// IOThreads is the <iothreads> count; nil: keep what the domain has (resources that
 	// do not manage it, and libvirt_domain before it is known).
 	IOThreads *uint
@@ -119,6 +124,9 @@ type Spec struct {
 	Kernel    *Kernel           // boot_kernel.go; nil keeps the domain's, an empty one removes it
 	SMBIOS    *SMBIOS           // smbios.go; nil keeps the domain's
 	FWCfg     map[string]string // smbios.go (written by ignition.go); nil keeps the domain's
+	// FWCfgFiles are fw_cfg entries whose content is a host file (<entry file=>), name →
+	// path (smbios.go); nil keeps the domain's.
+	FWCfgFiles map[string]string
 	// SecureBoot and TPM: secure_boot.go, tpm.go; nil keeps the domain's.
 	SecureBoot *SecureBoot
 	TPM        *TPM

@@ -30,6 +30,8 @@ type domainCPUModel struct {
 	NUMACells       []numaCellModel   `tfsdk:"numa_cell"`
 	CPUPinning      types.Map         `tfsdk:"pinning"`
 	EmulatorPinning types.String      `tfsdk:"emulator_pinning"`
+	VCPUPlacement   types.String      `tfsdk:"vcpu_placement"`
+	VCPUCPUSet      types.String      `tfsdk:"vcpu_cpuset"`
 }
 
 type cpuTopologyModel struct {
@@ -102,9 +104,17 @@ var domainCPU = family{
 		},
 		"emulator_pinning": cpusetAttr("The host CPUs QEMU's emulator threads may run on, e.g. `0`."+
 			" Adding or changing it applies live to a running domain; removing it restarts it.", false),
+		"vcpu_placement": tfkit.OptionalString("How libvirt places the vCPUs (`<vcpu placement>`): `static` (on `cpu.vcpu_cpuset`, "+
+			"or every host CPU) or `auto` (where numad advises, with `<numatune>` placement auto in `extra_xml`). Null: what the "+
+			"domain has (`static` for a domain made here)."+cpuRestarts, stringvalidator.OneOf("static", "auto")),
+		"vcpu_cpuset": cpusetAttr("The host CPUs every vCPU may run on unless `cpu.pinning` says otherwise (`<vcpu cpuset>`), "+
+			"e.g. `0-3,^2`. Sets compare by the CPUs they hold. Null: what the domain has (none for a domain made here)."+cpuRestarts, false),
 		"numa_cell": schema.ListNestedAttribute{
 			MarkdownDescription: "Guest NUMA nodes. Together the cells' `cpus` must hold every vCPU from 0 to `max_vcpu` - 1 exactly " +
-				"once, and their memory must add up to the domain's, to the KiB (the maximum memory, or the memory)." + cpuRestarts,
+				"once, and their memory must add up to the domain's, to the KiB (the maximum memory, or the memory), less the " +
+				"memory devices (`<memory model='dimm'>` and the like) in `device_xml`, which libvirt counts in it. NUMA cells " +
+				"with `distances`, `cache` or `discard`, and `interconnects`, are not typed: import writes such a `<cpu>` whole " +
+				"into `extra_xml` and leaves `cpu` null." + cpuRestarts,
 			Optional: true,
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"id": schema.Int64Attribute{MarkdownDescription: "Cell number, unique in the domain (usually 0, 1, ...).", Required: true,
@@ -143,6 +153,7 @@ func cpuToSpec(m *Model, s *domainxml.Spec) {
 		}
 	}
 	s.EmulatorPinning = m.CPU.EmulatorPinning.ValueString()
+	s.VCPUPlacement, s.VCPUCPUSet = m.CPU.VCPUPlacement.ValueString(), m.CPU.VCPUCPUSet.ValueString()
 }
 
 func numaCellSpec(c numaCellModel) domainxml.NUMACell {
@@ -202,6 +213,33 @@ func cpuFromSpec(s domainxml.Spec, prior, m *Model) {
 	case tfkit.Known(p.EmulatorPinning):
 		c.EmulatorPinning = p.EmulatorPinning
 	}
+	// vcpu_placement and vcpu_cpuset: what the domain has on import (static is libvirt's
+	// default and reads as null), else as the prior model wrote them while they say the same.
+	c.VCPUPlacement, c.VCPUCPUSet = types.StringNull(), types.StringNull()
+	switch {
+	case importing:
+		c.VCPUPlacement = tfkit.StringOrNull(s.VCPUPlacement)
+	case tfkit.Known(p.VCPUPlacement) && p.VCPUPlacement.ValueString() == cmpOr(s.VCPUPlacement, "static"):
+		c.VCPUPlacement = p.VCPUPlacement
+	case tfkit.Known(p.VCPUPlacement):
+		c.VCPUPlacement = types.StringValue(cmpOr(s.VCPUPlacement, "static"))
+	}
+	switch {
+	case importing:
+		c.VCPUCPUSet = tfkit.StringOrNull(s.VCPUCPUSet)
+	case tfkit.Known(p.VCPUCPUSet) && s.VCPUCPUSet != "" && domainxml.SameCPUSet(p.VCPUCPUSet.ValueString(), s.VCPUCPUSet):
+		c.VCPUCPUSet = p.VCPUCPUSet
+	case tfkit.Known(p.VCPUCPUSet):
+		c.VCPUCPUSet = tfkit.StringOrNull(s.VCPUCPUSet)
+	}
+}
+
+// cmpOr is v, or def when v is empty.
+func cmpOr(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 // numaCellsFromSpec is libvirt's cells, each kept as the prior model wrote it while it
@@ -240,7 +278,7 @@ func cpuTopologySpec(t *cpuTopologyModel) *domainxml.CPUTopology {
 // cpuFillUnknowns: a value known only at apply that the read-back could not fill is null.
 func cpuFillUnknowns(m *Model) {
 	c := &m.CPU.domainCPUModel
-	tfkit.NullIfUnknown(&c.EmulatorPinning)
+	tfkit.NullIfUnknown(&c.EmulatorPinning, &c.VCPUPlacement, &c.VCPUCPUSet)
 	for _, v := range []*types.Map{&c.CPUFeatures, &c.CPUPinning} {
 		if v.IsUnknown() {
 			*v = types.MapNull(types.StringType)
@@ -308,7 +346,9 @@ func validatePlatform(m *Model, diags *diag.Diagnostics) {
 		return // a value known only at apply: Build checks the same rules then
 	}
 	var s domainxml.Spec
-	for _, toSpec := range []func(*Model, *domainxml.Spec){domainSizing.toSpec, domainPlatform.toSpec, domainCPUMode.toSpec, cpuToSpec, memoryToSpec, domainFilesystems.toSpec} {
+	// device_xml: its memory devices count in the domain's memory beside the NUMA cells'.
+	for _, toSpec := range []func(*Model, *domainxml.Spec){domainSizing.toSpec, domainPlatform.toSpec, domainCPUMode.toSpec, cpuToSpec, memoryToSpec,
+		domainFilesystems.toSpec, domainDeviceXML.toSpec} {
 		toSpec(m, &s)
 	}
 	for _, e := range domainxml.ValidatePlatform(s) {
@@ -336,6 +376,10 @@ func platformUnknown(m *Model) bool {
 	}
 	for _, f := range m.Filesystems {
 		vs = append(vs, f.Driver, f.Target)
+	}
+	vs = append(vs, m.DeviceXML)
+	if len(m.CPU.NUMACells) > 0 && tfkit.Known(m.DeviceXML) {
+		vs = append(vs, m.DeviceXML.Elements()...)
 	}
 	for _, v := range vs {
 		if v.IsUnknown() {

@@ -200,3 +200,36 @@ func TestValidatePlatformUnknown(t *testing.T) {
 		t.Errorf("features with cpu.mode: %v", diags)
 	}
 }
+
+// TestVCPUPlacementFromSpec: import writes placement and cpuset where the domain has them
+// (static is libvirt's default and reads as null); otherwise a value the prior model
+// wrote is kept while it says the same (static for none, a cpuset with the same CPUs).
+func TestVCPUPlacementFromSpec(t *testing.T) {
+	m := withGroups(&Model{})
+	cpuFromSpec(domainxml.Spec{VCPU: 1, VCPUPlacement: "auto", VCPUCPUSet: "0-1"}, withGroups(&Model{}), m)
+	if m.CPU.VCPUPlacement.ValueString() != "auto" || m.CPU.VCPUCPUSet.ValueString() != "0-1" {
+		t.Errorf("imported: %v %v", m.CPU.VCPUPlacement, m.CPU.VCPUCPUSet)
+	}
+	m = withGroups(&Model{})
+	cpuFromSpec(domainxml.Spec{VCPU: 1}, withGroups(&Model{}), m)
+	if !m.CPU.VCPUPlacement.IsNull() || !m.CPU.VCPUCPUSet.IsNull() {
+		t.Errorf("imported without: %v %v", m.CPU.VCPUPlacement, m.CPU.VCPUCPUSet)
+	}
+	prior := withGroups(&Model{Name: types.StringValue("d")})
+	prior.CPU.VCPUPlacement, prior.CPU.VCPUCPUSet = types.StringValue("static"), types.StringValue("1,0")
+	m = withGroups(&Model{})
+	cpuFromSpec(domainxml.Spec{VCPU: 1, VCPUCPUSet: "0-1"}, prior, m)
+	if m.CPU.VCPUPlacement.ValueString() != "static" || m.CPU.VCPUCPUSet.ValueString() != "1,0" {
+		t.Errorf("as written: %v %v", m.CPU.VCPUPlacement, m.CPU.VCPUCPUSet)
+	}
+	m = withGroups(&Model{})
+	cpuFromSpec(domainxml.Spec{VCPU: 1, VCPUPlacement: "auto"}, prior, m)
+	if m.CPU.VCPUPlacement.ValueString() != "auto" || !m.CPU.VCPUCPUSet.IsNull() {
+		t.Errorf("changed outside: %v %v", m.CPU.VCPUPlacement, m.CPU.VCPUCPUSet)
+	}
+	m = withGroups(&Model{})
+	cpuFromSpec(domainxml.Spec{VCPU: 1, VCPUPlacement: "auto", VCPUCPUSet: "0"}, withGroups(&Model{Name: types.StringValue("d")}), m)
+	if !m.CPU.VCPUPlacement.IsNull() || !m.CPU.VCPUCPUSet.IsNull() {
+		t.Errorf("not written, stays null: %v %v", m.CPU.VCPUPlacement, m.CPU.VCPUCPUSet)
+	}
+}

@@ -37,7 +37,9 @@ var domainDescribe = family{
 		"tags": schema.MapAttribute{
 			MarkdownDescription: "Labels of your own, kept in the provider's `<metadata>` record of the domain and listed by " +
 				"the `libvirt_domains` data source. Default: what the domain has; `{}` removes them. A change rewrites the " +
-				"definition only: never a restart.",
+				"definition only: never a restart. Other applications' metadata (virt-install's libosinfo entry, another " +
+				"tool's record) is kept beside it on every update; an import writes it into `extra_xml` as one `<metadata>` " +
+				"fragment, so that a domain made from the imported configuration has it too.",
 			ElementType: types.StringType, Optional: true, Computed: true,
 			Validators:    []validator.Map{mapvalidator.KeysAre(stringvalidator.LengthBetween(1, 128))},
 			PlanModifiers: []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},

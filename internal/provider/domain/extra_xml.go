@@ -33,9 +33,28 @@ var domainExtraXML = family{
 				"removes the element; elements neither the configuration nor a fragment names stay as the domain has them. " +
 				"`<cputune>` may carry everything but the pins (`<shares>`, `<period>`, `<quota>`, `<vcpusched>`, `<iothreadpin>`, " +
 				"...), merged with `cpu.pinning` and `cpu.emulator_pinning`, which own `<vcpupin>` and `<emulatorpin>`. " +
-				"`<features>` is taken only whole and in a form `features` cannot say (e.g. with `<pmu>`, `<msrs>`, `<tcg>` or " +
-				"a Hyper-V `vendor_id`); `features` attributes set beside it override its members. Elements " +
-				"the schema has are refused with the attribute to use (`<os>`, `<cpu>`, `<features>`, `<memory>`, `<vcpu>`, " +
+				"QEMU's own elements other than `<qemu:commandline>` (`qemu.args`, `qemu.env`) are taken too: " +
+				"`<qemu:capabilities xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'><qemu:del capability='drive'/>" +
+				"</qemu:capabilities>`, `<qemu:override>`, `<qemu:deprecation>`, each declaring its namespace. " +
+				"`<metadata>` carries other applications' metadata (virt-install's libosinfo entry, another tool's record): its " +
+				"children, each in its own XML namespace declared on the child or on `<metadata>`, e.g. " +
+				"`<metadata xmlns:libosinfo='http://libosinfo.org/xmlns/libvirt/domain/1.0'><libosinfo:libosinfo><libosinfo:os " +
+				"id='http://debian.org/debian/12'/></libosinfo:libosinfo></metadata>`; each replaces the domain's element of its " +
+				"namespace and name, beside the provider's own record (`tags`), whose namespace is refused here. Elements the " +
+				"schema types are taken only in a form it cannot say, whole: a `<cpu>` with a `vendor`, `cache`, `maxphysaddr`, a " +
+				"`<model>` beside a host mode, a " +
+				"`match` other than `exact`, `migratable` other than libvirt's default, or NUMA cells with `distances`, `cache`, " +
+				"`discard` or `interconnects` (the `cpu` group stays null); a `<memoryBacking>` with huge pages per NUMA node or an " +
+				"`<allocation>` (`memory_backing` stays null); `<vcpus>` (per-vCPU hot-plug states) and `<iothreadids>` (numbered " +
+				"I/O threads, beside `cpu.iothreads`). `<os>` is shared like `<cputune>`: a fragment holds only what the `os` " +
+				"group cannot say, merged with it: `<bios>` (`useserial`, `rebootTimeout`), `<acpi>` tables, `<shim>`, " +
+				"`<varstore>`, `<bootmenu enable='no'/>`, and with firmware auto-selection a `<loader>` without a path " +
+				"(`secure`, `stateless`) and " +
+				"`<firmware>` features other than Secure Boot's (e.g. `<os><firmware><feature enabled='no' name='secure-boot'/>" +
+				"</firmware></os>`). `<features>` is taken only whole and in a form `features` cannot say (e.g. with `<pmu>`, " +
+				"`<msrs>`, `<tcg>` or a Hyper-V `vendor_id`); `features` attributes set beside it override its members. " +
+				"Other elements the schema has are refused with the attribute to use (" +
+				"`<cpu>`, `<features>`, `<memory>`, `<vcpu>`, " +
 				"`<sysinfo>`, `<devices>` (use `device_xml` for devices), `<on_poweroff>`, ...), and so are elements libvirt's " +
 				"domain format does not know, two of an element the domain has once, and a comment, processing instruction or " +
 				"DOCTYPE. An import writes one item per such element the domain has, leaving out libvirt's own defaults " +

@@ -22,6 +22,8 @@ var fwCfgName = regexp.MustCompile(`^opt/.{1,51}$`)
 type domainSMBIOSModel struct {
 	SMBIOS *smbiosModel `tfsdk:"smbios"`
 	FWCfg  types.Map    `tfsdk:"fw_cfg"`
+	// FWCfgFiles: fw_cfg entries read from a host file.
+	FWCfgFiles types.Map `tfsdk:"fw_cfg_files"`
 }
 
 type smbiosModel struct {
@@ -78,11 +80,22 @@ var domainSMBIOS = family{
 			Validators: []validator.Map{mapvalidator.SizeAtLeast(1), mapvalidator.KeysAre(stringvalidator.RegexMatches(fwCfgName,
 				"must start with opt/ and be at most 55 characters, e.g. opt/com.example/role"))},
 		},
+		"fw_cfg_files": schema.MapAttribute{
+			MarkdownDescription: "QEMU fw_cfg entries whose content QEMU reads from a file on the host (`<entry name=... file=.../>`), " +
+				"name → absolute path; names as in `fw_cfg` (which may not hold the same name). An import writes the entries the " +
+				"domain has. A change rewrites the definition and restarts a running domain.",
+			ElementType: types.StringType, Optional: true,
+			Validators: []validator.Map{mapvalidator.SizeAtLeast(1), mapvalidator.KeysAre(stringvalidator.RegexMatches(fwCfgName,
+				"must start with opt/ and be at most 55 characters, e.g. opt/com.example/role"))},
+		},
 	},
 	toSpec: func(m *Model, s *domainxml.Spec) {
-		s.SMBIOS, s.FWCfg = &domainxml.SMBIOS{}, map[string]string{} // unset: none
+		s.SMBIOS, s.FWCfg, s.FWCfgFiles = &domainxml.SMBIOS{}, map[string]string{}, map[string]string{} // unset: none
 		if tfkit.Known(m.OS.FWCfg) {
 			s.FWCfg = mapStrings(m.OS.FWCfg)
+		}
+		if tfkit.Known(m.OS.FWCfgFiles) {
+			s.FWCfgFiles = mapStrings(m.OS.FWCfgFiles)
 		}
 		if t := m.OS.SMBIOS; t != nil {
 			s.SMBIOS = &domainxml.SMBIOS{Mode: tfkit.StringOf(t.Mode), BIOS: mapStrings(t.BIOS), System: mapStrings(t.System),
@@ -101,6 +114,10 @@ var domainSMBIOS = family{
 		m.OS.FWCfg = types.MapNull(types.StringType)
 		if len(s.FWCfg) > 0 {
 			m.OS.FWCfg = stringMap(s.FWCfg)
+		}
+		m.OS.FWCfgFiles = types.MapNull(types.StringType)
+		if len(s.FWCfgFiles) > 0 {
+			m.OS.FWCfgFiles = stringMap(s.FWCfgFiles)
 		}
 		m.OS.SMBIOS = nil
 		if t := s.SMBIOS; t != nil {
@@ -124,6 +141,9 @@ var domainSMBIOS = family{
 	fillUnknowns: func(m *Model) {
 		if m.OS.FWCfg.IsUnknown() {
 			m.OS.FWCfg = types.MapNull(types.StringType)
+		}
+		if m.OS.FWCfgFiles.IsUnknown() {
+			m.OS.FWCfgFiles = types.MapNull(types.StringType)
 		}
 		if t := m.OS.SMBIOS; t != nil {
 			tfkit.NullIfUnknown(&t.Mode)
