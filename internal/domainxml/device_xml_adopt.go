@@ -168,12 +168,17 @@ func compact(n xmlNode) xmlNode {
 	return n
 }
 
-// withoutAddress drops n's own <address>: libvirt assigns one at define. A disk's drive
-// address libvirt would not give its target stays: it is the user's (disk.go).
+// withoutAddress drops n's own PCI <address>: libvirt assigns one at define, by the order
+// of the devices, which a recreate does not keep. A disk's drive address libvirt would
+// not give its target stays: it is the user's (disk.go). USB and ISA addresses stay too:
+// libvirt reserves the addresses a definition gives before it assigns the others, so a
+// USB port or an ISA I/O base a device was put on by hand is kept, and one libvirt chose
+// comes back the same.
 func withoutAddress(n xmlNode) xmlNode {
 	var nodes []xmlNode
 	for _, c := range n.Nodes {
-		if c.XMLName.Local != "address" || userDriveAddress(n) {
+		t, _ := c.attr("type")
+		if c.XMLName.Local != "address" || userDriveAddress(n) || t == "usb" || t == "isa" {
 			nodes = append(nodes, c)
 		}
 	}

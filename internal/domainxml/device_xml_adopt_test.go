@@ -91,8 +91,13 @@ func TestDeviceXML_adoptFixtures(t *testing.T) {
 			if _, err := ParseDeviceFragment(f); err != nil {
 				t.Errorf("%s: escaped fragment %s is not one device_xml accepts: %v", name, f, err)
 			}
-			if strings.Contains(f, "<address") && !strings.HasPrefix(f, "<hostdev") && !strings.Contains(f, "type=\"hostdev\"") &&
-				!strings.Contains(f, "<address type=\"drive\"") && !strings.HasPrefix(f, "<disk type=\"nvme\"") { // a disk's own drive address (userDriveAddress), an nvme disk's host address
+			if strings.Contains(f, `<address type="pci"`) && !strings.HasPrefix(f, "<hostdev") && !strings.Contains(f, `type="hostdev"`) &&
+				!strings.HasPrefix(f, `<disk type="nvme"`) { // a source's PCI address (hostdev, nvme) is the host's
+				t.Errorf("%s: escaped fragment keeps its PCI address: %s", name, f)
+			}
+			if strings.Contains(f, "<address") && !strings.Contains(f, `<address type="pci"`) && !strings.HasPrefix(f, "<hostdev") &&
+				!strings.Contains(f, `type="hostdev"`) && !strings.Contains(f, `<address type="drive"`) && !strings.HasPrefix(f, `<disk type="nvme"`) &&
+				!strings.Contains(f, `<address type="usb"`) && !strings.Contains(f, `<address type="isa"`) { // drive (userDriveAddress), USB and ISA addresses stay
 				t.Errorf("%s: escaped fragment keeps its address: %s", name, f)
 			}
 		}

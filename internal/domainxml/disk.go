@@ -39,6 +39,7 @@ type CloudInit struct {
 var diskFamily = family{
 	name:    "disk",
 	untyped: untypedDisks,
+	inexact: inexactDisks,
 	validate: func(s *Spec) error {
 		seen := map[string]bool{}
 		for _, d := range fragmentDisks(s.DeviceXML) {
@@ -66,7 +67,7 @@ var diskFamily = family{
 		return nil
 	},
 	build: func(d *libvirtxml.Domain, s *Spec, _ *libvirtxml.Domain) error {
-		d.Devices.Disks = buildDisks(d.Devices.Disks, s.Disks, s.CloudInit)
+		d.Devices.Disks = buildDisks(d.Devices.Disks, s.Disks, s.CloudInit, s.DeviceXML)
 		ensureSCSIController(d, append(slices.Clone(s.Disks), fragmentDisks(s.DeviceXML)...))
 		setBootDevices(d, s) // boot.go: covers every device with a boot order
 		return nil
@@ -77,8 +78,11 @@ var diskFamily = family{
 		}
 		s := &p.Spec
 		for _, x := range d.Devices.Disks {
-			if !typedDisk(&x) {
+			switch {
+			case !typedDisk(&x):
 				continue // device_xml's (typedDisk), kept by buildDisks
+			case p.adopting && diskEncrypted(&x), claimedByFragment(&x, p.claims(rec)):
+				continue // escaped into device_xml (adopt_exact.go, inexactDisks)
 			}
 			dk := parseDisk(&x)
 			if c := rec.CloudInit; c != nil && c.Target == dk.Target && c.Path == dk.Path && dk.Path != "" {
@@ -376,7 +380,7 @@ func diskSourcePath(d *libvirtxml.DomainDisk) string {
 // vhost-user disks, ...; parse skips them, device_xml holds them): a domain defined with
 // one, as virsh users do, must not lose it on its first rewrite. The typed disks come
 // first, so a caller building one disk finds it at [0].
-func buildDisks(existing []libvirtxml.DomainDisk, disks []Disk, ci *CloudInit) []libvirtxml.DomainDisk {
+func buildDisks(existing []libvirtxml.DomainDisk, disks []Disk, ci *CloudInit, fragments []string) []libvirtxml.DomainDisk {
 	byTarget := map[string]libvirtxml.DomainDisk{}
 	for _, e := range existing {
 		if e.Target != nil {
@@ -398,7 +402,7 @@ func buildDisks(existing []libvirtxml.DomainDisk, disks []Disk, ci *CloudInit) [
 		out = append(out, buildDisk(byTarget, Disk{Path: ci.Path, Device: DeviceCDROM, Bus: "sata", Target: ci.Target, Format: "raw"}, true))
 	}
 	for _, e := range existing {
-		if (e.Target == nil || !wanted[e.Target.Dev]) && !typedDisk(&e) {
+		if (e.Target == nil || !wanted[e.Target.Dev]) && (!typedDisk(&e) || claimedByFragment(&e, fragments)) {
 			out = append(out, e)
 		}
 	}
@@ -467,6 +471,23 @@ var (
 	DiskBuses         = []string{"virtio", "sata", "scsi", "ide", "usb"}
 	DiskTargetPattern = regexp.MustCompile(`^(vd|sd|hd|xvd)[a-z]+$`)
 )
+
+// inexactDisks: the disk family's inexact hook. A disk block carries encryption only with
+// the volume it comes from (volume_id): an encrypted disk an import finds, with no record
+// of a volume, would lose its <encryption> in a block, so it goes whole into device_xml.
+func inexactDisks(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+	var out libvirtxml.DomainDeviceList
+	for _, x := range l.Disks {
+		if typedDisk(&x) && diskEncrypted(&x) {
+			out.Disks = append(out.Disks, x)
+		}
+	}
+	return &out
+}
+
+func diskEncrypted(x *libvirtxml.DomainDisk) bool {
+	return x.Encryption != nil || x.Source != nil && x.Source.Encryption != nil
+}
 
 // untypedDisks: the disk family's untyped hook.
 func untypedDisks(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {

@@ -145,7 +145,7 @@ func cloudInitLive(a, b *CloudInit, cur *libvirtxml.Domain) ([]LiveOp, string) {
 	if cur != nil && cur.Devices != nil {
 		existing = cur.Devices.Disks
 	}
-	x := buildDisks(existing, nil, b)[0]
+	x := buildDisks(existing, nil, b, nil)[0]
 	text, _ := x.Marshal() // a struct built here always marshals
 	return []LiveOp{{Kind: LiveUpdateDevice, Noun: "disk", Device: b.Target, XML: text, Force: true}}, ""
 }
@@ -165,7 +165,7 @@ func diskXML(cur *libvirtxml.Domain, d Disk) string {
 	if cur != nil && cur.Devices != nil {
 		existing = cur.Devices.Disks
 	}
-	x := buildDisks(existing, []Disk{d}, nil)[0]
+	x := buildDisks(existing, []Disk{d}, nil, nil)[0]
 	text, _ := x.Marshal() // a struct built here always marshals
 	return text
 }

@@ -60,7 +60,7 @@ func cpuModeFromSpec(s domainxml.Spec, prior, m *Model) {
 		// nothing a mode would keep.
 		if (!domainxml.IsDefaultCPU(s) || len(s.CPUFeatures) > 0) && (s.CPUMode != "custom" || s.CPUModel != "") {
 			c.CPUMode, c.CPUModel = tfkit.StringOrNull(s.CPUMode), tfkit.StringOrNull(s.CPUModel)
-			if s.CPUFallback != "allow" {
+			if s.CPUFallback != "allow" || archDefaultFallback(s) == "forbid" {
 				c.CPUFallback = tfkit.StringOrNull(s.CPUFallback)
 			}
 			if s.CPUCheck != domainxml.DefaultCPUCheck(s.CPUMode, s.Type) {
@@ -72,6 +72,17 @@ func cpuModeFromSpec(s domainxml.Spec, prior, m *Model) {
 	p := prior.CPU.domainCPUModeModel
 	c.CPUMode, c.CPUModel = cpuKeptString(p.CPUMode, s.CPUMode), cpuKeptString(p.CPUModel, s.CPUModel)
 	c.CPUFallback, c.CPUCheck = cpuKeptString(p.CPUFallback, s.CPUFallback), cpuKeptString(p.CPUCheck, s.CPUCheck)
+}
+
+// archDefaultFallback is the fallback of the arch's default CPU (ARM under TCG:
+// cortex-a57, forbid) when s names that model: a fresh definition gets it, so an import
+// of allow must say so.
+func archDefaultFallback(s domainxml.Spec) string {
+	d := domainxml.DefaultCPU(s.Arch, s.Type)
+	if d == nil || d.Model == nil || d.Model.Value != s.CPUModel {
+		return ""
+	}
+	return d.Model.Fallback
 }
 
 // cpuKeptString is libvirt's value v where the prior model wrote one, else null.

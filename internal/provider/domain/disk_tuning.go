@@ -181,6 +181,12 @@ func validateDiskTuning(m *Model, diags *diag.Diagnostics) {
 		if dk.Path == "" && tfkit.Known(d.VolumeID) {
 			dk.Path = "(volume " + d.VolumeID.ValueString() + ")"
 		}
+		if n := d.Network; n != nil { // a lun may be an iSCSI LUN
+			if !tfkit.Known(n.Protocol) {
+				continue
+			}
+			dk.Network = &domainxml.NetworkSource{Protocol: n.Protocol.ValueString()}
+		}
 		if err := dk.ValidateTuning(fmt.Sprintf("disk %d", i)); err != nil {
 			diags.AddAttributeError(path.Root("disk").AtListIndex(i), "Invalid disk tuning", err.Error())
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -242,8 +243,8 @@ func guestDevicesFromSpec(s domainxml.Spec, prior, m *Model) {
 	d := &m.Devices.domainGuestDevicesModel
 	// An import leaves out the video libvirt adds for a graphical console (as it does
 	// the plain memballoon and the ps2 inputs): a configuration written for the domain
-	// does not name it.
-	if importing && domainxml.DefaultVideos(g.Videos) {
+	// does not name it. Without a console libvirt adds none: the video is the user's.
+	if importing && domainxml.DefaultVideos(g.Videos) && hasConsole(s) {
 		g.Videos = nil
 	}
 	d.Videos = entries(g.Videos, p.Videos, importing, func(v domainxml.Video, pv *videoModel) videoModel {
@@ -422,4 +423,17 @@ func validateGuestDevices(m *Model, diags *diag.Diagnostics) {
 				"devices.input: type = \"tablet\" needs bus = \"usb\" or \"virtio\" (ps2 has only mice and keyboards).")
 		}
 	}
+}
+
+// hasConsole says whether s has a graphical console, typed or in device_xml.
+func hasConsole(s domainxml.Spec) bool {
+	if s.Graphics.Type != "" && s.Graphics.Type != domainxml.GraphicsNone {
+		return true
+	}
+	for _, f := range s.DeviceXML {
+		if strings.HasPrefix(strings.TrimSpace(f), "<graphics") {
+			return true
+		}
+	}
+	return false
 }

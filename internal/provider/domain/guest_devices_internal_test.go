@@ -61,7 +61,12 @@ func TestGuestDevicesFromSpec(t *testing.T) {
 	if m := fromSpec(s, prior); m.Devices.Sounds == nil || len(m.Devices.Sounds) != 0 {
 		t.Errorf("an empty list read back as %+v", m.Devices.Sounds)
 	}
-	// Import: everything the definition has but libvirt's own defaults.
+	// Import: everything the definition has but libvirt's own defaults (the cirrus video
+	// only beside a graphical console, for which libvirt adds it).
+	if imp := fromSpec(s, nil); len(imp.Devices.Videos) != 1 {
+		t.Errorf("import without a console leaves out the video libvirt would not add: %+v", imp.Devices.Videos)
+	}
+	s.Graphics = domainxml.Graphics{Type: "vnc"}
 	imp := fromSpec(s, nil)
 	if imp.Devices.Videos != nil || imp.Devices.MemBalloon != nil {
 		t.Errorf("import shows libvirt's default video or memballoon: %+v", imp.Devices)
