@@ -63,9 +63,10 @@ func inexactDevices(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList
 // marshaler is a libvirtxml device.
 type marshaler interface{ Marshal() (string, error) }
 
-// deviceNode is a device as a node, without its address (libvirt's) and blank text. An
-// alias stays: in a persistent definition it is one the user chose (ua-...).
-func deviceNode(dev marshaler) (*xmlNode, error) {
+// deviceNode is a device as a node without blank text, and without its address when
+// bare (libvirt's, for comparing a device with one built from its block). An alias stays:
+// in a persistent definition it is one the user chose (ua-...).
+func deviceNode(dev marshaler, bare bool) (*xmlNode, error) {
 	text, err := dev.Marshal()
 	if err != nil {
 		return nil, err
@@ -75,6 +76,9 @@ func deviceNode(dev marshaler) (*xmlNode, error) {
 		return nil, err
 	}
 	c := compact(*n)
+	if !bare {
+		return &c, nil
+	}
 	var nodes []xmlNode
 	for _, x := range c.Nodes {
 		if x.XMLName.Local != "address" {
@@ -87,18 +91,18 @@ func deviceNode(dev marshaler) (*xmlNode, error) {
 
 // sameDevice says whether a and b are the same element, addresses aside.
 func sameDevice(a, b marshaler) bool {
-	x, err1 := deviceNode(a)
-	y, err2 := deviceNode(b)
+	x, err1 := deviceNode(a, true)
+	y, err2 := deviceNode(b, true)
 	return err1 == nil && err2 == nil && x.has(y) && y.has(x)
 }
 
 // claimedByFragment says whether one of fragments (device_xml) describes dev: it has
-// everything the fragment says.
+// everything the fragment says (a fragment has no PCI address; it may have a USB one).
 func claimedByFragment(dev marshaler, fragments []string) bool {
 	if len(fragments) == 0 {
 		return false
 	}
-	n, err := deviceNode(dev)
+	n, err := deviceNode(dev, false)
 	if err != nil {
 		return false
 	}
