@@ -50,11 +50,37 @@ import (
 func TestAccDomainAdoptFixtures_cli(t *testing.T) {
 	acctest.RequireAcc(t)
 	t.Parallel()
-	started := time.Now()
-	s := &adoptSuite{t: t, cases: adoptCLICases(t)}
-	if len(s.cases) == 0 {
+	cases := adoptCLICases(t, adoptCLISubset(t))
+	if len(cases) == 0 {
 		t.Fatalf("%s=%q selects no fixture", adoptCLISubsetEnv, os.Getenv(adoptCLISubsetEnv))
 	}
+	runAdoptFixtures(t, cases)
+}
+
+// TestAccDomainAdopt_windows11 is issue #25's Windows 11 domain as virt-install makes it
+// (fixture 251: q35, a Secure Boot pflash loader and nvram template chosen by hand, TPM
+// 2.0 emulated, Hyper-V enlightenments, vmport off, smm, a user-mode NIC beside a network
+// NIC, clock offset localtime with rtc / pit / hpet / hypervclock timers, libosinfo
+// metadata, SPICE with two USB redirections) through the same steps as the fixture
+// suite, alone: it must be fully clean (adopts, plans clean, keeps everything on a
+// description change, recreated identical), under both CLIs.
+func TestAccDomainAdopt_windows11(t *testing.T) {
+	acctest.RequireAcc(t)
+	cases := adoptCLICases(t, func(base string) bool { return strings.HasPrefix(base, "251-windows11") })
+	if len(cases) != 1 {
+		t.Fatalf("fixture 251-windows11-* not found (%d cases)", len(cases))
+	}
+	runAdoptFixtures(t, cases)
+	if c := cases[0]; c.firstFailure() >= 0 {
+		t.Fatalf("%s is not fully clean: %s", c.base, c.outcome())
+	}
+}
+
+// runAdoptFixtures runs the steps over cases and compares their outcomes with the
+// pinned ones.
+func runAdoptFixtures(t *testing.T, cases []*adoptCase) {
+	started := time.Now()
+	s := &adoptSuite{t: t, cases: cases}
 
 	// The names are the twins' (adopt-NNN), not RandomName: a leftover of an earlier run is
 	// removed first, and the test refuses to run when it cannot be.
@@ -177,14 +203,13 @@ func (s *adoptSuite) byRes(res string) *adoptCase {
 	return nil
 }
 
-// adoptCLICases reads the fixtures (those ADOPT_SUITE_FIXTURES selects).
-func adoptCLICases(t *testing.T) []*adoptCase {
+// adoptCLICases reads the fixtures pick selects.
+func adoptCLICases(t *testing.T, pick func(base string) bool) []*adoptCase {
 	t.Helper()
 	entries, err := os.ReadDir(adoptCLIFixtureDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pick := adoptCLISubset(t)
 	var out []*adoptCase
 	for _, e := range entries {
 		base, ok := strings.CutSuffix(e.Name(), ".xml")
