@@ -24,7 +24,11 @@ func adoptedControllers(d *libvirtxml.Domain) []libvirtxml.DomainController {
 		return nil
 	}
 	n := controllerNeedsOf(d)
-	spares := n.spareRootPorts(d.Devices.Controllers) > 1
+	// libvirt leaves exactly one root port free when it places them; any other count was
+	// chosen (ports kept for hot-plug, or none spare), and only the ports as written give
+	// it back.
+	ports, free := n.rootPorts(d.Devices.Controllers)
+	spares := ports > 0 && free != 1
 	var out []libvirtxml.DomainController
 	for _, c := range d.Devices.Controllers {
 		if spares && c.Type == "pci" && c.Model == "pcie-root-port" {
@@ -153,17 +157,20 @@ func bareIs(c libvirtxml.DomainController, typ, model string) bool {
 	return err1 == nil && err2 == nil && a == b
 }
 
-// spareRootPorts counts the PCIe root ports no device sits behind: ports kept free for
-// hot-plug. libvirt leaves one free itself on q35 (every adopt fixture's twin shows it);
-// more were chosen (virt-manager adds several), and libvirt would not add them again.
-func (n controllerNeeds) spareRootPorts(controllers []libvirtxml.DomainController) int {
-	free := 0
+// rootPorts counts the PCIe root ports and those no device sits behind: ports kept free
+// for hot-plug. libvirt leaves one free itself on q35 (every adopt fixture's twin that
+// did not write its ports shows it); more were chosen (virt-manager adds several), and
+// libvirt would not add them again.
+func (n controllerNeeds) rootPorts(controllers []libvirtxml.DomainController) (ports, free int) {
 	for _, c := range controllers {
-		if c.Type == "pci" && c.Model == "pcie-root-port" && c.Index != nil && !n.pciBus[uint64(*c.Index)] {
-			free++
+		if c.Type == "pci" && c.Model == "pcie-root-port" && c.Index != nil {
+			ports++
+			if !n.pciBus[uint64(*c.Index)] {
+				free++
+			}
 		}
 	}
-	return free
+	return ports, free
 }
 
 // pciBuses are the PCI buses a device or controller of l sits on.

@@ -25,8 +25,8 @@ func TestAdoptedControllers(t *testing.T) {
 		{"lsilogic for a SCSI hostdev", "pc-i440fx-7.2", `<controller type='scsi' index='0' model='lsilogic'/>
 			<hostdev mode='subsystem' type='scsi'><source><adapter name='scsi_host0'/><address bus='0' target='0' unit='0'/></source></hostdev>`, nil},
 		{"second virtio-serial", "pc-i440fx-7.2", `<controller type='virtio-serial' index='1'/>`, []string{"virtio-serial"}},
-		{"root ports in use", "pc-q35-7.2", `<controller type='pci' index='1' model='pcie-root-port'><model name='pcie-root-port'/><target chassis='1' port='0x10'/></controller>
-			<interface type='network'><source network='default'/><address type='pci' domain='0x0000' bus='0x01' slot='0x00' function='0x0'/></interface>`, nil},
+		{"root ports all in use (libvirt would add a spare: written)", "pc-q35-7.2", `<controller type='pci' index='1' model='pcie-root-port'><model name='pcie-root-port'/><target chassis='1' port='0x10'/></controller>
+			<interface type='network'><source network='default'/><address type='pci' domain='0x0000' bus='0x01' slot='0x00' function='0x0'/></interface>`, []string{"pcie-root-port"}},
 		{"libvirt's one spare root port", "pc-q35-7.2", `<controller type='pci' index='1' model='pcie-root-port'><target chassis='1' port='0x10'/></controller>
 			<controller type='pci' index='2' model='pcie-root-port'><target chassis='2' port='0x11'/></controller>
 			<interface type='network'><source network='default'/><address type='pci' domain='0x0000' bus='0x01' slot='0x00' function='0x0'/></interface>`, nil},
