@@ -173,12 +173,16 @@ func compact(n xmlNode) xmlNode {
 // not give its target stays: it is the user's (disk.go). USB and ISA addresses stay too:
 // libvirt reserves the addresses a definition gives before it assigns the others, so a
 // USB port or an ISA I/O base a device was put on by hand is kept, and one libvirt chose
-// comes back the same.
+// comes back the same. A PCI address libvirt never chooses (a function other than 0, a
+// multifunction slot: devices grouped by hand) stays as well.
 func withoutAddress(n xmlNode) xmlNode {
 	var nodes []xmlNode
 	for _, c := range n.Nodes {
 		t, _ := c.attr("type")
-		if c.XMLName.Local != "address" || userDriveAddress(n) || t == "usb" || t == "isa" {
+		mf, _ := c.attr("multifunction")
+		fn, _ := c.attr("function")
+		userPCI := t == "pci" && n.XMLName.Local != "controller" && (mf == "on" || fn != "" && fn != "0x0" && fn != "0") // libvirt lays root ports out as functions itself
+		if c.XMLName.Local != "address" || userDriveAddress(n) || t == "usb" || t == "isa" || userPCI {
 			nodes = append(nodes, c)
 		}
 	}

@@ -96,12 +96,29 @@ func typedSound(x libvirtxml.DomainSound) bool {
 // typedInput: a tablet, mouse or keyboard on a bus the schema lists, nothing else.
 func typedInput(x libvirtxml.DomainInput) bool {
 	return slices.Contains(InputTypes, x.Type) && slices.Contains(InputBuses, x.Bus) && x.Model == "" && x.Driver == nil &&
-		!hostInput(x) && x.ACPI == nil && !userAlias(x.Alias)
+		!hostInput(x) && x.ACPI == nil && !userAlias(x.Alias) && !userAddress(x.Address)
+}
+
+// userAddress says a is an address libvirt never chooses itself: a port behind a USB hub
+// (1.2), an ISA I/O base, a PCI function other than 0 or a multifunction slot. The
+// device goes into device_xml with it (withoutAddress keeps it).
+func userAddress(a *libvirtxml.DomainAddress) bool {
+	switch {
+	case a == nil:
+		return false
+	case a.USB != nil:
+		return strings.Contains(a.USB.Port, ".")
+	case a.ISA != nil:
+		return true
+	case a.PCI != nil:
+		return a.PCI.MultiFunction == "on" || a.PCI.Function != nil && *a.PCI.Function != 0
+	}
+	return false
 }
 
 // typedPanic: a panic notifier of a model the schema lists, nothing else.
 func typedPanic(x libvirtxml.DomainPanic) bool {
-	return (x.Model == "" || slices.Contains(PanicModels, x.Model)) && x.ACPI == nil && !userAlias(x.Alias)
+	return (x.Model == "" || slices.Contains(PanicModels, x.Model)) && x.ACPI == nil && !userAlias(x.Alias) && !userAddress(x.Address)
 }
 
 // untypedPanics are the panics of l the panic attribute does not say: the schema has one

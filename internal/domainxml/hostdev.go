@@ -159,7 +159,7 @@ var hostdevFamily = family{
 			x := &d.Devices.Hostdevs[i]
 			h, ok := parseHostdev(x)
 			switch {
-			case !ok:
+			case !ok || userAddress(x.Address):
 				continue // device_xml's (untypedHostdevs)
 			case p.adopting && !exactHostdev(*x), claimedByFragment(x, p.claims(rec)):
 				continue // escaped into device_xml (adopt_exact.go)
@@ -174,11 +174,12 @@ var hostdevFamily = family{
 }
 
 // untypedHostdevs: the hostdevs no hostdev block can say (capabilities mode, iSCSI,
-// vhost-scsi): import escapes them into device_xml, an update keeps them.
+// vhost-scsi, a guest address libvirt never chooses: userAddress): import escapes them
+// into device_xml, an update keeps them.
 func untypedHostdevs(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
 	var out libvirtxml.DomainDeviceList
 	for i := range l.Hostdevs {
-		if _, ok := parseHostdev(&l.Hostdevs[i]); !ok {
+		if _, ok := parseHostdev(&l.Hostdevs[i]); !ok || userAddress(l.Hostdevs[i].Address) {
 			out.Hostdevs = append(out.Hostdevs, l.Hostdevs[i])
 		}
 	}
@@ -206,7 +207,7 @@ func exactHostdev(x libvirtxml.DomainHostdev) bool {
 func inexactHostdevs(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
 	var out libvirtxml.DomainDeviceList
 	for _, x := range l.Hostdevs {
-		if _, ok := parseHostdev(&x); ok && !exactHostdev(x) {
+		if _, ok := parseHostdev(&x); ok && !userAddress(x.Address) && !exactHostdev(x) {
 			out.Hostdevs = append(out.Hostdevs, x)
 		}
 	}
