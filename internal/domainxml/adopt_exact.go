@@ -47,13 +47,13 @@ func ParseKnowing(text string, deviceXML []string) (*Parsed, error) {
 
 // inexactDevices are the devices of l in a form their family types that it cannot say
 // exactly (the families' inexact hooks).
-func inexactDevices(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+func inexactDevices(l *libvirtxml.DomainDeviceList, rec *record) *libvirtxml.DomainDeviceList {
 	out := &libvirtxml.DomainDeviceList{}
 	for _, f := range untypedFamilies {
 		if f.inexact == nil {
 			continue
 		}
-		if u := f.inexact(l); u != nil {
+		if u := f.inexact(l, rec); u != nil {
 			appendDevices(out, u)
 		}
 	}

@@ -80,6 +80,9 @@ func ParseDeviceFragment(text string) (*xmlNode, error) {
 	}
 	name := n.XMLName.Local
 	owner, owned := familyElements[name]
+	if name == "emulator" {
+		return nil, fmt.Errorf("<%s> is managed by %s; configure it there, not as raw XML", name, owner)
+	}
 	// libvirtxml knows every device element libvirt has: one it does not read is not a device.
 	probe, err := nodesToDevices([]xmlNode{*n})
 	if err != nil {

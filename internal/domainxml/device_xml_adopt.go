@@ -64,7 +64,7 @@ func appendDevices(dst, src *libvirtxml.DomainDeviceList) {
 // is in a form its family does not type, so that device_xml may hold it.
 func escapableElement(probe *libvirtxml.DomainDeviceList) bool {
 	u := untypedDevices(probe)
-	appendDevices(u, inexactDevices(probe))
+	appendDevices(u, inexactDevices(probe, &record{}))
 	return !reflect.DeepEqual(*u, libvirtxml.DomainDeviceList{})
 }
 
@@ -118,7 +118,7 @@ func escapedDevices(d *libvirtxml.Domain, have []string) []string {
 	list := adoptedKinds(d.Devices)
 	list.Controllers = adoptedControllers(d) // controller_adopt.go
 	appendDevices(list, untypedDevices(d.Devices))
-	appendDevices(list, inexactDevices(d.Devices)) // adopt_exact.go
+	appendDevices(list, inexactDevices(d.Devices, readRecord(d))) // adopt_exact.go
 	devices, err := devicesNode(list)
 	if err != nil {
 		return nil

@@ -20,7 +20,7 @@ func escapedKinds(d *libvirtxml.Domain) int {
 	l := adoptedKinds(d.Devices)
 	l.Controllers = adoptedControllers(d)
 	appendDevices(l, untypedDevices(d.Devices))
-	appendDevices(l, inexactDevices(d.Devices))
+	appendDevices(l, inexactDevices(d.Devices, readRecord(d)))
 	return countDevices(l)
 }
 

@@ -81,7 +81,7 @@ var diskFamily = family{
 			switch {
 			case !typedDisk(&x):
 				continue // device_xml's (typedDisk), kept by buildDisks
-			case p.adopting && diskEncrypted(&x), claimedByFragment(&x, p.claims(rec)):
+			case p.adopting && diskEncrypted(&x) && !recordedVolume(rec, &x), claimedByFragment(&x, p.claims(rec)):
 				continue // escaped into device_xml (adopt_exact.go, inexactDisks)
 			}
 			dk := parseDisk(&x)

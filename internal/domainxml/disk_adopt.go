@@ -18,14 +18,29 @@ import (
 // inexactDisks: the disk family's inexact hook. A disk block carries encryption only with
 // the volume it comes from (volume_id): an encrypted disk an import finds, with no record
 // of a volume, would lose its <encryption> in a block, so it goes whole into device_xml.
-func inexactDisks(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+func inexactDisks(l *libvirtxml.DomainDeviceList, rec *record) *libvirtxml.DomainDeviceList {
 	var out libvirtxml.DomainDeviceList
 	for _, x := range l.Disks {
-		if typedDisk(&x) && diskEncrypted(&x) {
+		if typedDisk(&x) && diskEncrypted(&x) && !recordedVolume(rec, &x) {
 			out.Disks = append(out.Disks, x)
 		}
 	}
 	return &out
+}
+
+// recordedVolume says the record lists x as a volume's disk: its encryption comes with
+// the volume (volume_id), so the block says it.
+func recordedVolume(rec *record, x *libvirtxml.DomainDisk) bool {
+	if x.Target == nil {
+		return false
+	}
+	path := diskSourcePath(x)
+	for _, m := range rec.Disks {
+		if m.Target == x.Target.Dev && m.Path == path && path != "" && m.Volume != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func diskEncrypted(x *libvirtxml.DomainDisk) bool {

@@ -43,7 +43,7 @@ type family struct {
 	// cannot say exactly (adopt_exact.go): an import escapes them into device_xml, and
 	// parse skips them when adopting or when a device_xml fragment of the record claims
 	// them; build keeps a device a fragment of the spec claims where it is.
-	inexact func(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList
+	inexact func(l *libvirtxml.DomainDeviceList, rec *record) *libvirtxml.DomainDeviceList
 }
 
 // families in the order Build writes them: the OS part first (a machine change drops

@@ -119,7 +119,7 @@ func exactFilesystem(x libvirtxml.DomainFilesystem) bool {
 }
 
 // inexactFilesystems: the filesystem family's inexact hook.
-func inexactFilesystems(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+func inexactFilesystems(l *libvirtxml.DomainDeviceList, _ *record) *libvirtxml.DomainDeviceList {
 	var out libvirtxml.DomainDeviceList
 	for _, x := range l.Filesystems {
 		if managedFilesystem(x) && !exactFilesystem(x) {

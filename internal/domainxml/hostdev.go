@@ -204,7 +204,7 @@ func exactHostdev(x libvirtxml.DomainHostdev) bool {
 }
 
 // inexactHostdevs: the hostdev family's inexact hook.
-func inexactHostdevs(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+func inexactHostdevs(l *libvirtxml.DomainDeviceList, _ *record) *libvirtxml.DomainDeviceList {
 	var out libvirtxml.DomainDeviceList
 	for _, x := range l.Hostdevs {
 		if _, ok := parseHostdev(&x); ok && !userAddress(x.Address) && !exactHostdev(x) {

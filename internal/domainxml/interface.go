@@ -96,7 +96,7 @@ func exactInterface(x libvirtxml.DomainInterface) bool {
 }
 
 // inexactInterfaces: the interface family's inexact hook.
-func inexactInterfaces(l *libvirtxml.DomainDeviceList) *libvirtxml.DomainDeviceList {
+func inexactInterfaces(l *libvirtxml.DomainDeviceList, _ *record) *libvirtxml.DomainDeviceList {
 	var out libvirtxml.DomainDeviceList
 	for _, x := range l.Interfaces {
 		if typedInterface(&x) && !exactInterface(x) {

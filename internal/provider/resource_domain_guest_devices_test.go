@@ -183,7 +183,9 @@ func TestAccDomain_guestDevicesImport(t *testing.T) {
     <input type='tablet' bus='usb'/>`)
 	raw := generateConfigPlansClean(t, "libvirt_domain.imported", name)
 	generated := strings.Join(strings.Fields(raw), " ")
-	for _, want := range []string{`devices = {`, `model = "vga"`, `vram_kib = 32768`, `model = "qxl"`, `backend = "/dev/random"`,
+	// The qxl card's vgamem is nothing devices.video says: the card goes whole into
+	// device_xml (#25) rather than typed without it.
+	for _, want := range []string{`devices = {`, `model = "vga"`, `vram_kib = 32768`, `<video><model type=\"qxl\"`, `vgamem=\"32768\"`, `backend = "/dev/random"`,
 		`model = "i6300esb"`, `cid = 7`, `model = "ac97"`, `model = "ich6"`, `type = "tablet"`} {
 		if !strings.Contains(generated, want) {
 			t.Errorf("generated.tf lacks %s:\n%s", want, generated)
@@ -284,6 +286,7 @@ resource "libvirt_domain" "adopted" {
   memory_mib = 64
   running    = false
   qemu_agent = false
+  devices    = { serial = [] } # virsh gave it none; the provider's default is a pty serial port
 }
 `, name))
 	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {

@@ -103,8 +103,8 @@ func TestAccDomainMemoryKiB_importDefined(t *testing.T) {
 	if regexp.MustCompile(`memory_mib\s+= \d`).MatchString(generated) {
 		t.Errorf("the generated configuration writes a memory in MiB:\n%s", generated)
 	}
-	// The domain as written by hand: no graphics, no ACPI / APIC (the provider's defaults
-	// for a domain it makes), so these are written too.
+	// The domain as written by hand: no graphics, no ACPI / APIC, no serial port (the
+	// provider's defaults for a domain it makes), so these are written too.
 	config := func(extra string) string {
 		return acctest.ProviderBlock("") + resourceHCL("libvirt_domain", "test", attr("name", name), attr("vcpu", 2),
 			attr("memory_kib", 1000001), attr("running", false), attr("qemu_agent", false), attr("cpu", hcl(`{
@@ -113,7 +113,8 @@ func TestAccDomainMemoryKiB_importDefined(t *testing.T) {
       { id = 0, cpus = "0", memory_kib = 500000 },
       { id = 1, cpus = "1", memory_kib = 500001 },
     ]
-  }`)), attr("graphics", hcl(`{ type = "none" }`)), attr("features", hcl(`{ acpi = false, apic = false }`)), extra)
+  }`)), attr("graphics", hcl(`{ type = "none" }`)), attr("features", hcl(`{ acpi = false, apic = false }`)),
+			attr("devices", hcl(`{ serial = [] }`)), extra)
 	}
 	acctest.Run(t, resource.TestCase{
 		CheckDestroy: acctest.CheckGone(map[string]acctest.Lookup{"domain " + name: acctest.DomainLookup(name)}),

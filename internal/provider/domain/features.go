@@ -182,8 +182,8 @@ func featuresFromSpec(s domainxml.Spec, prior, m *Model) {
 		if len(hv) > 0 {
 			vals["hyperv"] = types.SetValueMust(types.StringType, hv)
 		}
-		for _, fs := range featureStrings { // a fresh definition has none
-			if v := *fs.at(have); v != "" {
+		for _, fs := range featureStrings { // a fresh definition has none but an ARM one's gic
+			if v := *fs.at(have); v != "" && !(fs.name == "gic_version" && v == "2" && (s.Arch == "aarch64" || s.Arch == "armv7l")) {
 				vals[fs.name], differs = types.StringValue(v), true
 			}
 		}
