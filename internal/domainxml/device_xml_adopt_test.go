@@ -3,7 +3,6 @@ package domainxml
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -21,24 +20,7 @@ func escapedKinds(d *libvirtxml.Domain) int {
 	l.Controllers = adoptedControllers(d)
 	appendDevices(l, untypedDevices(d.Devices))
 	appendDevices(l, inexactDevices(d.Devices, readRecord(d)))
-	return countDevices(l)
-}
-
-// countDevices counts the devices of l: every element of its lists, and each single one.
-func countDevices(l *libvirtxml.DomainDeviceList) int {
-	n := 0
-	v := reflect.ValueOf(l).Elem()
-	for i := range v.NumField() {
-		switch f := v.Field(i); f.Kind() {
-		case reflect.Slice:
-			n += f.Len()
-		case reflect.Pointer:
-			if !f.IsNil() {
-				n++
-			}
-		}
-	}
-	return n
+	return deviceCount(l)
 }
 
 func explicitInputs(d *libvirtxml.Domain) int {

@@ -100,7 +100,6 @@ func TestAccDomainAdopt_disks(t *testing.T) {
   </devices>
 </domain>`, acctest.DefaultDomainType(), name, root, acctest.Pool(), vol, usage, data))
 	acctest.RemoveDomainAtEnd(t, name)
-	before := diskShape(t, name)
 
 	generated := generateConfigPlansClean(t, "libvirt_domain.adopted", name)
 	for _, want := range []string{`type=\"volume\"`, `socket=\"/run/tfacc25-nbd.sock\"`, `protocol=\"gluster\"`, `<config file=`,
@@ -111,31 +110,7 @@ func TestAccDomainAdopt_disks(t *testing.T) {
 		}
 	}
 
-	w := newCLIWork(t, acctest.ProviderBlock("")+fmt.Sprintf("import {\n  to = libvirt_domain.adopted\n  id = %q\n}\n", name)+generated)
-	w.mustRun("apply", "-auto-approve", "-input=false")
-	w.write("main.tf", acctest.ProviderBlock("")+describe(generated))
-	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
-		t.Fatalf("description change (exit %d):\n%s", code, out)
-	}
-	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
-		t.Fatalf("the plan after the description change is not empty (exit %d):\n%s", code, out)
-	}
-	if after := diskShape(t, name); !slices.Equal(after, before) {
-		t.Fatalf("a description change changed the disks:\nbefore %s\nafter  %s", strings.Join(before, "\n"), strings.Join(after, "\n"))
-	}
-
-	w.mustRun("destroy", "-auto-approve", "-input=false")
-	w.write("main.tf", acctest.ProviderBlock("")+generated)
-	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 added, 0 changed, 0 destroyed") {
-		t.Fatalf("apply of the generated configuration on a clean host (exit %d):\n%s", code, out)
-	}
-	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
-		t.Fatalf("the plan after recreating is not empty (exit %d):\n%s", code, out)
-	}
-	if again := diskShape(t, name); !slices.Equal(again, before) {
-		t.Fatalf("recreated from the generated configuration:\nbefore %s\nagain  %s", strings.Join(before, "\n"), strings.Join(again, "\n"))
-	}
-	w.mustRun("destroy", "-auto-approve", "-input=false")
+	adoptUpdatesAndRecreates(t, name, generated, func() []string { return diskShape(t, name) })
 }
 
 // diskShape is every disk of the domain's persistent definition as libvirt prints it,

@@ -59,31 +59,7 @@ func TestAccDomainAdopt_guestDevices(t *testing.T) {
 		}
 	}
 
-	w := newCLIWork(t, acctest.ProviderBlock("")+fmt.Sprintf("import {\n  to = libvirt_domain.adopted\n  id = %q\n}\n", name)+generated)
-	w.mustRun("apply", "-auto-approve", "-input=false")
-	w.write("main.tf", acctest.ProviderBlock("")+describe(generated))
-	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
-		t.Fatalf("description change (exit %d):\n%s", code, out)
-	}
-	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
-		t.Fatalf("the plan after the description change is not empty (exit %d):\n%s", code, out)
-	}
-	if after := guestDeviceShape(t, name); !slices.Equal(after, before) {
-		t.Fatalf("a description change changed the devices:\nbefore %q\nafter  %q", before, after)
-	}
-
-	w.mustRun("destroy", "-auto-approve", "-input=false")
-	w.write("main.tf", acctest.ProviderBlock("")+generated)
-	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 added, 0 changed, 0 destroyed") {
-		t.Fatalf("apply of the generated configuration on a clean host (exit %d):\n%s", code, out)
-	}
-	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
-		t.Fatalf("the plan after recreating is not empty (exit %d):\n%s", code, out)
-	}
-	if again := guestDeviceShape(t, name); !slices.Equal(again, before) {
-		t.Fatalf("recreated from the generated configuration:\nbefore %q\nagain  %q", before, again)
-	}
-	w.mustRun("destroy", "-auto-approve", "-input=false")
+	adoptUpdatesAndRecreates(t, name, generated, func() []string { return guestDeviceShape(t, name) })
 }
 
 // guestDeviceShape is the domain's consoles, video, sound and audio, inputs, rngs, panics,

@@ -3,6 +3,7 @@ package provider_test
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,4 +198,41 @@ func nicType(x libvirtxml.DomainInterface) string {
 		return "client"
 	}
 	return "other"
+}
+
+// adoptUpdatesAndRecreates is the rest of an adoption test after the generated
+// configuration planned clean: owned by it, one description change keeps what shape
+// reads of the domain, and the plan after it is empty; destroyed, the generated
+// configuration applied on the clean host gives the same shape and an empty plan; then
+// destroyed again.
+func adoptUpdatesAndRecreates(t *testing.T, name, generated string, shape func() []string) {
+	t.Helper()
+	before := shape()
+	w := newCLIWork(t, acctest.ProviderBlock("")+fmt.Sprintf("import {\n  to = libvirt_domain.adopted\n  id = %q\n}\n", name)+generated)
+	w.mustRun("apply", "-auto-approve", "-input=false")
+	w.write("main.tf", acctest.ProviderBlock("")+describe(generated))
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
+		t.Fatalf("description change (exit %d):\n%s", code, out)
+	}
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("the plan after the description change is not empty (exit %d):\n%s", code, out)
+	}
+	if after := shape(); !slices.Equal(after, before) {
+		t.Fatalf("a description change changed the domain:\nbefore %q\nafter  %q", before, after)
+	}
+	w.mustRun("destroy", "-auto-approve", "-input=false")
+	if _, err := acctest.InspectDomain(t, name); err == nil {
+		t.Fatalf("domain %s is still defined after destroy", name)
+	}
+	w.write("main.tf", acctest.ProviderBlock("")+generated)
+	if out, code := w.run("apply", "-auto-approve", "-input=false"); code != 0 || !strings.Contains(out, "1 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply of the generated configuration on a clean host (exit %d):\n%s", code, out)
+	}
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("the plan after recreating is not empty (exit %d):\n%s", code, out)
+	}
+	if again := shape(); !slices.Equal(again, before) {
+		t.Fatalf("recreated from the generated configuration:\nbefore %q\nagain  %q", before, again)
+	}
+	w.mustRun("destroy", "-auto-approve", "-input=false")
 }
