@@ -76,7 +76,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 			plan.MaxMemoryMiB = types.Int64Value(plan.MemoryMiB.ValueInt64() * cmHeadroom)
 		}
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(tfkit.SetPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	if tfkit.Known(plan.DiskGiB) && tfkit.Known(state.DiskGiB) && plan.DiskGiB.ValueInt64() < state.DiskGiB.ValueInt64() {
@@ -101,7 +101,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 	method := domainxml.Classify(old.spec(), next.spec(), before, after)
 	if !plan.UpdateMethod.IsUnknown() {
 		// Nothing changes (computed values are unknown only when something does).
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(tfkit.SetPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	plan.UpdateMethod = types.StringValue(string(method))
@@ -111,7 +111,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 				"or removes vCPUs: the domain is shut down gracefully (forced off after %s), redefined with ceilings of %d vCPUs and %d MiB, "+
 				"and started again.", old.VCPU, next.VCPU, old.MemMiB, next.MemMiB, old.MaxVCPU, old.MaxMemMiB, cmShutdownTimeout, next.MaxVCPU, next.MaxMemMiB))
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(tfkit.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

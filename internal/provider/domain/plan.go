@@ -92,7 +92,7 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 	}
 	keepNullGroups(&plan, planned.groupsModel)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(tfkit.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // hostOffers fails the plan when the domain asks for a domain type, machine type or firmware

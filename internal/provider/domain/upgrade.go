@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // The state upgrade from v2 (schema version 0) to v3 (version 1): every v2 attribute that
@@ -128,7 +129,7 @@ func (r *Resource) importView(ctx context.Context, id string, s schema.Schema) (
 	if err != nil {
 		return nil, err
 	}
-	if d := st.Set(ctx, m); d.HasError() {
+	if d := tfkit.SetState(ctx, &st, m); d.HasError() {
 		return nil, errors.New("store the domain as v3 state")
 	}
 	var out map[string]tftypes.Value

@@ -148,13 +148,13 @@ func (r *CloudinitISOResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	plan.derive(s.MetaData)
 	if config.hasWriteOnly() {
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(tfkit.SetPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	if _, sum, err := cloudinit.BuildISO(s); err == nil {
 		plan.SHA256 = types.StringValue(sum)
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(tfkit.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // content builds the seed image from the configuration: the plan's computed halves

@@ -167,7 +167,7 @@ func (r *VolumeExportResource) Update(ctx context.Context, req resource.UpdateRe
 	}
 	tfkit.WithDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Create, exportTimeout, func(ctx context.Context, plan *VolumeExportModel) {
 		if !plan.Incremental.ValueBool() || plan.Triggers.Equal(state.Triggers) {
-			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+			resp.Diagnostics.Append(tfkit.SetState(ctx, &resp.State, plan)...)
 			return
 		}
 		got, err := r.nextLink(ctx, plan, &state, resp.Private, &resp.Diagnostics)

@@ -75,7 +75,7 @@ func (r *IgnitionResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	plan.SHA256 = types.StringValue(sha256Hex([]byte(plan.Content.ValueString())))
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(tfkit.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // content is the config to store: content, or the configuration's content_wo.

@@ -195,7 +195,7 @@ func (k blobKind) importState(ctx context.Context, c *libvirt.Client, req resour
 		resp.Diagnostics.AddError(summary, err.Error())
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	resp.Diagnostics.Append(tfkit.SetState(ctx, &resp.State, m)...)
 }
 
 func sha256Hex(b []byte) string {

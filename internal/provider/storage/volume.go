@@ -305,7 +305,7 @@ func (r *VolumeResource) ImportState(ctx context.Context, req resource.ImportSta
 		WithTimeouts: tfkit.WithTimeouts{Timeouts: tfkit.UnsetTimeouts(tfkit.AllTimeouts)},
 	}
 	m.fromInfo(info)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	resp.Diagnostics.Append(tfkit.SetState(ctx, &resp.State, &m)...)
 }
 
 // fromInfo sets what libvirt reports, except the format: that is what the configuration

@@ -102,14 +102,14 @@ func CopyInto[M any](ctx context.Context, get func(context.Context, any) diag.Di
 	if d.HasError() {
 		return
 	}
-	d.Append(state.Set(ctx, &m)...)
+	d.Append(SetState(ctx, state, &m)...)
 }
 
 // Keep stores what a create or update returned, when it returned a model, and reports
 // its error under summary.
 func Keep[P any](ctx context.Context, state *tfsdk.State, d *diag.Diagnostics, got *P, summary string, err error) {
 	if got != nil {
-		d.Append(state.Set(ctx, got)...)
+		d.Append(SetState(ctx, state, got)...)
 	}
 	Report(d, summary, err)
 }

@@ -33,7 +33,7 @@ func Lookup[M any, P DataTimed[M]](ctx context.Context, req datasource.ReadReque
 			resp.Diagnostics.AddError("Unable to read "+what(m), err.Error())
 			return
 		}
-		resp.Diagnostics.Append(resp.State.Set(ctx, got)...)
+		resp.Diagnostics.Append(SetState(ctx, &resp.State, got)...)
 	})
 }
 
