@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // Every resource and data source names itself libvirt_<name>, takes the provider's client,
@@ -30,10 +31,12 @@ import (
 func TestBase_metadataAndConfigure(t *testing.T) {
 	ctx := context.Background()
 	p := &libvirtProvider{}
-	c, err := libvirt.NewClient(libvirt.Config{URI: "test:///default"})
+	client, err := libvirt.NewClient(libvirt.Config{URI: "test:///default"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := tfkit.NewHosts()
+	c.AddHost(tfkit.DefaultHost, client, nil)
 	seen := map[string]bool{}
 	models := map[string]any{
 		"libvirt_clone": &clone.Model{}, "libvirt_cloudinit_iso": &storage.CloudinitISOModel{}, "libvirt_cluster_machine": &clustermachine.Model{},

@@ -30,9 +30,9 @@ var (
 
 type libvirtProvider struct {
 	version string
-	// client is the configured host's, for the protocol server's refresh shortcut
-	// (server_read.go); nil until ConfigureProvider.
-	client *libvirt.Client
+	// hosts are the configured hosts' clients, for the protocol server's refresh
+	// shortcut (server_read.go); nil until ConfigureProvider.
+	hosts *tfkit.Hosts
 }
 
 // New returns a constructor of the provider, as providerserver and tests want it.
@@ -45,6 +45,7 @@ type providerModel struct {
 	MaxConnections types.Int64  `tfsdk:"max_connections"`
 	SSH            *sshModel    `tfsdk:"ssh"`
 	TLS            *tlsModel    `tfsdk:"tls"`
+	Hosts          types.Map    `tfsdk:"hosts"`
 }
 
 type sshModel struct {
@@ -88,58 +89,16 @@ func (p *libvirtProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(1, 64)},
 			},
+			"hosts": hostsAttribute(),
 		},
 		Blocks: map[string]schema.Block{
 			"ssh": schema.SingleNestedBlock{
-				MarkdownDescription: "Credentials and host-key checking for `qemu+ssh://` URIs. Host keys are verified against " +
-					"known_hosts by default: an unknown or changed key is an error naming the host and the key's fingerprint.",
-				Attributes: map[string]schema.Attribute{
-					"username": schema.StringAttribute{
-						MarkdownDescription: "SSH user when the URI names none. Env `LIBVIRT_SSH_USERNAME`; default: the current user.",
-						Optional:            true,
-					},
-					"private_key": schema.StringAttribute{
-						MarkdownDescription: "Private key content (PEM or OpenSSH format, unencrypted). Env `LIBVIRT_SSH_PRIVATE_KEY`. Wins over `password` when both are set.",
-						Optional:            true,
-						Sensitive:           true,
-					},
-					"private_key_file": schema.StringAttribute{
-						MarkdownDescription: "Path of a private key file (same as the URI's `keyfile`). Env `LIBVIRT_SSH_PRIVATE_KEY_FILE`. " +
-							"Without any key, `~/.ssh/id_ed25519`, `id_ecdsa`, `id_rsa` and a running ssh-agent are tried.",
-						Optional: true,
-					},
-					"password": schema.StringAttribute{
-						MarkdownDescription: "Password (also answers keyboard-interactive prompts). Env `LIBVIRT_SSH_PASSWORD`.",
-						Optional:            true,
-						Sensitive:           true,
-					},
-					"known_hosts": schema.StringAttribute{
-						MarkdownDescription: "known_hosts content to verify the host key against, e.g. from `ssh-keyscan`. Env `LIBVIRT_SSH_KNOWN_HOSTS`.",
-						Optional:            true,
-					},
-					"known_hosts_file": schema.StringAttribute{
-						MarkdownDescription: "known_hosts file (same as the URI's `known_hosts`). Env `LIBVIRT_SSH_KNOWN_HOSTS_FILE`; default `~/.ssh/known_hosts`.",
-						Optional:            true,
-					},
-					"insecure_skip_host_key_verification": schema.BoolAttribute{
-						MarkdownDescription: "Accept any host key (same as the URI's `no_verify=1`). Default `false`. When true the provider " +
-							"connects and says so in a warning on every run. Env `LIBVIRT_SSH_INSECURE_SKIP_HOST_KEY_VERIFICATION`.",
-						Optional: true,
-					},
-				},
+				MarkdownDescription: sshDescription,
+				Attributes:          sshAttributes(),
 			},
 			"tls": schema.SingleNestedBlock{
-				MarkdownDescription: "Certificates for `qemu+tls://` URIs. Unset files come from the URI's `pkipath`, then " +
-					"libvirt's defaults (`/etc/pki/CA/cacert.pem`, `/etc/pki/libvirt/clientcert.pem`, `/etc/pki/libvirt/private/clientkey.pem`).",
-				Attributes: map[string]schema.Attribute{
-					"ca_file":   schema.StringAttribute{MarkdownDescription: "CA certificate (PEM). Env `LIBVIRT_TLS_CA_FILE`.", Optional: true},
-					"cert_file": schema.StringAttribute{MarkdownDescription: "Client certificate (PEM). Env `LIBVIRT_TLS_CERT_FILE`.", Optional: true},
-					"key_file":  schema.StringAttribute{MarkdownDescription: "Client private key (PEM). Env `LIBVIRT_TLS_KEY_FILE`.", Optional: true},
-					"insecure_skip_verify": schema.BoolAttribute{
-						MarkdownDescription: "Do not verify the server certificate (same as `no_verify=1`). Default `false`; a warning says so when set.",
-						Optional:            true,
-					},
-				},
+				MarkdownDescription: tlsDescription,
+				Attributes:          tlsAttributes(),
 			},
 		},
 	}
@@ -159,20 +118,27 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 	}
 	cfg, errs := m.toConfig()
 	tfkit.AppendErrs(&resp.Diagnostics, errs)
+	named, errs := hostsOf(ctx, m.Hosts)
+	tfkit.AppendErrs(&resp.Diagnostics, errs)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	client, err := libvirt.NewClient(cfg)
-	if err != nil {
+	hosts, warnings, errs := configureHosts(cfg, named)
+	tfkit.AppendErrs(&resp.Diagnostics, errs)
+	// The provider's own settings failing is the configuration's error, as it always was;
+	// a named host's is reported to what is placed on it (hosts.go).
+	if _, err := hosts.Client(tfkit.DefaultHost); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("uri"), "Unable to configure the libvirt provider", err.Error())
+	}
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	for _, w := range client.Warnings {
+	for _, w := range warnings {
 		resp.Diagnostics.AddWarning("Insecure libvirt connection", w)
 	}
-	resp.DataSourceData = client
-	resp.ResourceData = client
-	p.client = client
+	resp.DataSourceData = hosts
+	resp.ResourceData = hosts
+	p.hosts = hosts
 }
 
 // toConfig resolves configuration, then environment, then defaults.
@@ -237,4 +203,61 @@ func (m *providerModel) toConfig() (libvirt.Config, []tfkit.DiagError) {
 		}
 	}
 	return cfg, errs
+}
+
+const sshDescription = "Credentials and host-key checking for `qemu+ssh://` URIs. Host keys are verified against " +
+	"known_hosts by default: an unknown or changed key is an error naming the host and the key's fingerprint."
+
+const tlsDescription = "Certificates for `qemu+tls://` URIs. Unset files come from the URI's `pkipath`, then " +
+	"libvirt's defaults (`/etc/pki/CA/cacert.pem`, `/etc/pki/libvirt/clientcert.pem`, `/etc/pki/libvirt/private/clientkey.pem`)."
+
+// sshAttributes are the ssh block's, and each host's `ssh`.
+func sshAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"username": schema.StringAttribute{
+			MarkdownDescription: "SSH user when the URI names none. Env `LIBVIRT_SSH_USERNAME`; default: the current user.",
+			Optional:            true,
+		},
+		"private_key": schema.StringAttribute{
+			MarkdownDescription: "Private key content (PEM or OpenSSH format, unencrypted). Env `LIBVIRT_SSH_PRIVATE_KEY`. Wins over `password` when both are set.",
+			Optional:            true,
+			Sensitive:           true,
+		},
+		"private_key_file": schema.StringAttribute{
+			MarkdownDescription: "Path of a private key file (same as the URI's `keyfile`). Env `LIBVIRT_SSH_PRIVATE_KEY_FILE`. " +
+				"Without any key, `~/.ssh/id_ed25519`, `id_ecdsa`, `id_rsa` and a running ssh-agent are tried.",
+			Optional: true,
+		},
+		"password": schema.StringAttribute{
+			MarkdownDescription: "Password (also answers keyboard-interactive prompts). Env `LIBVIRT_SSH_PASSWORD`.",
+			Optional:            true,
+			Sensitive:           true,
+		},
+		"known_hosts": schema.StringAttribute{
+			MarkdownDescription: "known_hosts content to verify the host key against, e.g. from `ssh-keyscan`. Env `LIBVIRT_SSH_KNOWN_HOSTS`.",
+			Optional:            true,
+		},
+		"known_hosts_file": schema.StringAttribute{
+			MarkdownDescription: "known_hosts file (same as the URI's `known_hosts`). Env `LIBVIRT_SSH_KNOWN_HOSTS_FILE`; default `~/.ssh/known_hosts`.",
+			Optional:            true,
+		},
+		"insecure_skip_host_key_verification": schema.BoolAttribute{
+			MarkdownDescription: "Accept any host key (same as the URI's `no_verify=1`). Default `false`. When true the provider " +
+				"connects and says so in a warning on every run. Env `LIBVIRT_SSH_INSECURE_SKIP_HOST_KEY_VERIFICATION`.",
+			Optional: true,
+		},
+	}
+}
+
+// tlsAttributes are the tls block's, and each host's `tls`.
+func tlsAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"ca_file":   schema.StringAttribute{MarkdownDescription: "CA certificate (PEM). Env `LIBVIRT_TLS_CA_FILE`.", Optional: true},
+		"cert_file": schema.StringAttribute{MarkdownDescription: "Client certificate (PEM). Env `LIBVIRT_TLS_CERT_FILE`.", Optional: true},
+		"key_file":  schema.StringAttribute{MarkdownDescription: "Client private key (PEM). Env `LIBVIRT_TLS_KEY_FILE`.", Optional: true},
+		"insecure_skip_verify": schema.BoolAttribute{
+			MarkdownDescription: "Do not verify the server certificate (same as `no_verify=1`). Default `false`; a warning says so when set.",
+			Optional:            true,
+		},
+	}
 }

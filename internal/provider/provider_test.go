@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // configure runs the provider's Configure with the given attribute values (others null).
@@ -64,7 +65,7 @@ func TestConfigure_insecureSSHWarns(t *testing.T) {
 	if strings.Contains(w.Detail(), "s3cret") {
 		t.Error("warning leaks the password")
 	}
-	if _, ok := resp.ResourceData.(*libvirt.Client); !ok {
+	if _, ok := resp.ResourceData.(*tfkit.Hosts); !ok {
 		t.Errorf("ResourceData is %T", resp.ResourceData)
 	}
 }
@@ -76,7 +77,7 @@ func TestConfigure_envFallbacks(t *testing.T) {
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("errors: %v", resp.Diagnostics)
 	}
-	c := resp.ResourceData.(*libvirt.Client)
+	c := defaultClient(t, resp.ResourceData)
 	if c.URI().String() != "test:///default" {
 		t.Errorf("uri = %s", c.URI())
 	}
@@ -94,7 +95,7 @@ func TestConfigure_defaultURI(t *testing.T) {
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("errors: %v", resp.Diagnostics)
 	}
-	if got := resp.ResourceData.(*libvirt.Client).URI().String(); got != "qemu:///system" {
+	if got := defaultClient(t, resp.ResourceData).URI().String(); got != "qemu:///system" {
 		t.Errorf("default uri = %s", got)
 	}
 }
@@ -106,4 +107,14 @@ func TestConfigure_sshKeyFileMissing(t *testing.T) {
 	if !resp.Diagnostics.HasError() || !strings.Contains(resp.Diagnostics.Errors()[0].Detail(), "/nonexistent/id_ed25519") {
 		t.Errorf("want an error naming the key file, got %v", resp.Diagnostics)
 	}
+}
+
+// defaultClient is the default host's client of a configured provider's data.
+func defaultClient(t *testing.T, data any) *libvirt.Client {
+	t.Helper()
+	c, err := data.(*tfkit.Hosts).Client(tfkit.DefaultHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -44,6 +44,7 @@ type shortcutServer struct {
 }
 
 func (s shortcutServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	ctx = onHost(ctx, req.ProposedNewState, req.PriorState)
 	if sameState(req.PriorState, req.ProposedNewState) && s.schemas.holds(ctx, req.TypeName, req.Config, req.PriorState) {
 		return &tfprotov6.PlanResourceChangeResponse{
 			PlannedState:    req.PriorState,

@@ -22,6 +22,7 @@ type schemaDefaults struct {
 	once   sync.Once
 	newRes func() []func() resource.Resource
 	byType map[string]*defaultsIndex
+	types  map[string]tftypes.Type // every resource type's, indexed or not
 }
 
 type defaultsIndex struct {
@@ -38,6 +39,7 @@ type defaultsIndex struct {
 func (s *schemaDefaults) index(ctx context.Context, typeName string) *defaultsIndex {
 	s.once.Do(func() {
 		s.byType = map[string]*defaultsIndex{}
+		s.types = map[string]tftypes.Type{}
 		for _, f := range s.newRes() {
 			r := f()
 			var md resource.MetadataResponse
@@ -46,6 +48,7 @@ func (s *schemaDefaults) index(ctx context.Context, typeName string) *defaultsIn
 			r.Schema(ctx, resource.SchemaRequest{}, &sr)
 			idx := &defaultsIndex{typ: sr.Schema.Type().TerraformType(ctx), version: sr.Schema.Version,
 				values: map[string]tftypes.Value{}, listBlocks: map[string]bool{}}
+			s.types[md.TypeName] = idx.typ
 			if !idx.addAttributes(ctx, "", sr.Schema.Attributes) || !idx.addBlocks(ctx, "", sr.Schema.Blocks) {
 				continue // a default that cannot be read: that type always takes the framework's way
 			}
@@ -53,6 +56,12 @@ func (s *schemaDefaults) index(ctx context.Context, typeName string) *defaultsIn
 		}
 	})
 	return s.byType[typeName]
+}
+
+// typeOf is the Terraform type of a resource type's objects, nil for an unknown type.
+func (s *schemaDefaults) typeOf(ctx context.Context, typeName string) tftypes.Type {
+	s.index(ctx, typeName)
+	return s.types[typeName]
 }
 
 // holds is true when every attribute with a default that the configuration leaves null

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/domain"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
 
 // The refresh shortcut (ADR 8). A stopped domain's state is a function of its persistent
@@ -41,6 +42,7 @@ const CodeTokenEnv = domain.CodeTokenEnv
 const VerifyShortcutEnv = "LIBVIRT_PROVIDER_VERIFY_SHORTCUT"
 
 func (s shortcutServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	ctx = onHost(ctx, req.CurrentState)
 	shortcut := req.TypeName == "libvirt_domain" && s.unchangedSinceLastRead(ctx, req)
 	if shortcut {
 		tflog.Debug(ctx, "libvirt_domain refresh: the domain is as the last read found it; the prior state stands")
@@ -64,6 +66,7 @@ func (s shortcutServer) ReadResource(ctx context.Context, req *tfprotov6.ReadRes
 }
 
 func (s shortcutServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	ctx = onHost(ctx, req.PlannedState, req.PriorState)
 	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
 	if err == nil && resp != nil && req.TypeName == "libvirt_domain" && !hasErrors(resp.Diagnostics) {
 		resp.Private = withStateSum(resp.Private, s.stateSum(ctx, req.TypeName, resp.NewState))
@@ -74,8 +77,12 @@ func (s shortcutServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.
 // unchangedSinceLastRead is true when the prior state is the one the last full read of the
 // domain produced and the domain is as that read found it.
 func (s shortcutServer) unchangedSinceLastRead(ctx context.Context, req *tfprotov6.ReadResourceRequest) bool {
-	if s.provider == nil || s.provider.client == nil || req.CurrentState == nil || len(req.CurrentState.MsgPack) == 0 {
+	if s.provider == nil || s.provider.hosts == nil || req.CurrentState == nil || len(req.CurrentState.MsgPack) == 0 {
 		return false
+	}
+	client, err := s.provider.hosts.Client(tfkit.HostFrom(ctx))
+	if err != nil {
+		return false // the framework's way reports it
 	}
 	priv := decodePrivate(req.Private)
 	var stamp domain.ReadStamp
@@ -86,7 +93,7 @@ func (s shortcutServer) unchangedSinceLastRead(ctx context.Context, req *tfproto
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	st, err := s.provider.client.GetDomainStatus(ctx, stamp.ID)
+	st, err := client.GetDomainStatus(ctx, stamp.ID)
 	if err != nil {
 		return false // not found, unreachable: the framework's way decides
 	}

@@ -27,6 +27,7 @@ type Resource struct {
 
 type Model struct {
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	ID             types.String `tfsdk:"id"`
 	SourceDomainID types.String `tfsdk:"source_domain_id"`
 	Name           types.String `tfsdk:"name"`
@@ -59,10 +60,6 @@ var cloneDiskAttrTypes = map[string]attr.Type{
 	"pool":      types.StringType,
 	"name":      types.StringType,
 	"backing":   types.StringType,
-}
-
-func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.Client = tfkit.ClientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // ModifyPlan checks at plan time what only the host can tell: the source exists and

@@ -22,6 +22,7 @@ type ClusterDataSource struct {
 
 type ClusterModel struct {
 	tfkit.DataTimeouts
+	tfkit.OnHost
 	ID         types.String `tfsdk:"id"`
 	Network    types.String `tfsdk:"network"`
 	BasePool   types.String `tfsdk:"base_pool"`

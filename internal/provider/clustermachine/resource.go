@@ -44,6 +44,7 @@ const (
 
 type Model struct {
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	ID           types.String `tfsdk:"id"`
 	Namespace    types.String `tfsdk:"namespace"`
 	Name         types.String `tfsdk:"name"`

@@ -26,6 +26,7 @@ type DataSource struct {
 // DataModel is data.libvirt_domain.
 type DataModel struct {
 	tfkit.DataTimeouts
+	tfkit.OnHost
 	ID           types.String         `tfsdk:"id"`
 	Name         types.String         `tfsdk:"name"`
 	UUID         types.String         `tfsdk:"uuid"`

@@ -24,6 +24,7 @@ type ConsoleDataSource struct {
 // ConsoleModel is data.libvirt_domain_console.
 type ConsoleModel struct {
 	tfkit.DataTimeouts
+	tfkit.OnHost
 	ID       types.String `tfsdk:"id"`
 	DomainID types.String `tfsdk:"domain_id"`
 	Lines    types.Int64  `tfsdk:"lines"`

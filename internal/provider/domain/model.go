@@ -20,6 +20,7 @@ const (
 // embedded model per family (family.go).
 type Model struct {
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	ID        types.String `tfsdk:"id"`
 	Name      types.String `tfsdk:"name"`
 	UUID      types.String `tfsdk:"uuid"`

@@ -21,6 +21,7 @@ type DataSource struct {
 
 type Model struct {
 	tfkit.DataTimeouts
+	tfkit.OnHost
 	hostSizeModel
 	ID                types.String `tfsdk:"id"`
 	URI               types.String `tfsdk:"uri"`

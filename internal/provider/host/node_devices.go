@@ -27,6 +27,7 @@ type NodeDevicesDataSource struct {
 
 type NodeDevicesModel struct {
 	tfkit.DataTimeouts
+	tfkit.OnHost
 	ID         types.String      `tfsdk:"id"`
 	Capability types.String      `tfsdk:"capability"`
 	NamePrefix types.String      `tfsdk:"name_prefix"`

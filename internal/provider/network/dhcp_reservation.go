@@ -31,6 +31,7 @@ type DHCPReservationResource struct {
 
 type DHCPReservationModel struct {
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	ID       types.String `tfsdk:"id"`
 	Network  types.String `tfsdk:"network"`
 	MAC      types.String `tfsdk:"mac"`
@@ -44,6 +45,7 @@ func (r *DHCPReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 			"to the running network (no restart, guests keep their links) and to its persistent definition; only to the " +
 			"definition when the network is inactive. Changing `ip` or `hostname` modifies the entry in place.",
 		Attributes: map[string]schema.Attribute{
+			"host": tfkit.HostAttribute(""),
 			"id": tfkit.KeptString("`<network>/<mac>`, also the import id."),
 			"network": tfkit.RequiredReplace("Name of the libvirt network. Changing it replaces the reservation.",
 				stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")),

@@ -22,6 +22,7 @@ import (
 
 type Model struct {
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	ID        types.String `tfsdk:"id"`
 	Name      types.String `tfsdk:"name"`
 	Mode      types.String `tfsdk:"mode"`

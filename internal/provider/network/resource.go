@@ -26,10 +26,6 @@ type Resource struct {
 	tfkit.ResourceBase
 }
 
-func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.Client = tfkit.ClientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
-}
-
 func (r *Resource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	tfkit.ValidateSpec(ctx, req, resp, "network", (*Model).toSpec)
 }

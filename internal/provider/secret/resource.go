@@ -24,6 +24,7 @@ type Resource struct {
 
 type Model struct {
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	ID             types.String `tfsdk:"id"`
 	UUID           types.String `tfsdk:"uuid"`
 	UsageType      types.String `tfsdk:"usage_type"`

@@ -68,6 +68,7 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 
 type Model struct {
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	ID           types.String `tfsdk:"id"`
 	DomainID     types.String `tfsdk:"domain_id"`
 	Name         types.String `tfsdk:"name"`

@@ -24,6 +24,7 @@ type CloudinitISOResource struct {
 type CloudinitISOModel struct {
 	storedVolume
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	UserData      types.String `tfsdk:"user_data"`
 	MetaData      types.String `tfsdk:"meta_data"`
 	InstanceID    types.String `tfsdk:"instance_id"`

@@ -24,6 +24,7 @@ type IgnitionResource struct {
 type IgnitionModel struct {
 	storedVolume
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	Content types.String `tfsdk:"content"`
 	// ContentWO is only ever non-null in req.Config: the framework nulls it in plan and
 	// state (its zero value is null, as import leaves it).

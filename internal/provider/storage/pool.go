@@ -26,6 +26,7 @@ type PoolResource struct {
 
 type PoolModel struct {
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	ID           types.String `tfsdk:"id"`
 	Name         types.String `tfsdk:"name"`
 	Type         types.String `tfsdk:"type"`

@@ -26,6 +26,7 @@ type VolumeResource struct {
 type VolumeModel struct {
 	storedVolume
 	tfkit.WithTimeouts
+	tfkit.OnHost
 	SourceURL       types.String `tfsdk:"source_url"`
 	SourceFile      types.String `tfsdk:"source_file"`
 	BackingVolume   types.String `tfsdk:"backing_volume"`

@@ -56,6 +56,7 @@ func (*ReplacedOnly[M]) Update(ctx context.Context, req resource.UpdateRequest, 
 // ActionModel is the part of an action resource's model that the contract fixes.
 type ActionModel struct {
 	WithTimeouts
+	OnHost
 	ID       types.String `tfsdk:"id"`
 	Triggers types.Map    `tfsdk:"triggers"`
 }

@@ -23,9 +23,12 @@ import (
 
 // The attributes and blocks that schemas repeat.
 
-// ResourceSchema is a resource's schema: its description, its attributes and a
-// `timeouts` block of the operations t.
+// ResourceSchema is a resource's schema: its description, its attributes, its `host`
+// (unless it has its own) and a `timeouts` block of the operations t.
 func ResourceSchema(ctx context.Context, desc string, t timeouts.Opts, attrs map[string]schema.Attribute) schema.Schema {
+	if _, own := attrs["host"]; !own {
+		attrs["host"] = HostAttribute("")
+	}
 	return schema.Schema{MarkdownDescription: desc, Attributes: attrs, Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx, t)}}
 }
 

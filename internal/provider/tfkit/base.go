@@ -15,25 +15,34 @@ import (
 
 // ResourceBase is embedded by every resource: the client it talks to, its type name and
 // the Metadata and Configure every resource has alike.
+//
+// The framework makes a resource anew for every request and configures it before the
+// request's method runs, so Client is the client of the host that request is for (the
+// object's `host`, hosts.go): Create, Read, Update, Delete and ModifyPlan talk to their
+// object's host without asking. Hosts is every host, for what spans them (a domain
+// moving from one host to another, a list across hosts).
 type ResourceBase struct {
 	typeName string // without the provider's prefix: "volume" is libvirt_volume
 	Client   *libvirt.Client
+	Hosts    *Hosts
 }
 
 func (b *ResourceBase) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_" + b.typeName
 }
 
-// Configure takes the provider's client: nothing while the provider is not configured yet
-// (Terraform calls it before), an error when ProviderData is not a client (ClientFrom).
-func (b *ResourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	b.Client = ClientFrom(req.ProviderData, &resp.Diagnostics, "Resource")
+// Configure takes the client of the request's host: nothing while the provider is not
+// configured yet (Terraform calls it before), an error when ProviderData is not the
+// provider's hosts or the host is not one of them (clientFor).
+func (b *ResourceBase) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.Hosts, b.Client = clientFor(ctx, req.ProviderData, &resp.Diagnostics, "Resource")
 }
 
 // DataSourceBase is ResourceBase for data sources.
 type DataSourceBase struct {
 	typeName string // without the provider's prefix: "host" is libvirt_host
 	Client   *libvirt.Client
+	Hosts    *Hosts
 }
 
 func (b *DataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -41,8 +50,8 @@ func (b *DataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequ
 }
 
 // Configure is ResourceBase.Configure for data sources.
-func (b *DataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	b.Client = ClientFrom(req.ProviderData, &resp.Diagnostics, "Data Source")
+func (b *DataSourceBase) Configure(ctx context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	b.Hosts, b.Client = clientFor(ctx, req.ProviderData, &resp.Diagnostics, "Data Source")
 }
 
 func (b *ResourceBase) setTypeName(name string)   { b.typeName = name }

@@ -54,9 +54,12 @@ func DataStrings(desc string) schema.ListAttribute {
 	return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.StringType}
 }
 
-// DataSchema is a data source's schema: its attributes and the timeouts block (read)
-// every data source has.
+// DataSchema is a data source's schema: its attributes, its `host` (unless it has its
+// own) and the timeouts block (read) every data source has.
 func DataSchema(ctx context.Context, desc string, attrs map[string]schema.Attribute) schema.Schema {
+	if _, own := attrs["host"]; !own {
+		attrs["host"] = DataSourceHostAttribute()
+	}
 	return schema.Schema{MarkdownDescription: desc, Attributes: attrs, Blocks: map[string]schema.Block{"timeouts": timeouts.Block(ctx)}}
 }
 

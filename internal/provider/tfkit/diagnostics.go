@@ -8,8 +8,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-
-	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 // DiagError is an attribute error collected while resolving configuration.
@@ -30,21 +28,6 @@ func AppendErrs(d *diag.Diagnostics, errs []DiagError) {
 	for _, e := range errs {
 		d.AddAttributeError(e.Path, e.Summary, e.Detail)
 	}
-}
-
-// ClientFrom is the shared Configure of every resource and data source: quiet when the
-// provider is not configured yet, a clear error when ProviderData is not our client.
-func ClientFrom(data any, d *diag.Diagnostics, kind string) *libvirt.Client {
-	if data == nil {
-		return nil
-	}
-	c, ok := data.(*libvirt.Client)
-	if !ok {
-		d.AddError("Unexpected "+kind+" Configure Type",
-			fmt.Sprintf("Expected *libvirt.Client, got: %T. Please report this issue to the provider developers.", data))
-		return nil
-	}
-	return c
 }
 
 // DiagsErr is the errors among diags as one error (nil when there are none).
