@@ -8,6 +8,8 @@
 #   tools/testhost.sh env                print `export` lines for the Makefile/tests to eval
 #   tools/testhost.sh restart-libvirtd   stop libvirtd by its pid file and start it again (fault tests)
 #   tools/testhost.sh exec CMD...        run CMD inside the network namespace
+#   tools/testhost.sh up-b | down-b      the second host "b" for migration tests (tools/testhost-b.sh);
+#                                        `down` stops b too, `status` and `env` show b when it is up
 #
 # Environment: KVMFORGE_NETNS (default kvmforge), KVMFORGE_STATE (default /var/lib/kvmforge-testhost),
 # KVMFORGE_START_TIMEOUT (seconds to wait for libvirtd, default 120),
@@ -76,14 +78,14 @@ readonly DEFINE_LIMIT_MS=10000
 # iSCSI target for the iscsi-direct pool) and libvirt's storage drivers that Debian ships apart
 # (iscsi-direct, rbd, gluster, zfs: libvirt refuses to define a pool whose driver is not loaded,
 # so even the define-only tests of those types need them), bzip2 (a bzip2 image for the
-# compressed-upload test: Go writes no bzip2). On this kind of machine policy-rc.d keeps packages from starting
+# compressed-upload test: Go writes no bzip2), bindfs (host b's shared pool: tools/testhost-b.sh). On this kind of machine policy-rc.d keeps packages from starting
 # their daemons; the tests start their own.
 readonly PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils dnsmasq-base
   ovmf iproute2 openssl procps openssh-server genisoimage lvm2
   swtpm swtpm-tools qemu-system-arm qemu-efi-aarch64
   thin-provisioning-tools tgt libvirt-daemon-driver-storage-iscsi-direct
   libvirt-daemon-driver-storage-rbd libvirt-daemon-driver-storage-gluster
-  libvirt-daemon-driver-storage-zfs bzip2)
+  libvirt-daemon-driver-storage-zfs bzip2 bindfs)
 
 SELF=$(readlink -f "${BASH_SOURCE[0]}")
 readonly SELF
@@ -251,23 +253,39 @@ ensure_packages() {
 # Prints "changed" when it edited qemu.conf.
 ensure_qemu_conf() {
   [[ -f $QEMU_CONF ]] || die "$QEMU_CONF is missing; is libvirt-daemon-system installed?"
-  local active
+  local active changed=
   active=$(grep -Ec '^[[:space:]]*namespaces[[:space:]]*=' "$QEMU_CONF" || true)
-  if [[ $active == 1 ]] &&
-    grep -Eq '^[[:space:]]*namespaces[[:space:]]*=[[:space:]]*\[[[:space:]]*\][[:space:]]*$' "$QEMU_CONF"; then
-    return 0
-  fi
-  log "setting namespaces = [] in $QEMU_CONF (original kept as $QEMU_CONF.kvmforge-orig)"
-  [[ -e $QEMU_CONF.kvmforge-orig ]] || cp -a "$QEMU_CONF" "$QEMU_CONF.kvmforge-orig"
-  sed -i -E 's/^([[:space:]]*namespaces[[:space:]]*=.*)$/# \1  # disabled by kvmforge tools\/testhost.sh/' \
-    "$QEMU_CONF"
-  cat >>"$QEMU_CONF" <<'EOF'
+  if [[ $active != 1 ]] ||
+    ! grep -Eq '^[[:space:]]*namespaces[[:space:]]*=[[:space:]]*\[[[:space:]]*\][[:space:]]*$' "$QEMU_CONF"; then
+    log "setting namespaces = [] in $QEMU_CONF (original kept as $QEMU_CONF.kvmforge-orig)"
+    [[ -e $QEMU_CONF.kvmforge-orig ]] || cp -a "$QEMU_CONF" "$QEMU_CONF.kvmforge-orig"
+    sed -i -E 's/^([[:space:]]*namespaces[[:space:]]*=.*)$/# \1  # disabled by kvmforge tools\/testhost.sh/' \
+      "$QEMU_CONF"
+    cat >>"$QEMU_CONF" <<'EOF'
 
 # Added by kvmforge tools/testhost.sh: libvirtd runs in a private mount namespace whose /dev has no
 # kvm node; libvirt's per-domain /dev namespace cannot move /dev/pts there.
 namespaces = []
 EOF
-  echo changed
+    changed=1
+  fi
+  # Host b (tools/testhost-b.sh) migrates to this host over the veth address: without
+  # migration_host this daemon would advertise its hostname, which b resolves to itself. Only
+  # read when this host is a migration's destination, so harmless when b is not up.
+  if [[ $(grep -Ec '^[[:space:]]*migration_host[[:space:]]*=' "$QEMU_CONF" || true) != 1 ]] ||
+    ! grep -Eq "^[[:space:]]*migration_host[[:space:]]*=[[:space:]]*\"$ADDR_A\"[[:space:]]*\$" "$QEMU_CONF"; then
+    log "setting migration_host = \"$ADDR_A\" in $QEMU_CONF (host b migrates to this address)"
+    [[ -e $QEMU_CONF.kvmforge-orig ]] || cp -a "$QEMU_CONF" "$QEMU_CONF.kvmforge-orig"
+    sed -i -E 's/^([[:space:]]*migration_host[[:space:]]*=.*)$/# \1  # replaced by kvmforge tools\/testhost.sh/' \
+      "$QEMU_CONF"
+    cat >>"$QEMU_CONF" <<EOF
+
+# Added by kvmforge tools/testhost.sh: where host b's qemu connects for migrations to this host.
+migration_host = "$ADDR_A"
+EOF
+    changed=1
+  fi
+  [[ -z $changed ]] || echo changed
 }
 
 clear_caps_cache() {
@@ -743,6 +761,7 @@ cmd_up() {
 
 cmd_down() {
   require_root
+  if netns_b_exists || libvirtd_b_pid >/dev/null; then (cmd_down_b); fi
   lock_state
   local pid f name
   if pid=$(libvirtd_pid); then
@@ -857,6 +876,9 @@ cmd_status() {
     echo "listeners in netns $NETNS:"
     ip netns exec "$NETNS" ss -Hltnp 2>/dev/null | sed 's/^/  /' || true
   fi
+  if netns_b_exists || libvirtd_b_pid >/dev/null || ((${KVMFORGE_HOSTS:-1} >= 2)); then
+    status_b || { ((${KVMFORGE_HOSTS:-1} < 2)) || up=0; }
+  fi
   if ((up)); then
     echo "status: up"
     return 0
@@ -869,7 +891,8 @@ cmd_status() {
 shell_quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 
 cmd_env() {
-  local kv
+  local kv b_env
+  mapfile -t b_env < <(env_b_lines) # host b's variables, only when b is up
   for kv in \
     "KVMFORGE_NETNS=$NETNS" \
     "KVMFORGE_STATE=$STATE" \
@@ -882,7 +905,8 @@ cmd_env() {
     "LIBVIRT_TEST_NETWORK=$NETWORK" \
     "LIBVIRT_TEST_LIBVIRTD_PIDFILE=$LIBVIRTD_PIDFILE" \
     "LIBVIRT_TEST_KVM=$(stamp_mode)" \
-    "LIBVIRT_TEST_TAP_LINKS=$TAP_FARM_SIZE"; do
+    "LIBVIRT_TEST_TAP_LINKS=$TAP_FARM_SIZE" \
+    "${b_env[@]}"; do
     printf 'export %s=%s\n' "${kv%%=*}" "$(shell_quote "${kv#*=}")"
   done
 }
@@ -904,8 +928,12 @@ cmd_exec() {
   exec ip netns exec "$NETNS" "$@"
 }
 
+# The second host (b), for the migration tests.
+# shellcheck source=tools/testhost-b.sh
+source "$(dirname "$SELF")/testhost-b.sh"
+
 usage() {
-  sed -n '2,15p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$SELF" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -920,7 +948,10 @@ main() {
   env) cmd_env ;;
   restart-libvirtd) cmd_restart_libvirtd ;;
   exec) cmd_exec "$@" ;;
+  up-b) cmd_up_b ;;
+  down-b) cmd_down_b ;;
   __libvirtd-inner) libvirtd_inner ;;
+  __libvirtd-b-inner) libvirtd_b_inner ;;
   __kvm-probe)
     # For checking the probe by hand: prints the decision, changes nothing.
     kvm_mode
