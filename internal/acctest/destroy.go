@@ -51,12 +51,26 @@ func HostCheck(check func() error) resource.TestCheckFunc {
 // unreachable daemon proves nothing.
 func CheckGone(objects map[string]Lookup) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		return checkGone(objects)
+		return checkGone(URI(), objects)
 	}
 }
 
-func checkGone(objects map[string]Lookup) error {
-	c, err := libvirt.NewClient(libvirt.Config{URI: URI(), MaxConnections: 2})
+// CheckGoneOn is CheckGone for the objects of several hosts, by URI: a test of many hosts
+// asks each host's libvirt.
+func CheckGoneOn(byURI map[string]map[string]Lookup) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		var errs []error
+		for uri, objects := range byURI {
+			if err := checkGone(uri, objects); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", uri, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+}
+
+func checkGone(uri string, objects map[string]Lookup) error {
+	c, err := libvirt.NewClient(libvirt.Config{URI: uri, MaxConnections: 2})
 	if err != nil {
 		return err
 	}

@@ -295,8 +295,8 @@ var rootCalls = map[string]map[string]bool{
 // gate are acctest's functions that gate a test on TF_ACC (a test must reach one); they
 // ask the host but are not checks. runs are the calls that run a test case.
 var (
-	gate      = map[string]bool{"RequireAcc": true, "PreCheck": true, "Run": true, "RunSerial": true}
-	accGate   = map[string]bool{"RequireAcc": true, "Run": true, "RunSerial": true} // only acceptance tests call these
+	gate      = map[string]bool{"RequireAcc": true, "RequireHostB": true, "PreCheck": true, "Run": true, "RunSerial": true}
+	accGate   = map[string]bool{"RequireAcc": true, "RequireHostB": true, "Run": true, "RunSerial": true} // only acceptance tests call these
 	runs      = map[string]map[string]bool{acctestPath: {"Run": true, "RunSerial": true}, resourcePath: {"Test": true, "ParallelTest": true}}
 	checkKeys = map[string]bool{"Check": true, "ConfigStateChecks": true, "ConfigPlanChecks": true, "ImportStateCheck": true, "ImportPlanChecks": true}
 )

@@ -48,7 +48,7 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 			"fewer vCPUs replace the clone. Import by the clone's name or UUID: the mode, pool and source are read back from " +
 			"the record libvirt_clone keeps in the domain's `<metadata>`.",
 		Attributes: map[string]schema.Attribute{
-			"host": tfkit.HostAttribute(""),
+			"host":             tfkit.HostAttribute(""),
 			"id":               tfkit.IDAttribute("The clone's UUID (new, never the source's)."),
 			"source_domain_id": tfkit.RequiredReplace("The domain to clone: its UUID (e.g. `libvirt_domain.x.id`) or its name. It may be running. Changing it replaces the clone.", stringvalidator.LengthAtLeast(1)),
 			"name":             tfkit.DomainNameAttribute("The clone's domain name, unique on the host; its disks are named `<name>-<target>.qcow2`. Changing it replaces the clone."),

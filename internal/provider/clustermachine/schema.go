@@ -38,7 +38,7 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 			"the headroom written at create (2x) applies live; other sizing changes restart the machine gracefully (the plan's " +
 			"`update_method` says which). `disk_gib` grows online; it cannot shrink.",
 		Attributes: map[string]schema.Attribute{
-			"host": tfkit.HostAttribute(""),
+			"host":      tfkit.HostAttribute(""),
 			"id":        computed("The machine's `uid`."),
 			"namespace": required("Cluster API namespace: the first part of the domain name."),
 			"name":      required("Machine name: the second part of the domain name, and the guest's hostname (`local-hostname`)."),

@@ -46,7 +46,7 @@ func (r *DHCPReservationResource) Schema(ctx context.Context, _ resource.SchemaR
 			"definition when the network is inactive. Changing `ip` or `hostname` modifies the entry in place.",
 		Attributes: map[string]schema.Attribute{
 			"host": tfkit.HostAttribute(""),
-			"id": tfkit.KeptString("`<network>/<mac>`, also the import id."),
+			"id":   tfkit.KeptString("`<network>/<mac>`, also the import id."),
 			"network": tfkit.RequiredReplace("Name of the libvirt network. Changing it replaces the reservation.",
 				stringvalidator.LengthAtLeast(1), stringvalidator.NoneOf("/")),
 			"mac": tfkit.RequiredReplace("MAC address, `aa:bb:cc:dd:ee:ff` (stored in lower case). Changing it replaces the reservation.",

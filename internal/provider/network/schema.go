@@ -42,7 +42,7 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 			"forward delay, NAT port ranges) never shows as a change.",
 		Attributes: tfkit.WithAttributes(networkExtraAttributes(), map[string]schema.Attribute{
 			"host": tfkit.HostAttribute(""),
-			"id": tfkit.KeptString("The network's UUID."),
+			"id":   tfkit.KeptString("The network's UUID."),
 			"name": tfkit.RequiredReplace("Network name, unique on the host; also the import id. Changing it replaces the network.",
 				stringvalidator.RegexMatches(validators.ObjectNameRegexp, "must start with a letter or digit and hold only letters, digits, '_', '.', '+' and '-'")),
 			"mode": schema.StringAttribute{

@@ -34,6 +34,9 @@ func Create[M any, P Timed[M]](ctx context.Context, req resource.CreateRequest, 
 	def time.Duration, what func(P) string, do func(ctx context.Context, plan P, d *diag.Diagnostics) (P, error)) {
 	WithDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Create, def, func(ctx context.Context, plan P) {
 		got, err := do(ctx, plan, &resp.Diagnostics)
+		if got != nil {
+			CarryHost(plan, got)
+		}
 		Keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to create "+what(plan), err)
 	})
 }
@@ -47,6 +50,9 @@ func Update[M any, P Timed[M]](ctx context.Context, req resource.UpdateRequest, 
 	resp.Diagnostics.Append(GetState(ctx, req.State, &state)...)
 	WithDeadline(ctx, req.Plan.Get, &resp.Diagnostics, timeouts.Value.Update, def, func(ctx context.Context, plan P) {
 		got, err := do(ctx, plan, &state, &resp.Diagnostics)
+		if got != nil {
+			CarryHost(plan, got)
+		}
 		Keep(ctx, &resp.State, &resp.Diagnostics, got, "Unable to update "+what(&state), err)
 	})
 }

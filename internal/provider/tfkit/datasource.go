@@ -33,6 +33,7 @@ func Lookup[M any, P DataTimed[M]](ctx context.Context, req datasource.ReadReque
 			resp.Diagnostics.AddError("Unable to read "+what(m), err.Error())
 			return
 		}
+		CarryHost(m, got)
 		resp.Diagnostics.Append(SetState(ctx, &resp.State, got)...)
 	})
 }

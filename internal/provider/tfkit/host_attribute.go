@@ -20,6 +20,19 @@ type OnHost struct {
 // HostOf is the name of the host the model's object is on (DefaultHost when null).
 func (o OnHost) HostOf() string { return HostName(o.Host) }
 
+func (o *OnHost) hostField() *types.String { return &o.Host }
+
+// CarryHost sets the `host` of to (a model read back from libvirt, which cannot know
+// which of the provider's hosts it was read from) to from's (the plan's or the prior
+// state's, as written). Models without a host are left alone.
+func CarryHost(from, to any) {
+	f, ok1 := from.(interface{ hostField() *types.String })
+	t, ok2 := to.(interface{ hostField() *types.String })
+	if ok1 && ok2 && f != nil && t != nil {
+		*t.hostField() = *f.hostField()
+	}
+}
+
 const hostDescription = "Name of the provider's host this object lives on: one of the provider's `hosts`, or `default` " +
 	"(the provider's own `uri`), which null means too. "
 

@@ -59,6 +59,7 @@ func RefreshWith[M any, P Timed[M]](ctx context.Context, req resource.ReadReques
 			resp.Diagnostics.AddError("Unable to read "+what(state), err.Error())
 			return
 		}
+		CarryHost(state, got)
 		resp.Diagnostics.Append(SetState(ctx, &resp.State, got)...)
 	})
 }

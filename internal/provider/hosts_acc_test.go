@@ -1,0 +1,222 @@
+package provider_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
+)
+
+// hostsProvider is the provider block of a test of two hosts: the test host is
+// `default`, the second test host is `b`; extra adds more of `hosts`.
+func hostsProvider(extra string) string {
+	return acctest.ProviderBlock(fmt.Sprintf(`  hosts = {
+    b = { uri = %q }
+%s  }`, acctest.URIB(), extra))
+}
+
+// onlyOn checks that a domain named name is on the host c talks to and not on the other.
+func onlyOn(name string, on, off *libvirt.Client) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx := context.Background()
+		if _, err := on.LookupDomain(ctx, name); err != nil {
+			return fmt.Errorf("domain %s is not on %s: %w", name, on.URI(), err)
+		}
+		if _, err := off.LookupDomain(ctx, name); !errors.Is(err, libvirt.ErrNotFound) {
+			return fmt.Errorf("domain %s is on %s too (or that host cannot tell: %v)", name, off.URI(), err)
+		}
+		return nil
+	}
+}
+
+// One configuration, two hosts: a volume and a domain using it on host b, a domain on
+// the default host; each lands on its own host (asked of each libvirt), a second plan is
+// empty, the domain on b imports by `b/<name>` and plans clean, and libvirt_domains lists
+// both hosts with the import ids that bring them back.
+func TestAccHosts_placementImportAndList(t *testing.T) {
+	acctest.RequireHostB(t)
+	onB, onA := acctest.RandomName("hb"), acctest.RandomName("ha")
+	vol := onB + ".qcow2"
+	cfg := hostsProvider("") + fmt.Sprintf(`
+resource "libvirt_volume" "b" {
+  host     = "b"
+  name     = %[1]q
+  pool     = %[2]q
+  capacity_bytes = 1048576
+  format   = "qcow2"
+}
+
+resource "libvirt_domain" "b" {
+  host       = "b"
+  name       = %[3]q
+  vcpu       = 1
+  memory_mib = 64
+  running    = false
+  disk {
+    volume_id = libvirt_volume.b.id
+  }
+  network_interface {
+    network = %[4]q
+  }
+}
+
+resource "libvirt_domain" "a" {
+  name       = %[5]q
+  vcpu       = 1
+  memory_mib = 64
+  running    = false
+  network_interface {
+    network = %[6]q
+  }
+}
+`, vol, acctest.PoolB(), onB, acctest.NetworkB(), onA, acctest.Network())
+	list := cfg + fmt.Sprintf(`
+data "libvirt_domains" "all" {
+  all_hosts   = true
+  name_prefix = %q
+  depends_on  = [libvirt_domain.a, libvirt_domain.b]
+}
+`, acctest.NamePrefix+"h")
+	a, b := acctest.Client(t), acctest.ClientB(t)
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGoneOn(map[string]map[string]acctest.Lookup{
+			acctest.URI():  {"domain " + onA: acctest.DomainLookup(onA)},
+			acctest.URIB(): {"domain " + onB: acctest.DomainLookup(onB), "volume " + vol: acctest.VolumeLookup(acctest.PoolB(), vol)},
+		}),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check:  resource.ComposeTestCheckFunc(onlyOn(onB, b, a), onlyOn(onA, a, b)),
+				ConfigStateChecks: acctest.State("libvirt_domain.b",
+					"host", "b",
+					"state", "shutoff",
+				),
+			},
+			{
+				Config:           cfg,
+				ConfigPlanChecks: acctest.Plans(acctest.NoChange()),
+			},
+			{
+				// Import by `b/<name>` with an import block: the plan is a clean import
+				// (nothing to change), host b in the imported state.
+				Config:          cfg,
+				ResourceName:    "libvirt_domain.b",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   "b/" + onB,
+			},
+			{
+				Config:        cfg,
+				ResourceName:  "libvirt_domain.b",
+				ImportState:   true,
+				ImportStateId: "b/" + onB,
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					if len(states) != 1 || states[0].Attributes["host"] != "b" || states[0].Attributes["name"] != onB {
+						return fmt.Errorf("imported: %v", states)
+					}
+					return nil
+				},
+			},
+			{
+				Config:           list,
+				ConfigPlanChecks: acctest.Plans(),
+				Check: func(s *terraform.State) error {
+					ds := s.RootModule().Resources["data.libvirt_domains.all"].Primary.Attributes
+					want := map[string]string{onA: "default", onB: "b"}
+					for i := 0; ds[fmt.Sprintf("domains.%d.name", i)] != ""; i++ {
+						name := ds[fmt.Sprintf("domains.%d.name", i)]
+						host, uuid := ds[fmt.Sprintf("domains.%d.host", i)], ds[fmt.Sprintf("domains.%d.uuid", i)]
+						id := ds[fmt.Sprintf("domains.%d.import_id", i)]
+						if w, ok := want[name]; ok {
+							wantID := uuid
+							if w != "default" {
+								wantID = w + "/" + uuid
+							}
+							if host != w || id != wantID {
+								return fmt.Errorf("%s: host %q import_id %q, want %q %q", name, host, id, w, wantID)
+							}
+							delete(want, name)
+						}
+					}
+					if len(want) > 0 {
+						return fmt.Errorf("libvirt_domains misses %v", want)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// A host that cannot be reached fails only what is placed on it. With host b's URI
+// pointing at a socket nobody listens on (b is down): the plan's refresh fails for b's
+// domain alone, naming it and the host, while the default host's domain refreshes; an
+// apply that does not refresh (`-refresh=false`, as Terraform offers for this) makes a
+// new domain on the default host while b is down; b back, everything plans clean.
+// Through the real CLI: plugin-testing cannot plan without refreshing.
+func TestAccHosts_oneHostDown(t *testing.T) {
+	acctest.RequireHostB(t)
+	acctest.Parallel(t)
+	onB, onA, more := acctest.RandomName("hb"), acctest.RandomName("ha"), acctest.RandomName("ha")
+	domain := func(res, host, name, network string) string {
+		h := ""
+		if host != "" {
+			h = fmt.Sprintf("  host = %q\n", host)
+		}
+		return fmt.Sprintf(`
+resource "libvirt_domain" %q {
+%s  name       = %q
+  vcpu       = 1
+  memory_mib = 64
+  running    = false
+  network_interface {
+    network = %q
+  }
+}
+`, res, h, name, network)
+	}
+	domains := domain("b", "b", onB, acctest.NetworkB()) + domain("a", "", onA, acctest.Network())
+	up := hostsProvider("") + domains
+	down := strings.Replace(up, acctest.URIB(), "qemu+unix:///system?socket=/nonexistent/kvmforge-b/libvirt-sock", 1)
+	a, b := acctest.Client(t), acctest.ClientB(t)
+	w := newCLIWork(t, up)
+	t.Cleanup(func() {
+		w.write("main.tf", up+domain("more", "", more, acctest.Network()))
+		w.mustRun("destroy", "-auto-approve", "-input=false")
+		if err := acctest.CheckGoneOn(map[string]map[string]acctest.Lookup{
+			acctest.URI():  {"domain " + onA: acctest.DomainLookup(onA), "domain " + more: acctest.DomainLookup(more)},
+			acctest.URIB(): {"domain " + onB: acctest.DomainLookup(onB)},
+		})(nil); err != nil {
+			t.Error(err)
+		}
+	})
+	w.mustRun("apply", "-auto-approve", "-input=false")
+	if err := resource.ComposeTestCheckFunc(onlyOn(onB, b, a), onlyOn(onA, a, b))(nil); err != nil {
+		t.Fatal(err)
+	}
+
+	w.write("main.tf", down)
+	out, code := w.run("plan", "-input=false")
+	if code != 1 || !acctest.ErrorText("libvirt_domain.b").MatchString(out) || strings.Contains(out, "with libvirt_domain.a") ||
+		strings.Count(out, "Error: ") != 1 {
+		t.Fatalf("plan with host b down: exit %d, want 1 with one error, for libvirt_domain.b:\n%s", code, out)
+	}
+
+	w.write("main.tf", down+domain("more", "", more, acctest.Network()))
+	w.mustRun("apply", "-auto-approve", "-input=false", "-refresh=false")
+	if err := onlyOn(more, a, b)(nil); err != nil {
+		t.Fatal(err)
+	}
+
+	w.write("main.tf", up+domain("more", "", more, acctest.Network()))
+	if out, code := w.run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan with b back: exit %d, want 0:\n%s", code, out)
+	}
+}
