@@ -90,6 +90,9 @@ type DomainCaps struct {
 	Machine       string   // the machine type it was asked for, expanded (virt-7.2)
 	FirmwareTypes []string // firmware auto-selection values, e.g. efi
 	FirmwarePaths []string // loader images
+	// CPUModels are the custom CPU models the host offers, by name: "yes", "no" or
+	// "unknown", whether this host can run a guest with it (libvirt's usable).
+	CPUModels map[string]string
 }
 
 // ParseDomainCapabilities reads the host's domain capabilities XML.
@@ -100,6 +103,17 @@ func ParseDomainCapabilities(text string) (*DomainCaps, error) {
 	}
 	out := &DomainCaps{Emulator: dc.Path, Arch: dc.Arch, Machine: dc.Machine}
 	out.FirmwareTypes, out.FirmwarePaths = firmware(&dc)
+	if dc.CPU != nil {
+		for _, mode := range dc.CPU.Modes {
+			if mode.Name != "custom" || mode.Supported != "yes" {
+				continue
+			}
+			out.CPUModels = map[string]string{}
+			for _, m := range mode.Models {
+				out.CPUModels[m.Name] = m.Usable
+			}
+		}
+	}
 	return out, nil
 }
 

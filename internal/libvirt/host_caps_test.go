@@ -54,6 +54,9 @@ func TestParseDomainCapabilities_aarch64(t *testing.T) {
 		!slices.Equal(dc.FirmwareTypes, []string{"efi"}) || !slices.Contains(dc.FirmwarePaths, "/usr/share/AAVMF/AAVMF_CODE.fd") {
 		t.Errorf("%+v", dc)
 	}
+	if len(dc.CPUModels) != 42 || dc.CPUModels["cortex-a15"] != "unknown" {
+		t.Errorf("custom CPU models: %d, cortex-a15 %q", len(dc.CPUModels), dc.CPUModels["cortex-a15"])
+	}
 }
 
 // ttlCache asks once per key while fresh, again when stale, and keeps no failure.
