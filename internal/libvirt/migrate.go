@@ -253,7 +253,7 @@ type MigrateError struct {
 	Domain    string
 	From, To  string // the URIs
 	Where     string // "source", "destination", "both", "neither" or "unknown" (a side did not answer)
-	TimedOut  bool   // the migration ran past Timeout and OnTimeout acted
+	TimedOut  bool   // the migration ran past Timeout and OnTimeout's action took effect
 	OnTimeout string
 	Timeout   time.Duration
 	// SourceState is the domain's state on the source when it is still there.
