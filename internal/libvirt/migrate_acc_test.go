@@ -322,3 +322,40 @@ func TestAccMigrate_postcopyOnTimeout(t *testing.T) {
 		t.Errorf("a disk was left in b's pool directory (stat: %v)", err)
 	}
 }
+
+// TestAccMigrate_pausedStaysPaused: a domain the user paused moves live and is paused on b
+// (libvirt would resume it there without MIGRATE_PAUSED); a caller that gives up while a
+// slow copy runs gets the domain back running on the main host, nothing on b.
+func TestAccMigrate_pausedStaysPaused(t *testing.T) {
+	acctest.RequireAcc(t)
+	h := newMigrateHosts(t)
+	name := acctest.RandomName("mig")
+	uuid := h.defineMigrateGuest(t, name, "", true)
+	if err := h.a.SuspendDomain(acctest.Ctx(t), name); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.a.MigrateDomain(acctest.Ctx(t), name, h.b, toB(libvirt.MigrateOptions{})); err != nil {
+		t.Fatal(err)
+	}
+	requireOn(t, h.b, h.a, "b", uuid, "paused")
+	if err := h.b.ResumeDomain(acctest.Ctx(t), name); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another domain, with a disk copy too slow for the caller, who gives up after 2 s.
+	slow := acctest.RandomName("mig")
+	disk := migrateDisk(t, slow+".raw", 32)
+	slowUUID := h.defineMigrateGuest(t, slow, disk, true)
+	ctx, cancel := context.WithTimeout(acctest.Ctx(t), 2*time.Second)
+	defer cancel()
+	err := h.a.MigrateDomain(ctx, slow, h.b, toB(libvirt.MigrateOptions{CopyStorage: "all", BandwidthMiB: 1}))
+	var merr *libvirt.MigrateError
+	if !errors.As(err, &merr) || !errors.Is(err, context.DeadlineExceeded) || merr.Where != "source" {
+		t.Fatalf("want a *MigrateError for the deadline with the domain on the source, got %T %v", err, err)
+	}
+	t.Logf("given up: %v", err)
+	requireOn(t, h.a, h.b, "the main host", slowUUID, "running")
+	if _, err := os.Stat(filepath.Join(acctest.PoolDirB(), slow+".raw")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the half-copied disk is still in b's pool directory (stat: %v)", err)
+	}
+}
