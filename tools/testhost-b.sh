@@ -414,7 +414,10 @@ env_b_lines() {
     "LIBVIRT_TEST_MIGRATE_ADDR=$ADDR_A" \
     "LIBVIRT_TEST_MIGRATE_ADDR_B=$ADDR_B"
   if shared_ok; then
-    printf '%s\n' "LIBVIRT_TEST_SHARED_POOL=$SHARED_POOL" "LIBVIRT_TEST_SHARED_PATH=$SHARED_MNT"
+    # SHARED_PATH is the pool's path as both daemons see it; from the root namespace (the
+    # tests') it is an empty directory, the files are in SHARED_DIR.
+    printf '%s\n' "LIBVIRT_TEST_SHARED_POOL=$SHARED_POOL" "LIBVIRT_TEST_SHARED_PATH=$SHARED_MNT" \
+      "LIBVIRT_TEST_SHARED_DIR=$SHARED_BACKING"
   fi
 }
 

@@ -115,22 +115,26 @@ func (c *Client) MigrateDomain(ctx context.Context, name string, dest *Client, o
 		})
 	}
 
+	// What follows must be done also when ctx has ended (the caller gave up and the job was
+	// aborted): on a context of its own.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), migrateAbortWait)
+	defer cancel()
 	if perr == nil {
-		if perr = c.verifyMigrated(ctx, dest, src, outcome.paused); perr == nil {
+		if perr = c.verifyMigrated(fctx, dest, src, outcome.paused); perr == nil {
 			return nil
 		}
 	}
 	merr := &MigrateError{Domain: src.dom.Name, From: c.URI().String(), To: destURI, Err: perr,
 		TimedOut: outcome.timedOut, OnTimeout: outcome.action, Timeout: opts.Timeout}
-	merr.Where, merr.SourceState = c.whereIs(ctx, dest, UUIDString(src.dom))
+	merr.Where, merr.SourceState = c.whereIs(fctx, dest, UUIDString(src.dom))
 	if merr.Where == "source" && outcome.paused && merr.SourceState == "paused" {
 		// Our own suspend (on_timeout = "pause") must not outlive the failed move.
-		if err := c.ResumeDomain(ctx, UUIDString(src.dom)); err == nil {
+		if err := c.ResumeDomain(fctx, UUIDString(src.dom)); err == nil {
 			merr.SourceState = "running"
 		}
 	}
 	if merr.Where == "source" || merr.Where == "neither" {
-		merr.Removed, merr.Left = dest.removeVolumesAt(ctx, newOnDest)
+		merr.Removed, merr.Left = dest.removeVolumesAt(fctx, newOnDest)
 	}
 	return merr
 }
@@ -253,7 +257,7 @@ type MigrateError struct {
 	Domain    string
 	From, To  string // the URIs
 	Where     string // "source", "destination", "both", "neither" or "unknown" (a side did not answer)
-	TimedOut  bool   // the migration ran past Timeout and OnTimeout acted
+	TimedOut  bool   // the migration ran past Timeout and OnTimeout's action took effect
 	OnTimeout string
 	Timeout   time.Duration
 	// SourceState is the domain's state on the source when it is still there.

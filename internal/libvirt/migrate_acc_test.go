@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +227,135 @@ func TestAccMigrate_abortOnTimeout(t *testing.T) {
 	}
 	if _, err := acctest.ClientB(t).VolumePath(acctest.Ctx(t), libvirt.VolumeRef{Pool: acctest.PoolB(), Name: name + ".raw"}); !errors.Is(err, libvirt.ErrNotFound) {
 		t.Errorf("b's pool still lists the half-copied volume: %v", err)
+	}
+}
+
+// TestAccMigrate_sharedStorage: a running guest whose disk is on storage both hosts see
+// (the bindfs mount libvirt counts as shared, tools/testhost-b.sh) moves live without a
+// storage copy, and back.
+func TestAccMigrate_sharedStorage(t *testing.T) {
+	acctest.RequireAcc(t)
+	h := newMigrateHosts(t)
+	pool, dir := acctest.SharedPool(), acctest.Env("LIBVIRT_TEST_SHARED_PATH", "")
+	if pool == "" || dir == "" {
+		t.Fatal("host b is up but without its shared pool (LIBVIRT_TEST_SHARED_POOL unset): see tools/testhost.sh status")
+	}
+	name := acctest.RandomName("mig")
+	// Made through libvirt: the mount is in the daemons' mount namespaces, not the test's.
+	acctest.CreateRawVolume(t, pool, name+".raw", 4<<20)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = acctest.Client(t).DeleteVolume(ctx, libvirt.VolumeRef{Pool: pool, Name: name + ".raw"})
+	})
+	disk := filepath.Join(dir, name+".raw")
+	uuid := h.defineMigrateGuest(t, name, disk, true)
+
+	start := time.Now()
+	if err := h.a.MigrateDomain(acctest.Ctx(t), name, h.b, toB(libvirt.MigrateOptions{CopyStorage: "none"})); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("main -> b over shared storage: %s", time.Since(start).Round(time.Millisecond))
+	requireOn(t, h.b, h.a, "b", uuid, "running")
+	if _, err := os.Stat(filepath.Join(acctest.PoolDirB(), name+".raw")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a disk on shared storage was copied into b's pool directory (stat: %v)", err)
+	}
+	if err := h.b.MigrateDomain(acctest.Ctx(t), name, h.a, toA(libvirt.MigrateOptions{})); err != nil {
+		t.Fatal(err)
+	}
+	requireOn(t, h.a, h.b, "the main host", uuid, "running")
+}
+
+// TestAccMigrate_pauseOnTimeout: a 20 MiB disk copy capped at 2 MiB/s runs past its 1 s timeout
+// (about 12 s: QEMU lets the first 16 MiB through at once, a smaller disk is done too soon);
+// on_timeout = "pause" suspends the guest on the main host and the move completes; the
+// guest runs on b (resumed there, since the pause was the migration's, not the user's).
+func TestAccMigrate_pauseOnTimeout(t *testing.T) {
+	acctest.RequireAcc(t)
+	h := newMigrateHosts(t)
+	name := acctest.RandomName("mig")
+	disk := migrateDisk(t, name+".raw", 20)
+	uuid := h.defineMigrateGuest(t, name, disk, true)
+	var phases []string
+	opts := libvirt.MigrateOptions{CopyStorage: "all", BandwidthMiB: 2, Timeout: time.Second, OnTimeout: libvirt.OnTimeoutPause,
+		ProgressEvery: 250 * time.Millisecond, Poll: 250 * time.Millisecond,
+		Progress: func(p libvirt.MigrateProgress) { phases = append(phases, p.Phase) }}
+	start := time.Now()
+	if err := h.a.MigrateDomain(acctest.Ctx(t), name, h.b, toB(opts)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("main -> b, paused after 1 s: %s (%d progress reports)", time.Since(start).Round(time.Millisecond), len(phases))
+	if !slices.Contains(phases, "paused") {
+		t.Errorf("no progress report while paused (phases %q): did the timeout act?", phases)
+	}
+	requireOn(t, h.b, h.a, "b", uuid, "running")
+}
+
+// TestAccMigrate_postcopyOnTimeout: on_timeout = "postcopy" asks for post-copy from the
+// start. QEMU 7.2 needs the userfaultfd system call for it, which this kind of machine
+// denies to QEMU's user (vm.unprivileged_userfaultfd = 0): libvirt then refuses at the
+// start with "Postcopy is not supported", and the domain must be left running on the
+// source with nothing on b. Where post-copy works, the move must complete instead.
+func TestAccMigrate_postcopyOnTimeout(t *testing.T) {
+	acctest.RequireAcc(t)
+	h := newMigrateHosts(t)
+	name := acctest.RandomName("mig")
+	disk := migrateDisk(t, name+".raw", 8)
+	uuid := h.defineMigrateGuest(t, name, disk, true)
+	opts := libvirt.MigrateOptions{CopyStorage: "all", BandwidthMiB: 2, Timeout: time.Second, OnTimeout: libvirt.OnTimeoutPostcopy}
+	err := h.a.MigrateDomain(acctest.Ctx(t), name, h.b, toB(opts))
+	if err == nil {
+		t.Log("post-copy works on this host: the domain moved")
+		requireOn(t, h.b, h.a, "b", uuid, "running")
+		return
+	}
+	t.Logf("refused: %v", err)
+	var merr *libvirt.MigrateError
+	if !errors.As(err, &merr) || !strings.Contains(err.Error(), "Postcopy is not supported") {
+		t.Fatalf("want post-copy to work or libvirt's refusal as a *MigrateError, got %T %v", err, err)
+	}
+	if merr.Where != "source" || merr.SourceState != "running" {
+		t.Errorf("MigrateError: where %q, source state %q; want source, running", merr.Where, merr.SourceState)
+	}
+	requireOn(t, h.a, h.b, "the main host", uuid, "running")
+	if _, err := os.Stat(filepath.Join(acctest.PoolDirB(), name+".raw")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a disk was left in b's pool directory (stat: %v)", err)
+	}
+}
+
+// TestAccMigrate_pausedStaysPaused: a domain the user paused moves live and is paused on b
+// (libvirt would resume it there without MIGRATE_PAUSED); a caller that gives up while a
+// slow copy runs gets the domain back running on the main host, nothing on b.
+func TestAccMigrate_pausedStaysPaused(t *testing.T) {
+	acctest.RequireAcc(t)
+	h := newMigrateHosts(t)
+	name := acctest.RandomName("mig")
+	uuid := h.defineMigrateGuest(t, name, "", true)
+	if err := h.a.SuspendDomain(acctest.Ctx(t), name); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.a.MigrateDomain(acctest.Ctx(t), name, h.b, toB(libvirt.MigrateOptions{})); err != nil {
+		t.Fatal(err)
+	}
+	requireOn(t, h.b, h.a, "b", uuid, "paused")
+	if err := h.b.ResumeDomain(acctest.Ctx(t), name); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another domain, with a disk copy too slow for the caller, who gives up after 2 s.
+	slow := acctest.RandomName("mig")
+	disk := migrateDisk(t, slow+".raw", 32)
+	slowUUID := h.defineMigrateGuest(t, slow, disk, true)
+	ctx, cancel := context.WithTimeout(acctest.Ctx(t), 2*time.Second)
+	defer cancel()
+	err := h.a.MigrateDomain(ctx, slow, h.b, toB(libvirt.MigrateOptions{CopyStorage: "all", BandwidthMiB: 1}))
+	var merr *libvirt.MigrateError
+	if !errors.As(err, &merr) || !errors.Is(err, context.DeadlineExceeded) || merr.Where != "source" {
+		t.Fatalf("want a *MigrateError for the deadline with the domain on the source, got %T %v", err, err)
+	}
+	t.Logf("given up: %v", err)
+	requireOn(t, h.a, h.b, "the main host", slowUUID, "running")
+	if _, err := os.Stat(filepath.Join(acctest.PoolDirB(), slow+".raw")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the half-copied disk is still in b's pool directory (stat: %v)", err)
 	}
 }

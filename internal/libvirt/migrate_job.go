@@ -115,8 +115,8 @@ func (j *libvirtMigrationJob) startPostCopy(ctx context.Context) error {
 
 // watchOutcome is what watchMigration did besides waiting.
 type watchOutcome struct {
-	timedOut bool
-	action   string // the on_timeout action taken
+	timedOut bool   // the timeout passed and its action took effect
+	action   string // the on_timeout action tried
 	paused   bool   // the source domain was suspended by it
 }
 
@@ -144,7 +144,10 @@ func watchMigration(ctx context.Context, job migrationJob, done <-chan error, o 
 		select {
 		case err := <-done:
 			if err != nil && actionErr != nil {
-				err = fmt.Errorf("%w (and the %s on timeout failed: %v)", err, out.action, actionErr)
+				// The job failed on its own: the timeout's action did not take (often because
+				// the job was already failing, e.g. post-copy refused at the start).
+				out.timedOut = false
+				err = fmt.Errorf("%w (and the %s on timeout failed: %w)", err, out.action, actionErr)
 			}
 			return out, err
 		case <-ctx.Done():

@@ -216,9 +216,12 @@ func TestWatchMigration_failedActionIsReported(t *testing.T) {
 	j := newFakeJob(false)
 	j.actionErr = errors.New("Requested operation is not valid: post-copy migration is not enabled")
 	time.AfterFunc(100*time.Millisecond, func() { j.done <- errors.New("migration failed") })
-	_, err := watchMigration(context.Background(), j, j.done, fastOpts(MigrateOptions{Timeout: 20 * time.Millisecond, OnTimeout: OnTimeoutPostcopy}))
+	out, err := watchMigration(context.Background(), j, j.done, fastOpts(MigrateOptions{Timeout: 20 * time.Millisecond, OnTimeout: OnTimeoutPostcopy}))
 	if err == nil || !strings.Contains(err.Error(), "migration failed") || !strings.Contains(err.Error(), "postcopy on timeout failed") {
 		t.Fatalf("got %v", err)
+	}
+	if out.timedOut {
+		t.Error("a timeout whose action failed is not what ended the migration")
 	}
 }
 
