@@ -352,7 +352,7 @@ func (c *Client) pathsWithoutVolume(ctx context.Context, paths []string) ([]stri
 func (c *Client) removeVolumesAt(ctx context.Context, paths []string) (removed, left []string) {
 	for _, p := range paths {
 		gone := false
-		err := c.Write(ctx, "delete volume "+p+" left by a failed migration", func(l *golibvirt.Libvirt) error {
+		err := c.Write(ctx, "delete volume "+p, func(l *golibvirt.Libvirt) error {
 			v, err := l.StorageVolLookupByPath(p)
 			if err != nil {
 				if isNotFound(err) {

@@ -15,11 +15,13 @@ import (
 )
 
 // hostsProvider is the provider block of a test of two hosts: the test host is
-// `default`, the second test host is `b`; extra adds more of `hosts`.
+// `default`, the second test host is `b`; extra adds more of `hosts`. peer_uri is the
+// test host as b's daemon reaches it (in b's mount namespace qemu:///system is b).
 func hostsProvider(extra string) string {
-	return acctest.ProviderBlock(fmt.Sprintf(`  hosts = {
+	return acctest.ProviderBlock(fmt.Sprintf(`  peer_uri = %q
+  hosts = {
     b = { uri = %q }
-%s  }`, acctest.URIB(), extra))
+%s  }`, acctest.URIAForB(), acctest.URIB(), extra))
 }
 
 // onlyOn checks that a domain named name is on the host c talks to and not on the other.

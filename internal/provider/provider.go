@@ -46,6 +46,7 @@ type providerModel struct {
 	SSH            *sshModel    `tfsdk:"ssh"`
 	TLS            *tlsModel    `tfsdk:"tls"`
 	Hosts          types.Map    `tfsdk:"hosts"`
+	PeerURI        types.String `tfsdk:"peer_uri"`
 }
 
 type sshModel struct {
@@ -89,7 +90,8 @@ func (p *libvirtProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(1, 64)},
 			},
-			"hosts": hostsAttribute(),
+			"hosts":    hostsAttribute(),
+			"peer_uri": peerURIAttribute(),
 		},
 		Blocks: map[string]schema.Block{
 			"ssh": schema.SingleNestedBlock{
@@ -123,7 +125,10 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	hosts, warnings, errs := configureHosts(cfg, named)
+	if m.PeerURI.IsUnknown() {
+		tfkit.AppendErrs(&resp.Diagnostics, []tfkit.DiagError{tfkit.UnknownErr(path.Root("peer_uri"))})
+	}
+	hosts, warnings, errs := configureHosts(cfg, m.PeerURI.ValueString(), named)
 	tfkit.AppendErrs(&resp.Diagnostics, errs)
 	// The provider's own settings failing is the configuration's error, as it always was;
 	// a named host's is reported to what is placed on it (hosts.go).

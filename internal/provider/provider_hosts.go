@@ -21,6 +21,7 @@ import (
 // own, for another libvirt host.
 type hostModel struct {
 	URI            types.String `tfsdk:"uri"`
+	PeerURI        types.String `tfsdk:"peer_uri"`
 	MaxConnections types.Int64  `tfsdk:"max_connections"`
 	SSH            *sshModel    `tfsdk:"ssh"`
 	TLS            *tlsModel    `tfsdk:"tls"`
@@ -45,6 +46,7 @@ func hostsAttribute() schema.Attribute {
 				Required:            true,
 				Validators:          []validator.String{validators.URI()},
 			},
+			"peer_uri": peerURIAttribute(),
 			"max_connections": schema.Int64Attribute{
 				MarkdownDescription: "Size of this host's connection pool. Defaults to the provider's `max_connections`.",
 				Optional:            true,
@@ -68,7 +70,7 @@ func hostsAttribute() schema.Attribute {
 // host `default`; each of `hosts` is base with what it sets. A host whose settings give no
 // client keeps its error for the objects placed on it; unknown settings are the only
 // errors for the whole provider (Terraform must know them to connect at all).
-func configureHosts(base libvirt.Config, hosts map[string]hostModel) (*tfkit.Hosts, []string, []tfkit.DiagError) {
+func configureHosts(base libvirt.Config, basePeer string, hosts map[string]hostModel) (*tfkit.Hosts, []string, []tfkit.DiagError) {
 	out := tfkit.NewHosts()
 	var warnings []string
 	var errs []tfkit.DiagError
@@ -82,10 +84,15 @@ func configureHosts(base libvirt.Config, hosts map[string]hostModel) (*tfkit.Hos
 		out.AddHost(name, c, err)
 	}
 	add(tfkit.DefaultHost, base)
+	out.SetPeerURI(tfkit.DefaultHost, basePeer)
 	for name, h := range hosts {
 		cfg, hostErrs := h.overlay(base, path.Root("hosts").AtMapKey(name))
 		errs = append(errs, hostErrs...)
 		add(name, cfg)
+		if h.PeerURI.IsUnknown() {
+			errs = append(errs, tfkit.UnknownErr(path.Root("hosts").AtMapKey(name).AtName("peer_uri")))
+		}
+		out.SetPeerURI(name, h.PeerURI.ValueString())
 	}
 	return out, warnings, errs
 }
@@ -150,4 +157,15 @@ func hostsOf(ctx context.Context, v types.Map) (map[string]hostModel, []tfkit.Di
 		return nil, []tfkit.DiagError{{Path: path.Root("hosts"), Summary: "Invalid hosts", Detail: tfkit.DiagsErr(d).Error()}}
 	}
 	return out, nil
+}
+
+// peerURIAttribute is `peer_uri`, the provider's (for the host `default`) and each host's.
+func peerURIAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "The URI the other hosts' libvirt daemons use to reach this host's, when a domain migrates to it " +
+			"(peer to peer: the source host's daemon dials it, not Terraform), e.g. `qemu+tls://10.0.0.2/system` on a private " +
+			"network. Default: the host's `uri`, which must then work from the other hosts too.",
+		Optional:   true,
+		Validators: []validator.String{validators.URI()},
+	}
 }

@@ -43,6 +43,7 @@ type Model struct {
 	domainFeaturesModel
 	domainReadyModel
 	groupsModel                 // os, cpu, events, devices, qemu: groups.go
+	domainMigrateModel          // migrate, migration: migrate.go
 	Shutdown     *shutdownModel `tfsdk:"shutdown"`
 	State        types.String   `tfsdk:"state"`
 	ConsoleURL   types.String   `tfsdk:"console_url"`

@@ -72,9 +72,17 @@ func (r *Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReques
 		}
 	}
 	checkHostdevs(ctx, r.Client, &plan, state, &resp.Diagnostics) // hostdev.go
+	if moving(&plan, state) {
+		r.planMigration(ctx, &plan, state, &resp.Diagnostics) // migrate.go
+	}
 	if state == nil {
 		plan.UpdateMethod = types.StringValue(string(domainxml.ChangeNone))
 		plan.PendingRestart = types.BoolValue(false)
+	} else if plan.UpdateMethod.IsUnknown() && moving(&plan, state) {
+		plan.UpdateMethod = types.StringValue(updateMigrate)
+		if plan.PendingRestart.IsUnknown() {
+			plan.PendingRestart = state.PendingRestart
+		}
 	} else if plan.UpdateMethod.IsUnknown() {
 		before := state.Running.ValueBool()
 		after := plan.Running.IsUnknown() || plan.Running.ValueBool()

@@ -154,6 +154,16 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		if plan.Type.IsUnknown() {
 			plan.Type = state.Type
 		}
+		if plan.HostOf() != state.HostOf() {
+			moved, err := r.migrate(ctx, plan, state, diags) // migrate.go
+			if err != nil && moved {
+				got, _ := r.settled(ctx, id, plan, 0, nil) // on the new host all the same: the state says so
+				return got, err
+			}
+			if err != nil {
+				return nil, err // on the old host: the state stays as it was
+			}
+		}
 		spec, err := r.resolve(ctx, plan)
 		if err != nil {
 			return nil, err

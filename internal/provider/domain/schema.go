@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -24,7 +25,7 @@ func (r *Resource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *r
 	attrs, blocks := withFamilies(domainCoreAttributes(), map[string]schema.Block{
 		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true}),
 	})
-	attrs["host"] = tfkit.HostAttribute("")
+	maps.Copy(attrs, migrateAttributes()) // host, migrate, migration
 	resp.Schema = schema.Schema{
 		// 1: v3's groups (groups.go); state of version 0 (v2) is upgraded by upgrade.go.
 		Version: 1,

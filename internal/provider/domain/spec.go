@@ -113,7 +113,7 @@ func fromSpec(s domainxml.Spec, prior *Model) *Model {
 	m := &Model{
 		ID: types.StringValue(s.UUID), Name: types.StringValue(s.Name), UUID: types.StringValue(s.UUID), Type: types.StringValue(s.Type),
 		Shutdown: prior.Shutdown, UpdateMethod: prior.UpdateMethod, WithTimeouts: prior.WithTimeouts,
-		RestartOnUpdate: prior.RestartOnUpdate,
+		RestartOnUpdate: prior.RestartOnUpdate, domainMigrateModel: prior.domainMigrateModel, // as written
 	}
 	if !tfkit.Known(m.RestartOnUpdate) {
 		m.RestartOnUpdate = types.BoolValue(true) // the default (an import, a state from before the attribute)

@@ -32,6 +32,7 @@ type Hosts struct {
 type hostEntry struct {
 	client *libvirt.Client
 	err    error
+	peer   string // the URI other hosts' daemons dial for a migration to it ("": its uri)
 }
 
 // NewHosts makes the registry; AddHost fills it.
@@ -41,6 +42,19 @@ func NewHosts() *Hosts { return &Hosts{byName: map[string]hostEntry{}} }
 func (h *Hosts) AddHost(name string, c *libvirt.Client, err error) {
 	h.byName[name] = hostEntry{client: c, err: err}
 }
+
+// SetPeerURI records the URI other hosts' libvirt daemons dial to reach this one (a
+// peer-to-peer migration's destination), when it is not the URI the provider uses.
+func (h *Hosts) SetPeerURI(name, uri string) {
+	if e, ok := h.byName[name]; ok {
+		e.peer = uri
+		h.byName[name] = e
+	}
+}
+
+// PeerURI is the URI a migration to the host named name dials: its peer_uri, else ""
+// (the host's own uri).
+func (h *Hosts) PeerURI(name string) string { return h.byName[name].peer }
 
 // Names are the hosts' names, sorted ("default" among them).
 func (h *Hosts) Names() []string {
