@@ -15,13 +15,13 @@ import (
 )
 
 // hostsProvider is the provider block of a test of two hosts: the test host is
-// `default`, the second test host is `b`; extra adds more of `hosts`. peer_uri is the
+// `default`, the second test host is `b`. peer_uri is the
 // test host as b's daemon reaches it (in b's mount namespace qemu:///system is b).
-func hostsProvider(extra string) string {
+func hostsProvider() string {
 	return acctest.ProviderBlock(fmt.Sprintf(`  peer_uri = %q
   hosts = {
     b = { uri = %q }
-%s  }`, acctest.URIAForB(), acctest.URIB(), extra))
+  }`, acctest.URIAForB(), acctest.URIB()))
 }
 
 // onlyOn checks that a domain named name is on the host c talks to and not on the other.
@@ -46,7 +46,7 @@ func TestAccHosts_placementImportAndList(t *testing.T) {
 	acctest.RequireHostB(t)
 	onB, onA := acctest.RandomName("hb"), acctest.RandomName("ha")
 	vol := onB + ".qcow2"
-	cfg := hostsProvider("") + fmt.Sprintf(`
+	cfg := hostsProvider() + fmt.Sprintf(`
 resource "libvirt_volume" "b" {
   host     = "b"
   name     = %[1]q
@@ -185,7 +185,7 @@ resource "libvirt_domain" %q {
 `, res, h, name, network)
 	}
 	domains := domain("b", "b", onB, acctest.NetworkB()) + domain("a", "", onA, acctest.Network())
-	up := hostsProvider("") + domains
+	up := hostsProvider() + domains
 	down := strings.Replace(up, acctest.URIB(), "qemu+unix:///system?socket=/nonexistent/kvmforge-b/libvirt-sock", 1)
 	a, b := acctest.Client(t), acctest.ClientB(t)
 	w := newCLIWork(t, up)

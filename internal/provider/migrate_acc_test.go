@@ -17,7 +17,7 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// migratingDomain is libvirt_domain.test for the migration tests: on host (`` for the
+// migratingDomain is libvirt_domain.test for the migration tests: on host (“ for the
 // default host), migrate = true, the migration group's lines, and more lines.
 func migratingDomain(name, host, migration string, more ...string) string {
 	h := ""
@@ -119,7 +119,7 @@ func TestAccDomainMigrate_liveCopyAbortRetry(t *testing.T) {
 		}),
 		Steps: []resource.TestStep{
 			{
-				Config: hostsProvider("") + migratingDomain(name, "", copyAll, ready),
+				Config: hostsProvider() + migratingDomain(name, "", copyAll, ready),
 				Check: resource.ComposeTestCheckFunc(runningOnlyOn(name, a, b, &uuid, &uptime),
 					func(s *terraform.State) error {
 						mac = s.RootModule().Resources[domRes].Primary.Attributes["network_interface.0.mac"]
@@ -127,7 +127,7 @@ func TestAccDomainMigrate_liveCopyAbortRetry(t *testing.T) {
 					}),
 			},
 			{
-				Config:           hostsProvider("") + migratingDomain(name, "b", copyAll, ready),
+				Config:           hostsProvider() + migratingDomain(name, "b", copyAll, ready),
 				ConfigPlanChecks: acctest.Updates(domRes, "migrate"),
 				Check: resource.ComposeTestCheckFunc(runningOnlyOn(name, b, a, &uuid, &uptime), noVolumeAt(a, disk),
 					func(s *terraform.State) error {
@@ -139,14 +139,14 @@ func TestAccDomainMigrate_liveCopyAbortRetry(t *testing.T) {
 					}),
 			},
 			{
-				Config:      hostsProvider("") + migratingDomain(name, "", capped, ready),
+				Config:      hostsProvider() + migratingDomain(name, "", capped, ready),
 				ExpectError: acctest.ErrorText(`did not finish within 2s (on_timeout = "abort")`),
 			},
 			{
 				// The failed move left the guest running on b and the state saying b: the plan
 				// moves it again, and this time it goes.
 				PreConfig:        func() { runningOrFail(t, name, b, a, &uuid, &uptime) },
-				Config:           hostsProvider("") + migratingDomain(name, "", copyAll, ready),
+				Config:           hostsProvider() + migratingDomain(name, "", copyAll, ready),
 				ConfigPlanChecks: acctest.Updates(domRes, "migrate"),
 				Check:            resource.ComposeTestCheckFunc(runningOnlyOn(name, a, b, &uuid, &uptime), noVolumeAt(b, disk)),
 			},
@@ -169,7 +169,7 @@ func TestAccDomainMigrate_stoppedAndRefused(t *testing.T) {
 	name := acctest.RandomName("migs")
 	a, b := acctest.Client(t), acctest.ClientB(t)
 	stopped := func(host, migration string, more ...string) string {
-		return hostsProvider("") + migratingDomain(name, host, migration, append([]string{"  running = false"}, more...)...)
+		return hostsProvider() + migratingDomain(name, host, migration, append([]string{"  running = false"}, more...)...)
 	}
 	// A model QEMU knows but TCG cannot provide (usable = no on both hosts): a stopped
 	// domain may be defined with it.

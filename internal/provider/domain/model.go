@@ -42,12 +42,12 @@ type Model struct {
 	domainDescribeModel
 	domainFeaturesModel
 	domainReadyModel
-	groupsModel                 // os, cpu, events, devices, qemu: groups.go
-	domainMigrateModel          // migrate, migration: migrate.go
-	Shutdown     *shutdownModel `tfsdk:"shutdown"`
-	State        types.String   `tfsdk:"state"`
-	ConsoleURL   types.String   `tfsdk:"console_url"`
-	UpdateMethod types.String   `tfsdk:"update_method"`
+	groupsModel                       // os, cpu, events, devices, qemu: groups.go
+	domainMigrateModel                // migrate, migration: migrate.go
+	Shutdown           *shutdownModel `tfsdk:"shutdown"`
+	State              types.String   `tfsdk:"state"`
+	ConsoleURL         types.String   `tfsdk:"console_url"`
+	UpdateMethod       types.String   `tfsdk:"update_method"`
 	// restart_on_update and pending_restart: pending.go.
 	RestartOnUpdate types.Bool `tfsdk:"restart_on_update"`
 	PendingRestart  types.Bool `tfsdk:"pending_restart"`
