@@ -204,3 +204,78 @@ func TestAccDomainMigrate_stoppedAndRefused(t *testing.T) {
 		},
 	})
 }
+
+// A quickstart-shaped machine moves whole: its base image, its overlay and the booted
+// guest all change host in one apply. The plan moves the volumes (updates, never a
+// destroy) and migrates the domain; the guest keeps running (its uptime counts on) on b
+// with its disk copied there, the base image copied beside it, and the default host keeps
+// nothing: neither the domain, nor the overlay, nor the base image. Plan empty after.
+func TestAccDomainMigrate_withItsVolumes(t *testing.T) {
+	acctest.RequireHostB(t)
+	name := acctest.RandomName("migv")
+	base, root := name+"-base.qcow2", name+"-root.qcow2"
+	a, b := acctest.Client(t), acctest.ClientB(t)
+	machine := func(host string) string {
+		h := ""
+		if host != "" {
+			h = fmt.Sprintf("  host = %q\n", host)
+		}
+		return hostsProvider() + fmt.Sprintf(`
+resource "libvirt_volume" "base" {
+%[1]s  name        = %[2]q
+  pool        = %[3]q
+  source_file = %[4]q
+}
+
+resource "libvirt_volume" "root" {
+%[1]s  name           = %[5]q
+  pool           = %[3]q
+  backing_volume = libvirt_volume.base.id
+}
+`, h, base, acctest.Pool(), acctest.GuestImage(t), root) + migratingDomain(name, host, `    copy_storage = "all"`,
+			`  wait_for_ready = { timeout = "3m", command = ["/bin/true"] }`,
+			"  disk {\n    volume_id = libvirt_volume.root.id\n  }")
+	}
+	var uuid string
+	var uptime float64
+	var basePath, rootPath string
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGoneOn(map[string]map[string]acctest.Lookup{
+			acctest.URI(): {"domain " + name: acctest.DomainLookup(name), "volume " + base: acctest.VolumeLookup(acctest.Pool(), base),
+				"volume " + root: acctest.VolumeLookup(acctest.Pool(), root)},
+			acctest.URIB(): {"domain " + name: acctest.DomainLookup(name), "volume " + base: acctest.VolumeLookup(acctest.PoolB(), base),
+				"volume " + root: acctest.VolumeLookup(acctest.PoolB(), root)},
+		}),
+		Steps: []resource.TestStep{
+			{
+				Config: machine(""),
+				Check: resource.ComposeTestCheckFunc(runningOnlyOn(name, a, b, &uuid, &uptime), func(s *terraform.State) error {
+					basePath = s.RootModule().Resources["libvirt_volume.base"].Primary.Attributes["path"]
+					rootPath = s.RootModule().Resources["libvirt_volume.root"].Primary.Attributes["path"]
+					return nil
+				}),
+			},
+			{
+				Config: machine("b"),
+				ConfigPlanChecks: acctest.Plans(acctest.Planned(domRes, acctest.Update), acctest.PlanIs(domRes, "update_method", "migrate"),
+					acctest.Planned("libvirt_volume.base", acctest.Update), acctest.Planned("libvirt_volume.root", acctest.Update)),
+				Check: resource.ComposeTestCheckFunc(runningOnlyOn(name, b, a, &uuid, &uptime),
+					func(*terraform.State) error {
+						if err := noVolumeAt(a, rootPath)(nil); err != nil {
+							return err
+						}
+						return noVolumeAt(a, basePath)(nil)
+					},
+					func(*terraform.State) error {
+						for _, p := range []string{rootPath, basePath} {
+							if err := b.Read(context.Background(), "look up "+p, acctest.VolumeKeyLookup(p)); err != nil {
+								return fmt.Errorf("host b has no volume at %s: %w", p, err)
+							}
+						}
+						return nil
+					}),
+				ConfigStateChecks: append(acctest.State("libvirt_volume.root", "host", "b"), acctest.State("libvirt_volume.base", "host", "b")...),
+			},
+		},
+	})
+}

@@ -230,9 +230,12 @@ func (r *Resource) migrate(ctx context.Context, plan, state *Model, d *diag.Diag
 	opts.Progress = func(p libvirt.MigrateProgress) {
 		tflog.Info(ctx, "migrating domain "+name+": "+p.String(), map[string]any{"from": state.HostOf(), "to": plan.HostOf()})
 	}
-	var copied []string // the disks the storage copy moves: removed from the old host after
+	var copied, companions []string // what the storage copy moves, and what moves beside it
 	if opts.CopyStorage == "all" {
 		if copied, err = src.MigratedDiskPaths(ctx, state.ID.ValueString()); err != nil {
+			return false, err
+		}
+		if companions, err = src.MigrationCompanions(ctx, state.ID.ValueString()); err != nil {
 			return false, err
 		}
 	}
@@ -247,11 +250,16 @@ func (r *Resource) migrate(ctx context.Context, plan, state *Model, d *diag.Diag
 		return false, err
 	}
 	tflog.Info(ctx, "migrated domain "+name, map[string]any{"from": state.HostOf(), "to": plan.HostOf(), "seconds": time.Since(start).Seconds()})
-	// The guest runs on the new host: the old host's copies of its disks are stale.
+	// The guest runs on the new host: the old host's copies of its disks are stale, and so
+	// are its base images and seeds where their volumes moved too and nothing else uses them.
 	if _, left := src.RemoveVolumesAt(ctx, copied); len(left) > 0 {
 		d.AddWarning("Old disk copies left on host "+state.HostOf(),
 			fmt.Sprintf("libvirt_domain %s runs on host %s with copies of its disks; these of host %s could not be removed: %v. "+
 				"Remove them by hand.", name, plan.HostOf(), state.HostOf(), left))
+	}
+	if removed, left := src.RemoveMovedCompanions(ctx, r.Client, companions); len(removed)+len(left) > 0 {
+		tflog.Info(ctx, "after migrating domain "+name+": backing files and read-only media on the old host",
+			map[string]any{"host": state.HostOf(), "removed": removed, "kept": left})
 	}
 	return false, nil
 }

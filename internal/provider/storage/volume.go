@@ -134,6 +134,10 @@ func (r *VolumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if !ok {
 		return
 	}
+	if moving(&plan, &state) {
+		r.planMove(ctx, &state, &plan, &resp.Diagnostics) // volume_move.go
+		resp.Diagnostics.Append(tfkit.SetPlan(ctx, &resp.Plan, &plan)...)
+	}
 	for _, pair := range [][2]types.String{
 		{state.Name, plan.Name}, {state.Pool, plan.Pool}, {state.SourceURL, plan.SourceURL},
 		{state.SourceFile, plan.SourceFile}, {state.BackingVolume, plan.BackingVolume}, {state.CloneFrom, plan.CloneFrom},
@@ -243,10 +247,18 @@ func (r *VolumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	})
 }
 
-// Update grows the volume: capacity_bytes is the only attribute that changes in place.
+// Update moves the volume to another host (volume_move.go) and grows it: host and
+// capacity_bytes are the attributes that change in place.
 func (r *VolumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	tfkit.Update(ctx, req, resp, 10*time.Minute, (*VolumeModel).what,
+	tfkit.Update(ctx, req, resp, 30*time.Minute, (*VolumeModel).what,
 		func(ctx context.Context, plan, state *VolumeModel, d *diag.Diagnostics) (*VolumeModel, error) {
+			if moving(plan, state) {
+				info, err := r.move(ctx, state, plan.HostOf(), d)
+				if err != nil {
+					return nil, fmt.Errorf("move it to host %s: %w", plan.HostOf(), err)
+				}
+				state.ID, state.Path = types.StringValue(info.Key), types.StringValue(info.Path)
+			}
 			ref := state.ref()
 			if want := plan.CapacityBytes; !want.IsNull() && !want.IsUnknown() && !want.Equal(state.CapacityBytes) {
 				// libvirt resizes a volume as the format it reads it as: not one it misreads.

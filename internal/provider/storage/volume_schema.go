@@ -25,6 +25,7 @@ func (r *VolumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 		storedVolumeAttributes("Volume name, unique in its pool, e.g. `web-1.qcow2`. Changing it replaces the volume.",
 			"Name of the storage pool to create the volume in, e.g. `default`. Changing it replaces the volume.",
 			"Path of the volume on the host (what a domain's disk uses).", map[string]schema.Attribute{
+				"host": volumeHostAttribute(),
 				"source_url": tfkit.SecretReplace("Image to upload: an `http://`, `https://` or `file://` URL. The image is streamed "+
 					"from the machine running Terraform into libvirt, never held whole in memory; progress is logged. "+
 					"What it brings is bounded: by `capacity_bytes` for a raw image whose length is not known before it is all "+
