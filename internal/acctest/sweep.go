@@ -13,10 +13,14 @@ import (
 	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
-// AddSweepers registers sweepers that remove what failed tests left on the test host:
+// AddSweepers registers sweepers that remove what failed tests left on the test hosts:
 // every domain, volume, network and pool whose name starts with NamePrefix (and the
-// cloudinit-tfacc-* seeds of cluster machines). Run them with `make sweep`
+// cloudinit-tfacc-* seeds of cluster machines), on the main host and, when it is up
+// (LIBVIRT_TEST_URI_B set), on the second host b as well. Run them with `make sweep`
 // (go test ./internal/provider -sweep=local).
+//
+// LIBVIRT_TEST_SWEEP_PREFIX narrows a sweep to names under a longer prefix (it must start
+// with NamePrefix): a sweep that cannot touch the objects of tests running meanwhile.
 func AddSweepers() {
 	resource.AddTestSweepers("libvirt_domain", &resource.Sweeper{Name: "libvirt_domain", F: sweepDomains})
 	resource.AddTestSweepers("libvirt_volume", &resource.Sweeper{Name: "libvirt_volume", F: sweepVolumes, Dependencies: []string{"libvirt_domain"}})
@@ -24,17 +28,50 @@ func AddSweepers() {
 	resource.AddTestSweepers("libvirt_pool", &resource.Sweeper{Name: "libvirt_pool", F: sweepPools, Dependencies: []string{"libvirt_volume"}})
 }
 
-func ours(name string) bool {
-	return strings.HasPrefix(name, NamePrefix) || strings.HasPrefix(name, "cloudinit-"+NamePrefix)
+// sweepURIs are the hosts a sweep cleans: the main test host, and b when it is up.
+func sweepURIs() []string {
+	if b := URIB(); b != "" {
+		return []string{URI(), b}
+	}
+	return []string{URI()}
 }
 
-// sweep lists objects of one kind and removes those that are ours; an object that went
-// away meanwhile is not an error.
+// sweepPrefix is what the names a sweep removes start with.
+func sweepPrefix() (string, error) {
+	p := Env("LIBVIRT_TEST_SWEEP_PREFIX", NamePrefix)
+	if !strings.HasPrefix(p, NamePrefix) {
+		return "", fmt.Errorf("LIBVIRT_TEST_SWEEP_PREFIX %q does not start with %q: a sweep removes test objects only", p, NamePrefix)
+	}
+	return p, nil
+}
+
+func ours(prefix, name string) bool {
+	return strings.HasPrefix(name, prefix) || strings.HasPrefix(name, "cloudinit-"+prefix)
+}
+
+// sweep lists objects of one kind on every host of sweepURIs and removes those that are
+// ours; an object that went away meanwhile is not an error. One host's failure does not
+// stop the others' sweep.
 func sweep[T any](kind string, list func(*golibvirt.Libvirt) ([]T, error), name func(T) string, remove func(*golibvirt.Libvirt, T) error) error {
-	c, err := libvirt.NewClient(libvirt.Config{URI: URI(), MaxConnections: 2})
+	prefix, err := sweepPrefix()
 	if err != nil {
 		return err
 	}
+	var errs []error
+	for _, uri := range sweepURIs() {
+		if err := sweepHost(uri, prefix, kind, list, name, remove); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", uri, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sweepHost[T any](uri, prefix, kind string, list func(*golibvirt.Libvirt) ([]T, error), name func(T) string, remove func(*golibvirt.Libvirt, T) error) error {
+	c, err := libvirt.NewClient(libvirt.Config{URI: uri, MaxConnections: 2})
+	if err != nil {
+		return err
+	}
+	defer c.CloseIdle()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var items []T
@@ -46,7 +83,7 @@ func sweep[T any](kind string, list func(*golibvirt.Libvirt) ([]T, error), name 
 	}
 	var errs []error
 	for _, it := range items {
-		if !ours(name(it)) {
+		if !ours(prefix, name(it)) {
 			continue
 		}
 		err := c.Write(ctx, fmt.Sprintf("remove %s %s", kind, name(it)), func(l *golibvirt.Libvirt) error { return remove(l, it) })
