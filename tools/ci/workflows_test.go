@@ -172,7 +172,7 @@ func TestWorkflowsCallExistingMakeTargets(t *testing.T) {
 // testacc-terraform, testacc-opentofu), passing the downloaded CLIs through TERRAFORM/TOFU.
 func TestAcceptanceUsesTheCIScripts(t *testing.T) {
 	mk := readFile(t, filepath.Join(root(t), "GNUmakefile"))
-	check := regexp.MustCompile(`(?m)^check:(.*)$`).FindStringSubmatch(mk)
+	check := regexp.MustCompile(`(?m)^check:([^=]*)$`).FindStringSubmatch(mk) // not `check: export X := y`
 	if check == nil {
 		t.Fatal("GNUmakefile has no check target")
 	}
@@ -180,6 +180,10 @@ func TestAcceptanceUsesTheCIScripts(t *testing.T) {
 		if !slices.Contains(strings.Fields(check[1]), dep) {
 			t.Errorf("make check no longer depends on %s; update acceptance.yml to match", dep)
 		}
+	}
+	if strings.Contains(mk, "check: export KVMFORGE_HOSTS := 2") &&
+		!strings.Contains(readFile(t, filepath.Join(root(t), ".github", "workflows", "acceptance.yml")), "KVMFORGE_HOSTS=2 make testhost-up") {
+		t.Error("make check brings up both test hosts (KVMFORGE_HOSTS=2) but acceptance.yml does not")
 	}
 	if !strings.Contains(mk, "$(MAKE) testacc") {
 		t.Error("make check no longer runs testacc; update acceptance.yml to match")
