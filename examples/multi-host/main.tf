@@ -1,13 +1,15 @@
-# Several libvirt hosts from one configuration: one provider alias per host, and
-# `for_each` over the machines placed on each. Every host runs the same shape of machine
-# (a copy-on-write overlay of a base image that each host holds once, a cloud-init seed
-# and a domain on that host's NAT network), so adding a machine is one line in
-# var.machines and moving one is a change of its `host`.
+# Several libvirt hosts from one configuration: one provider block with `hosts`, and
+# `host` on every object. Every host runs the same shape of machine (a copy-on-write
+# overlay of a base image that each host holds once, a cloud-init seed and a domain on
+# that host's NAT network), so adding a machine is one line in var.machines and moving
+# one is a change of its `host`: its overlay, seed and domain are made again on the new
+# host and removed from the old one (a fresh machine, booted from the base image).
 #
-# Terraform (unlike OpenTofu >= 1.9) cannot `for_each` over provider blocks, so there is
-# one alias per host and one resource block per alias; `local.on` groups the machines.
-# With OpenTofu 1.9+ you can write `provider "libvirt" { for_each = var.hosts ... }` and
-# `provider = libvirt.by_host[each.value.host]` instead.
+# These machines' disks are libvirt_volume resources of their host, so they are not
+# live-migrated: with `migrate = true` on the domain, the same change of `host` would
+# replace the volumes under the running guest before the domain moved. To move running
+# machines, keep their disks on storage both hosts see or let the migration copy disks
+# that no libvirt_volume manages: see the many-hosts guide, "Migration".
 
 terraform {
   required_version = ">= 1.5"
@@ -19,16 +21,14 @@ terraform {
 }
 
 variable "hosts" {
-  description = "libvirt URIs by host name (qemu+ssh://user@host/system verifies host keys against ~/.ssh/known_hosts)."
-  type        = map(string)
+  description = "The libvirt hosts, by name: the URI Terraform connects to, and the URI the other hosts' daemons reach it by for a migration (default: uri)."
+  type = map(object({
+    uri      = string
+    peer_uri = optional(string)
+  }))
   default = {
-    hv1 = "qemu+ssh://root@hv1.example.com/system"
-    hv2 = "qemu+ssh://root@hv2.example.com/system"
-  }
-
-  validation {
-    condition     = alltrue([for h in ["hv1", "hv2"] : contains(keys(var.hosts), h)])
-    error_message = "hosts must name hv1 and hv2: this example has one provider alias for each."
+    hv1 = { uri = "qemu+ssh://root@hv1.example.com/system", peer_uri = "qemu+tcp://10.0.0.1/system" }
+    hv2 = { uri = "qemu+ssh://root@hv2.example.com/system", peer_uri = "qemu+tcp://10.0.0.2/system" }
   }
 }
 
@@ -46,8 +46,8 @@ variable "machines" {
   }
 
   validation {
-    condition     = alltrue([for m in values(var.machines) : contains(["hv1", "hv2"], m.host)])
-    error_message = "Each machine's host must be hv1 or hv2."
+    condition     = alltrue([for m in values(var.machines) : contains(keys(var.hosts), m.host)])
+    error_message = "Each machine's host must be one of var.hosts."
   }
 }
 
@@ -63,13 +63,10 @@ variable "base_volume" {
   default     = "multi-host-base.qcow2"
 }
 
-variable "pools" {
-  description = "Storage pool for the volumes, by host."
-  type        = map(string)
-  default = {
-    hv1 = "default"
-    hv2 = "default"
-  }
+variable "pool" {
+  description = "Storage pool for the volumes, by the same name on every host."
+  type        = string
+  default     = "default"
 }
 
 variable "disk_gib" {
@@ -79,7 +76,7 @@ variable "disk_gib" {
 }
 
 variable "network" {
-  description = "NAT network on every host."
+  description = "NAT network, by the same name on every host."
   type        = string
   default     = "default"
 }
@@ -90,112 +87,55 @@ variable "wait_for_ip" {
   default     = true
 }
 
+# One provider for every host. Nothing is placed on the host `default` (the provider's own
+# uri) here, so it is never dialled: clients connect on first use.
 provider "libvirt" {
-  alias = "hv1"
-  uri   = var.hosts["hv1"]
-}
-
-provider "libvirt" {
-  alias = "hv2"
-  uri   = var.hosts["hv2"]
-}
-
-locals {
-  # Machines grouped by host: local.on["hv1"] = { web-1 = {...}, db-1 = {...} }.
-  on = { for h in keys(var.hosts) : h => { for n, m in var.machines : n => m if m.host == h } }
-}
-
-# ---- hv1 ----
-
-resource "libvirt_volume" "base_hv1" {
-  provider   = libvirt.hv1
-  name       = var.base_volume
-  pool       = var.pools["hv1"]
-  source_url = var.image_url
-}
-
-resource "libvirt_volume" "root_hv1" {
-  provider       = libvirt.hv1
-  for_each       = local.on["hv1"]
-  name           = "${each.key}-root.qcow2"
-  pool           = var.pools["hv1"]
-  backing_volume = libvirt_volume.base_hv1.id
-  capacity_bytes = var.disk_gib * 1024 * 1024 * 1024
-}
-
-resource "libvirt_cloudinit_iso" "seed_hv1" {
-  provider    = libvirt.hv1
-  for_each    = local.on["hv1"]
-  name        = "${each.key}-seed.iso"
-  pool        = var.pools["hv1"]
-  instance_id = each.key
-  hostname    = each.key
-  user_data   = "#cloud-config\npackage_update: true\n"
-}
-
-resource "libvirt_domain" "hv1" {
-  provider     = libvirt.hv1
-  for_each     = local.on["hv1"]
-  name         = each.key
-  vcpu         = each.value.vcpu
-  memory_mib   = each.value.memory_mib
-  autostart    = true
-  cloudinit_id = libvirt_cloudinit_iso.seed_hv1[each.key].id
-
-  disk {
-    volume_id = libvirt_volume.root_hv1[each.key].id
-  }
-
-  network_interface {
-    network = var.network
-    dynamic "wait_for_ip" {
-      for_each = var.wait_for_ip ? [1] : []
-      content {
-        source = "lease"
-      }
+  hosts = {
+    for name, h in var.hosts : name => {
+      uri      = h.uri
+      peer_uri = h.peer_uri
     }
   }
 }
 
-# ---- hv2: the same machines' shape on the second host ----
-
-resource "libvirt_volume" "base_hv2" {
-  provider   = libvirt.hv2
+resource "libvirt_volume" "base" {
+  for_each   = var.hosts
+  host       = each.key
   name       = var.base_volume
-  pool       = var.pools["hv2"]
+  pool       = var.pool
   source_url = var.image_url
 }
 
-resource "libvirt_volume" "root_hv2" {
-  provider       = libvirt.hv2
-  for_each       = local.on["hv2"]
+resource "libvirt_volume" "root" {
+  for_each       = var.machines
+  host           = each.value.host
   name           = "${each.key}-root.qcow2"
-  pool           = var.pools["hv2"]
-  backing_volume = libvirt_volume.base_hv2.id
+  pool           = var.pool
+  backing_volume = libvirt_volume.base[each.value.host].id
   capacity_bytes = var.disk_gib * 1024 * 1024 * 1024
 }
 
-resource "libvirt_cloudinit_iso" "seed_hv2" {
-  provider    = libvirt.hv2
-  for_each    = local.on["hv2"]
+resource "libvirt_cloudinit_iso" "seed" {
+  for_each    = var.machines
+  host        = each.value.host
   name        = "${each.key}-seed.iso"
-  pool        = var.pools["hv2"]
+  pool        = var.pool
   instance_id = each.key
   hostname    = each.key
   user_data   = "#cloud-config\npackage_update: true\n"
 }
 
-resource "libvirt_domain" "hv2" {
-  provider     = libvirt.hv2
-  for_each     = local.on["hv2"]
+resource "libvirt_domain" "machine" {
+  for_each     = var.machines
+  host         = each.value.host
   name         = each.key
   vcpu         = each.value.vcpu
   memory_mib   = each.value.memory_mib
   autostart    = true
-  cloudinit_id = libvirt_cloudinit_iso.seed_hv2[each.key].id
+  cloudinit_id = libvirt_cloudinit_iso.seed[each.key].id
 
   disk {
-    volume_id = libvirt_volume.root_hv2[each.key].id
+    volume_id = libvirt_volume.root[each.key].id
   }
 
   network_interface {
@@ -211,8 +151,5 @@ resource "libvirt_domain" "hv2" {
 
 output "machines" {
   description = "Every machine: its host, its domain UUID and its IPv4 address."
-  value = merge(
-    { for n, d in libvirt_domain.hv1 : n => { host = "hv1", uuid = d.id, ip = d.ip_address } },
-    { for n, d in libvirt_domain.hv2 : n => { host = "hv2", uuid = d.id, ip = d.ip_address } },
-  )
+  value       = { for n, d in libvirt_domain.machine : n => { host = d.host, uuid = d.id, ip = d.ip_address } }
 }

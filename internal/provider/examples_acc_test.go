@@ -3,6 +3,7 @@ package provider_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/acctest"
+	"github.com/kvmforge/terraform-provider-libvirt/internal/libvirt"
 )
 
 // The examples users copy are applied here as they are (their directory, unchanged),
@@ -39,56 +41,68 @@ func imageURL(t *testing.T) config.Variable {
 	return config.StringVariable("file://" + acctest.GuestImage(t))
 }
 
-// examples/multi-host with its two provider aliases pointed at the one test host through
-// two transports (the unix socket and TCP) and two pools: a machine on each "host" boots
-// from its host's own base volume and takes a lease of its own; the next plan is empty;
-// removing a machine from var.machines removes only that machine's objects; destroy
-// leaves nothing. The example keys machines by name (for_each over a map), which
+// examples/multi-host on the two test hosts (hv1 = the test host, hv2 = host b) through
+// one provider's `hosts`: a machine on each host boots from its host's own base volume and
+// takes a lease there (asked of each libvirt: on its host, not on the other); the next plan
+// is empty; moving web-2 to hv1 (a change of its `host`) makes its domain, overlay and seed
+// on hv1 and removes them from hv2, and plans clean after; destroy leaves nothing on
+// either host. The example keys machines by name (for_each over a map), which
 // plugin-testing's legacy state cannot hold, so the real CLI drives it, as users do.
 func TestAccExample_multiHost(t *testing.T) {
 	acctest.RequireAcc(t)
+	acctest.RequireHostB(t)
+	if acctest.Pool() != acctest.PoolB() || acctest.Network() != acctest.NetworkB() {
+		t.Fatalf("the example wants one pool and one network name on every host: pools %s / %s, networks %s / %s",
+			acctest.Pool(), acctest.PoolB(), acctest.Network(), acctest.NetworkB())
+	}
 	prefix := acctest.RandomName("mh")
-	poolA, poolB := acctest.Pool(), acctest.DefineDirPool(t, true)
-	network := acctest.CreateNetwork(t, true)
+	pool := acctest.Pool()
 	web1, web2, base := prefix+"-web-1", prefix+"-web-2", prefix+"-base.qcow2"
 	main, err := os.ReadFile(filepath.Join("..", "..", "examples", "multi-host", "main.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := func(machines ...string) string {
+	vars := func(machines map[string]string) string {
 		m := map[string]any{}
-		for i, name := range machines {
-			m[name] = map[string]any{"host": fmt.Sprintf("hv%d", i+1), "memory_mib": 256}
+		for name, host := range machines {
+			m[name] = map[string]any{"host": host, "memory_mib": 256}
 		}
 		b, _ := json.Marshal(map[string]any{
-			"hosts":       map[string]string{"hv1": acctest.URI(), "hv2": acctest.Env("LIBVIRT_TEST_TCP_URI", "qemu+tcp://127.0.0.1/system")},
-			"pools":       map[string]string{"hv1": poolA, "hv2": poolB},
+			"hosts": map[string]any{
+				"hv1": map[string]string{"uri": acctest.URI(), "peer_uri": acctest.URIAForB()},
+				"hv2": map[string]string{"uri": acctest.URIB()},
+			},
+			"pool":        pool,
 			"machines":    m,
 			"base_volume": base,
 			"image_url":   "file://" + acctest.GuestImage(t),
-			"network":     network.Name,
+			"network":     acctest.Network(),
 			"disk_gib":    1,
 		})
 		return string(b)
 	}
-	w := newCLIWork(t, string(main))
-	setVars := func(machines ...string) { w.write("terraform.tfvars.json", vars(machines...)) }
-	setVars(web1, web2)
-	all := map[string]acctest.Lookup{
-		"domain " + web1:           acctest.DomainLookup(web1),
-		"domain " + web2:           acctest.DomainLookup(web2),
-		"volume " + web1 + "-root": acctest.VolumeLookup(poolA, web1+"-root.qcow2"),
-		"volume " + web2 + "-root": acctest.VolumeLookup(poolB, web2+"-root.qcow2"),
-		"volume " + web1 + "-seed": acctest.VolumeLookup(poolA, web1+"-seed.iso"),
-		"volume " + web2 + "-seed": acctest.VolumeLookup(poolB, web2+"-seed.iso"),
-		"base volume in " + poolA:  acctest.VolumeLookup(poolA, base),
-		"base volume in " + poolB:  acctest.VolumeLookup(poolB, base),
+	a, b := acctest.Client(t), acctest.ClientB(t)
+	objects := func(name string) map[string]acctest.Lookup {
+		return map[string]acctest.Lookup{
+			"domain " + name:           acctest.DomainLookup(name),
+			"volume " + name + "-root": acctest.VolumeLookup(pool, name+"-root.qcow2"),
+			"volume " + name + "-seed": acctest.VolumeLookup(pool, name+"-seed.iso"),
+		}
 	}
+	everything := func() map[string]acctest.Lookup {
+		all := map[string]acctest.Lookup{"base volume": acctest.VolumeLookup(pool, base)}
+		maps.Copy(all, objects(web1))
+		maps.Copy(all, objects(web2))
+		return all
+	}
+	w := newCLIWork(t, string(main))
+	setVars := func(machines map[string]string) { w.write("terraform.tfvars.json", vars(machines)) }
+	setVars(map[string]string{web1: "hv1", web2: "hv2"})
 	t.Cleanup(func() {
 		if out, code := w.run("destroy", "-auto-approve", "-input=false"); code != 0 {
 			t.Errorf("destroy (exit %d):\n%s", code, out)
 		}
-		if err := acctest.CheckGone(all)(nil); err != nil {
+		if err := acctest.CheckGoneOn(map[string]map[string]acctest.Lookup{acctest.URI(): everything(), acctest.URIB(): everything()})(nil); err != nil {
 			t.Errorf("after destroy: %v", err)
 		}
 	})
@@ -110,6 +124,20 @@ func TestAccExample_multiHost(t *testing.T) {
 		}
 		return m
 	}
+	// on checks that name's domain, overlay and seed are on the host c talks to and that
+	// its domain and overlay are not on the other (both pools are at the same path, so
+	// an object's absence is asked of the other host's libvirt).
+	on := func(name string, c, other *libvirt.Client) {
+		t.Helper()
+		for what, lookup := range objects(name) {
+			if err := c.Read(acctest.Ctx(t), "look up "+what, lookup); err != nil {
+				t.Errorf("%s is not on %s: %v", what, c.URI(), err)
+			}
+		}
+		if err := acctest.CheckGoneOn(map[string]map[string]acctest.Lookup{other.URI().String(): objects(name)})(nil); err != nil {
+			t.Errorf("%s left on the other host: %v", name, err)
+		}
+	}
 
 	apply("of two machines on two hosts")
 	m := machines()
@@ -121,29 +149,23 @@ func TestAccExample_multiHost(t *testing.T) {
 			t.Errorf("machine %s has no IPv4 address: %+v", name, x)
 		}
 	}
-	if m[web1].IP == m[web2].IP {
-		t.Errorf("both machines report the address %s", m[web1].IP)
-	}
-	for _, name := range []string{web1, web2} {
-		if err := checkExists(t, "domain "+name, acctest.DomainLookup(name))(nil); err != nil {
-			t.Error(err)
+	on(web1, a, b)
+	on(web2, b, a)
+	for what, c := range map[string]*libvirt.Client{"on hv1": a, "on hv2": b} {
+		if err := c.Read(acctest.Ctx(t), "look up the base volume", acctest.VolumeLookup(pool, base)); err != nil {
+			t.Errorf("base volume %s: %v", what, err)
 		}
 	}
 
-	// web-2 leaves hv2: only its domain, overlay and seed go; hv2's base volume stays.
-	setVars(web1)
-	apply("without web-2")
-	if err := acctest.CheckGone(map[string]acctest.Lookup{
-		"domain " + web2:           all["domain "+web2],
-		"volume " + web2 + "-root": all["volume "+web2+"-root"],
-		"volume " + web2 + "-seed": all["volume "+web2+"-seed"],
-	})(nil); err != nil {
-		t.Error(err)
+	// web-2 moves to hv1: made again there, removed from hv2; hv2's base volume stays.
+	setVars(map[string]string{web1: "hv1", web2: "hv1"})
+	apply("with web-2 moved to hv1")
+	if m := machines(); m[web2].Host != "hv1" || !ipv4.MatchString(m[web2].IP) {
+		t.Errorf("web-2 after the move: %+v", m[web2])
 	}
-	for _, what := range []string{"domain " + web1, "volume " + web1 + "-root", "base volume in " + poolB} {
-		if err := checkExists(t, what, all[what])(nil); err != nil {
-			t.Error(err)
-		}
+	on(web2, a, b)
+	if err := b.Read(acctest.Ctx(t), "look up the base volume", acctest.VolumeLookup(pool, base)); err != nil {
+		t.Errorf("hv2's base volume after the move: %v", err)
 	}
 }
 
