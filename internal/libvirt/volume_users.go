@@ -9,14 +9,17 @@ import (
 )
 
 // PathUsers is what uses a file on a host: the domains whose definition has it as a disk,
-// writing (Writers) or only reading it (Readers: a CD-ROM, a read-only or shareable disk),
-// and the volumes that have it as their backing file (Overlays, by path).
+// writing it while they run (Writers), writing it when they run (StoppedWriters: their
+// definition does, they are shut off) or only reading it (Readers: a CD-ROM, a read-only
+// or shareable disk), and the volumes that have it as their backing file (Overlays).
 type PathUsers struct {
-	Writers, Readers, Overlays []string
+	Writers, StoppedWriters, Readers, Overlays []string
 }
 
 // InUse is true when anything uses the file.
-func (u PathUsers) InUse() bool { return len(u.Writers)+len(u.Readers)+len(u.Overlays) > 0 }
+func (u PathUsers) InUse() bool {
+	return len(u.Writers)+len(u.StoppedWriters)+len(u.Readers)+len(u.Overlays) > 0
+}
 
 // PathUsers says what on c's host uses the file at path, except the domain named except
 // (the one that is moving away, say). Definitions are the persistent ones; overlays are
@@ -41,9 +44,18 @@ func (c *Client) PathUsers(ctx context.Context, path, except string) (PathUsers,
 				return err
 			}
 			writes, reads := diskUse(doc, path)
-			if writes {
-				out.Writers = append(out.Writers, d.Name)
-			} else if reads {
+			switch {
+			case writes:
+				state, _, err := l.DomainGetState(d, 0)
+				if err != nil && !isNotFound(err) {
+					return err
+				}
+				if state == int32(golibvirt.DomainShutoff) || state == int32(golibvirt.DomainCrashed) {
+					out.StoppedWriters = append(out.StoppedWriters, d.Name)
+				} else {
+					out.Writers = append(out.Writers, d.Name)
+				}
+			case reads:
 				out.Readers = append(out.Readers, d.Name)
 			}
 		}

@@ -163,7 +163,7 @@ func runningOrFail(t *testing.T, name string, on, off *libvirt.Client, uuid *str
 
 // A stopped domain moves its definition: defined on b, gone from the default host, plan
 // empty after. A move to a host that cannot run the domain's CPU model is refused at plan
-// time, naming the model and the host; so is a copy of a stopped domain's disks.
+// time, naming the model and the host.
 func TestAccDomainMigrate_stoppedAndRefused(t *testing.T) {
 	acctest.RequireHostB(t)
 	name := acctest.RandomName("migs")
@@ -190,11 +190,6 @@ func TestAccDomainMigrate_stoppedAndRefused(t *testing.T) {
 					"state", "shutoff",
 				),
 			},
-			{
-				Config:      stopped("", `    copy_storage = "all"`),
-				PlanOnly:    true,
-				ExpectError: acctest.ErrorText("Cannot copy the disks of a stopped domain"),
-			},
 			{Config: stopped("b", "", model)},
 			{
 				Config:      stopped("", "", model),
@@ -215,27 +210,7 @@ func TestAccDomainMigrate_withItsVolumes(t *testing.T) {
 	name := acctest.RandomName("migv")
 	base, root := name+"-base.qcow2", name+"-root.qcow2"
 	a, b := acctest.Client(t), acctest.ClientB(t)
-	machine := func(host string) string {
-		h := ""
-		if host != "" {
-			h = fmt.Sprintf("  host = %q\n", host)
-		}
-		return hostsProvider() + fmt.Sprintf(`
-resource "libvirt_volume" "base" {
-%[1]s  name        = %[2]q
-  pool        = %[3]q
-  source_file = %[4]q
-}
-
-resource "libvirt_volume" "root" {
-%[1]s  name           = %[5]q
-  pool           = %[3]q
-  backing_volume = libvirt_volume.base.id
-}
-`, h, base, acctest.Pool(), acctest.GuestImage(t), root) + migratingDomain(name, host, `    copy_storage = "all"`,
-			`  wait_for_ready = { timeout = "3m", command = ["/bin/true"] }`,
-			"  disk {\n    volume_id = libvirt_volume.root.id\n  }")
-	}
+	machine := func(host string) string { return movingMachine(t, name, host, true) }
 	var uuid string
 	var uptime float64
 	var basePath, rootPath string
@@ -275,6 +250,92 @@ resource "libvirt_volume" "root" {
 						return nil
 					}),
 				ConfigStateChecks: append(acctest.State("libvirt_volume.root", "host", "b"), acctest.State("libvirt_volume.base", "host", "b")...),
+			},
+		},
+	})
+}
+
+// movingMachine is a quickstart-shaped machine on host ("" for the default host): a base
+// volume of the tiny guest image, an overlay on it and a domain on the overlay with
+// migrate = true and copy_storage = "all", booted (waiting for its agent) when running.
+func movingMachine(t *testing.T, name, host string, running bool) string {
+	h := ""
+	if host != "" {
+		h = fmt.Sprintf("  host = %q\n", host)
+	}
+	more := []string{"  disk {\n    volume_id = libvirt_volume.root.id\n  }"}
+	if running {
+		more = append(more, `  wait_for_ready = { timeout = "3m", command = ["/bin/true"] }`)
+	} else {
+		more = append(more, "  running = false")
+	}
+	return hostsProvider() + fmt.Sprintf(`
+resource "libvirt_volume" "base" {
+%[1]s  name        = %[2]q
+  pool        = %[3]q
+  source_file = %[4]q
+}
+
+resource "libvirt_volume" "root" {
+%[1]s  name           = %[5]q
+  pool           = %[3]q
+  backing_volume = libvirt_volume.base.id
+}
+`, h, name+"-base.qcow2", acctest.Pool(), acctest.GuestImage(t), name+"-root.qcow2") + migratingDomain(name, host, `    copy_storage = "all"`, more...)
+}
+
+// A stopped machine moves whole too: its volumes are copied to b through the provider
+// (nothing writes them while the domain is stopped), the definition moves, and the default
+// host keeps nothing; the overlay on b still has its base under it. Back again the same way.
+func TestAccDomainMigrate_stoppedWithItsVolumes(t *testing.T) {
+	acctest.RequireHostB(t)
+	name := acctest.RandomName("migsv")
+	base, root := name+"-base.qcow2", name+"-root.qcow2"
+	a, b := acctest.Client(t), acctest.ClientB(t)
+	var basePath, rootPath string
+	onlyFilesOn := func(on, off *libvirt.Client) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			for _, p := range []string{rootPath, basePath} {
+				if err := on.Read(context.Background(), "look up "+p, acctest.VolumeKeyLookup(p)); err != nil {
+					return fmt.Errorf("%s has no volume at %s: %w", on.URI(), p, err)
+				}
+				if err := noVolumeAt(off, p)(nil); err != nil {
+					return err
+				}
+			}
+			info, err := on.VolumeInfo(context.Background(), libvirt.VolumeRef{Key: rootPath})
+			if err != nil || info.Backing != basePath {
+				return fmt.Errorf("overlay on %s: backing %v, want %s (%v)", on.URI(), info, basePath, err)
+			}
+			return nil
+		}
+	}
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGoneOn(map[string]map[string]acctest.Lookup{
+			acctest.URI(): {"domain " + name: acctest.DomainLookup(name), "volume " + base: acctest.VolumeLookup(acctest.Pool(), base),
+				"volume " + root: acctest.VolumeLookup(acctest.Pool(), root)},
+			acctest.URIB(): {"domain " + name: acctest.DomainLookup(name), "volume " + base: acctest.VolumeLookup(acctest.PoolB(), base),
+				"volume " + root: acctest.VolumeLookup(acctest.PoolB(), root)},
+		}),
+		Steps: []resource.TestStep{
+			{
+				Config: movingMachine(t, name, "", false),
+				Check: func(s *terraform.State) error {
+					basePath = s.RootModule().Resources["libvirt_volume.base"].Primary.Attributes["path"]
+					rootPath = s.RootModule().Resources["libvirt_volume.root"].Primary.Attributes["path"]
+					return nil
+				},
+			},
+			{
+				Config: movingMachine(t, name, "b", false),
+				ConfigPlanChecks: acctest.Plans(acctest.PlanIs(domRes, "update_method", "migrate"),
+					acctest.Planned("libvirt_volume.base", acctest.Update), acctest.Planned("libvirt_volume.root", acctest.Update)),
+				Check: resource.ComposeTestCheckFunc(onlyOn(name, b, a), onlyFilesOn(b, a)),
+			},
+			{
+				Config:           movingMachine(t, name, "", false),
+				ConfigPlanChecks: acctest.Updates(domRes, "migrate"),
+				Check:            resource.ComposeTestCheckFunc(onlyOn(name, a, b), onlyFilesOn(a, b)),
 			},
 		},
 	})

@@ -17,7 +17,8 @@ resource "libvirt_domain" "app" {
   }
 
   # Copied by the migration into the same path on kvm2, whose pool must hold that path.
-  # A read-only disk or a cdrom (e.g. a cloud-init seed) is not copied: kvm2 must have it.
+  # Read-only media (a cloud-init seed) the new host lacks are copied ahead by the provider.
+  # A disk of a libvirt_volume: give the volume the same host, and it moves with the domain.
   disk {
     path = "/var/lib/libvirt/images/app-1.qcow2"
   }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -64,7 +65,7 @@ func migrateAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Whether a change of `host` moves the domain instead of replacing it. A running domain migrates live, " +
 				"peer to peer (the old host's libvirtd sends it to the new one's): its UUID, MACs and the guest's uptime stay, it is " +
 				"defined on the new host and undefined on the old one only once it runs there. A stopped domain moves its definition " +
-				"(its disks must be on storage both hosts see, or move with `libvirt_volume.host`). The plan says `update_method = " +
+				"(and its disks with `migration.copy_storage = \"all\"`). The plan says `update_method = " +
 				"\"migrate\"`; a migration that fails leaves the domain running on the old host and the state saying so. " +
 				"Default `false`.",
 			Optional: true,
@@ -76,9 +77,11 @@ func migrateAttributes() map[string]schema.Attribute {
 			Attributes: map[string]schema.Attribute{
 				"copy_storage": schema.StringAttribute{
 					MarkdownDescription: "`none` (default): the disks are on storage both hosts see (a netfs or shared pool). `all`: " +
-						"the disks are copied to the new host while the guest runs, into volumes made there at the same paths (an " +
-						"active pool must hold them), and removed from the old host once the guest runs on the new one. Only a running " +
-						"domain can copy its disks.",
+						"the disks are copied to the new host, into volumes at the same paths (a pool with the same directory must " +
+						"be active there): by libvirt while the guest runs, through the provider for a stopped domain; read-only media " +
+						"(a cloud-init seed) and, for a stopped domain, backing files are copied ahead where the new host lacks them. " +
+						"The old host's copies are removed once the domain is on the new host and nothing else there uses them " +
+						"(never on storage both hosts see). Move the disks' `libvirt_volume` resources with it (their `host`).",
 					Optional:   true,
 					Validators: []validator.String{stringvalidator.OneOf("none", "all")},
 				},
@@ -123,8 +126,8 @@ func moving(plan, state *Model) bool {
 }
 
 // planMigration checks at plan time that the new host can take the domain as it is on the
-// old one (its domain type, machine type and CPU model), that a stopped domain is not to
-// copy its disks, and says in a warning where the domain goes and how.
+// old one (its domain type, machine type and CPU model), and says in a warning where the
+// domain goes and how.
 func (r *Resource) planMigration(ctx context.Context, plan, state *Model, d *diag.Diagnostics) {
 	name, from, to := plan.Name.ValueString(), state.HostOf(), plan.HostOf()
 	if r.Hosts == nil || r.Client == nil {
@@ -144,23 +147,24 @@ func (r *Resource) planMigration(ctx context.Context, plan, state *Model, d *dia
 		return
 	}
 	copyAll := plan.Migration != nil && plan.Migration.CopyStorage.ValueString() == "all"
-	if copyAll && !st.Active {
-		d.AddAttributeError(path.Root("migration").AtName("copy_storage"), "Cannot copy the disks of a stopped domain",
-			fmt.Sprintf("libvirt_domain %s is %s on host %s: a stopped domain moves its definition only, libvirt cannot copy its disks "+
-				"offline. Start it first (running = true, applied before the move), or set migration.copy_storage = \"none\" with its "+
-				"disks on storage both hosts see (or moved with their libvirt_volume's host).", name, st.State, from))
-	}
 	for _, problem := range targetLacks(ctx, r.Client, &def) {
 		d.AddAttributeError(path.Root("host"), "Host "+to+" cannot run libvirt_domain "+name,
 			fmt.Sprintf("libvirt_domain %s cannot migrate from host %s to host %s: %s. Choose another host, or change the domain "+
 				"first (on its current host) so that the new host can run it.", name, from, to, problem))
 	}
 	how := "its definition moves (the domain is stopped)"
+	if copyAll {
+		how += ", and the files of its disks are copied through the provider (then removed from host " + from + ")"
+	}
 	if st.Active {
 		how = "live: the guest keeps running while its memory moves"
 		if copyAll {
 			how += ", and its disks are copied (then removed from host " + from + ")"
 		}
+	}
+	if copyAll {
+		how += ". Move the libvirt_volume resources of its disks in the same apply (their host too): one left on host " + from +
+			" finds its volume gone after the move, and the next plan makes it anew there"
 	}
 	d.AddWarning(fmt.Sprintf("libvirt_domain %s will migrate from host %s to host %s", name, from, to),
 		fmt.Sprintf("The domain is moved, not replaced: %s. Its UUID and MACs stay. If the migration fails, the domain stays on "+
@@ -198,6 +202,37 @@ func targetLacks(ctx context.Context, c *libvirt.Client, def *libvirtxml.Domain)
 	return out
 }
 
+// copyAhead copies to r.Client's host, through the provider, what a storage copy needs
+// there and libvirt does not copy: the read-only media of a running domain (a cloud-init
+// seed: the guest opens it there at once); for a stopped domain, every file of its disks,
+// backing files deepest first (libvirt moves a stopped domain's definition only). Files the
+// new host has already (moved by their libvirt_volume, or on storage both hosts see) stay.
+func (r *Resource) copyAhead(ctx context.Context, src *libvirt.Client, files *libvirt.MigrationFiles, to string) error {
+	need := slices.Clone(files.Media)
+	if !files.Active {
+		backing := slices.Clone(files.Backing)
+		slices.Reverse(backing)
+		need = slices.Concat(backing, files.Disks, files.Media)
+	}
+	for _, p := range need {
+		if _, err := r.Client.VolumeInfo(ctx, libvirt.VolumeRef{Key: p}); err == nil {
+			continue
+		}
+		if shared, _ := src.SharesDirWith(ctx, r.Client, filepath.Dir(p)); shared {
+			continue // the same file there; a volume not listed yet, or no pool over it
+		}
+		info, err := src.VolumeInfo(ctx, libvirt.VolumeRef{Key: p})
+		if err != nil {
+			return fmt.Errorf("copy %s to host %s: %w", p, to, err)
+		}
+		tflog.Info(ctx, "copying "+p+" to host "+to+" ahead of the migration", map[string]any{"bytes": libvirt.RawCapacity(info)})
+		if _, err := r.Client.CopyVolumeFrom(ctx, src, info); err != nil {
+			return fmt.Errorf("copy %s to host %s: %w", p, to, err)
+		}
+	}
+	return nil
+}
+
 // migrate moves the domain of state to plan's host (r.Client's). After a failure the
 // error says where the domain is; movedAnyway is true when it is on the new host all the
 // same (the move completed but a check after it failed).
@@ -230,13 +265,16 @@ func (r *Resource) migrate(ctx context.Context, plan, state *Model, d *diag.Diag
 	opts.Progress = func(p libvirt.MigrateProgress) {
 		tflog.Info(ctx, "migrating domain "+name+": "+p.String(), map[string]any{"from": state.HostOf(), "to": plan.HostOf()})
 	}
-	var copied, companions []string // what the storage copy moves, and what moves beside it
+	var files *libvirt.MigrationFiles // with copy_storage = "all": what moves, and what goes from here after
 	if opts.CopyStorage == "all" {
-		if copied, err = src.MigratedDiskPaths(ctx, state.ID.ValueString()); err != nil {
+		if files, err = src.MigrationFiles(ctx, state.ID.ValueString()); err != nil {
 			return false, err
 		}
-		if companions, err = src.MigrationCompanions(ctx, state.ID.ValueString()); err != nil {
+		if err := r.copyAhead(ctx, src, files, plan.HostOf()); err != nil {
 			return false, err
+		}
+		if !files.Active {
+			opts.CopyStorage = "none" // copied ahead: a stopped domain moves its definition only
 		}
 	}
 	start := time.Now()
@@ -251,15 +289,16 @@ func (r *Resource) migrate(ctx context.Context, plan, state *Model, d *diag.Diag
 	}
 	tflog.Info(ctx, "migrated domain "+name, map[string]any{"from": state.HostOf(), "to": plan.HostOf(), "seconds": time.Since(start).Seconds()})
 	// The guest runs on the new host: the old host's copies of its disks are stale, and so
-	// are its base images and seeds where their volumes moved too and nothing else uses them.
-	if _, left := src.RemoveVolumesAt(ctx, copied); len(left) > 0 {
-		d.AddWarning("Old disk copies left on host "+state.HostOf(),
-			fmt.Sprintf("libvirt_domain %s runs on host %s with copies of its disks; these of host %s could not be removed: %v. "+
-				"Remove them by hand.", name, plan.HostOf(), state.HostOf(), left))
+	// are its base images and seeds where their volumes moved too and nothing else uses them
+	// (never a file on storage both hosts see).
+	if files == nil {
+		return false, nil
 	}
-	if removed, left := src.RemoveMovedCompanions(ctx, r.Client, companions); len(removed)+len(left) > 0 {
-		tflog.Info(ctx, "after migrating domain "+name+": backing files and read-only media on the old host",
-			map[string]any{"host": state.HostOf(), "removed": removed, "kept": left})
+	removed, left := src.RemoveOldCopies(ctx, r.Client, slices.Concat(files.Disks, files.Media, files.Backing))
+	tflog.Info(ctx, "after migrating domain "+name+": old copies on host "+state.HostOf(), map[string]any{"removed": removed, "kept": left})
+	if len(left) > 0 {
+		d.AddWarning("Old copies left on host "+state.HostOf(),
+			fmt.Sprintf("libvirt_domain %s runs on host %s; on host %s these files stay (why, for each): %v.", name, plan.HostOf(), state.HostOf(), left))
 	}
 	return false, nil
 }

@@ -191,7 +191,10 @@ func (r *Resource) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		if res.Forced {
 			tflog.Warn(ctx, "domain did not shut down in time and was forced off for the restart", map[string]any{"name": name})
 		}
-		if err == nil && plan.Running.ValueBool() {
+		// A guest that only moved did not boot again: nothing to wait for (its lease, if
+		// wait_for_ip asks for one, stays in the old host's network).
+		movedOnly := plan.HostOf() != state.HostOf() && res.Method != domainxml.ChangeRestart && !res.Started
+		if err == nil && plan.Running.ValueBool() && !movedOnly {
 			err = r.waitForGuest(ctx, id, plan)
 		}
 		was := deferredRun(ctx, req.Private)

@@ -93,8 +93,9 @@ func domainCoreAttributes() map[string]schema.Attribute {
 		"console_url": tfkit.ComputedString("URL of the graphical console of the running domain, e.g. `vnc://127.0.0.1:5900` (empty when not running or no graphics)."),
 		"update_method": tfkit.ComputedString("How the last update was applied, and in a plan how the pending one will be: `none` (nothing in the " +
 			"domain changes), `live` (vcpu/memory within headroom, applied live and persistently, no restart), `restart` " +
-			"(definition rewritten, running domain restarted gracefully) or `definition` (definition rewritten only: the domain is not " +
-			"running, or `restart_on_update = false` left the restart to you)."),
+			"(definition rewritten, running domain restarted gracefully), `definition` (definition rewritten only: the domain is not " +
+			"running, or `restart_on_update = false` left the restart to you) or `migrate` (the domain moves to its new `host`, see " +
+			"`migrate`; the rest of the change then applies there)."),
 		"restart_on_update": tfkit.OptionalBool("Whether a change that the running domain cannot take live restarts it (gracefully, see "+
 			"`shutdown`). `false`: such a change only rewrites the definition; the domain keeps running as it is, `update_method` "+
 			"says `definition`, and `pending_restart` is true until the domain is next stopped and started. Default `true`.", true),

@@ -38,7 +38,7 @@ type Model struct {
 
 func (d *DataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := map[string]schema.Attribute{
-		"id":                  tfkit.DataString("The connection URI (one host per provider instance)."),
+		"id":                  tfkit.DataString("The connection URI of the host read (`host`)."),
 		"uri":                 tfkit.DataString("The libvirt URI the provider is connected to."),
 		"hostname":            tfkit.DataString("The host's name as libvirt reports it."),
 		"arch":                tfkit.DataString("The host CPU architecture, e.g. `x86_64`."),

@@ -21,12 +21,12 @@ import (
 // plan time and again at apply (moveWay):
 //   - the new host has it already, same pool and name (storage both hosts see, or moved
 //     before): taken as it is there;
-//   - a domain on the old host writes it: it is carried by that domain's migration
+//   - a domain running on the old host writes it: it is carried by that domain's migration
 //     (migrate = true, migration.copy_storage = "all", in the same apply): an empty volume
 //     of the same format and size is made on the new host at the same path for the
 //     migration to fill, and the migration removes the old copy once the guest runs on
 //     the new host;
-//   - else its bytes are copied, streamed through the provider; the old copy is removed
+//   - else (nothing writes it now) its bytes are copied, streamed through the provider; the old copy is removed
 //     when nothing on the old host uses it any more, else the migration of the domain
 //     that does (a backing file, a CD-ROM) removes it, or a warning says it is left.
 
@@ -60,6 +60,9 @@ func (r *VolumeResource) moveWay(ctx context.Context, src, dst *libvirt.Client, 
 	if err != nil {
 		return 0, nil, users, fmt.Errorf("read it on host %s: %w", state.HostOf(), err)
 	}
+	// A pool lists a file made through another host only once refreshed: storage both
+	// hosts see must show up here before anything is copied onto it.
+	_, _ = poolDir(ctx, dst, info.Pool) // ReadPool refreshes an active pool
 	there, err := dst.VolumeInfo(ctx, libvirt.VolumeRef{Pool: info.Pool, Name: info.Name})
 	switch {
 	case err == nil:
@@ -146,6 +149,10 @@ func (r *VolumeResource) move(ctx context.Context, state *VolumeModel, to string
 		if _, err := r.Client.VolumeInfo(ctx, libvirt.VolumeRef{Key: info.Backing}); err != nil {
 			return nil, fmt.Errorf("it is an overlay of %s, which host %s does not have (%w): move its backing volume too", info.Backing, to, err)
 		}
+	}
+	if shared, _ := src.SharesDirWith(ctx, r.Client, filepath.Dir(info.Path)); shared {
+		return nil, fmt.Errorf("host %s sees %s on the same storage but its pool %s does not list it: refresh that pool "+
+			"(virsh pool-refresh %s) and apply again; nothing was copied", to, info.Path, info.Pool, info.Pool)
 	}
 	tflog.Info(ctx, "copying volume "+state.fullName(), map[string]any{"from": state.HostOf(), "to": to, "bytes": libvirt.RawCapacity(info)})
 	moved, err := r.Client.CopyVolumeFrom(ctx, src, info)
