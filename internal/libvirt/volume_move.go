@@ -10,18 +10,28 @@ import (
 )
 
 // Moving a volume to another host (libvirt_volume's `host`). Two ways:
-//   - PrecreateFor: an empty volume of the same name, format and capacity on the new host,
-//     for a domain's migration with a storage copy to fill (libvirt writes into a volume
-//     that exists at the disk's path; it flattens the backing chain, so none is given);
+//   - PrecreateFor: a volume of the same name, format and capacity on the new host, for a
+//     domain's migration with a storage copy to fill (libvirt writes into a volume that
+//     exists at the disk's path: the whole disk, backing chain flattened into it);
 //   - CopyVolumeFrom: the file byte for byte, streamed through the provider from the old
 //     host's daemon into the new one's (no program on either host reads it as an image);
 //     a qcow2 overlay keeps its backing file's path, which must exist on the new host.
 
-// PrecreateFor makes on c an empty volume like src (its pool, name, format and capacity)
-// with no backing file, and returns it.
+// PrecreateFor makes on c a volume like src (its pool, name, format and capacity) for a
+// migration's storage copy to fill: an overlay of the same backing file when c's host has
+// it (a full copy into an overlay is the whole disk all the same), else an empty one. Made
+// so, it is also what a domain made anew on it would want: when the domain that wrote src
+// is replaced rather than moved (Terraform may update the volume before it destroys that
+// domain), the new one starts from the same base, as a volume made anew would.
 func (c *Client) PrecreateFor(ctx context.Context, src *VolumeInfo) (*VolumeInfo, error) {
 	spec := VolumeSpec{Pool: src.Pool, Name: src.Name, Format: src.Format, Capacity: src.Capacity}
-	vol, err := c.create(ctx, spec, src.Capacity, nil)
+	var backing *VolumeInfo
+	if src.Backing != "" {
+		if b, err := c.VolumeInfo(ctx, VolumeRef{Key: src.Backing}); err == nil {
+			backing = b
+		}
+	}
+	vol, err := c.create(ctx, spec, src.Capacity, backing)
 	if err != nil {
 		return nil, err
 	}
