@@ -919,6 +919,12 @@ cmd_restart_libvirtd() {
   stop_libvirtd
   start_libvirtd "$(stamp_mode)"
   wait_libvirtd_ready
+  # With host b up, the shared pool's bindfs mount lives in this libvirtd's own mount
+  # namespace: a new libvirtd needs it again (and its pool "shared" started over it), else
+  # the files it makes there are not the ones b sees.
+  if libvirtd_b_pid >/dev/null 2>&1; then
+    ensure_shared
+  fi
   log "libvirtd restarted (pid $(libvirtd_pid)) in $(($(now_ms) - t0)) ms"
 }
 

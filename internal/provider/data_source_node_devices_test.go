@@ -64,7 +64,9 @@ data "libvirt_node_devices" "net" {
 				lo := false
 				for i := 0; i < n; i++ {
 					at := func(k string) string { return a[fmt.Sprintf("devices.%d.%s", i, k)] }
-					name := "net_" + at("interface") + "_" + strings.ReplaceAll(at("mac"), ":", "_")
+					// libvirt names it after the interface and MAC, each character that is not a
+					// letter, digit or "_" made "_" (a veth kvmf-a is net_kvmf_a_...).
+					name := "net_" + nodeDevNameChars.ReplaceAllString(at("interface"), "_") + "_" + strings.ReplaceAll(at("mac"), ":", "_")
 					if at("interface") == "" || at("capability") != "net" || name != at("name") {
 						return fmt.Errorf("net device %s: interface %q, mac %q, capability %q", at("name"), at("interface"), at("mac"), at("capability"))
 					}
@@ -78,6 +80,9 @@ data "libvirt_node_devices" "net" {
 		}},
 	})
 }
+
+// nodeDevNameChars are the characters libvirt replaces in node device names.
+var nodeDevNameChars = regexp.MustCompile(`[^A-Za-z0-9_]`)
 
 // guestNIC matches the net devices a guest's NIC makes while it runs (tap and macvtap).
 var guestNIC = regexp.MustCompile(`^net_(vnet|macvtap)[0-9]+_`)
