@@ -222,3 +222,68 @@ resource "libvirt_domain" %q {
 		t.Fatalf("plan with b back: exit %d, want 0:\n%s", code, out)
 	}
 }
+
+// A volume moves to a host that has a volume of the same pool and name of its own (not the
+// same storage): refused at plan time, naming it; nothing on either host changes. Once
+// that one is gone, the move copies the volume over and removes it from the default host.
+func TestAccHosts_volumeMoveRefusesAnotherVolume(t *testing.T) {
+	acctest.RequireHostB(t)
+	name := acctest.RandomName("hv") + ".raw"
+	a, b := acctest.Client(t), acctest.ClientB(t)
+	theirs, err := b.CreateVolume(acctest.Ctx(t), libvirt.VolumeSpec{Pool: acctest.PoolB(), Name: name, Format: "raw", Capacity: 2 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = b.RemoveVolumesAt(context.Background(), []string{theirs.Path}) })
+	cfg := func(host string) string {
+		h := ""
+		if host != "" {
+			h = fmt.Sprintf("  host = %q\n", host)
+		}
+		return hostsProvider() + fmt.Sprintf(`
+resource "libvirt_volume" "v" {
+%s  name           = %q
+  pool           = %q
+  format         = "raw"
+  capacity_bytes = 1048576
+}
+`, h, name, acctest.Pool())
+	}
+	var path string
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGoneOn(map[string]map[string]acctest.Lookup{
+			acctest.URI():  {"volume " + name: acctest.VolumeLookup(acctest.Pool(), name)},
+			acctest.URIB(): {"volume " + name: acctest.VolumeLookup(acctest.PoolB(), name)},
+		}),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(""),
+				Check: func(s *terraform.State) error {
+					path = s.RootModule().Resources["libvirt_volume.v"].Primary.Attributes["path"]
+					return nil
+				},
+			},
+			{
+				Config:      cfg("b"),
+				PlanOnly:    true,
+				ExpectError: acctest.ErrorText("has a volume " + acctest.Pool() + "/" + name + " of its own"),
+			},
+			{
+				PreConfig: func() {
+					if _, left := b.RemoveVolumesAt(context.Background(), []string{theirs.Path}); len(left) > 0 {
+						t.Fatal(left)
+					}
+				},
+				Config:           cfg("b"),
+				ConfigPlanChecks: acctest.Plans(acctest.Planned("libvirt_volume.v", acctest.Update)),
+				Check: resource.ComposeTestCheckFunc(noVolumeAt(a, path), func(*terraform.State) error {
+					info, err := b.VolumeInfo(context.Background(), libvirt.VolumeRef{Key: path})
+					if err != nil || info.Capacity != 1048576 {
+						return fmt.Errorf("volume on b: %+v, %v (want 1 MiB at %s)", info, err, path)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}

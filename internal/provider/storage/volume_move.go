@@ -18,9 +18,10 @@ import (
 
 // A change of a libvirt_volume's `host` moves the volume; it never deletes it first (a
 // replace would, while a domain on the old host may still run on it). How, decided at
-// plan time and again at apply (moveWay):
-//   - the new host has it already, same pool and name (storage both hosts see, or moved
-//     before): taken as it is there;
+// plan time and again at apply (decideMove):
+//   - the new host has it already, same pool and name, on storage both hosts see (asked:
+//     SharesDirWith), or the old host has it no more (a domain's migration moved it):
+//     taken as it is there; a volume of that name of the new host's own is never taken;
 //   - a domain running on the old host writes it: it is carried by that domain's migration
 //     (migrate = true, migration.copy_storage = "all", in the same apply): an empty volume
 //     of the same format and size is made on the new host at the same path for the
@@ -53,22 +54,32 @@ func moving(plan, state *VolumeModel) bool {
 	return state != nil && !plan.Host.IsUnknown() && plan.HostOf() != state.HostOf()
 }
 
-// moveWay decides how the volume of state moves to dst, and what it will be there.
-func (r *VolumeResource) moveWay(ctx context.Context, src, dst *libvirt.Client, state *VolumeModel) (moveWay, *libvirt.VolumeInfo, libvirt.PathUsers, error) {
+// decideMove decides how the volume of state moves to dst, and what it will be there.
+func decideMove(ctx context.Context, src, dst *libvirt.Client, state *VolumeModel) (moveWay, *libvirt.VolumeInfo, libvirt.PathUsers, error) {
 	var users libvirt.PathUsers
-	info, err := src.VolumeInfo(ctx, state.ref())
-	if err != nil {
-		return 0, nil, users, fmt.Errorf("read it on host %s: %w", state.HostOf(), err)
-	}
+	pool, name := state.Pool.ValueString(), state.Name.ValueString()
 	// A pool lists a file made through another host only once refreshed: storage both
-	// hosts see must show up here before anything is copied onto it.
-	_, _ = poolDir(ctx, dst, info.Pool) // ReadPool refreshes an active pool
-	there, err := dst.VolumeInfo(ctx, libvirt.VolumeRef{Pool: info.Pool, Name: info.Name})
+	// hosts see must show up there before anything is copied onto it.
+	_, _ = poolDir(ctx, dst, pool) // ReadPool refreshes an active pool
+	there, terr := dst.VolumeInfo(ctx, libvirt.VolumeRef{Pool: pool, Name: name})
+	if terr != nil && !errors.Is(terr, libvirt.ErrNotFound) {
+		return 0, nil, users, terr
+	}
+	info, err := src.VolumeInfo(ctx, state.ref())
 	switch {
-	case err == nil:
+	case errors.Is(err, libvirt.ErrNotFound) && terr == nil:
+		// Moved already (a domain's migration copied it, and removed the old copy).
 		return moveAdopt, there, users, nil
-	case !errors.Is(err, libvirt.ErrNotFound):
-		return 0, nil, users, err
+	case err != nil:
+		return 0, nil, users, fmt.Errorf("read it on host %s: %w", state.HostOf(), err)
+	case terr == nil:
+		// Both hosts have it: one file on storage both see, or two files, and then the new
+		// host's is not this volume (a leftover, another's): never taken for it.
+		if shared, serr := src.SharesDirWith(ctx, dst, filepath.Dir(info.Path)); !shared || serr != nil {
+			return 0, nil, users, fmt.Errorf("host %s has a volume %s/%s of its own (%s), not on storage both hosts see: "+
+				"remove or rename it there, then apply again; nothing was moved", dst.URI(), pool, name, there.Path)
+		}
+		return moveAdopt, there, users, nil
 	}
 	if users, err = src.PathUsers(ctx, info.Path, ""); err != nil {
 		return 0, nil, users, err
@@ -90,9 +101,10 @@ func (r *VolumeResource) planMove(ctx context.Context, state, plan *VolumeModel,
 		d.AddAttributeError(path.Root("host"), "Cannot move "+state.what(), err.Error())
 		return
 	}
-	way, info, users, err := r.moveWay(ctx, src, r.Client, state)
+	way, info, users, err := decideMove(ctx, src, r.Client, state)
 	if err != nil {
-		return // the refresh or the apply says what is wrong
+		d.AddAttributeError(path.Root("host"), "Cannot move "+state.what(), err.Error())
+		return
 	}
 	from, to := state.HostOf(), plan.HostOf()
 	var how string
@@ -134,7 +146,7 @@ func (r *VolumeResource) move(ctx context.Context, state *VolumeModel, to string
 	if err != nil {
 		return nil, err
 	}
-	way, info, users, err := r.moveWay(ctx, src, r.Client, state)
+	way, info, users, err := decideMove(ctx, src, r.Client, state)
 	if err != nil {
 		return nil, err
 	}
