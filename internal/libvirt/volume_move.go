@@ -2,9 +2,7 @@ package libvirt
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 
 	golibvirt "github.com/digitalocean/go-libvirt"
 )
@@ -55,17 +53,7 @@ func (c *Client) CopyVolumeFrom(ctx context.Context, from *Client, src *VolumeIn
 	if err != nil {
 		return nil, err
 	}
-	pr, pw := io.Pipe()
-	dctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		pw.CloseWithError(from.DownloadVolume(dctx, VolumeRef{Key: src.Key, Pool: src.Pool}, pw))
-	}()
-	err = c.Write(ctx, fmt.Sprintf("copy volume %s/%s from %s byte for byte", src.Pool, src.Name, from.URI()), func(l *golibvirt.Libvirt) error {
-		return l.StorageVolUpload(vol, pr, 0, size, 0)
-	})
-	cancel()
-	_ = pr.CloseWithError(errors.New("copy ended"))
+	err = c.streamCopy(ctx, from, src, vol, size, fmt.Sprintf("copy volume %s/%s from %s byte for byte", src.Pool, src.Name, from.URI()))
 	if err != nil {
 		return nil, c.discard(ctx, spec, vol, err)
 	}

@@ -197,19 +197,27 @@ func (c *Client) copyRaw(ctx context.Context, spec VolumeSpec, src *VolumeInfo) 
 	if err != nil {
 		return nil, err
 	}
-	pr, pw := io.Pipe()
-	dctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		pw.CloseWithError(c.DownloadVolume(dctx, VolumeRef{Key: src.Key, Pool: src.Pool}, pw))
-	}()
-	err = c.Write(ctx, fmt.Sprintf("copy volume %s/%s into %s byte for byte", src.Pool, src.Name, spec), func(l *golibvirt.Libvirt) error {
-		return l.StorageVolUpload(vol, pr, 0, size, 0)
-	})
-	cancel()
-	_ = pr.CloseWithError(errors.New("copy ended"))
+	err = c.streamCopy(ctx, c, src, vol, size, fmt.Sprintf("copy volume %s/%s into %s byte for byte", src.Pool, src.Name, spec))
 	if err != nil {
 		return nil, c.discard(ctx, spec, vol, err)
 	}
 	return c.finish(ctx, spec, vol, size)
+}
+
+// streamCopy writes size bytes of src, as read through from (c itself, or another host's
+// client), into vol on c: libvirt's download piped into its upload, through the provider.
+// Neither daemon reads the bytes as an image. what names the work in errors.
+func (c *Client) streamCopy(ctx context.Context, from *Client, src *VolumeInfo, vol golibvirt.StorageVol, size uint64, what string) error {
+	pr, pw := io.Pipe()
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		pw.CloseWithError(from.DownloadVolume(dctx, VolumeRef{Key: src.Key, Pool: src.Pool}, pw))
+	}()
+	err := c.Write(ctx, what, func(l *golibvirt.Libvirt) error {
+		return l.StorageVolUpload(vol, pr, 0, size, 0)
+	})
+	cancel()
+	_ = pr.CloseWithError(errors.New("copy ended"))
+	return err
 }
