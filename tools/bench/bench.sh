@@ -385,6 +385,7 @@ workload_b() {
     must "B-$cli-apply" "${cli_bin[$cli]}" -chdir="$d" apply -input=false -no-color -auto-approve
     no_change_plan "B-$cli-plan" "$cli" "$d"
     no_change_plan "B-$cli-planr" "$cli" "$d" -refresh=false
+    floor_holding_ours "$cli" "$d"
     must "B-$cli-destroy" "${cli_bin[$cli]}" -chdir="$d" destroy -input=false -no-color -auto-approve
   done
 }

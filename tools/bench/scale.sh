@@ -213,5 +213,11 @@ scale_rows() {
   echo "| | every-family domain, CPU ms per domain (CLI + provider, less its volumes' plan) | – | $ft | $fo | | | |"
   echo "| | plain domain (B), CPU ms per domain (CLI + provider, less a plan of nothing) | – | $bt | $bo | | | |"
   echo "| | every family ÷ plain, CPU per domain | – | $rt2 | $ro2 | ≤ 1.2 | $(verdict "$rt2" "<=" 1.2) | $(verdict "$ro2" "<=" 1.2) |"
+  # The same ratio for the schema floor (workload S): what the CLI alone makes of it.
+  local sft sfo sbt sbo
+  sft=$(net_cpu_ms S-G-terraform-plan S-GV-terraform-plan "$N_GUARD") sfo=$(net_cpu_ms S-G-tofu-plan S-GV-tofu-plan "$N_GUARD")
+  sbt=$(net_cpu_ms S-B-terraform-plan S-Z-terraform-plan "$N_STOPPED") sbo=$(net_cpu_ms S-B-tofu-plan S-Z-tofu-plan "$N_STOPPED")
+  echo "| | the schema floor: every-family / plain, CPU ms per domain | – | $sft / $sbt | $sfo / $sbo | | | |"
+  echo "| | the schema floor: every family ÷ plain | – | $(ratio "$sft" "$sbt") | $(ratio "$sfo" "$sbo") | (ours ÷ floor's: $(ratio "$rt2" "$(ratio "$sft" "$sbt")") / $(ratio "$ro2" "$(ratio "$sfo" "$sbo")")) | | |"
   echo "| | plain domain (B) ÷ floor, against $GUARD_B_PLAN_RATIO_TERRAFORM / $GUARD_B_PLAN_RATIO_TOFU at $GUARD_BASELINE_COMMIT | – | $(vsfloor B-terraform-plan "$N_STOPPED" terraform) | $(vsfloor B-tofu-plan "$N_STOPPED" tofu) | ≤ +20 % ($gt / $go) | $(verdict "$(vsfloor B-terraform-plan "$N_STOPPED" terraform)" "<=" "$gt") | $(verdict "$(vsfloor B-tofu-plan "$N_STOPPED" tofu)" "<=" "$go") |"
 }
