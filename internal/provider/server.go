@@ -18,10 +18,9 @@ func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	domain.SetBuildVersion(version)
 	return func() tfprotov6.ProviderServer {
 		p := &libvirtProvider{version: version}
+		resources := func() []func() resource.Resource { return New(version)().Resources(context.Background()) }
 		return shortcutServer{ProviderServer: providerserver.NewProtocol6(p)(), provider: p,
-			schemas: &schemaDefaults{newRes: func() []func() resource.Resource {
-				return New(version)().Resources(context.Background())
-			}}}
+			schemas: &schemaDefaults{newRes: resources}, validators: &configValidators{newRes: resources}}
 	}
 }
 
@@ -39,8 +38,9 @@ func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 // changed or unknown value, goes to the framework.
 type shortcutServer struct {
 	tfprotov6.ProviderServer
-	schemas  *schemaDefaults
-	provider *libvirtProvider // its client, once configured: server_read.go
+	schemas    *schemaDefaults
+	validators *configValidators // server_validate.go
+	provider   *libvirtProvider  // its client, once configured: server_read.go
 }
 
 func (s shortcutServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -144,12 +145,14 @@ func cpuToSpec(m *Model, s *domainxml.Spec) {
 	}
 	if pins := mapOfStrings(m.CPU.CPUPinning); pins != nil {
 		s.CPUPinning = map[uint]string{}
-		for k, v := range pins {
+		// In key order: keys that are not numbers all land on one vCPU (the key validator
+		// names each), and the same configuration must always give the same message.
+		for _, k := range slices.Sorted(maps.Keys(pins)) {
 			n, err := strconv.ParseUint(k, 10, 32)
 			if err != nil {
 				n = domainxml.MaxCPUSetCPU + 1 // the validator names it
 			}
-			s.CPUPinning[uint(n)] = v
+			s.CPUPinning[uint(n)] = pins[k]
 		}
 	}
 	s.EmulatorPinning = m.CPU.EmulatorPinning.ValueString()

@@ -208,8 +208,13 @@ func NonTransport(err error) error {
 func ValidateSpec[M any, E ~struct{ Attr, Detail string }, S interface{ Validate() []E }](ctx context.Context, req resource.ValidateConfigRequest,
 	resp *resource.ValidateConfigResponse, what string, toSpec func(*M, context.Context) (S, bool, diag.Diagnostics)) {
 	var m M
-	resp.Diagnostics.Append(GetConfig(ctx, req.Config, &m)...)
-	if resp.Diagnostics.HasError() {
+	if d := GetConfig(ctx, req.Config, &m); d.HasError() {
+		// A value not known yet where the model holds a plain Go value (a whole block from
+		// a module's variable, under `terraform validate`) cannot be read, and is no error
+		// of the user's: the checks run once it is known (plan, apply).
+		if req.Config.Raw.IsFullyKnown() {
+			resp.Diagnostics.Append(d...)
+		}
 		return
 	}
 	spec, ok, diags := toSpec(&m, ctx)
