@@ -40,22 +40,29 @@ func (s *schemaDefaults) index(ctx context.Context, typeName string) *defaultsIn
 	s.once.Do(func() {
 		s.byType = map[string]*defaultsIndex{}
 		s.types = map[string]tftypes.Type{}
-		for _, f := range s.newRes() {
-			r := f()
-			var md resource.MetadataResponse
-			r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "libvirt"}, &md)
-			var sr resource.SchemaResponse
-			r.Schema(ctx, resource.SchemaRequest{}, &sr)
-			idx := &defaultsIndex{typ: sr.Schema.Type().TerraformType(ctx), version: sr.Schema.Version,
+		eachResource(ctx, s.newRes, func(typeName string, sch schema.Schema, _ func() resource.Resource) {
+			idx := &defaultsIndex{typ: sch.Type().TerraformType(ctx), version: sch.Version,
 				values: map[string]tftypes.Value{}, listBlocks: map[string]bool{}}
-			s.types[md.TypeName] = idx.typ
-			if !idx.addAttributes(ctx, "", sr.Schema.Attributes) || !idx.addBlocks(ctx, "", sr.Schema.Blocks) {
-				continue // a default that cannot be read: that type always takes the framework's way
+			s.types[typeName] = idx.typ
+			if !idx.addAttributes(ctx, "", sch.Attributes) || !idx.addBlocks(ctx, "", sch.Blocks) {
+				return // a default that cannot be read: that type always takes the framework's way
 			}
-			s.byType[md.TypeName] = idx
-		}
+			s.byType[typeName] = idx
+		})
 	})
 	return s.byType[typeName]
+}
+
+// eachResource calls f with each resource type's name, schema and constructor.
+func eachResource(ctx context.Context, newRes func() []func() resource.Resource, f func(typeName string, s schema.Schema, newRes func() resource.Resource)) {
+	for _, nr := range newRes() {
+		r := nr()
+		var md resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "libvirt"}, &md)
+		var sr resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &sr)
+		f(md.TypeName, sr.Schema, nr)
+	}
 }
 
 // typeOf is the Terraform type of a resource type's objects, nil for an unknown type.

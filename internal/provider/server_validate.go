@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -90,19 +91,14 @@ func (c *configValidators) validate(ctx context.Context, providerData any, req *
 
 func (c *configValidators) build(ctx context.Context) {
 	c.byType = map[string]typeValidator{}
-	for _, f := range c.newRes() {
-		r := f()
-		var md resource.MetadataResponse
-		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "libvirt"}, &md)
-		var sr resource.SchemaResponse
-		r.Schema(ctx, resource.SchemaRequest{}, &sr)
-		v, err := tfkit.NewConfigValidator(sr.Schema)
+	eachResource(ctx, c.newRes, func(typeName string, s schema.Schema, newRes func() resource.Resource) {
+		v, err := tfkit.NewConfigValidator(s)
 		if err != nil {
-			tflog.Debug(ctx, "validation of "+md.TypeName+" takes the framework's way: "+err.Error())
-			continue
+			tflog.Debug(ctx, "validation of "+typeName+" takes the framework's way: "+err.Error())
+			return
 		}
-		c.byType[md.TypeName] = typeValidator{newRes: f, typ: sr.Schema.Type().TerraformType(ctx), v: v}
-	}
+		c.byType[typeName] = typeValidator{newRes: newRes, typ: s.Type().TerraformType(ctx), v: v}
+	})
 }
 
 // protoDiagnostics is the framework's toproto6.Diagnostics for these diagnostics.
