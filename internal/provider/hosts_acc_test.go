@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -283,6 +286,67 @@ resource "libvirt_volume" "v" {
 					}
 					return nil
 				}),
+			},
+		},
+	})
+}
+
+// A host not known at plan time (here terraform_data's output, known at apply) is no
+// host to check against: the plan asks no libvirt. The domain's NIC names a network
+// filter that only host b has; the plan used to look for it on the default host and
+// refuse the domain. Now the plan leaves the check to apply, which Terraform plans again
+// with the host known: the domain is made on b behind b's filter, and a second plan is
+// empty.
+func TestAccHosts_hostUnknownAtPlan(t *testing.T) {
+	acctest.RequireHostB(t)
+	name := acctest.RandomName("hu")
+	filter := name + "-on-b-only"
+	virshB := func(args ...string) ([]byte, error) {
+		return exec.Command("virsh", append([]string{"-c", acctest.URIB()}, args...)...).CombinedOutput()
+	}
+	def := filepath.Join(t.TempDir(), "filter.xml")
+	if err := os.WriteFile(def, []byte(fmt.Sprintf(`<filter name=%q chain='root'><rule action='accept' direction='inout' priority='500'><all/></rule></filter>`, filter)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := virshB("nwfilter-define", def); err != nil {
+		t.Fatalf("nwfilter-define on b: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _, _ = virshB("nwfilter-undefine", filter) })
+	a, b := acctest.Client(t), acctest.ClientB(t)
+	if err := a.LookupNWFilter(acctest.Ctx(t), filter); !errors.Is(err, libvirt.ErrNotFound) {
+		t.Fatalf("the default host has filter %s too (or cannot tell: %v)", filter, err)
+	}
+	cfg := hostsProvider() + fmt.Sprintf(`
+resource "terraform_data" "placement" {
+  input = "b"
+}
+
+resource "libvirt_domain" "d" {
+  host       = terraform_data.placement.output
+  name       = %q
+  vcpu       = 1
+  memory_mib = 64
+  running    = false
+  network_interface {
+    network = %q
+    filter  = { name = %q }
+  }
+}
+`, name, acctest.NetworkB(), filter)
+	acctest.Run(t, resource.TestCase{
+		CheckDestroy: acctest.CheckGoneOn(map[string]map[string]acctest.Lookup{
+			acctest.URI():  {"domain " + name: acctest.DomainLookup(name)},
+			acctest.URIB(): {"domain " + name: acctest.DomainLookup(name)},
+		}),
+		Steps: []resource.TestStep{
+			{
+				Config:            cfg,
+				Check:             onlyOn(name, b, a),
+				ConfigStateChecks: acctest.State("libvirt_domain.d", "host", "b"),
+			},
+			{
+				Config:           cfg,
+				ConfigPlanChecks: acctest.Plans(acctest.NoChange()),
 			},
 		},
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
 
 	"github.com/kvmforge/terraform-provider-libvirt/internal/provider/tfkit"
 )
@@ -25,15 +26,23 @@ import (
 //   - a data source: its configuration's.
 // Objects of a type without `host`, and a null or unknown `host`, are the default host's.
 
-// onHost is ctx routed to the host the first non-null of values names.
+// onHost is ctx routed to the host the first non-null of values names; marked
+// tfkit.WithUnknownHost when that value's `host` is not known yet (a plan only: state,
+// planned values at apply and a data source's configuration when it is read are known).
 func onHost(ctx context.Context, values ...*tfprotov6.DynamicValue) context.Context {
 	for _, v := range values {
 		if name, present := hostOf(v); present {
+			if name == unknownHost {
+				return tfkit.WithUnknownHost(ctx)
+			}
 			return tfkit.WithHost(ctx, name)
 		}
 	}
 	return ctx
 }
+
+// unknownHost is what hostOf says for a `host` not known yet: no host name has a NUL.
+const unknownHost = "\x00unknown"
 
 // hostOf is the `host` of an object value, and whether the value is an object at all
 // (false for a missing or null value: the next candidate decides). It reads the one
@@ -77,8 +86,10 @@ func hostOfMsgPack(b []byte) (string, bool) {
 			}
 			continue
 		}
-		// null, or unknown (an extension type): the default host for now; a plan
-		// with an unknown host is planned again once it is known.
+		// Unknown is an extension type (cty's msgpack encoding); null decodes as "".
+		if code, err := dec.PeekCode(); err == nil && msgpcode.IsExt(code) {
+			return unknownHost, true
+		}
 		name, err := dec.DecodeString()
 		if err != nil {
 			return "", true

@@ -32,8 +32,9 @@ func hostsTestValue(t *testing.T, host any) *tfprotov6.DynamicValue {
 }
 
 // hostOf reads `host` out of a request's msgpack without decoding the rest: a named
-// host, a null one (the default host), an unknown one (the default host until known);
-// a null object (a create's prior state, a destroy's plan) lets the next candidate decide.
+// host, a null one (the default host), an unknown one (no host until known: plan-time
+// checks ask none); a null object (a create's prior state, a destroy's plan) lets the
+// next candidate decide.
 func TestHostOf(t *testing.T) {
 	for _, c := range []struct {
 		host        any
@@ -42,7 +43,7 @@ func TestHostOf(t *testing.T) {
 	}{
 		{"b", "b", true},
 		{nil, "", true},
-		{tftypes.UnknownValue, "", true},
+		{tftypes.UnknownValue, unknownHost, true},
 	} {
 		got, present := hostOf(hostsTestValue(t, c.host))
 		if got != c.want || present != c.wantPresent {
@@ -60,8 +61,11 @@ func TestHostOf(t *testing.T) {
 		t.Error("no value names a host")
 	}
 	ctx := onHost(t.Context(), &null, hostsTestValue(t, "b"))
-	if got := tfkit.HostFrom(ctx); got != "b" {
-		t.Errorf("routed to %q, want b (the first non-null value's)", got)
+	if got := tfkit.HostFrom(ctx); got != "b" || tfkit.HostUnknown(ctx) {
+		t.Errorf("routed to %q (unknown %v), want b (the first non-null value's)", got, tfkit.HostUnknown(ctx))
+	}
+	if ctx := onHost(t.Context(), hostsTestValue(t, tftypes.UnknownValue), hostsTestValue(t, "b")); !tfkit.HostUnknown(ctx) {
+		t.Error("a plan whose host is not known yet is routed to a host")
 	}
 }
 

@@ -110,6 +110,24 @@ func WithHost(ctx context.Context, name string) context.Context {
 	return context.WithValue(ctx, hostKey{}, name)
 }
 
+// unknownHostKey marks a request whose `host` is not known yet (WithUnknownHost).
+type unknownHostKey struct{}
+
+// WithUnknownHost is ctx for a plan whose object's `host` comes from something not known
+// until apply: resources then get no client (clientFor), so that no plan-time check asks
+// a host the object may not be placed on; every check runs when Terraform plans the object
+// again at apply, with the host known. Plan-time code treats a nil client as a host it
+// cannot ask (an unreachable one) already.
+func WithUnknownHost(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unknownHostKey{}, true)
+}
+
+// HostUnknown says whether WithUnknownHost marked ctx.
+func HostUnknown(ctx context.Context) bool {
+	v, _ := ctx.Value(unknownHostKey{}).(bool)
+	return v
+}
+
 // HostFrom is the host name WithHost put in ctx, DefaultHost when none.
 func HostFrom(ctx context.Context) string {
 	if n, ok := ctx.Value(hostKey{}).(string); ok && n != "" {
@@ -131,6 +149,9 @@ func clientFor(ctx context.Context, data any, d *diag.Diagnostics, kind string) 
 		d.AddError("Unexpected "+kind+" Configure Type",
 			fmt.Sprintf("Expected *tfkit.Hosts, got: %T. Please report this issue to the provider developers.", data))
 		return nil, nil
+	}
+	if HostUnknown(ctx) {
+		return hosts, nil
 	}
 	c, err := hosts.Client(HostFrom(ctx))
 	if err != nil {
