@@ -163,7 +163,12 @@ func TestAccQuiesce_booted(t *testing.T) {
 	hE := append(slices.Clone(hD), "freeze", "thaw")
 	agentErr := acctest.ErrorText("guest agent not available: domain "+name).String() + `(.|\n)*qemu-guest-agent(.|\n)*org\.qemu\.guest_agent\.0`
 
-	acctest.Run(t, resource.TestCase{
+	// Serial: one step has the daemon close every connection of this test process
+	// (acctest.DropDaemonClients), which cuts the calls of any test running beside it. In
+	// CI on 2026-12-05 libvirtd 9.0 exited during that disconnect while other tests'
+	// calls (migrations, a clone of a running guest) were in flight, and every test after
+	// it failed.
+	acctest.RunSerial(t, resource.TestCase{
 		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
 			acctest.CheckGone(map[string]acctest.Lookup{
 				"domain " + name: acctest.DomainLookup(name), "snapshot " + snap: snapLookup(name, snap), "snapshot " + snap2: snapLookup(name, snap2),
