@@ -116,7 +116,8 @@ func (w *walk) nestedAttribute(n *vnode, v attr.Value, tv tftypes.Value, p path.
 		if o.IsNull() || o.IsUnknown() {
 			return diags, false
 		}
-		return append(diags, w.nestedObject(&n.object, o, tv, p, e)...), false
+		diags.Append(w.nestedObject(&n.object, o, tv, p, e)...) // Append drops repeats, as the framework's does
+		return diags, false
 	}
 	return w.elements(n, v, tv, p, e, erred)
 }
@@ -222,7 +223,8 @@ func (w *walk) nestedElement(o *objectNode, ev attr.Value, tv tftypes.Value, p p
 	if diags.HasError() {
 		return diags
 	}
-	return append(diags, w.nestedObject(o, obj, tv, p, e)...)
+	diags.Append(w.nestedObject(o, obj, tv, p, e)...)
+	return diags
 }
 
 // nestedObject is NestedAttributeObjectValidate / NestedBlockObjectValidate: the object's
