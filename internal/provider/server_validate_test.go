@@ -189,3 +189,47 @@ func BenchmarkValidateDomain(b *testing.B) {
 		}
 	})
 }
+
+// A whole block not known at validation (a module variable under `terraform validate`)
+// is no error: libvirt_network's model cannot hold an unknown bandwidth, and the checks
+// of the whole network run once it is known. The same configuration with the block known
+// and wrong still fails, so the check is not switched off.
+func TestValidateNetworkUnknownBlock(t *testing.T) {
+	ctx := context.Background()
+	ours := &configValidators{newRes: func() []func() resource.Resource { return New("test")().Resources(ctx) }}
+	ours.once.Do(func() { ours.build(ctx) })
+	typ := ours.byType["libvirt_network"].typ.(tftypes.Object)
+	config := func(bandwidth tftypes.Value, mode string) *tfprotov6.ValidateResourceConfigRequest {
+		m := map[string]tftypes.Value{}
+		for n, at := range typ.AttributeTypes {
+			m[n] = tftypes.NewValue(at, nil)
+		}
+		m["name"] = tftypes.NewValue(tftypes.String, "n")
+		m["mode"] = tftypes.NewValue(tftypes.String, mode)
+		m["bandwidth"] = bandwidth
+		dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &tfprotov6.ValidateResourceConfigRequest{TypeName: "libvirt_network", Config: &dv}
+	}
+	framework := providerserver.NewProtocol6(&libvirtProvider{version: "test"})()
+	bt := typ.AttributeTypes["bandwidth"]
+	for _, c := range []struct {
+		what     string
+		req      *tfprotov6.ValidateResourceConfigRequest
+		wantDiag bool
+	}{
+		{"bandwidth unknown", config(tftypes.NewValue(bt, tftypes.UnknownValue), "nat"), false},
+		{"bandwidth unknown, mode wrong", config(tftypes.NewValue(bt, tftypes.UnknownValue), "no-such-mode"), true},
+	} {
+		for way, v := range map[string]func() []*tfprotov6.Diagnostic{
+			"framework": func() []*tfprotov6.Diagnostic { r, _ := framework.ValidateResourceConfig(ctx, c.req); return r.Diagnostics },
+			"walk":      func() []*tfprotov6.Diagnostic { r, _ := ours.validate(ctx, nil, c.req); return r.Diagnostics },
+		} {
+			if got := v(); (len(got) > 0) != c.wantDiag {
+				t.Errorf("%s, %s: diagnostics %s", c.what, way, diagnosticsKey(got))
+			}
+		}
+	}
+}

@@ -63,14 +63,23 @@ type objectNode struct {
 // the walk does not know (that resource keeps the framework's way).
 func NewConfigValidator(s schema.Schema) (*ConfigValidator, error) {
 	v := &ConfigValidator{schema: s}
-	var err error
-	if v.attrs, err = indexAttributes(s.Attributes); err != nil {
+	root, err := indexObject(nil, s.Attributes, s.Blocks)
+	if err != nil {
 		return nil, err
 	}
-	if v.blocks, err = indexBlocks(s.Blocks); err != nil {
-		return nil, err
-	}
+	v.attrs, v.blocks = root.attrs, root.blocks
 	return v, nil
+}
+
+// indexObject indexes an object's attributes and blocks, with its validators.
+func indexObject(validators []validator.Object, attrs map[string]schema.Attribute, blocks map[string]schema.Block) (objectNode, error) {
+	o := objectNode{validators: validators}
+	var err error
+	if o.attrs, err = indexAttributes(attrs); err != nil {
+		return o, err
+	}
+	o.blocks, err = indexBlocks(blocks)
+	return o, err
 }
 
 func indexAttributes(attrs map[string]schema.Attribute) ([]*vnode, error) {
@@ -96,11 +105,10 @@ func indexAttributes(attrs map[string]schema.Attribute) ([]*vnode, error) {
 			if !ok {
 				return nil, fmt.Errorf("attribute %s: nested object of %T", name, a)
 			}
-			children, err := indexAttributes(obj.Attributes)
-			if err != nil {
+			var err error
+			if n.object, err = indexObject(obj.Validators, obj.Attributes, nil); err != nil {
 				return nil, err
 			}
-			n.object = objectNode{validators: obj.Validators, attrs: children}
 		}
 		out = append(out, n)
 	}
@@ -125,15 +133,10 @@ func indexBlocks(blocks map[string]schema.Block) ([]*vnode, error) {
 		if !ok {
 			return nil, fmt.Errorf("block %s: nested object of %T", name, b)
 		}
-		attrs, err := indexAttributes(obj.Attributes)
-		if err != nil {
+		var err error
+		if n.object, err = indexObject(obj.Validators, obj.Attributes, obj.Blocks); err != nil {
 			return nil, err
 		}
-		blocks, err := indexBlocks(obj.Blocks)
-		if err != nil {
-			return nil, err
-		}
-		n.object = objectNode{validators: obj.Validators, attrs: attrs, blocks: blocks}
 		out = append(out, n)
 	}
 	return out, nil

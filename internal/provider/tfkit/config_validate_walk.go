@@ -170,8 +170,7 @@ func (w *walk) elements(n *vnode, v attr.Value, tv tftypes.Value, p path.Path, e
 	case nestedList:
 		lv, ok := v.(basetypes.ListValuable)
 		if !ok {
-			diags.AddAttributeError(p, "Attribute Validation Error Invalid Value Type", fmt.Sprintf("unknown value type (%T) at path: %s", v, p))
-			return diags, true
+			return append(diags, wrongValueType(p, v)...), true
 		}
 		l, d := lv.ToListValue(w.ctx)
 		if diags.Append(d...); erred || d.HasError() {
@@ -183,8 +182,7 @@ func (w *walk) elements(n *vnode, v attr.Value, tv tftypes.Value, p path.Path, e
 	case nestedSet:
 		sv, ok := v.(basetypes.SetValuable)
 		if !ok {
-			diags.AddAttributeError(p, "Attribute Validation Error Invalid Value Type", fmt.Sprintf("unknown value type (%T) at path: %s", v, p))
-			return diags, true
+			return append(diags, wrongValueType(p, v)...), true
 		}
 		s, d := sv.ToSetValue(w.ctx)
 		if diags.Append(d...); erred || d.HasError() {
@@ -196,8 +194,7 @@ func (w *walk) elements(n *vnode, v attr.Value, tv tftypes.Value, p path.Path, e
 	case nestedMap:
 		mv, ok := v.(basetypes.MapValuable)
 		if !ok {
-			diags.AddAttributeError(p, "Attribute Validation Error Invalid Value Type", fmt.Sprintf("unknown value type (%T) at path: %s", v, p))
-			return diags, true
+			return append(diags, wrongValueType(p, v)...), true
 		}
 		m, d := mv.ToMapValue(w.ctx)
 		if diags.Append(d...); erred || d.HasError() {
@@ -257,9 +254,15 @@ func (w *walk) nestedObject(o *objectNode, obj attr.Value, tv tftypes.Value, p p
 func (w *walk) object(v attr.Value, p path.Path) (basetypes.ObjectValue, diag.Diagnostics) {
 	ov, ok := v.(basetypes.ObjectValuable)
 	if !ok {
-		var diags diag.Diagnostics
-		diags.AddAttributeError(p, "Attribute Validation Error Invalid Value Type", fmt.Sprintf("unknown value type (%T) at path: %s", v, p))
-		return basetypes.ObjectValue{}, diags
+		return basetypes.ObjectValue{}, wrongValueType(p, v)
 	}
 	return ov.ToObjectValue(w.ctx)
+}
+
+// wrongValueType is the framework's error for a value whose Go type does not fit its
+// nesting (a provider bug: a custom type that is not the kind its schema says).
+func wrongValueType(p path.Path, v attr.Value) diag.Diagnostics {
+	var diags diag.Diagnostics
+	diags.AddAttributeError(p, "Attribute Validation Error Invalid Value Type", fmt.Sprintf("unknown value type (%T) at path: %s", v, p))
+	return diags
 }
