@@ -224,8 +224,11 @@ func TestValidateNetworkUnknownBlock(t *testing.T) {
 		{"bandwidth unknown, mode wrong", config(tftypes.NewValue(bt, tftypes.UnknownValue), "no-such-mode"), true},
 	} {
 		for way, v := range map[string]func() []*tfprotov6.Diagnostic{
-			"framework": func() []*tfprotov6.Diagnostic { r, _ := framework.ValidateResourceConfig(ctx, c.req); return r.Diagnostics },
-			"walk":      func() []*tfprotov6.Diagnostic { r, _ := ours.validate(ctx, nil, c.req); return r.Diagnostics },
+			"framework": func() []*tfprotov6.Diagnostic {
+				r, _ := framework.ValidateResourceConfig(ctx, c.req)
+				return r.Diagnostics
+			},
+			"walk": func() []*tfprotov6.Diagnostic { r, _ := ours.validate(ctx, nil, c.req); return r.Diagnostics },
 		} {
 			if got := v(); (len(got) > 0) != c.wantDiag {
 				t.Errorf("%s, %s: diagnostics %s", c.what, way, diagnosticsKey(got))
